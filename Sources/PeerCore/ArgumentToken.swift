@@ -1,0 +1,7 @@
+/// One token of a command line.
+public enum ArgumentToken: Equatable, Sendable {
+    /// `--name` or `-x` (a `--name=value` value is fetched separately).
+    case option(String)
+    /// Anything else.
+    case positional(String)
+}

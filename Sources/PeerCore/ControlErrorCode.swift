@@ -1,0 +1,21 @@
+/// Typed error codes of the control protocol.
+public enum ControlErrorCode: String, Codable, Sendable {
+    /// The line is not valid JSON or lacks required fields.
+    case badRequest
+    /// `v` is not a version this daemon speaks.
+    case unsupportedVersion
+    /// `method` is not known.
+    case unknownMethod
+    /// A parameter is missing or malformed.
+    case invalidParams
+    /// No peer matches the selector.
+    case notFound
+    /// More than one peer matches the selector.
+    case ambiguous
+    /// A subscriber fell too far behind and was dropped.
+    case overloaded
+    /// The daemon is shutting down.
+    case shuttingDown
+    /// Anything else; the message says what.
+    case `internal`
+}

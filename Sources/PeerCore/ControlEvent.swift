@@ -1,0 +1,25 @@
+import FoundationEssentials
+
+/// One event on a subscription, numbered by the daemon's journal.
+public struct ControlEvent: Codable, Sendable, Equatable {
+    /// Monotonically increasing across the daemon's lifetime, starting at 1.
+    /// The final `error` event of a dropped subscriber carries 0.
+    public var seq: UInt64
+    /// What happened.
+    public var type: EventKind
+    /// When the daemon recorded it.
+    public var time: Date
+    /// The peer row after the change (peer events).
+    public var peer: PeerSnapshot?
+    /// Why the subscription ends (`error` events).
+    public var error: ControlError?
+
+    /// Creates an event.
+    public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil) {
+        self.seq = seq
+        self.type = type
+        self.time = time
+        self.peer = peer
+        self.error = error
+    }
+}

@@ -1,0 +1,27 @@
+/// A response line: `{"v":1,"id":1,"result":{…}}` or `{"v":1,"id":1,"error":{…}}`.
+public struct ControlResponse<Result: Codable & Sendable>: Codable, Sendable {
+    /// Protocol version.
+    public var v: Int
+    /// The request id; nil when the request was too broken to have one.
+    public var id: RequestID?
+    /// The result on success.
+    public var result: Result?
+    /// The error on failure.
+    public var error: ControlError?
+
+    /// A success.
+    public init(id: RequestID?, result: Result) {
+        v = ControlProtocol.version
+        self.id = id
+        self.result = result
+        error = nil
+    }
+
+    /// A failure.
+    public init(id: RequestID?, error: ControlError) {
+        v = ControlProtocol.version
+        self.id = id
+        result = nil
+        self.error = error
+    }
+}

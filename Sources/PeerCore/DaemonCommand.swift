@@ -1,0 +1,102 @@
+/// What `peerd`'s command line asks for.
+public enum DaemonCommand: Equatable, Sendable {
+    /// Run the daemon.
+    case run(DaemonConfiguration)
+    /// Print help.
+    case help
+    /// Print the version.
+    case version
+
+    /// The help text; lists every flag.
+    public static let helpText = """
+    Usage: peerd [OPTIONS]
+
+    Peer-to-peer LAN discovery daemon. Advertises this host over mDNS/DNS-SD
+    (through avahi-daemon), tracks the peers it finds, and serves them to
+    local clients (peerctl) on a Unix socket. Runs in the foreground and logs
+    to stderr with systemd priority prefixes.
+
+    Options:
+      --name NAME             display name and DNS-SD instance name
+                              (default: the host name)
+      --service-type TYPE     DNS-SD service type (default: _peerd._tcp)
+      --info KEY=VALUE        extra TXT pair; repeatable. Keys: at most 9
+                              characters; a pair at most 255 bytes; the whole
+                              TXT record at most 1300 bytes
+      --state-dir DIR         where the identity key is kept
+                              (default: /var/lib/peerd)
+      --interface IFACE       browse and publish only on IFACE; repeatable
+                              (default: every interface)
+      --port PORT             session TCP port, on all addresses, IPv4 and
+                              IPv6 (default: 0, any free port)
+      --socket PATH           control socket (default: /run/peerd/peerd.sock)
+      --max-peers N           most peers tracked (default: 256)
+      --event-history N       events kept for `subscribe since=N` (default: 1024)
+      --subscriber-queue BYTES
+                              bytes queued for one slow subscriber before it is
+                              dropped (default: 1048576)
+      --log-level LEVEL       error, warning, notice, info or debug (default: info)
+      --version               print the version and exit
+      -h, --help              print this help and exit
+
+    Environment:
+      DBUS_SYSTEM_BUS_ADDRESS the D-Bus system bus where avahi-daemon listens
+
+    Signals: SIGINT and SIGTERM withdraw the service, remove the control
+    socket and exit 0.
+    """
+
+    /// Parses `peerd`'s arguments (without the program name).
+    public static func parse(_ arguments: [String], defaultName: String) throws(UsageError) -> DaemonCommand {
+        var config = DaemonConfiguration(name: defaultName)
+        var cursor = ArgumentCursor(arguments)
+        while let token = try cursor.next() {
+            guard case .option(let option) = token else {
+                if case .positional(let word) = token { throw UsageError("unexpected argument '\(word)'") }
+                continue
+            }
+            switch option {
+            case "-h", "--help": return .help
+            case "--version": return .version
+            case "--name":
+                config.name = try cursor.value(for: option)
+                guard !config.name.isEmpty, config.name.utf8.count <= 63 else {
+                    throw UsageError("--name must be 1 to 63 bytes (a DNS label)")
+                }
+            case "--service-type":
+                config.serviceType = try cursor.value(for: option)
+                guard DaemonConfiguration.isValidServiceType(config.serviceType) else {
+                    throw UsageError("--service-type '\(config.serviceType)' is not of the form _name._tcp or _name._udp")
+                }
+            case "--info":
+                do { config.info.append(try TXTRecord.parseInfo(try cursor.value(for: option))) } catch let error as TXTRecordError {
+                    throw UsageError(error.description)
+                } catch let error as UsageError { throw error } catch { throw UsageError("\(error)") }
+            case "--state-dir": config.stateDirectory = try cursor.value(for: option)
+            case "--interface":
+                let name = try cursor.value(for: option)
+                guard !name.isEmpty, name.utf8.count < 16 else { throw UsageError("--interface '\(name)' is not an interface name") }
+                if !config.interfaces.contains(name) { config.interfaces.append(name) }
+            case "--port": config.port = UInt16(try cursor.integer(for: option, in: 0...65535))
+            case "--socket":
+                config.socketPath = try cursor.value(for: option)
+                // sun_path holds 108 bytes including the NUL.
+                guard !config.socketPath.isEmpty, config.socketPath.utf8.count < 108 else {
+                    throw UsageError("--socket path must be 1 to 107 bytes")
+                }
+            case "--max-peers": config.maxPeers = try cursor.integer(for: option, in: 1...100_000)
+            case "--event-history": config.eventHistory = try cursor.integer(for: option, in: 1...1_000_000)
+            case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
+            case "--log-level":
+                let text = try cursor.value(for: option)
+                guard let level = LogLevel(name: text) else {
+                    throw UsageError("--log-level '\(text)': expected one of \(LogLevel.allCases.map(\.name).joined(separator: ", "))")
+                }
+                config.logLevel = level
+            default:
+                throw UsageError("unknown option '\(option)' (see peerd --help)")
+            }
+        }
+        return .run(config)
+    }
+}

@@ -1,0 +1,47 @@
+/// Everything `peerd` is told on its command line.
+public struct DaemonConfiguration: Sendable, Equatable {
+    /// The default DNS-SD service type.
+    public static let defaultServiceType = "_peerd._tcp"
+    /// The default control socket path.
+    public static let defaultSocketPath = "/run/peerd/peerd.sock"
+    /// The default state directory (systemd's StateDirectory=peerd).
+    public static let defaultStateDirectory = "/var/lib/peerd"
+    /// The default peer cap.
+    public static let defaultMaxPeers = 256
+
+    /// Display name and DNS-SD instance name.
+    public var name: String
+    /// DNS-SD service type.
+    public var serviceType = defaultServiceType
+    /// Extra TXT pairs.
+    public var info: [TXTEntry] = []
+    /// Where the identity key lives.
+    public var stateDirectory = defaultStateDirectory
+    /// Interfaces to browse and publish on; empty means all.
+    public var interfaces: [String] = []
+    /// Session port; 0 picks a free one.
+    public var port: UInt16 = 0
+    /// Control socket path.
+    public var socketPath = defaultSocketPath
+    /// Peer cap.
+    public var maxPeers = defaultMaxPeers
+    /// Events held for `subscribe since=N`.
+    public var eventHistory = 1024
+    /// Bytes queued for one subscriber before it is dropped as too slow.
+    public var subscriberQueueBytes = 1 << 20
+    /// Most verbose level logged.
+    public var logLevel = LogLevel.info
+
+    /// A configuration with defaults and the given name.
+    public init(name: String) { self.name = name }
+
+    /// Checks a DNS-SD service type such as `_peerd._tcp`.
+    public static func isValidServiceType(_ type: String) -> Bool {
+        let parts = type.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 2, parts[1] == "_tcp" || parts[1] == "_udp" else { return false }
+        let service = parts[0]
+        // RFC 6335: 1-15 characters after the underscore, letters, digits, hyphens.
+        guard service.hasPrefix("_"), (2...16).contains(service.count) else { return false }
+        return service.dropFirst().allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
+    }
+}

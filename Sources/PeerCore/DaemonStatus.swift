@@ -1,0 +1,64 @@
+/// The result of `status`.
+public struct DaemonStatus: Codable, Sendable, Equatable {
+    /// peerd's version.
+    public var version: String
+    /// The process id.
+    public var pid: Int32
+    /// Seconds since start.
+    public var uptime: Int
+    /// This host's peer id (fingerprint of its identity key).
+    public var peerId: String
+    /// The name asked for (`--name`).
+    public var requestedName: String
+    /// The name in use, after any collision renames.
+    public var name: String
+    /// The DNS-SD service type.
+    public var serviceType: String
+    /// The session port being advertised.
+    public var port: UInt16
+    /// Interfaces browsed and published on; empty means all.
+    public var interfaces: [String]
+    /// The link to avahi-daemon.
+    public var avahi: AvahiStatus
+    /// A detail for `avahi` (such as the last Avahi error), if any.
+    public var avahiMessage: String?
+    /// The state of our own service.
+    public var publication: PublicationState
+    /// Rows in the peer list.
+    public var peers: Int
+    /// Rows whose peer is currently lost.
+    public var lostPeers: Int
+    /// The peer cap.
+    public var maxPeers: Int
+    /// New peers turned away at the cap.
+    public var peersRejected: Int
+    /// The newest event sequence number.
+    public var eventSeq: UInt64
+    /// The control socket path.
+    public var socket: String
+
+    /// Creates a status.
+    public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,
+                serviceType: String, port: UInt16, interfaces: [String], avahi: AvahiStatus, avahiMessage: String?,
+                publication: PublicationState, peers: Int, lostPeers: Int, maxPeers: Int, peersRejected: Int,
+                eventSeq: UInt64, socket: String) {
+        self.version = version
+        self.pid = pid
+        self.uptime = uptime
+        self.peerId = peerId
+        self.requestedName = requestedName
+        self.name = name
+        self.serviceType = serviceType
+        self.port = port
+        self.interfaces = interfaces
+        self.avahi = avahi
+        self.avahiMessage = avahiMessage
+        self.publication = publication
+        self.peers = peers
+        self.lostPeers = lostPeers
+        self.maxPeers = maxPeers
+        self.peersRejected = peersRejected
+        self.eventSeq = eventSeq
+        self.socket = socket
+    }
+}

@@ -1,0 +1,41 @@
+import FoundationEssentials
+
+/// The daemon's recent events, numbered, so a subscriber can resume with
+/// `since=N` after a reconnect. Holds at most `capacity` events.
+public struct EventJournal: Sendable {
+    /// How many events are kept for replay.
+    public let capacity: Int
+    /// The sequence number of the newest event (0 before any).
+    public private(set) var lastSeq: UInt64 = 0
+    private var events: [ControlEvent] = []
+    private var head = 0
+
+    /// Creates an empty journal keeping `capacity` events.
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        events.reserveCapacity(self.capacity)
+    }
+
+    /// Records an event, giving it the next sequence number.
+    public mutating func append(_ type: EventKind, peer: PeerSnapshot?, time: Date) -> ControlEvent {
+        lastSeq += 1
+        let event = ControlEvent(seq: lastSeq, type: type, time: time, peer: peer)
+        if events.count < capacity {
+            events.append(event)
+        } else {
+            events[head] = event
+            head = (head + 1) % capacity
+        }
+        return event
+    }
+
+    /// The held events after `seq`, oldest first, and whether some events
+    /// after `seq` are no longer held (the replay has a gap).
+    public func events(after seq: UInt64) -> (events: [ControlEvent], truncated: Bool) {
+        let ordered = Array(events[head...] + events[..<head])
+        let replay = ordered.filter { $0.seq > seq }
+        let oldestHeld = ordered.first?.seq ?? lastSeq + 1
+        let truncated = seq < lastSeq && seq + 1 < oldestHeld
+        return (replay, truncated)
+    }
+}

@@ -1,0 +1,32 @@
+import FoundationEssentials
+
+/// The one owner of the UUID ↔ peer mapping.
+///
+/// Discovery events arrive here in the order Avahi reported them (the bridge
+/// feeds one ordered stream, drained by one task). A UUID is born only here.
+public actor IdentityActor {
+    private var registry: PeerRegistry
+    private let clock: @Sendable () -> Date
+
+    /// Creates the actor with an empty registry capped at `maxPeers`.
+    public init(maxPeers: Int, clock: @escaping @Sendable () -> Date = { Date() }) {
+        registry = PeerRegistry(maxPeers: maxPeers)
+        self.clock = clock
+    }
+
+    /// Applies a discovery event; returns the row changes it caused.
+    public func apply(_ event: DiscoveryEvent) -> [PeerChange] {
+        registry.apply(event, now: clock(), makeID: { UUID() })
+    }
+
+    /// Every row, in first-seen order.
+    public func snapshots() -> [PeerSnapshot] { registry.snapshots }
+
+    /// How many new peers the cap turned away.
+    public func rejectedCount() -> Int { registry.rejectedCount }
+
+    /// Sets a peer's session state; returns the changed row, if any.
+    public func setState(_ state: ConnectionState, for id: UUID) -> PeerSnapshot? {
+        registry.setState(state, for: id)
+    }
+}

@@ -1,0 +1,11 @@
+/// What one discovery event did to the peer list.
+public enum PeerChange: Sendable, Equatable {
+    /// A new peer row (or a lost one that returned).
+    case found(PeerSnapshot)
+    /// A peer's endpoints, name or TXT changed.
+    case updated(PeerSnapshot)
+    /// A peer's last endpoint went away; the row stays, marked lost.
+    case lost(PeerSnapshot)
+    /// A new peer was not tracked because the registry is at its cap.
+    case rejectedAtCap(PeerKey)
+}

@@ -1,0 +1,26 @@
+import FoundationEssentials
+
+/// The identity registry's row for one peer: everything it knows, keyed by
+/// the services that contribute endpoints.
+struct PeerRecord: Sendable {
+    let id: UUID
+    let key: PeerKey
+    var name: String
+    var services: [ServiceKey: ResolvedService] = [:]
+    var info: [String: String] = [:]
+    var lastSeen: Date
+    var lost = false
+    var state: ConnectionState = .notConnected
+
+    var endpoints: [Endpoint] {
+        Set(services.values.map(\.endpoint)).sorted {
+            ($0.interface, $0.family.rawValue, $0.address, $0.port) < ($1.interface, $1.family.rawValue, $1.address, $1.port)
+        }
+    }
+
+    var snapshot: PeerSnapshot {
+        let peerID: String? = if case .peerID(let value) = key { value } else { nil }
+        return PeerSnapshot(id: id, peerId: peerID, name: name, state: state, endpoints: endpoints,
+                            info: info, lastSeen: lastSeen, lost: lost)
+    }
+}

@@ -1,0 +1,130 @@
+import FoundationEssentials
+
+/// The pure logic of the identity actor: turns discovery events into peer rows.
+///
+/// Rules it keeps:
+/// - a peer is keyed by its advertised `id`, or by instance name without one;
+/// - every service key (interface × family) of a peer merges into its one row;
+/// - a row, once made, never leaves: its last endpoint going marks it `lost`,
+///   and its return revives the same row and UUID;
+/// - at most `maxPeers` rows, so a flood of fake services cannot eat memory.
+///
+/// UUIDs are not made here: the caller passes `makeID`, and the only caller
+/// that makes real ones is ``IdentityActor``.
+public struct PeerRegistry: Sendable {
+    /// The largest number of rows kept.
+    public let maxPeers: Int
+    /// How many distinct new peers were turned away at the cap.
+    public private(set) var rejectedCount = 0
+
+    private var records: [UUID: PeerRecord] = [:]
+    private var order: [UUID] = []
+    private var idByKey: [PeerKey: UUID] = [:]
+    private var ownerByService: [ServiceKey: UUID] = [:]
+    private var rejectedKeys: Set<PeerKey> = []
+
+    /// Creates an empty registry holding at most `maxPeers` rows.
+    public init(maxPeers: Int) {
+        self.maxPeers = max(1, maxPeers)
+    }
+
+    /// Every row, in the order peers were first seen.
+    public var snapshots: [PeerSnapshot] { order.compactMap { records[$0]?.snapshot } }
+
+    /// The number of rows.
+    public var count: Int { order.count }
+
+    /// One row by UUID.
+    public func snapshot(for id: UUID) -> PeerSnapshot? { records[id]?.snapshot }
+
+    /// The UUID of the row for `key`, if there is one.
+    public func id(for key: PeerKey) -> UUID? { idByKey[key] }
+
+    /// Applies one discovery event and returns what changed, in order.
+    public mutating func apply(_ event: DiscoveryEvent, now: Date, makeID: () -> UUID) -> [PeerChange] {
+        switch event {
+        case .resolved(let service): return resolve(service, now: now, makeID: makeID)
+        case .removed(let key): return remove(key, now: now)
+        case .daemonLost: return forgetAllServices(now: now)
+        }
+    }
+
+    /// Sets a peer's session state; returns the new row if it changed.
+    public mutating func setState(_ state: ConnectionState, for id: UUID) -> PeerSnapshot? {
+        guard var record = records[id], record.state != state else { return nil }
+        record.state = state
+        records[id] = record
+        return record.snapshot
+    }
+
+    private mutating func resolve(_ service: ResolvedService, now: Date, makeID: () -> UUID) -> [PeerChange] {
+        var changes: [PeerChange] = []
+        let key = service.peerKey
+        // The same service key may now advertise another id: detach it first.
+        if let previous = ownerByService[service.key], records[previous]?.key != key {
+            changes += detach(service.key, from: previous, now: now)
+        }
+        let id: UUID
+        if let known = idByKey[key] {
+            id = known
+        } else {
+            guard order.count < maxPeers else {
+                if rejectedKeys.insert(key).inserted { rejectedCount += 1 }
+                return changes + [.rejectedAtCap(key)]
+            }
+            id = makeID()
+            idByKey[key] = id
+            order.append(id)
+            records[id] = PeerRecord(id: id, key: key, name: service.key.name, lastSeen: now, lost: true)
+        }
+        guard var record = records[id] else { return changes }
+        let before = record.snapshot
+        let wasLost = record.lost
+        record.services[service.key] = service
+        ownerByService[service.key] = id
+        record.name = service.key.name
+        record.info = Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        record.lastSeen = now
+        record.lost = false
+        records[id] = record
+        let after = record.snapshot
+        if wasLost {
+            changes.append(.found(after))
+        } else if Self.differs(before, after) {
+            changes.append(.updated(after))
+        }
+        return changes
+    }
+
+    private mutating func remove(_ key: ServiceKey, now: Date) -> [PeerChange] {
+        guard let owner = ownerByService[key] else { return [] }
+        return detach(key, from: owner, now: now)
+    }
+
+    private mutating func detach(_ key: ServiceKey, from owner: UUID, now: Date) -> [PeerChange] {
+        ownerByService[key] = nil
+        guard var record = records[owner], record.services.removeValue(forKey: key) != nil else { return [] }
+        let before = record.snapshot
+        if record.services.isEmpty {
+            record.lost = true
+            record.lastSeen = now
+            records[owner] = record
+            return [.lost(record.snapshot)]
+        }
+        records[owner] = record
+        return Self.differs(before, record.snapshot) ? [.updated(record.snapshot)] : []
+    }
+
+    private mutating func forgetAllServices(now: Date) -> [PeerChange] {
+        var changes: [PeerChange] = []
+        for key in Array(ownerByService.keys).sorted(by: { $0.description < $1.description }) {
+            if let owner = ownerByService[key] { changes += detach(key, from: owner, now: now) }
+        }
+        return changes
+    }
+
+    /// Whether a client would see a difference (lastSeen alone is not news).
+    private static func differs(_ a: PeerSnapshot, _ b: PeerSnapshot) -> Bool {
+        a.endpoints != b.endpoints || a.info != b.info || a.name != b.name || a.lost != b.lost || a.state != b.state
+    }
+}

@@ -1,0 +1,34 @@
+import FoundationEssentials
+
+/// A peer as clients see it: one row, one UUID, for the daemon's lifetime.
+public struct PeerSnapshot: Codable, Sendable, Equatable {
+    /// The peer's UUID, born once in the identity actor.
+    public var id: UUID
+    /// The advertised peer id (key fingerprint); nil for a foreign advertiser.
+    public var peerId: String?
+    /// The display name (the service instance name).
+    public var name: String
+    /// Session state.
+    public var state: ConnectionState
+    /// Every address the peer is reachable at right now, sorted.
+    public var endpoints: [Endpoint]
+    /// The TXT pairs of the most recent resolution.
+    public var info: [String: String]
+    /// When the peer was last seen on the network.
+    public var lastSeen: Date
+    /// True when the peer's last endpoint has gone.
+    public var lost: Bool
+
+    /// Creates a snapshot.
+    public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],
+                info: [String: String], lastSeen: Date, lost: Bool) {
+        self.id = id
+        self.peerId = peerId
+        self.name = name
+        self.state = state
+        self.endpoints = endpoints
+        self.info = info
+        self.lastSeen = lastSeen
+        self.lost = lost
+    }
+}

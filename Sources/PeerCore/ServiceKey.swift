@@ -1,0 +1,29 @@
+/// Identifies one DNS-SD service instance as Avahi reports it: the same
+/// instance seen on two interfaces, or over IPv4 and IPv6, is two keys.
+///
+/// Avahi's browser events carry exactly these five fields, and peerd keeps one
+/// resolver per key.
+public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
+    /// Kernel interface index the service was seen on.
+    public var interfaceIndex: Int32
+    /// The protocol (IP family) it was seen over.
+    public var family: AddressFamily
+    /// The service instance name (the display name).
+    public var name: String
+    /// The service type, such as `_peerd._tcp`.
+    public var type: String
+    /// The DNS-SD domain, usually `local`.
+    public var domain: String
+
+    /// Creates a key from the fields of an Avahi browse event.
+    public init(interfaceIndex: Int32, family: AddressFamily, name: String, type: String, domain: String) {
+        self.interfaceIndex = interfaceIndex
+        self.family = family
+        self.name = name
+        self.type = type
+        self.domain = domain
+    }
+
+    /// A readable form for logs.
+    public var description: String { "\(name).\(type).\(domain)@if\(interfaceIndex)/\(family.rawValue)" }
+}

@@ -1,0 +1,49 @@
+/// The TXT record peerd publishes: `txtvers=1`, `id=<peer id>`, then the
+/// user's `--info` pairs, validated against the DNS-SD limits.
+public struct TXTRecord: Equatable, Sendable {
+    /// RFC 6763 §6.4 recommends keys of at most 9 characters.
+    public static let maxKeyLength = 9
+    /// One TXT string is length-prefixed by a single byte.
+    public static let maxPairBytes = 255
+    /// Keeps the whole announcement inside one Ethernet-sized mDNS packet
+    /// (RFC 6763 §6.2 suggests staying under 1300 bytes).
+    public static let maxRecordBytes = 1300
+    /// The TXT format version peerd speaks.
+    public static let version = "1"
+    /// Keys peerd writes itself.
+    public static let reservedKeys: Set<String> = ["txtvers", "id"]
+
+    /// The entries in publication order.
+    public private(set) var entries: [TXTEntry]
+
+    /// Builds and validates the record for `peerID` with the user's info pairs.
+    public init(peerID: String, info: [TXTEntry]) throws(TXTRecordError) {
+        var seen = Set<String>()
+        for entry in info {
+            let lower = entry.key.lowercased()
+            if entry.key.isEmpty { throw .emptyKey(entry.encoded) }
+            if entry.key.count > Self.maxKeyLength { throw .keyTooLong(key: entry.key, length: entry.key.count) }
+            if !entry.key.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value <= 0x7E && $0 != "=" }) {
+                throw .keyInvalid(entry.key)
+            }
+            if Self.reservedKeys.contains(lower) { throw .keyReserved(entry.key) }
+            if !seen.insert(lower).inserted { throw .duplicateKey(entry.key) }
+            let bytes = entry.encoded.utf8.count
+            if bytes > Self.maxPairBytes { throw .pairTooLong(key: entry.key, bytes: bytes) }
+        }
+        entries = [TXTEntry(key: "txtvers", value: Self.version), TXTEntry(key: "id", value: peerID)] + info
+        let total = Self.wireSize(of: entries)
+        if total > Self.maxRecordBytes { throw .recordTooLong(bytes: total) }
+    }
+
+    /// Parses one `--info key=value` argument.
+    public static func parseInfo(_ argument: String) throws(TXTRecordError) -> TXTEntry {
+        guard argument.contains("=") else { throw .missingEquals(argument) }
+        return TXTEntry(raw: argument)
+    }
+
+    /// Bytes on the wire: each string plus its one-byte length prefix.
+    public static func wireSize(of entries: [TXTEntry]) -> Int {
+        entries.reduce(0) { $0 + 1 + $1.encoded.utf8.count }
+    }
+}

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# peerd test lab: N simulated LAN hosts on one machine.
+#
+# Each host is a network namespace joined by a veth pair to a bridge that lives
+# in a namespace of its own (the "switch"), so nothing touches the machine's
+# real interfaces. Each host runs its own dbus-daemon (a private system bus)
+# and its own avahi-daemon (under `unshare -m`, with a private tmpfs on
+# /run/avahi-daemon so pid files and sockets never clash).
+#
+# Source this file, then:
+#   lab_up N            create hosts 1..N (sets LAB_DIR, LAB_ID)
+#   lab_exec I CMD...   run CMD on host I with that host's system bus
+#   lab_avahi_stop I / lab_avahi_start I
+#   lab_down            remove everything (installed as an EXIT trap by lab_up)
+#
+# Two runs never collide: every name carries a run id, and every file lives in
+# a fresh mktemp directory. Hosts only get link-local 169.254.x.y/16 addresses.
+
+LAB_HOSTS=0
+
+lab_log() { printf 'lab: %s\n' "$*" >&2; }
+
+lab_ns() { printf 'pl%s-h%s' "$LAB_ID" "$1"; }
+lab_switch_ns() { printf 'pl%s-sw' "$LAB_ID"; }
+
+lab_up() {
+    local count=${1:-2} i
+    [ "$(id -u)" = 0 ] || { lab_log "the lab needs root (network namespaces)"; return 1; }
+    for tool in ip unshare dbus-daemon avahi-daemon; do
+        command -v "$tool" >/dev/null || { lab_log "missing $tool: run 'make deps'"; return 1; }
+    done
+    LAB_DIR=$(mktemp -d /tmp/peerd-lab.XXXXXX)
+    # A short id keeps interface names under IFNAMSIZ (15 chars).
+    LAB_ID=$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
+    while ip netns list | grep -q "^pl$LAB_ID-"; do LAB_ID=$(printf '%04x' $(( RANDOM & 0xffff ))); done
+    export LAB_DIR LAB_ID
+    trap lab_down EXIT
+    trap 'exit 130' INT TERM
+    # The third octet of the link-local range comes from the run id, for readability
+    # in captures; the segments are isolated L2 domains anyway.
+    LAB_NET=$(( (0x$LAB_ID % 250) + 1 ))
+    local sw; sw=$(lab_switch_ns)
+    ip netns add "$sw"
+    ip -n "$sw" link add br0 type bridge mcast_snooping 0
+    ip -n "$sw" link set br0 up
+    for i in $(seq 1 "$count"); do lab_add_host "$i" || return 1; done
+    LAB_HOSTS=$count
+    export LAB_HOSTS
+    lab_log "up: $count hosts, run id $LAB_ID, dir $LAB_DIR"
+}
+
+lab_address() { printf '169.254.%s.%s' "$LAB_NET" "$(( $1 + 10 ))"; }
+
+lab_add_host() {
+    local i=$1 ns sw dir
+    ns=$(lab_ns "$i"); sw=$(lab_switch_ns); dir="$LAB_DIR/h$i"
+    mkdir -p "$dir/run-avahi"
+    ip netns add "$ns"
+    ip link add "eth$i-$LAB_ID" netns "$ns" type veth peer name "p$i-$LAB_ID" netns "$sw"
+    ip -n "$ns" link set "eth$i-$LAB_ID" name eth0
+    ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=0 net.ipv6.conf.default.accept_dad=0 net.ipv6.conf.eth0.accept_dad=0
+    ip -n "$ns" link set lo up
+    ip -n "$ns" addr add "$(lab_address "$i")/16" dev eth0
+    ip -n "$ns" link set eth0 up
+    ip -n "$sw" link set "p$i-$LAB_ID" master br0
+    ip -n "$sw" link set "p$i-$LAB_ID" up
+
+    cat >"$dir/bus.conf" <<CONF
+<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig>
+  <type>system</type>
+  <listen>unix:path=$dir/bus.sock</listen>
+  <auth>EXTERNAL</auth>
+  <policy context="default">
+    <allow user="*"/>
+    <allow own="*"/>
+    <allow send_destination="*" eavesdrop="true"/>
+    <allow receive_sender="*"/>
+  </policy>
+</busconfig>
+CONF
+    cat >"$dir/avahi.conf" <<CONF
+[server]
+host-name=lab$LAB_ID-h$i
+domain-name=local
+use-ipv4=yes
+use-ipv6=yes
+allow-interfaces=eth0
+enable-dbus=yes
+ratelimit-interval-usec=1000000
+ratelimit-burst=1000
+objects-per-client-max=4096
+[wide-area]
+enable-wide-area=no
+[publish]
+publish-hinfo=no
+publish-workstation=no
+[reflector]
+enable-reflector=no
+CONF
+    ip netns exec "$ns" dbus-daemon --config-file="$dir/bus.conf" --nofork --nopidfile \
+        >"$dir/dbus.log" 2>&1 &
+    echo $! >"$dir/dbus.pid"
+    lab_wait_for 5 test -S "$dir/bus.sock" || { lab_log "host $i: dbus-daemon did not start"; cat "$dir/dbus.log" >&2; return 1; }
+    lab_avahi_start "$i"
+}
+
+# Runs a command on host I, with the host's private system bus.
+lab_exec() {
+    local i=$1; shift
+    ip netns exec "$(lab_ns "$i")" env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$LAB_DIR/h$i/bus.sock" "$@"
+}
+
+lab_avahi_start() {
+    local i=$1 dir="$LAB_DIR/h$1"
+    # unshare -m gives avahi a private mount namespace, where a tmpfs hides the
+    # machine's /run/avahi-daemon (pid file, socket) from every other host.
+    lab_exec "$i" unshare -m sh -c "mount -t tmpfs tmpfs /run/avahi-daemon 2>/dev/null || { mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon; }; exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$dir/avahi.conf'" \
+        >>"$dir/avahi.log" 2>&1 &
+    echo $! >"$dir/avahi.pid"
+    lab_wait_for 10 grep -q 'Server startup complete' "$dir/avahi.log" \
+        || { lab_log "host $i: avahi-daemon did not start"; cat "$dir/avahi.log" >&2; return 1; }
+}
+
+lab_avahi_stop() {
+    local i=$1 dir="$LAB_DIR/h$1" pid
+    pid=$(cat "$dir/avahi.pid" 2>/dev/null) || return 0
+    kill "$pid" 2>/dev/null
+    lab_wait_for 10 sh -c "! kill -0 $pid 2>/dev/null"
+    # The log is appended to across restarts; mark the boundary so the next
+    # start waits for its own "startup complete".
+    mv "$dir/avahi.log" "$dir/avahi.log.$(date +%s%N)"
+    rm -f "$dir/avahi.pid"
+}
+
+# lab_wait_for SECONDS CMD...: polls CMD until it succeeds or the time is up.
+lab_wait_for() {
+    local limit=$1; shift
+    local deadline=$(( $(date +%s%N) + limit * 1000000000 ))
+    until "$@" >/dev/null 2>&1; do
+        [ "$(date +%s%N)" -lt "$deadline" ] || return 1
+        sleep 0.05
+    done
+}
+
+lab_down() {
+    [ -n "${LAB_ID:-}" ] || return 0
+    local ns pid
+    for ns in $(ip netns list | awk '{print $1}' | grep "^pl$LAB_ID-"); do
+        for pid in $(ip netns pids "$ns" 2>/dev/null); do kill "$pid" 2>/dev/null; done
+    done
+    for ns in $(ip netns list | awk '{print $1}' | grep "^pl$LAB_ID-"); do
+        for pid in $(ip netns pids "$ns" 2>/dev/null); do
+            lab_wait_for 3 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
+        done
+        ip netns del "$ns" 2>/dev/null
+    done
+    if [ -n "${LAB_KEEP:-}" ]; then lab_log "kept $LAB_DIR"; else rm -rf "$LAB_DIR"; fi
+    LAB_ID=
+}
