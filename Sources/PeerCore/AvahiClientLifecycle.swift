@@ -42,7 +42,7 @@ public struct AvahiClientLifecycle: Sendable {
 
     /// The client reported a new state. Callbacks from an older client
     /// (`generation` mismatch) are ignored.
-    public mutating func clientStateChanged(_ state: AvahiClientState, generation: UInt64) -> [AvahiClientAction] {
+    public mutating func clientStateChanged(_ state: AvahiConnectionState, generation: UInt64) -> [AvahiClientAction] {
         guard !stopped, generation == self.generation else { return [] }
         switch state {
         case .running:

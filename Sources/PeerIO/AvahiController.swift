@@ -1,0 +1,180 @@
+import CAvahi
+import PeerCore
+
+/// Owns peerd's Avahi objects: the threaded poll, the client, the entry
+/// group, the browsers and one resolver per service key.
+///
+/// C contract: the threaded poll runs Avahi's loop (and our callbacks) on its
+/// own thread. Every call from any other thread must hold the poll's lock;
+/// the lock is not recursive, and callbacks already run with it held (so the
+/// trampolines never call back into here). Freeing the client frees every
+/// browser, resolver and group made from it.
+@MainActor
+public final class AvahiController {
+    /// The outcome of registering our service.
+    public enum RegistrationOutcome: Equatable, Sendable {
+        /// Committed; the group callback will say established or collision.
+        case committed
+        /// `add_service` said `AVAHI_ERR_COLLISION`: the name is taken locally.
+        case collision
+        /// Another error.
+        case failed(String)
+    }
+
+    private let poll: OpaquePointer
+    private let continuation: AsyncStream<AvahiBridgeEvent>.Continuation
+    private var client: OpaquePointer?
+    private var group: OpaquePointer?
+    private var browsers: [OpaquePointer] = []
+    private var resolvers: [ServiceKey: OpaquePointer] = [:]
+    private var sink: AvahiEventSink?
+    private var pollRunning = false
+
+    /// The number of live resolvers.
+    public var resolverCount: Int { resolvers.count }
+
+    /// Creates the poll and starts its thread.
+    public init(continuation: AsyncStream<AvahiBridgeEvent>.Continuation) throws(AvahiError) {
+        guard let poll = avahi_threaded_poll_new() else { throw AvahiError(call: "avahi_threaded_poll_new", code: Int32(AVAHI_ERR_NO_MEMORY)) }
+        self.poll = poll
+        self.continuation = continuation
+        let started = avahi_threaded_poll_start(poll)
+        guard started >= 0 else {
+            avahi_threaded_poll_free(poll)
+            throw AvahiError(call: "avahi_threaded_poll_start", code: started)
+        }
+        pollRunning = true
+    }
+
+    /// Creates a client for `generation` with `AVAHI_CLIENT_NO_FAIL`, so an
+    /// absent daemon is a CONNECTING state. Frees any previous client first.
+    public func createClient(generation: UInt64) throws(AvahiError) {
+        locked { freeClientLocked() }
+        let sink = AvahiEventSink(generation: generation, continuation: continuation)
+        self.sink = sink
+        var error: Int32 = 0
+        let created = locked {
+            avahi_client_new(avahi_threaded_poll_get(poll), AVAHI_CLIENT_NO_FAIL, avahiClientTrampoline, sink.userdata, &error)
+        }
+        guard let created else {
+            self.sink = nil
+            throw AvahiError(call: "avahi_client_new", code: error)
+        }
+        client = created
+    }
+
+    /// Frees the client and, with it, every browser, resolver and group.
+    public func freeClient() {
+        locked { freeClientLocked() }
+    }
+
+    /// Starts one service browser per interface index (`AVAHI_IF_UNSPEC`
+    /// when `interfaces` is empty), both protocols.
+    public func startBrowsing(type: String, interfaces: [Int32]) throws(AvahiError) {
+        guard let client, let sink else { return }
+        let indexes = interfaces.isEmpty ? [AvahiIfIndex(AVAHI_IF_UNSPEC)] : interfaces
+        for index in indexes {
+            let browser = locked {
+                avahi_service_browser_new(client, index, AvahiProtocol(AVAHI_PROTO_UNSPEC), type, nil,
+                                          AvahiLookupFlags(rawValue: 0), avahiBrowserTrampoline, sink.userdata)
+            }
+            guard let browser else { throw AvahiError(call: "avahi_service_browser_new", code: locked { avahi_client_errno(client) }) }
+            browsers.append(browser)
+        }
+    }
+
+    /// Starts the resolver for `key` unless one runs. It stays open, so
+    /// Avahi reports changed TXT or addresses, until ``stopResolver(_:)``.
+    /// Returns false when it could not start (Avahi's object limit).
+    @discardableResult
+    public func startResolver(_ key: ServiceKey) -> Bool {
+        guard resolvers[key] == nil else { return true }
+        guard let client, let sink else { return false }
+        let proto = AvahiProtocol(key.family == .ipv4 ? AVAHI_PROTO_INET : AVAHI_PROTO_INET6)
+        // aprotocol = the browse protocol: the IPv4 key yields the IPv4
+        // address, the IPv6 key the IPv6 one, so a peer lists both.
+        let resolver = locked {
+            avahi_service_resolver_new(client, key.interfaceIndex, proto, key.name, key.type, key.domain, proto,
+                                       AvahiLookupFlags(rawValue: 0), avahiResolverTrampoline, sink.userdata)
+        }
+        guard let resolver else { return false }
+        resolvers[key] = resolver
+        return true
+    }
+
+    /// Frees the resolver for `key`, if any.
+    public func stopResolver(_ key: ServiceKey) {
+        guard let resolver = resolvers.removeValue(forKey: key) else { return }
+        locked { _ = avahi_service_resolver_free(resolver) }
+    }
+
+    /// Resets the group and registers `name` on each interface (all when
+    /// empty), then commits.
+    public func register(name: String, type: String, port: UInt16, txt: [TXTEntry], interfaces: [Int32]) -> RegistrationOutcome {
+        guard let client, let sink else { return .failed("no Avahi client") }
+        return locked { () -> RegistrationOutcome in
+            if group == nil {
+                group = avahi_entry_group_new(client, avahiGroupTrampoline, sink.userdata)
+            }
+            guard let group else { return .failed(AvahiError(call: "avahi_entry_group_new", code: avahi_client_errno(client)).description) }
+            avahi_entry_group_reset(group)
+            // avahi_string_list_add prepends; adding in reverse keeps our order.
+            var list: UnsafeMutablePointer<AvahiStringList>?
+            for entry in txt.reversed() {
+                let bytes = Array(entry.encoded.utf8)
+                list = bytes.withUnsafeBufferPointer { avahi_string_list_add_arbitrary(list, $0.baseAddress, $0.count) }
+            }
+            defer { avahi_string_list_free(list) }
+            let indexes = interfaces.isEmpty ? [AvahiIfIndex(AVAHI_IF_UNSPEC)] : interfaces
+            for index in indexes {
+                let result = avahi_entry_group_add_service_strlst(group, index, AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                                                                  AvahiPublishFlags(rawValue: 0), name, type, nil, nil, port, list)
+                if result == Int32(AVAHI_ERR_COLLISION) { return .collision }
+                if result < 0 { return .failed(AvahiError(call: "avahi_entry_group_add_service", code: result).description) }
+            }
+            let committed = avahi_entry_group_commit(group)
+            if committed < 0 { return .failed(AvahiError(call: "avahi_entry_group_commit", code: committed).description) }
+            return .committed
+        }
+    }
+
+    /// Withdraws our records (the group stays for reuse).
+    public func resetGroup() {
+        guard let group else { return }
+        locked { _ = avahi_entry_group_reset(group) }
+    }
+
+    /// `avahi_alternative_service_name`: "name" → "name #2" → "name #3".
+    public func alternativeName(for name: String) -> String {
+        guard let alternative = avahi_alternative_service_name(name) else { return name + " #2" }
+        defer { avahi_free(alternative) }
+        return String(cString: alternative)
+    }
+
+    /// Frees everything and stops Avahi's thread. Freeing the group withdraws
+    /// our service with goodbye packets.
+    public func shutdown() {
+        locked { freeClientLocked() }
+        if pollRunning {
+            avahi_threaded_poll_stop(poll)
+            pollRunning = false
+        }
+        avahi_threaded_poll_free(poll)
+    }
+
+    private func freeClientLocked() {
+        resolvers.removeAll()
+        browsers.removeAll()
+        if let group { avahi_entry_group_free(group) }
+        group = nil
+        if let client { avahi_client_free(client) }
+        client = nil
+        sink = nil
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        avahi_threaded_poll_lock(poll)
+        defer { avahi_threaded_poll_unlock(poll) }
+        return body()
+    }
+}

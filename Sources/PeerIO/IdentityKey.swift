@@ -1,0 +1,131 @@
+import Glibc
+import PeerCore
+
+/// The host's persistent identity: an X25519 key pair (the Noise static key
+/// of later sessions) and the peer id derived from it.
+///
+/// File format (`<state-dir>/identity.key`, mode 0600), text, two lines:
+///
+///     peerd-identity v1
+///     x25519 <64 lowercase hex digits: the secret key>
+///
+/// The peer id is the lowercase hex of the first 16 bytes of
+/// SHA-256(public key): 32 characters. docs/identity.md has the details.
+public struct IdentityKey: Sendable {
+    /// The file name inside the state directory.
+    public static let fileName = "identity.key"
+    /// The first line of the file.
+    public static let header = "peerd-identity v1"
+
+    /// The 32-byte X25519 secret key.
+    public let secretKey: [UInt8]
+    /// The 32-byte X25519 public key.
+    public let publicKey: [UInt8]
+
+    /// Derives the key pair from a secret key.
+    public init(secretKey: [UInt8]) {
+        self.secretKey = secretKey
+        publicKey = Sodium.x25519PublicKey(secret: secretKey)
+    }
+
+    /// The advertised peer id: hex of the first 16 bytes of SHA-256(public key).
+    public var peerID: String { Self.fingerprint(of: publicKey) }
+
+    /// The fingerprint of any static public key, as advertised in `id`.
+    public static func fingerprint(of publicKey: [UInt8]) -> String {
+        Hex.encode(Sodium.sha256(publicKey).prefix(16))
+    }
+
+    /// The file's contents.
+    public var fileContents: String { "\(Self.header)\nx25519 \(Hex.encode(secretKey))\n" }
+
+    /// Parses a key file's contents.
+    public static func parse(_ text: String, path: String) throws(IdentityKeyError) -> IdentityKey {
+        let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
+        guard lines.first == Substring(header) else {
+            throw .corrupt(path: path, reason: "first line is not '\(header)'")
+        }
+        guard lines.count == 2 else { throw .corrupt(path: path, reason: "expected 2 lines, found \(lines.count)") }
+        let fields = lines[1].split(separator: " ")
+        guard fields.count == 2, fields[0] == "x25519" else { throw .corrupt(path: path, reason: "second line is not 'x25519 <hex>'") }
+        guard let secret = Hex.decode(fields[1]), secret.count == 32 else {
+            throw .corrupt(path: path, reason: "the secret key is not 64 hex digits")
+        }
+        return IdentityKey(secretKey: secret)
+    }
+
+    /// Loads the key from `directory`, or makes one and stores it there
+    /// (crash-safe: temporary file, fsync, rename, fsync of the directory).
+    /// Returns the key and whether it was newly made.
+    public static func loadOrCreate(in directory: String) throws(IdentityKeyError) -> (key: IdentityKey, created: Bool) {
+        do {
+            try makeDirectory(directory)
+            let path = directory + "/" + fileName
+            if let text = try readFile(path) {
+                return (try parse(text, path: path), false)
+            }
+            var secret = Sodium.randomBytes(32)
+            // X25519 clamping (RFC 7748 §5); scalarmult clamps too, but the
+            // stored key is then canonical.
+            secret[0] &= 248
+            secret[31] &= 127
+            secret[31] |= 64
+            let key = IdentityKey(secretKey: secret)
+            try writeAtomically(path: path, contents: key.fileContents)
+            return (key, true)
+        } catch let error as SystemError {
+            throw .system(error)
+        } catch let error as IdentityKeyError {
+            throw error
+        } catch {
+            throw .corrupt(path: directory, reason: "\(error)")
+        }
+    }
+
+    private static func makeDirectory(_ directory: String) throws(SystemError) {
+        var path = directory.hasPrefix("/") ? "" : "."
+        for part in directory.split(separator: "/") {
+            path += "/" + part
+            if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir", errno: errno, context: path) }
+        }
+    }
+
+    private static func readFile(_ path: String) throws(SystemError) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw SystemError("open", errno: errno, context: path)
+        }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = try Syscall.call("read", path) { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
+            if n == 0 { break }
+            bytes += chunk[0..<n]
+            if bytes.count > 65536 { break }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func writeAtomically(path: String, contents: String) throws(SystemError) {
+        let temporary = path + ".tmp"
+        unlink(temporary)
+        let fd = try Syscall.call("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        let file = FileDescriptor(rawValue: fd)
+        do {
+            try file.writeAll(Array(contents.utf8), context: temporary)
+            try Syscall.call("fsync", temporary) { fsync(fd) }
+        } catch {
+            file.close()
+            unlink(temporary)
+            throw error
+        }
+        file.close()
+        try Syscall.call("rename", path) { rename(temporary, path) }
+        let slash = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+        let dir = try Syscall.call("open", slash) { open(slash.isEmpty ? "/" : slash, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        defer { close(dir) }
+        try Syscall.call("fsync", slash) { fsync(dir) }
+    }
+}

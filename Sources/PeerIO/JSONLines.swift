@@ -1,0 +1,31 @@
+import FoundationEssentials
+import PeerCore
+
+/// Encodes and decodes the control protocol's JSON lines: sorted keys,
+/// ISO 8601 dates, one object per line ending in `\n`.
+public enum JSONLines {
+    /// Encodes `value` as one line, newline included.
+    public static func encode(_ value: some Encodable) throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        var bytes = [UInt8](try encoder.encode(value))
+        bytes.append(UInt8(ascii: "\n"))
+        return bytes
+    }
+
+    /// Encodes `value` readably (indented), for people.
+    public static func encodePretty(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes, .prettyPrinted]
+        encoder.dateEncodingStrategy = .iso8601
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+
+    /// Decodes one line (without its newline).
+    public static func decode<T: Decodable>(_ type: T.Type, from line: some Collection<UInt8>) throws -> T {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try decoder.decode(type, from: Data(line))
+    }
+}

@@ -1,0 +1,59 @@
+/// Bytes waiting to be written to one non-blocking socket, bounded.
+///
+/// Lines are queued whole. When the bound would be passed the queue reports
+/// overflow instead of growing; ``truncateToCurrentLine()`` then keeps only
+/// the rest of a line already partly sent, so a final message can follow on
+/// a clean line boundary.
+public struct OutboundQueue: Sendable {
+    /// The most bytes held.
+    public let limit: Int
+    private var chunks: [[UInt8]] = []
+    private var offset = 0
+    /// Bytes held and not yet written.
+    public private(set) var byteCount = 0
+
+    /// A queue holding at most `limit` bytes.
+    public init(limit: Int) { self.limit = limit }
+
+    /// Whether nothing is waiting.
+    public var isEmpty: Bool { byteCount == 0 }
+
+    /// Queues a line; false (and nothing queued) if it would pass the limit.
+    public mutating func append(_ line: [UInt8]) -> Bool {
+        guard byteCount + line.count <= limit else { return false }
+        appendUnbounded(line)
+        return true
+    }
+
+    /// Queues without the bound: for a final message after truncation.
+    public mutating func appendUnbounded(_ line: [UInt8]) {
+        guard !line.isEmpty else { return }
+        chunks.append(line)
+        byteCount += line.count
+    }
+
+    /// Drops every whole line not yet started.
+    public mutating func truncateToCurrentLine() {
+        guard !chunks.isEmpty else { return }
+        let current = chunks[0]
+        chunks = offset > 0 ? [current] : []
+        byteCount = offset > 0 ? current.count - offset : 0
+        if offset == 0 { chunks = [] }
+    }
+
+    /// Writes as much as `write` takes; `write` returns bytes written or nil
+    /// when it would block. Returns true when the queue drained.
+    public mutating func flush(_ write: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Bool {
+        while let first = chunks.first {
+            let written = try first.withUnsafeBytes { raw in try write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+            guard let written else { return false }
+            offset += written
+            byteCount -= written
+            if offset == first.count {
+                chunks.removeFirst()
+                offset = 0
+            }
+        }
+        return true
+    }
+}

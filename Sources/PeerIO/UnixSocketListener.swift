@@ -1,0 +1,81 @@
+import Glibc
+import FoundationEssentials
+
+/// The control socket's listening end: a Unix stream socket at a path.
+///
+/// It refuses to steal the path from a live daemon, removes a stale socket
+/// left by a crash, never removes a non-socket file, and sets the mode
+/// explicitly (the umask must not decide who may talk to peerd).
+public struct UnixSocketListener: Sendable {
+    /// The listening descriptor, non-blocking.
+    public let descriptor: FileDescriptor
+    /// The path it is bound to.
+    public let path: String
+
+    /// Binds and listens at `path` with `mode`, creating the parent directory
+    /// (0755) if needed.
+    public init(path: String, mode: mode_t = 0o660, backlog: Int32 = 64) throws(SystemError) {
+        self.path = path
+        try Self.prepareDirectory(of: path)
+        try Self.clearStaleSocket(at: path)
+        let fd = try Syscall.call("socket", "AF_UNIX") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0) }
+        let descriptor = FileDescriptor(rawValue: fd)
+        do {
+            let address = try SocketAddress.unix(path)
+            try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
+                try Syscall.call("bind", path) { bind(fd, pointer, length) }
+            }
+            try Syscall.call("chmod", path) { chmod(path, mode) }
+            try Syscall.call("listen", path) { listen(fd, backlog) }
+        } catch {
+            descriptor.close()
+            throw error
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Accepts one client; nil when none is waiting.
+    public func accept() throws(SystemError) -> FileDescriptor? {
+        try descriptor.acceptConnection(context: path)
+    }
+
+    /// Closes the socket and removes its path.
+    public func close() {
+        descriptor.close()
+        unlink(path)
+    }
+
+    private static func prepareDirectory(of path: String) throws(SystemError) {
+        guard let slash = path.lastIndex(of: "/"), slash != path.startIndex else { return }
+        let directory = String(path[..<slash])
+        var components: [Substring] = []
+        for part in directory.split(separator: "/") {
+            components.append(part)
+            let prefix = (directory.hasPrefix("/") ? "/" : "") + components.joined(separator: "/")
+            if mkdir(prefix, 0o755) != 0 && errno != EEXIST {
+                throw SystemError("mkdir", errno: errno, context: prefix)
+            }
+        }
+    }
+
+    private static func clearStaleSocket(at path: String) throws(SystemError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            if errno == ENOENT { return }
+            throw SystemError("lstat", errno: errno, context: path)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFSOCK else {
+            throw SystemError("bind", errno: EEXIST, context: "\(path) exists and is not a socket; not removing it")
+        }
+        // A connect that succeeds means a live daemon owns the path.
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { throw SystemError("socket", errno: errno, context: "AF_UNIX") }
+        defer { Glibc.close(probe) }
+        let address = try SocketAddress.unix(path)
+        let connected = SocketAddress.withSockaddr(address) { connect(probe, $0, $1) } == 0
+        if connected {
+            throw SystemError("bind", errno: EADDRINUSE, context: "\(path): another peerd is already listening there")
+        }
+        try Syscall.call("unlink", path) { unlink(path) }
+    }
+}
