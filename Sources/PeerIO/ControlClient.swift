@@ -1,0 +1,96 @@
+import Glibc
+import PeerCore
+
+/// A blocking control-protocol client, for `peerctl` and tests.
+public final class ControlClient {
+    private let descriptor: FileDescriptor
+    private let path: String
+    private var lines = LineBuffer(maxLineBytes: ControlProtocol.maxResponseLineBytes)
+    private var ready: [[UInt8]] = []
+    private var nextID: Int64 = 1
+
+    /// Connects to the daemon's socket at `path`.
+    public init(path: String) throws(ControlClientError) {
+        self.path = path
+        let fd: Int32
+        do {
+            fd = try Syscall.call("socket", "AF_UNIX") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0) }
+        } catch { throw .unreachable(path: path, error) }
+        do {
+            let address = try SocketAddress.unix(path)
+            try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
+                try Syscall.call("connect", path) { connect(fd, pointer, length) }
+            }
+        } catch {
+            Glibc.close(fd)
+            throw .unreachable(path: path, error)
+        }
+        descriptor = FileDescriptor(rawValue: fd)
+    }
+
+    deinit { descriptor.close() }
+
+    /// Sends a request and returns the decoded result, or throws the
+    /// daemon's typed error.
+    public func call<R: Codable & Sendable>(_ method: ControlMethod, params: ControlParams? = nil, as type: R.Type) throws(ControlClientError) -> R {
+        let id = RequestID.number(nextID)
+        nextID += 1
+        try send(ControlRequest(id: id, method: method, params: params))
+        while true {
+            let line = try readLine()
+            let envelope: ControlEnvelope
+            do { envelope = try JSONLines.decode(ControlEnvelope.self, from: line) } catch {
+                throw .transport("the daemon sent a line that is not protocol JSON: \(error)")
+            }
+            guard envelope.id == id else { continue }
+            if let error = envelope.error { throw .daemon(error) }
+            do {
+                guard let result = try JSONLines.decode(ControlResponse<R>.self, from: line).result else {
+                    throw ControlClientError.transport("the daemon's response has neither result nor error")
+                }
+                return result
+            } catch let error as ControlClientError {
+                throw error
+            } catch {
+                throw .transport("cannot decode the daemon's response: \(error)")
+            }
+        }
+    }
+
+    /// Reads the next event line of a subscription, blocking. Returns the
+    /// event and its raw line.
+    public func nextEvent() throws(ControlClientError) -> (event: ControlEvent, line: [UInt8]) {
+        while true {
+            let line = try readLine()
+            guard let envelope = try? JSONLines.decode(ControlEnvelope.self, from: line) else {
+                throw .transport("the daemon sent a line that is not protocol JSON")
+            }
+            if let event = envelope.event { return (event, line) }
+        }
+    }
+
+    private func send(_ request: ControlRequest) throws(ControlClientError) {
+        do {
+            let bytes = try JSONLines.encode(request)
+            try descriptor.writeAll(bytes, context: path)
+        } catch let error as SystemError {
+            throw .transport("cannot send to peerd: \(error)")
+        } catch {
+            throw .transport("cannot encode the request: \(error)")
+        }
+    }
+
+    private func readLine() throws(ControlClientError) -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while ready.isEmpty {
+            let count: Int
+            do {
+                count = try Syscall.call("read", path) { buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) } }
+            } catch { throw .transport("reading from peerd: \(error)") }
+            if count == 0 { throw .transport("peerd closed the connection") }
+            guard let complete = lines.append(buffer[0..<count]) else { throw .transport("peerd sent an over-long line") }
+            ready += complete
+        }
+        return ready.removeFirst()
+    }
+}

@@ -1,0 +1,33 @@
+import Glibc
+import PeerCore
+
+/// Why a control request failed, mapped to peerctl's exit codes.
+public enum ControlClientError: Error, CustomStringConvertible {
+    /// The daemon could not be reached at `path` (exit 3).
+    case unreachable(path: String, SystemError)
+    /// The connection broke or sent garbage (exit 1).
+    case transport(String)
+    /// The daemon answered with an error (exit 1).
+    case daemon(ControlError)
+
+    /// A message for people; for `unreachable`, how to start the daemon.
+    public var description: String {
+        switch self {
+        case .unreachable(let path, let error):
+            var hint = "Is peerd running? Start it with 'systemctl start peerd', or run 'peerd --socket \(path)' in a terminal; set --socket or PEERD_SOCKET if it listens elsewhere."
+            if error.errno == EACCES { hint = "You may not use that socket: ask to join the 'peerd' group, or run as root." }
+            return "cannot reach peerd at \(path): \(error). \(hint)"
+        case .transport(let message): return message
+        case .daemon(let error): return error.message + " (\(error.code.rawValue))"
+        }
+    }
+
+    /// peerctl's exit code.
+    public var exitCode: Int32 {
+        switch self {
+        case .unreachable: return 3
+        case .transport, .daemon: return 1
+        }
+    }
+}
+

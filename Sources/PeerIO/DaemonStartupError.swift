@@ -1,0 +1,30 @@
+/// Why peerd could not start. Each names what to fix.
+public enum DaemonStartupError: Error, CustomStringConvertible {
+    /// The control socket could not be bound.
+    case controlSocket(SystemError)
+    /// The session port could not be bound.
+    case sessionPort(SystemError)
+    /// An `--interface` does not exist.
+    case interface(SystemError)
+    /// The identity key could not be loaded or made.
+    case identity(IdentityKeyError)
+    /// The TXT record is invalid.
+    case txt(String)
+    /// Avahi's poll thread could not start.
+    case avahi(AvahiError)
+    /// libsodium could not start.
+    case crypto(String)
+
+    /// A message for the log.
+    public var description: String {
+        switch self {
+        case .controlSocket(let error): return "control socket: \(error)"
+        case .sessionPort(let error): return "session port: \(error)"
+        case .interface(let error): return "--interface: \(error)"
+        case .identity(let error): return "\(error)"
+        case .txt(let message): return message
+        case .avahi(let error): return "avahi: \(error)"
+        case .crypto(let message): return message
+        }
+    }
+}

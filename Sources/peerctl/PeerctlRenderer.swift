@@ -1,0 +1,86 @@
+import FoundationEssentials
+import PeerCore
+
+/// peerctl's human output: aligned tables and key/value blocks.
+struct PeerctlRenderer {
+    /// The moment "ago" is measured from.
+    let now: Date
+
+    /// `peerctl status`.
+    func status(_ s: DaemonStatus) -> String {
+        var table = TextTable(header: ["", ""])
+        let name = s.name == s.requestedName ? s.name : "\(s.name) (asked for '\(s.requestedName)'; renamed after a collision)"
+        table.rows = [
+            ["name", name],
+            ["peer id", s.peerId],
+            ["service", "\(s.serviceType), port \(s.port), \(s.publication.rawValue)"],
+            ["avahi", s.avahi.rawValue + (s.avahiMessage.map { ": \($0)" } ?? "")],
+            ["interfaces", s.interfaces.isEmpty ? "all" : s.interfaces.joined(separator: ", ")],
+            ["peers", "\(s.peers) (\(s.lostPeers) lost; cap \(s.maxPeers); \(s.peersRejected) turned away)"],
+            ["events", "last seq \(s.eventSeq)"],
+            ["socket", s.socket],
+            ["daemon", "peerd \(s.version), pid \(s.pid), up \(s.uptime)s"],
+        ]
+        return String(table.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
+    }
+
+    /// `peerctl peers`.
+    func peers(_ peers: [PeerSnapshot]) -> String {
+        guard !peers.isEmpty else { return "no peers found yet" }
+        var table = TextTable(header: ["ID", "NAME", "STATE", "SEEN", "ADDRESSES", "PEER ID"])
+        for peer in peers {
+            table.rows.append([
+                String(peer.id.uuidString.lowercased().prefix(8)),
+                peer.name,
+                peer.state.rawValue,
+                peer.lost ? "lost \(RelativeTime.describe(peer.lastSeen, now: now))" : "now",
+                addresses(peer.endpoints),
+                peer.peerId.map { String($0.prefix(12)) } ?? "-",
+            ])
+        }
+        return table.render()
+    }
+
+    /// `peerctl peer ID`.
+    func peer(_ peer: PeerSnapshot) -> String {
+        var facts = TextTable(header: ["", ""])
+        facts.rows = [
+            ["id", peer.id.uuidString.lowercased()],
+            ["name", peer.name],
+            ["peer id", peer.peerId ?? "- (foreign advertiser)"],
+            ["state", peer.state.rawValue],
+            ["seen", peer.lost ? "lost, last seen \(peer.lastSeen.formatted(.iso8601)) (\(RelativeTime.describe(peer.lastSeen, now: now)))" : "now"],
+        ]
+        for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }
+        var out = String(facts.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
+        if !peer.endpoints.isEmpty {
+            var endpoints = TextTable(header: ["INTERFACE", "FAMILY", "ADDRESS", "PORT"])
+            endpoints.rows = peer.endpoints.map { [$0.interface, $0.family.rawValue, $0.address, String($0.port)] }
+            out += "\n" + endpoints.render()
+        }
+        return out
+    }
+
+    /// One `watch` line.
+    func event(_ event: ControlEvent) -> String {
+        let time = event.time.formatted(.iso8601)
+        guard let peer = event.peer else {
+            return "\(time)  \(event.type.rawValue)  \(event.error?.description ?? "")"
+        }
+        let seq = String(event.seq)
+        return "\(time)  #\(seq)  \(event.type.rawValue.padding(11))  \(peer.id.uuidString.lowercased().prefix(8))  \(peer.name)  \(addresses(peer.endpoints))"
+    }
+
+    private func addresses(_ endpoints: [Endpoint]) -> String {
+        guard !endpoints.isEmpty else { return "-" }
+        let unique = endpoints.reduce(into: [String]()) { list, e in
+            let text = e.family == .ipv6 ? "[\(e.address)%\(e.interface)]:\(e.port)" : "\(e.address):\(e.port)"
+            if !list.contains(text) { list.append(text) }
+        }
+        return unique.joined(separator: " ")
+    }
+}
+
+private extension String {
+    func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+}
