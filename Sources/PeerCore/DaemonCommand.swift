@@ -97,6 +97,9 @@ public enum DaemonCommand: Equatable, Sendable {
                 throw UsageError("unknown option '\(option)' (see peerd --help)")
             }
         }
+        // Check the TXT limits now, so a bad --info is a usage error before
+        // anything starts. Peer ids are always 32 hex digits.
+        do { _ = try TXTRecord(peerID: String(repeating: "0", count: 32), info: config.info) } catch { throw UsageError(error.description) }
         return .run(config)
     }
 }

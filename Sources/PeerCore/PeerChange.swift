@@ -6,6 +6,7 @@ public enum PeerChange: Sendable, Equatable {
     case updated(PeerSnapshot)
     /// A peer's last endpoint went away; the row stays, marked lost.
     case lost(PeerSnapshot)
-    /// A new peer was not tracked because the registry is at its cap.
+    /// A new peer was not tracked because the registry is at its cap
+    /// (reported once per peer).
     case rejectedAtCap(PeerKey)
 }

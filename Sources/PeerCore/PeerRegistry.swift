@@ -69,7 +69,9 @@ public struct PeerRegistry: Sendable {
             id = known
         } else {
             guard order.count < maxPeers else {
-                if rejectedKeys.insert(key).inserted { rejectedCount += 1 }
+                // Reported once per peer, however often its services resolve.
+                guard rejectedKeys.insert(key).inserted else { return changes }
+                rejectedCount += 1
                 return changes + [.rejectedAtCap(key)]
             }
             id = makeID()

@@ -112,13 +112,21 @@ lab_exec() {
     ip netns exec "$(lab_ns "$i")" env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$LAB_DIR/h$i/bus.sock" "$@"
 }
 
+# lab_spawn I LOG CMD...: starts CMD in the background on host I, output
+# appended to LOG; LAB_PID is its pid. (Backgrounding a shell function would
+# give the pid of a subshell, and signals would miss the real process.)
+lab_spawn() {
+    local i=$1 log=$2; shift 2
+    ip netns exec "$(lab_ns "$i")" env DBUS_SYSTEM_BUS_ADDRESS="unix:path=$LAB_DIR/h$i/bus.sock" "$@" >>"$log" 2>&1 &
+    LAB_PID=$!
+}
+
 lab_avahi_start() {
     local i=$1 dir="$LAB_DIR/h$1"
     # unshare -m gives avahi a private mount namespace, where a tmpfs hides the
     # machine's /run/avahi-daemon (pid file, socket) from every other host.
-    lab_exec "$i" unshare -m sh -c "mount -t tmpfs tmpfs /run/avahi-daemon 2>/dev/null || { mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon; }; exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$dir/avahi.conf'" \
-        >>"$dir/avahi.log" 2>&1 &
-    echo $! >"$dir/avahi.pid"
+    lab_spawn "$i" "$dir/avahi.log" unshare -m sh -c "mount -t tmpfs tmpfs /run/avahi-daemon 2>/dev/null || { mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon; }; exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$dir/avahi.conf'"
+    echo "$LAB_PID" >"$dir/avahi.pid"
     lab_wait_for 10 grep -q 'Server startup complete' "$dir/avahi.log" \
         || { lab_log "host $i: avahi-daemon did not start"; cat "$dir/avahi.log" >&2; return 1; }
 }
