@@ -70,6 +70,9 @@ public struct PeerRegistry: Sendable {
         } else {
             guard order.count < maxPeers else {
                 // Reported once per peer, however often its services resolve.
+                // The memory of turned-away keys is itself bounded: past
+                // 4 × maxPeers it starts over (the count may then repeat one).
+                if rejectedKeys.count >= maxPeers * 4 { rejectedKeys.removeAll(keepingCapacity: true) }
                 guard rejectedKeys.insert(key).inserted else { return changes }
                 rejectedCount += 1
                 return changes + [.rejectedAtCap(key)]

@@ -1,0 +1,91 @@
+import XCTest
+@testable import PeerCore
+
+final class DaemonCommandTests: XCTestCase {
+    func testDefaults() throws {
+        guard case .run(let config) = try DaemonCommand.parse([], defaultName: "myhost") else { return XCTFail() }
+        XCTAssertEqual(config.name, "myhost")
+        XCTAssertEqual(config.serviceType, "_peerd._tcp")
+        XCTAssertEqual(config.port, 0)
+        XCTAssertEqual(config.socketPath, "/run/peerd/peerd.sock")
+        XCTAssertEqual(config.maxPeers, 256)
+        XCTAssertEqual(config.interfaces, [])
+    }
+
+    func testEveryFlag() throws {
+        let args = ["--name", "box", "--service-type=_demo._tcp", "--info", "a=1", "--info", "b=2", "--state-dir", "/s",
+                    "--interface", "eth0", "--interface", "eth1", "--port", "4242", "--socket", "/tmp/x.sock", "--max-peers", "9",
+                    "--event-history", "10", "--subscriber-queue", "8192", "--log-level", "debug"]
+        guard case .run(let c) = try DaemonCommand.parse(args, defaultName: "h") else { return XCTFail() }
+        XCTAssertEqual(c.name, "box")
+        XCTAssertEqual(c.serviceType, "_demo._tcp")
+        XCTAssertEqual(c.info, [TXTEntry(key: "a", value: "1"), TXTEntry(key: "b", value: "2")])
+        XCTAssertEqual(c.stateDirectory, "/s")
+        XCTAssertEqual(c.interfaces, ["eth0", "eth1"])
+        XCTAssertEqual(c.port, 4242)
+        XCTAssertEqual(c.socketPath, "/tmp/x.sock")
+        XCTAssertEqual(c.maxPeers, 9)
+        XCTAssertEqual(c.eventHistory, 10)
+        XCTAssertEqual(c.subscriberQueueBytes, 8192)
+        XCTAssertEqual(c.logLevel, .debug)
+    }
+
+    func testHelpListsEveryFlag() throws {
+        XCTAssertEqual(try DaemonCommand.parse(["--help"], defaultName: "h"), .help)
+        for flag in ["--name", "--service-type", "--info", "--state-dir", "--interface", "--port", "--socket", "--max-peers",
+                     "--event-history", "--subscriber-queue", "--log-level", "--version", "--help"] {
+            XCTAssertTrue(DaemonCommand.helpText.contains(flag), "help lacks \(flag)")
+        }
+    }
+
+    func testErrorsNameTheProblem() {
+        let cases: [([String], String)] = [
+            (["--port", "70000"], "--port"),
+            (["--port"], "needs a value"),
+            (["--service-type", "peerd"], "_name._tcp"),
+            (["--info", "waytoolongkey=1"], "at most 9"),
+            (["--info", "novalue"], "key=value"),
+            (["--log-level", "loud"], "--log-level"),
+            (["--frobnicate"], "unknown option"),
+            (["stray"], "unexpected argument"),
+            (["--help=yes"], "takes no value"),
+        ]
+        for (args, expected) in cases {
+            XCTAssertThrowsError(try DaemonCommand.parse(args, defaultName: "h"), "\(args)") { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(args): '\(error)' lacks '\(expected)'")
+            }
+        }
+    }
+
+    func testServiceTypeValidation() {
+        XCTAssertTrue(DaemonConfiguration.isValidServiceType("_peerd._tcp"))
+        XCTAssertTrue(DaemonConfiguration.isValidServiceType("_x-y._udp"))
+        XCTAssertFalse(DaemonConfiguration.isValidServiceType("_peerd._sctp"))
+        XCTAssertFalse(DaemonConfiguration.isValidServiceType("_averyveryverylongname._tcp"))
+        XCTAssertFalse(DaemonConfiguration.isValidServiceType("peerd._tcp"))
+    }
+}
+
+final class PeerctlInvocationTests: XCTestCase {
+    func testCommandsAndGlobalOptions() throws {
+        XCTAssertEqual(try PeerctlInvocation.parse(["status"]).command, .status)
+        let parsed = try PeerctlInvocation.parse(["--socket", "/x", "--json", "peer", "abc"])
+        XCTAssertEqual(parsed, PeerctlInvocation(socket: "/x", json: true, command: .peer("abc")))
+        XCTAssertEqual(try PeerctlInvocation.parse(["watch", "--since", "12", "--json"]).command, .watch(since: 12))
+        XCTAssertEqual(try PeerctlInvocation.parse(["peers", "--help"]).command, .help("peers"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["--help"]).command, .help(nil))
+    }
+
+    func testUsageErrors() {
+        for args in [[], ["fly"], ["peer"], ["peer", "a", "b"], ["peers", "extra"], ["status", "--since", "1"], ["watch", "--since", "x"]] {
+            XCTAssertThrowsError(try PeerctlInvocation.parse(args), "\(args)")
+        }
+    }
+
+    func testEveryCommandHasHelp() {
+        for name in PeerctlCommand.names {
+            XCTAssertNotNil(PeerctlInvocation.help(for: name), name)
+        }
+        XCTAssertNil(PeerctlInvocation.help(for: "fly"))
+    }
+}

@@ -1,0 +1,131 @@
+import Foundation
+import XCTest
+@testable import PeerCore
+
+final class PeerRegistryTests: XCTestCase {
+    private var counter = 0
+    private func makeID() -> UUID {
+        counter += 1
+        return UUID(uuidString: String(format: "00000000-0000-0000-0000-%012d", counter))!
+    }
+
+    private func key(_ name: String, _ family: AddressFamily = .ipv4, interface: Int32 = 2) -> ServiceKey {
+        ServiceKey(interfaceIndex: interface, family: family, name: name, type: "_peerd._tcp", domain: "local")
+    }
+
+    private func service(_ name: String, id: String?, family: AddressFamily = .ipv4, address: String = "169.254.1.2",
+                         interface: Int32 = 2, extra: [TXTEntry] = []) -> ResolvedService {
+        var txt = [TXTEntry(key: "txtvers", value: "1")]
+        if let id { txt.append(TXTEntry(key: "id", value: id)) }
+        return ResolvedService(key: key(name, family, interface: interface), interfaceName: "eth\(interface)", hostName: "h.local",
+                               address: address, addressFamily: family, port: 4000, txt: txt + extra)
+    }
+
+    private let t0 = Date(timeIntervalSince1970: 1_000)
+
+    func testInterfacesAndFamiliesMergeIntoOneRowWithOneUUID() {
+        var registry = PeerRegistry(maxPeers: 8)
+        let first = registry.apply(.resolved(service("alpha", id: "aa")), now: t0, makeID: makeID)
+        let second = registry.apply(.resolved(service("alpha", id: "aa", family: .ipv6, address: "fe80::1")), now: t0, makeID: makeID)
+        let third = registry.apply(.resolved(service("alpha", id: "aa", address: "10.9.0.2", interface: 3)), now: t0, makeID: makeID)
+        guard case .found(let found) = first.first else { return XCTFail("expected found, got \(first)") }
+        guard case .updated(let updated) = third.last else { return XCTFail("expected updated, got \(third)") }
+        XCTAssertEqual(second.count, 1)
+        XCTAssertEqual(registry.count, 1)
+        XCTAssertEqual(found.id, updated.id)
+        XCTAssertEqual(updated.endpoints.count, 3)
+        XCTAssertEqual(Set(updated.endpoints.map(\.family)), [.ipv4, .ipv6])
+        XCTAssertEqual(updated.peerId, "aa")
+    }
+
+    func testLastEndpointGoneMarksLostAndReturnKeepsUUID() {
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("alpha", id: "aa")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("alpha", id: "aa", family: .ipv6, address: "fe80::1")), now: t0, makeID: makeID)
+        let partial = registry.apply(.removed(key("alpha", .ipv6)), now: t0, makeID: makeID)
+        guard case .updated(let stillThere) = partial.first else { return XCTFail("expected updated, got \(partial)") }
+        XCTAssertFalse(stillThere.lost)
+        let later = t0.addingTimeInterval(30)
+        let gone = registry.apply(.removed(key("alpha")), now: later, makeID: makeID)
+        guard case .lost(let lost) = gone.first else { return XCTFail("expected lost, got \(gone)") }
+        XCTAssertTrue(lost.lost)
+        XCTAssertEqual(lost.lastSeen, later)
+        XCTAssertEqual(registry.count, 1, "a lost row stays listed")
+        // Back at a new address, under a new instance name: same UUID.
+        let back = registry.apply(.resolved(service("alpha #2", id: "aa", address: "169.254.7.7")), now: later, makeID: makeID)
+        guard case .found(let returned) = back.first else { return XCTFail("expected found, got \(back)") }
+        XCTAssertEqual(returned.id, lost.id)
+        XCTAssertEqual(returned.name, "alpha #2")
+        XCTAssertEqual(counter, 1, "exactly one UUID was ever made")
+    }
+
+    func testForeignAdvertiserIsKeyedByInstanceName() {
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("printer", id: nil)), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("printer", id: nil, family: .ipv6, address: "fe80::9")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("scanner", id: nil)), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.count, 2)
+        XCTAssertNil(registry.snapshots[0].peerId)
+        XCTAssertEqual(registry.id(for: .instanceName("printer")), registry.snapshots[0].id)
+    }
+
+    func testCapTurnsAwayNewPeersOnceEach() {
+        var registry = PeerRegistry(maxPeers: 2)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
+        let third = registry.apply(.resolved(service("c", id: "3")), now: t0, makeID: makeID)
+        let again = registry.apply(.resolved(service("c", id: "3", family: .ipv6, address: "fe80::3")), now: t0, makeID: makeID)
+        XCTAssertEqual(third, [.rejectedAtCap(.peerID("3"))])
+        XCTAssertEqual(again, [], "a turned-away peer is reported once")
+        XCTAssertEqual(registry.count, 2)
+        XCTAssertEqual(registry.rejectedCount, 1)
+        // Known peers still update at the cap.
+        let update = registry.apply(.resolved(service("a", id: "1", address: "169.254.9.9")), now: t0, makeID: makeID)
+        XCTAssertEqual(update.count, 1)
+    }
+
+    func testDaemonLostMarksEveryPeerLostAndKeepsUUIDs() {
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
+        let ids = registry.snapshots.map(\.id)
+        let changes = registry.apply(.daemonLost, now: t0, makeID: makeID)
+        XCTAssertEqual(changes.count, 2)
+        XCTAssertTrue(registry.snapshots.allSatisfy(\.lost))
+        _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.snapshots.map(\.id), ids)
+        XCTAssertFalse(registry.snapshots.contains(where: \.lost))
+    }
+
+    func testTXTChangeIsAnUpdateAndIdenticalResolveIsSilent() {
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.apply(.resolved(service("a", id: "1")), now: t0.addingTimeInterval(5), makeID: makeID), [])
+        let changed = registry.apply(.resolved(service("a", id: "1", extra: [TXTEntry(key: "color", value: "red")])), now: t0, makeID: makeID)
+        guard case .updated(let row) = changed.first else { return XCTFail("expected updated, got \(changed)") }
+        XCTAssertEqual(row.info["color"], "red")
+    }
+
+    func testServiceThatChangesItsIdMovesToTheOtherPeer() {
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        let changes = registry.apply(.resolved(service("a", id: "2")), now: t0, makeID: makeID)
+        XCTAssertEqual(changes.count, 2)
+        guard case .lost = changes[0], case .found = changes[1] else { return XCTFail("expected lost then found, got \(changes)") }
+        XCTAssertEqual(registry.count, 2)
+    }
+
+    func testRemovingAnUnknownServiceChangesNothing() {
+        var registry = PeerRegistry(maxPeers: 8)
+        XCTAssertEqual(registry.apply(.removed(key("ghost")), now: t0, makeID: makeID), [])
+    }
+
+    func testSetStateReportsOnlyChanges() {
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        let id = registry.snapshots[0].id
+        XCTAssertNil(registry.setState(.notConnected, for: id))
+        XCTAssertEqual(registry.setState(.connecting, for: id)?.state, .connecting)
+    }
+}

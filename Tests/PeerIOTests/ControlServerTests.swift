@@ -1,0 +1,139 @@
+import Foundation
+import Glibc
+import XCTest
+@testable import PeerCore
+@testable import PeerIO
+
+/// A handler with fixed answers, so the control layer is tested alone.
+@MainActor
+private final class StubHandler: ControlRequestHandler {
+    var peers: [PeerSnapshot] = []
+
+    func handle(_ method: ControlMethod, params: ControlParams, id: RequestID, connection: ControlConnection) {
+        switch method {
+        case .peers:
+            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: PeersResult(peers: peers))))
+        case .subscribe:
+            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: SubscribeResult(seq: 0, replayed: 0, truncated: false))))
+            connection.isSubscriber = true
+        default:
+            connection.send(try! JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: ControlError(.notFound, "stub"))))
+        }
+    }
+}
+
+/// Asks for `status` (which the stub refuses) and returns the typed error.
+private func statusError(_ path: String) -> ControlClientError? {
+    do throws(ControlClientError) {
+        _ = try ControlClient(path: path).call(.status, as: DaemonStatus.self)
+        return nil
+    } catch {
+        return error
+    }
+}
+
+/// The control server on a real Unix socket, with real clients.
+@MainActor
+final class ControlServerTests: XCTestCase {
+    private var path = ""
+
+    override func setUp() async throws {
+        path = NSTemporaryDirectory() + "peerd-ctl-\(UUID().uuidString.prefix(8)).sock"
+    }
+
+    private func event(_ seq: UInt64) -> ControlEvent {
+        let peer = PeerSnapshot(id: UUID(), peerId: String(repeating: "a", count: 32), name: "peer-\(seq)", state: .notConnected,
+                                endpoints: [Endpoint(interface: "eth0", family: .ipv4, address: "169.254.0.1", port: 1)],
+                                info: ["padding": String(repeating: "x", count: 200)], lastSeen: Date(), lost: false)
+        return ControlEvent(seq: seq, type: .peerFound, time: Date(), peer: peer)
+    }
+
+    func testRequestsErrorsAndEvents() async throws {
+        let server = try ControlServer(path: path, queueLimit: 1 << 20, logger: Logger(level: .error))
+        let handler = StubHandler()
+        server.handler = handler
+        server.start()
+        defer { server.stop(time: Date()) }
+        let path = self.path
+
+        let peers = try await Task.detached { try ControlClient(path: path).call(.peers, as: PeersResult.self) }.value
+        XCTAssertEqual(peers.peers, [])
+
+        let error = await Task.detached { statusError(path) }.value
+        guard case .daemon(let daemonError)? = error else { return XCTFail("expected a daemon error, got \(String(describing: error))") }
+        XCTAssertEqual(daemonError.code, .notFound)
+        XCTAssertEqual(error?.exitCode, 1)
+
+        // Subscribe, then events arrive in order.
+        let (ready, signal) = AsyncStream.makeStream(of: Void.self)
+        let reader = Task.detached { () throws -> [UInt64] in
+            let subscriber = try ControlClient(path: path)
+            _ = try subscriber.call(.subscribe, as: SubscribeResult.self)
+            signal.yield()
+            return try (0..<3).map { _ in try subscriber.nextEvent().event.seq }
+        }
+        for await _ in ready { break }
+        for seq in 1...3 { server.broadcast(event(UInt64(seq))) }
+        let seqs = try await reader.value
+        XCTAssertEqual(seqs, [1, 2, 3])
+    }
+
+    func testUnreachableDaemonIsExitCode3() {
+        XCTAssertThrowsError(try ControlClient(path: path + ".absent")) { error in
+            XCTAssertEqual((error as? ControlClientError)?.exitCode, 3)
+            XCTAssertTrue("\(error)".contains("Is peerd running?"))
+        }
+    }
+
+    func testStuckSubscriberIsDroppedWithAFinalErrorEvent() async throws {
+        let server = try ControlServer(path: path, queueLimit: 8192, logger: Logger(level: .error))
+        let handler = StubHandler()
+        server.handler = handler
+        server.start()
+        defer { server.stop(time: Date()) }
+        let path = self.path
+
+        // A raw client that subscribes, then reads nothing until told to.
+        let (ready, subscribed) = AsyncStream.makeStream(of: Void.self)
+        let go = DispatchSemaphore(value: 0)
+        let reader = Task.detached { () throws -> [String] in
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var small: Int32 = 4096
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+            guard SocketAddress.withSockaddr(try SocketAddress.unix(path), { connect(fd, $0, $1) }) == 0 else { return [] }
+            let request = Array(#"{"v":1,"id":1,"method":"subscribe"}"#.utf8) + [10]
+            _ = request.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            var reply = [UInt8](repeating: 0, count: 1)
+            var got: [UInt8] = []
+            while got.last != 10, read(fd, &reply, 1) == 1 { got += reply }
+            subscribed.yield()
+            go.wait()
+            var data: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(fd, &chunk, chunk.count)
+                if n <= 0 { break }
+                data += chunk[0..<n]
+            }
+            return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        for await _ in ready { break }
+
+        // The daemon never blocks: 2,000 events go out while nobody reads.
+        for seq in 1...2000 { server.broadcast(event(UInt64(seq))) }
+        go.signal()
+        let lines = try await reader.value
+        XCTAssertFalse(lines.isEmpty)
+        let last = try JSONLines.decode(ControlEnvelope.self, from: Array(lines.last!.utf8))
+        XCTAssertEqual(last.event?.type, .error)
+        XCTAssertEqual(last.event?.error?.code, .overloaded)
+        XCTAssertLessThan(lines.count, 2000, "the backlog was dropped, not buffered")
+        for line in lines.dropLast() {
+            XCTAssertNoThrow(try JSONLines.decode(ControlEnvelope.self, from: Array(line.utf8)), "every line stays whole")
+        }
+        // The server still serves others.
+        let peers = try await Task.detached { try ControlClient(path: path).call(.peers, as: PeersResult.self) }.value
+        XCTAssertEqual(peers.peers.count, 0)
+    }
+}
