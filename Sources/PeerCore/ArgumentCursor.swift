@@ -29,6 +29,11 @@ public struct ArgumentCursor: Sendable {
         return .option(argument)
     }
 
+    /// Confirms the option just returned takes no value (`--help=yes` is an error).
+    public mutating func flag(_ option: String) throws(UsageError) {
+        if let pending = pendingValue { throw UsageError("option \(option) takes no value (got '\(pending)')") }
+    }
+
     /// The value of the option just returned by ``next()``.
     public mutating func value(for option: String) throws(UsageError) -> String {
         if let pending = pendingValue {

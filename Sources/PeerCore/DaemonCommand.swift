@@ -56,8 +56,12 @@ public enum DaemonCommand: Equatable, Sendable {
                 continue
             }
             switch option {
-            case "-h", "--help": return .help
-            case "--version": return .version
+            case "-h", "--help":
+                try cursor.flag(option)
+                return .help
+            case "--version":
+                try cursor.flag(option)
+                return .version
             case "--name":
                 config.name = try cursor.value(for: option)
                 guard !config.name.isEmpty, config.name.utf8.count <= 63 else {

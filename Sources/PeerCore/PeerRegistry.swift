@@ -108,8 +108,9 @@ public struct PeerRegistry: Sendable {
 
     private mutating func detach(_ key: ServiceKey, from owner: UUID, now: Date) -> [PeerChange] {
         ownerByService[key] = nil
-        guard var record = records[owner], record.services.removeValue(forKey: key) != nil else { return [] }
+        guard var record = records[owner] else { return [] }
         let before = record.snapshot
+        guard record.services.removeValue(forKey: key) != nil else { return [] }
         if record.services.isEmpty {
             record.lost = true
             record.lastSeen = now

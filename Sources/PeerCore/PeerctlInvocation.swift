@@ -85,9 +85,15 @@ public struct PeerctlInvocation: Equatable, Sendable {
             case .option(let option):
                 switch option {
                 case "--socket": socket = try cursor.value(for: option)
-                case "--json": json = true
-                case "-h", "--help": wantsHelp = true
-                case "--version": return PeerctlInvocation(socket: socket, json: json, command: .version)
+                case "--json":
+                    try cursor.flag(option)
+                    json = true
+                case "-h", "--help":
+                    try cursor.flag(option)
+                    wantsHelp = true
+                case "--version":
+                    try cursor.flag(option)
+                    return PeerctlInvocation(socket: socket, json: json, command: .version)
                 case "--since" where name == "watch":
                     let text = try cursor.value(for: option)
                     guard let number = UInt64(text) else { throw UsageError("--since '\(text)' is not a sequence number") }

@@ -1,0 +1,43 @@
+# peerd: build, test and try it.
+#   make demo   install dependencies, build, start two lab hosts, show discovery
+#   make test   install dependencies, build, unit tests, two-host integration tests
+#   make build  compile (warnings are errors)
+
+SWIFT       ?= swift
+CONFIG      ?= debug
+BIN         := .build/$(CONFIG)
+# Build: C libraries found by pkg-config. Lab and tests: private avahi and
+# dbus daemons, network namespaces, jq, and Debian's python3 with D-Bus bindings
+# (the 300-service flood is published through avahi's D-Bus API).
+APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
+                avahi-daemon avahi-utils dbus-daemon iproute2 util-linux procps jq python3 python3-dbus
+
+.PHONY: all deps build unit integration test demo clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  if [ "$$(id -u)" != 0 ]; then echo "need root to install packages: sudo make deps"; exit 1; fi; \
+	  apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+	@command -v $(SWIFT) >/dev/null || { echo "swift 6 not found on PATH (https://swift.org/install)"; exit 1; }
+
+build: deps
+	$(SWIFT) build -c $(CONFIG) -Xswiftc -warnings-as-errors
+
+unit: build
+	$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors
+
+integration: build
+	PEERD_BIN=$(BIN) Tests/integration/run.sh
+
+test: unit integration
+
+demo: build
+	PEERD_BIN=$(BIN) Tests/lab/demo.sh
+
+clean:
+	rm -rf .build
