@@ -109,6 +109,11 @@ test_uuid_survives_remote_peerd_restart() {
     lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2 come back"
     expect_eq "$(peer_field 1 host2 .id)" "$id" "UUID after the remote restart"
     expect_eq "$(peer_count 1)" 1 "rows on host1"
+    stop_peerd 2 INT
+    expect_eq "$PEERD_EXIT" 0 "peerd exit status on SIGINT"
+    [ ! -e "$(sock 2)" ] || fail "SIGINT left the control socket behind"
+    lab_wait_for 5 sees_lost 1 host2 || fail "host1 did not see host2's goodbye after SIGINT"
+    expect_eq "$(peer_field 1 host2 .id)" "$id" "UUID while lost"
 }
 
 # The UUID survives an avahi-daemon restart on either host; peerd keeps
