@@ -265,6 +265,34 @@ test_bad_input_gets_clear_errors() {
     ctl 1 status >/dev/null || fail "the first daemon lost its socket"
 }
 
+# The lab itself: a second lab run at the same time gets its own names and
+# segment (its hosts never see this lab's peers), and a lab whose test
+# fails is still torn down.
+test_lab_runs_are_isolated_and_cleaned_up() {
+    start_peerd 1
+    start_peerd 2
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    local other="$LAB_DIR/other"
+    mkdir -p "$other"
+    (
+        LAB_ID=; lab_up 1 >/dev/null 2>&1 || exit 1
+        echo "$LAB_ID" >"$other/id"; echo "$LAB_DIR" >"$other/dir"
+        lab_spawn 1 "$LAB_DIR/h1/peerd.log" "$BIN/peerd" --name other --state-dir "$LAB_DIR/h1/state" --socket "$LAB_DIR/h1/peerd.sock"
+        lab_wait_for 10 "$BIN/peerctl" --socket "$LAB_DIR/h1/peerd.sock" status || exit 1
+        lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$LAB_DIR/h1/peerd.sock' --json status | jq -e '.publication == \"established\"'" || exit 1
+        # Give mDNS every chance to leak, then check that nothing crossed.
+        "$BIN/peerctl" --socket "$LAB_DIR/h1/peerd.sock" --json peers >"$other/peers.json"
+        exit 7   # a failing test: the EXIT trap must still clean up
+    )
+    expect_eq $? 7 "the second lab ran"
+    local id dir; id=$(cat "$other/id"); dir=$(cat "$other/dir")
+    [ "$id" != "$LAB_ID" ] || fail "two runs got the same id"
+    expect_eq "$(jq '.peers | length' "$other/peers.json")" 0 "peers seen across labs"
+    ip netns list | grep -q "^pl$id-" && fail "namespaces of the failed run remain"
+    [ ! -e "$dir" ] || fail "the failed run's directory remains"
+    expect_eq "$(peer_count 1)" 1 "rows on host1 (nothing from the other lab)"
+}
+
 # ---------- runner ----------
 
 [ "$(id -u)" = 0 ] || { echo "integration tests need root (network namespaces)"; exit 1; }
