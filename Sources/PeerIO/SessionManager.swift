@@ -308,13 +308,22 @@ public final class SessionManager: ControlRequestHandler {
 
     private func reply(_ connection: ControlConnection, id: RequestID, result: some Codable & Sendable) {
         do {
-            connection.send(try JSONLines.encode(ControlResponse(id: id, result: result)))
+            deliver(try JSONLines.encode(ControlResponse(id: id, result: result)), to: connection, id: id)
         } catch {
             reply(connection, id: id, error: ControlError(.internal, "cannot encode the result: \(error)"))
         }
     }
 
     private func reply(_ connection: ControlConnection, id: RequestID, error: ControlError) {
-        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.send(line) }
+        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { deliver(line, to: connection, id: id) }
+    }
+
+    /// A client that sends requests but does not read the answers fills its
+    /// queue; it is dropped with a last error rather than buffered for.
+    private func deliver(_ line: [UInt8], to connection: ControlConnection, id: RequestID) {
+        guard !connection.send(line) else { return }
+        logger.warning("control client \(connection.number) is not reading its responses; dropping it")
+        let error = ControlError(.overloaded, "too many unread responses; read them before sending more requests")
+        if let final = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.drop(finalLine: final) }
     }
 }
