@@ -33,6 +33,6 @@ let package = Package(
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerCore"], swiftSettings: strict),
-        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
+        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

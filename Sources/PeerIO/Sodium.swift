@@ -38,4 +38,70 @@ public enum Sodium {
         }
         return publicKey
     }
+
+    /// HMAC-SHA256 of `message` under `key` (any key length).
+    public static func hmacSHA256(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+        var state = crypto_auth_hmacsha256_state()
+        var mac = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
+        key.withUnsafeBufferPointer { k in _ = crypto_auth_hmacsha256_init(&state, k.baseAddress!, k.count) }
+        nonEmpty(message).withUnsafeBufferPointer { m in _ = crypto_auth_hmacsha256_update(&state, m.baseAddress!, UInt64(message.count)) }
+        mac.withUnsafeMutableBufferPointer { out in _ = crypto_auth_hmacsha256_final(&state, out.baseAddress!) }
+        return mac
+    }
+
+    /// X25519(secret, public). Nil when the result is all zeros (a
+    /// low-order public key): the Noise handshake must then fail.
+    public static func x25519(secret: [UInt8], public publicKey: [UInt8]) -> [UInt8]? {
+        guard secret.count == 32, publicKey.count == 32 else { return nil }
+        var shared = [UInt8](repeating: 0, count: 32)
+        let result = shared.withUnsafeMutableBufferPointer { out in
+            secret.withUnsafeBufferPointer { s in
+                publicKey.withUnsafeBufferPointer { p in crypto_scalarmult_curve25519(out.baseAddress!, s.baseAddress!, p.baseAddress!) }
+            }
+        }
+        return result == 0 ? shared : nil
+    }
+
+    /// ChaCha20-Poly1305 (IETF) encryption: ciphertext followed by the 16-byte tag.
+    public static func aeadEncrypt(key: [UInt8], nonce: [UInt8], ad: [UInt8], plaintext: [UInt8]) -> [UInt8] {
+        var out = [UInt8](repeating: 0, count: plaintext.count + Int(crypto_aead_chacha20poly1305_ietf_ABYTES))
+        var length: UInt64 = 0
+        _ = out.withUnsafeMutableBufferPointer { c in
+            nonEmpty(plaintext).withUnsafeBufferPointer { m in
+                nonEmpty(ad).withUnsafeBufferPointer { a in
+                    nonce.withUnsafeBufferPointer { n in
+                        key.withUnsafeBufferPointer { k in
+                            crypto_aead_chacha20poly1305_ietf_encrypt(c.baseAddress!, &length, m.baseAddress!, UInt64(plaintext.count),
+                                                                      a.baseAddress!, UInt64(ad.count), nil, n.baseAddress!, k.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
+        return Array(out.prefix(Int(length)))
+    }
+
+    /// ChaCha20-Poly1305 (IETF) decryption; nil when the tag does not verify.
+    public static func aeadDecrypt(key: [UInt8], nonce: [UInt8], ad: [UInt8], ciphertext: [UInt8]) -> [UInt8]? {
+        let tag = Int(crypto_aead_chacha20poly1305_ietf_ABYTES)
+        guard ciphertext.count >= tag else { return nil }
+        var out = [UInt8](repeating: 0, count: max(1, ciphertext.count - tag))
+        var length: UInt64 = 0
+        let result = out.withUnsafeMutableBufferPointer { m in
+            ciphertext.withUnsafeBufferPointer { c in
+                nonEmpty(ad).withUnsafeBufferPointer { a in
+                    nonce.withUnsafeBufferPointer { n in
+                        key.withUnsafeBufferPointer { k in
+                            crypto_aead_chacha20poly1305_ietf_decrypt(m.baseAddress!, &length, nil, c.baseAddress!, UInt64(ciphertext.count),
+                                                                      a.baseAddress!, UInt64(ad.count), n.baseAddress!, k.baseAddress!)
+                        }
+                    }
+                }
+            }
+        }
+        return result == 0 ? Array(out.prefix(Int(length))) : nil
+    }
+
+    /// C wants a valid pointer even for zero bytes; an empty array has none.
+    private static func nonEmpty(_ bytes: [UInt8]) -> [UInt8] { bytes.isEmpty ? [0] : bytes }
 }

@@ -1,0 +1,45 @@
+/// Noise CipherState (spec §5.1) with ChaChaPoly: a key and a 64-bit nonce.
+/// The 96-bit IETF nonce is 32 zero bits then the counter, little-endian.
+public struct NoiseCipherState: Sendable {
+    /// The largest Noise message.
+    public static let maxMessageLength = 65535
+    /// The AEAD tag length.
+    public static let tagLength = 16
+
+    private var key: [UInt8]?
+    private var nonce: UInt64 = 0
+
+    /// A cipher state with no key: encryption is the identity.
+    public init() {}
+
+    /// A cipher state with `key`, nonce 0.
+    public init(key: [UInt8]) { self.key = key }
+
+    /// Whether a key is set.
+    public var hasKey: Bool { key != nil }
+
+    /// Encrypts with associated data `ad`, then advances the nonce.
+    public mutating func encrypt(ad: [UInt8], _ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        guard let key else { return plaintext }
+        // n = 2^64 − 1 is reserved (spec §5.1).
+        guard nonce != UInt64.max else { throw .nonceExhausted }
+        let out = Sodium.aeadEncrypt(key: key, nonce: nonceBytes, ad: ad, plaintext: plaintext)
+        nonce += 1
+        return out
+    }
+
+    /// Decrypts with associated data `ad`; the nonce advances only on success.
+    public mutating func decrypt(ad: [UInt8], _ ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        guard let key else { return ciphertext }
+        guard nonce != UInt64.max else { throw .nonceExhausted }
+        guard let plaintext = Sodium.aeadDecrypt(key: key, nonce: nonceBytes, ad: ad, ciphertext: ciphertext) else {
+            throw .decryptFailed
+        }
+        nonce += 1
+        return plaintext
+    }
+
+    private var nonceBytes: [UInt8] {
+        [0, 0, 0, 0] + withUnsafeBytes(of: nonce.littleEndian) { Array($0) }
+    }
+}

@@ -1,0 +1,74 @@
+/// Noise SymmetricState (spec §5.2) with SHA-256: chaining key, handshake
+/// hash, and the cipher state they key.
+public struct NoiseSymmetricState: Sendable {
+    /// SHA-256 output length.
+    public static let hashLength = 32
+
+    /// The chaining key.
+    private(set) var chainingKey: [UInt8]
+    /// The handshake hash `h`.
+    public private(set) var handshakeHash: [UInt8]
+    private(set) var cipher = NoiseCipherState()
+
+    /// InitializeSymmetric(protocol_name).
+    public init(protocolName: String) {
+        let name = Array(protocolName.utf8)
+        handshakeHash = name.count <= Self.hashLength ? name + [UInt8](repeating: 0, count: Self.hashLength - name.count) : Sodium.sha256(name)
+        chainingKey = handshakeHash
+    }
+
+    /// Whether the cipher has a key yet.
+    public var hasKey: Bool { cipher.hasKey }
+
+    /// MixKey(ikm).
+    public mutating func mixKey(_ ikm: [UInt8]) {
+        let outputs = Self.hkdf(chainingKey: chainingKey, ikm: ikm, count: 2)
+        chainingKey = outputs[0]
+        cipher = NoiseCipherState(key: outputs[1])
+    }
+
+    /// MixHash(data).
+    public mutating func mixHash(_ data: [UInt8]) {
+        handshakeHash = Sodium.sha256(handshakeHash + data)
+    }
+
+    /// MixKeyAndHash(ikm), for PSKs.
+    public mutating func mixKeyAndHash(_ ikm: [UInt8]) {
+        let outputs = Self.hkdf(chainingKey: chainingKey, ikm: ikm, count: 3)
+        chainingKey = outputs[0]
+        mixHash(outputs[1])
+        cipher = NoiseCipherState(key: outputs[2])
+    }
+
+    /// EncryptAndHash(plaintext).
+    public mutating func encryptAndHash(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        let ciphertext = try cipher.encrypt(ad: handshakeHash, plaintext)
+        mixHash(ciphertext)
+        return ciphertext
+    }
+
+    /// DecryptAndHash(ciphertext).
+    public mutating func decryptAndHash(_ ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        let plaintext = try cipher.decrypt(ad: handshakeHash, ciphertext)
+        mixHash(ciphertext)
+        return plaintext
+    }
+
+    /// Split(): the initiator's sending and the responder's sending cipher states.
+    public func split() -> (initiatorToResponder: NoiseCipherState, responderToInitiator: NoiseCipherState) {
+        let outputs = Self.hkdf(chainingKey: chainingKey, ikm: [], count: 2)
+        return (NoiseCipherState(key: outputs[0]), NoiseCipherState(key: outputs[1]))
+    }
+
+    /// HKDF with HMAC-SHA256 as Noise defines it (spec §4.3), 2 or 3 outputs.
+    static func hkdf(chainingKey: [UInt8], ikm: [UInt8], count: Int) -> [[UInt8]] {
+        let tempKey = Sodium.hmacSHA256(key: chainingKey, ikm)
+        var outputs: [[UInt8]] = []
+        var previous: [UInt8] = []
+        for index in 1...count {
+            previous = Sodium.hmacSHA256(key: tempKey, previous + [UInt8(index)])
+            outputs.append(previous)
+        }
+        return outputs
+    }
+}
