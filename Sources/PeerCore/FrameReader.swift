@@ -1,0 +1,28 @@
+/// Splits a TCP byte stream into Noise messages, each preceded by a 2-byte
+/// big-endian length (the Noise spec's framing). A zero length is an error:
+/// every Noise message peerd sends is at least 16 bytes (the tag) or 32 (a key).
+public struct FrameReader: Sendable {
+    private var buffer: [UInt8] = []
+
+    /// An empty reader.
+    public init() {}
+
+    /// Bytes held that do not yet form a frame.
+    public var pendingCount: Int { buffer.count }
+
+    /// Adds bytes; returns the whole frames now available.
+    public mutating func append(_ bytes: some Collection<UInt8>) throws(WireError) -> [[UInt8]] {
+        buffer.append(contentsOf: bytes)
+        var frames: [[UInt8]] = []
+        var start = 0
+        while buffer.count - start >= 2 {
+            let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
+            guard length > 0 else { throw .badFrameLength(length) }
+            guard buffer.count - start - 2 >= length else { break }
+            frames.append(Array(buffer[(start + 2)..<(start + 2 + length)]))
+            start += 2 + length
+        }
+        buffer.removeFirst(start)
+        return frames
+    }
+}

@@ -1,0 +1,239 @@
+import FoundationEssentials
+
+/// The pure state machine of one session, on either side. It takes events
+/// (handshake done, a wire message, a client's decision, the clock) and
+/// returns actions; it never touches a socket.
+///
+/// Timing rules: the handshake must finish within `handshakeTimeout`; an
+/// invitation is declined as `timedOut` when unanswered for its timeout; once
+/// connected, a `ping` goes out after `keepaliveInterval` of silence from us,
+/// and `keepaliveTimeout` without anything from the peer ends the session
+/// as `keepaliveLost`.
+public struct SessionLifecycle: Sendable {
+    /// Which side started the session.
+    public enum Role: Equatable, Sendable {
+        /// Dialled and invites.
+        case inviter
+        /// Accepted the connection and is invited.
+        case invitee
+    }
+
+    /// Timing and size rules.
+    public struct Limits: Sendable, Equatable {
+        /// The handshake (and, for the invitee, the `invite` after it) must arrive this fast.
+        public var handshakeTimeout: TimeInterval = 5
+        /// Ping after this long without sending.
+        public var keepaliveInterval: TimeInterval = 5
+        /// Give up after this long without hearing anything.
+        public var keepaliveTimeout: TimeInterval = 15
+        /// The largest invitation timeout accepted from a peer.
+        public var maxInviteTimeout: TimeInterval = 300
+        /// The largest reassembled message (`--max-message`).
+        public var maxMessage = 16 << 20
+
+        /// Defaults.
+        public init() {}
+    }
+
+    /// This side's role.
+    public let role: Role
+    /// Where the session is.
+    public private(set) var phase: SessionPhase = .handshaking
+    /// The peer id the remote proved (fingerprint of its static key).
+    public private(set) var remotePeerID: String?
+    private let limits: Limits
+    private let inviteTimeout: TimeInterval
+    private let inviterName: String
+    private let context: [UInt8]
+    private var deadline: Date
+    private var lastReceived: Date
+    private var lastSent: Date
+    private var assembler: MessageAssembler
+    private var pingCounter: UInt64 = 0
+
+    /// An inviter's session: it will send `invite` with `name`, `context`, `inviteTimeout`.
+    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits) {
+        role = .inviter
+        self.limits = limits
+        self.inviteTimeout = inviteTimeout
+        inviterName = name
+        self.context = context
+        deadline = now.addingTimeInterval(limits.handshakeTimeout)
+        lastReceived = now
+        lastSent = now
+        assembler = MessageAssembler(maxMessage: limits.maxMessage)
+    }
+
+    /// An invitee's session for a connection accepted at `now`.
+    public init(inviteeAt now: Date, limits: Limits) {
+        role = .invitee
+        self.limits = limits
+        inviteTimeout = 0
+        inviterName = ""
+        context = []
+        deadline = now.addingTimeInterval(limits.handshakeTimeout)
+        lastReceived = now
+        lastSent = now
+        assembler = MessageAssembler(maxMessage: limits.maxMessage)
+    }
+
+    /// Whether the session has ended.
+    public var isClosed: Bool { if case .closed = phase { return true } else { return false } }
+
+    /// The handshake finished and proved `remotePeerID`. `expectedPeerID` is
+    /// the id advertised by the peer we dialled (nil for an accepted connection).
+    public mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, now: Date) -> [SessionAction] {
+        guard phase == .handshaking else { return [] }
+        self.remotePeerID = remotePeerID
+        lastReceived = now
+        if let expectedPeerID, expectedPeerID != remotePeerID {
+            return finish(.identityMismatch, "the peer proved id \(remotePeerID), but \(expectedPeerID) was advertised", notify: false)
+        }
+        switch role {
+        case .inviter:
+            phase = .inviting
+            deadline = now.addingTimeInterval(inviteTimeout)
+            return sent(.invite(name: inviterName, context: context, timeoutMilliseconds: UInt32(min(inviteTimeout, limits.maxInviteTimeout) * 1000)), now)
+        case .invitee:
+            phase = .awaitingInvite
+            deadline = now.addingTimeInterval(limits.handshakeTimeout)
+            return []
+        }
+    }
+
+    /// The handshake failed (bad message, wrong key, or the transport broke).
+    public mutating func handshakeFailed(_ why: String) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        return finish(.handshakeFailed, why, notify: false)
+    }
+
+    /// A wire message arrived.
+    public mutating func received(_ message: WireMessage, now: Date) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        lastReceived = now
+        switch (message, phase) {
+        case (.ping(let nonce), _):
+            return sent(.pong(nonce), now)
+        case (.pong, _):
+            return []
+        case (.close(let reason, let text), _):
+            // The peer's reason is kept when it is an answer to our invitation.
+            let local: CloseReason = switch (reason, phase) {
+            case (.declined, .inviting), (.timedOut, .inviting), (.duplicate, _), (.tooLarge, _), (.protocolError, _): reason
+            default: .closedByPeer
+            }
+            return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
+        case (.invite(let name, let context, let timeout), .awaitingInvite):
+            phase = .awaitingDecision
+            let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
+            deadline = now.addingTimeInterval(seconds)
+            return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)))]
+        case (.accept, .inviting):
+            phase = .connected
+            return [.established]
+        case (.decline(let reason, let text), .inviting):
+            return finish(reason == .timedOut ? .timedOut : .declined, text, notify: false)
+        case (.data(let more, let bytes), .connected):
+            switch assembler.add(more: more, bytes: bytes) {
+            case .incomplete: return []
+            case .message(let whole): return [.deliver(whole)]
+            case .tooLarge(let size):
+                return finish(.tooLarge, "message of more than \(size) bytes exceeds the \(limits.maxMessage)-byte limit", notify: true)
+            }
+        default:
+            return finish(.protocolError, "unexpected \(Self.name(of: message)) while \(phase)", notify: true)
+        }
+    }
+
+    /// A frame could not be decrypted or decoded.
+    public mutating func protocolViolation(_ why: String) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        return finish(.protocolError, why, notify: true)
+    }
+
+    /// A local client accepted (`true`) or declined the invitation.
+    public mutating func decided(accept: Bool, now: Date) -> [SessionAction] {
+        guard phase == .awaitingDecision else { return [] }
+        if accept {
+            phase = .connected
+            return sent(.accept, now) + [.established]
+        }
+        phase = .closed(.declined)
+        return sent(.decline(reason: .declined, text: "declined by the user"), now) + [.finish(.declined, "declined by the user")]
+    }
+
+    /// Declines without a client (no subscriber to decide, or policy).
+    public mutating func declineAutomatically(_ why: String, now: Date) -> [SessionAction] {
+        guard phase == .awaitingDecision else { return [] }
+        phase = .closed(.declined)
+        return sent(.decline(reason: .declined, text: why), now) + [.finish(.declined, why)]
+    }
+
+    /// A local client closes the session.
+    public mutating func closeLocally(_ why: String, reason: CloseReason = .closedLocally) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        return finish(reason, why, notify: phase != .handshaking)
+    }
+
+    /// The transport ended (EOF or error).
+    public mutating func transportClosed(_ why: String) -> [SessionAction] {
+        guard !isClosed else { return [] }
+        if phase == .handshaking { return finish(.handshakeFailed, why, notify: false) }
+        return finish(.closedByPeer, why, notify: false)
+    }
+
+    /// Application data is being sent now (counts as traffic for keepalive).
+    public mutating func noteSent(now: Date) { lastSent = now }
+
+    /// Whether application data may be sent.
+    public var canSendData: Bool { phase == .connected }
+
+    /// The clock: deadlines and keepalive.
+    public mutating func tick(now: Date) -> [SessionAction] {
+        switch phase {
+        case .handshaking where now >= deadline:
+            return finish(.handshakeFailed, "the handshake did not complete within \(Int(limits.handshakeTimeout)) s", notify: false)
+        case .awaitingInvite where now >= deadline:
+            return finish(.protocolError, "no invitation within \(Int(limits.handshakeTimeout)) s of the handshake", notify: true)
+        case .inviting where now >= deadline:
+            return finish(.timedOut, "the invitation was not answered within \(Int(inviteTimeout)) s", notify: true)
+        case .awaitingDecision where now >= deadline:
+            phase = .closed(.timedOut)
+            return sent(.decline(reason: .timedOut, text: "no decision before the timeout"), now) + [.finish(.timedOut, "no decision before the timeout")]
+        case .connected:
+            if now.timeIntervalSince(lastReceived) >= limits.keepaliveTimeout {
+                return finish(.keepaliveLost, "nothing heard for \(Int(limits.keepaliveTimeout)) s", notify: false)
+            }
+            if now.timeIntervalSince(lastSent) >= limits.keepaliveInterval {
+                pingCounter += 1
+                return sent(.ping(pingCounter), now)
+            }
+            return []
+        default:
+            return []
+        }
+    }
+
+    private mutating func sent(_ message: WireMessage, _ now: Date) -> [SessionAction] {
+        lastSent = now
+        return [.send(message)]
+    }
+
+    private mutating func finish(_ reason: CloseReason, _ text: String, notify: Bool) -> [SessionAction] {
+        phase = .closed(reason)
+        let wireReason: CloseReason = reason == .closedLocally || reason == .duplicate || reason == .timedOut || reason == .tooLarge || reason == .protocolError ? reason : .closedByPeer
+        return (notify ? [.send(.close(reason: wireReason, text: text))] : []) + [.finish(reason, text)]
+    }
+
+    private static func name(of message: WireMessage) -> String {
+        switch message {
+        case .invite: return "invite"
+        case .accept: return "accept"
+        case .decline: return "decline"
+        case .data: return "data"
+        case .ping: return "ping"
+        case .pong: return "pong"
+        case .close: return "close"
+        }
+    }
+}

@@ -1,0 +1,146 @@
+/// Encodes and decodes ``WireMessage``s. Layout (big-endian):
+///
+///     version u8 (= 1) | type u8 | body
+///
+/// | type | message | body |
+/// |------|---------|------|
+/// | 0x01 | invite  | timeout_ms u32, name_len u8, name, context_len u16, context |
+/// | 0x02 | accept  | (none) |
+/// | 0x03 | decline | reason u8, text_len u16, text |
+/// | 0x04 | data    | flags u8 (bit 0: more fragments follow), bytes (the rest) |
+/// | 0x05 | ping    | nonce u64 |
+/// | 0x06 | pong    | nonce u64 |
+/// | 0x07 | close   | reason u8, text_len u16, text |
+///
+/// Every length is checked against the bytes present and against its limit;
+/// nothing is read past the end and nothing is left over.
+public enum WireCodec {
+    /// The wire version.
+    public static let version: UInt8 = 1
+    /// The largest Noise message (the 2-byte frame length's range).
+    public static let maxNoiseMessage = 65535
+    /// The largest plaintext in one transport message (Noise adds a 16-byte tag).
+    public static let maxPlaintext = maxNoiseMessage - 16
+    /// Data bytes that fit in one fragment.
+    public static let maxFragment = maxPlaintext - 3
+    /// The largest invitation context.
+    public static let maxContext = 4096
+    /// The largest reason text.
+    public static let maxText = 1024
+
+    /// Encodes a message.
+    public static func encode(_ message: WireMessage) -> [UInt8] {
+        var out: [UInt8] = [version]
+        switch message {
+        case .invite(let name, let context, let timeout):
+            let nameBytes = Array(name.utf8.prefix(255))
+            out.append(0x01)
+            appendU32(timeout, to: &out)
+            out.append(UInt8(nameBytes.count))
+            out += nameBytes
+            appendU16(UInt16(min(context.count, maxContext)), to: &out)
+            out += context.prefix(maxContext)
+        case .accept:
+            out.append(0x02)
+        case .decline(let reason, let text):
+            out.append(0x03)
+            appendReason(reason, text, to: &out)
+        case .data(let more, let bytes):
+            out.append(0x04)
+            out.append(more ? 1 : 0)
+            out += bytes
+        case .ping(let nonce):
+            out.append(0x05)
+            appendU64(nonce, to: &out)
+        case .pong(let nonce):
+            out.append(0x06)
+            appendU64(nonce, to: &out)
+        case .close(let reason, let text):
+            out.append(0x07)
+            appendReason(reason, text, to: &out)
+        }
+        return out
+    }
+
+    /// Decodes a message, checking every length.
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
+        var reader = ByteReader(bytes)
+        let v = try reader.u8("version")
+        guard v == version else { throw .unsupportedVersion(v) }
+        let type = try reader.u8("type")
+        let message: WireMessage
+        switch type {
+        case 0x01:
+            let timeout = try reader.u32("invite timeout")
+            let nameLength = Int(try reader.u8("invite name length"))
+            let name = try reader.text(nameLength, "invite name")
+            let contextLength = Int(try reader.u16("invite context length"))
+            guard contextLength <= maxContext else { throw .fieldTooLong("invite context", contextLength) }
+            message = .invite(name: name, context: try reader.bytes(contextLength, "invite context"), timeoutMilliseconds: timeout)
+        case 0x02:
+            message = .accept
+        case 0x03:
+            let (reason, text) = try readReason(&reader, "decline")
+            message = .decline(reason: reason, text: text)
+        case 0x04:
+            let flags = try reader.u8("data flags")
+            guard flags & ~1 == 0 else { throw .invalidText("data flags 0x\(String(flags, radix: 16))") }
+            message = .data(more: flags & 1 == 1, bytes: reader.rest())
+        case 0x05:
+            message = .ping(try reader.u64("ping"))
+        case 0x06:
+            message = .pong(try reader.u64("pong"))
+        case 0x07:
+            let (reason, text) = try readReason(&reader, "close")
+            message = .close(reason: reason, text: text)
+        default:
+            throw .unknownType(type)
+        }
+        guard reader.isAtEnd else { throw .trailingBytes("message type 0x\(String(type, radix: 16))") }
+        return message
+    }
+
+    /// Splits application data into fragments that each fit one Noise message.
+    public static func fragments(of data: [UInt8]) -> [WireMessage] {
+        guard !data.isEmpty else { return [.data(more: false, bytes: [])] }
+        var out: [WireMessage] = []
+        var start = 0
+        while start < data.count {
+            let end = min(data.count, start + maxFragment)
+            out.append(.data(more: end < data.count, bytes: Array(data[start..<end])))
+            start = end
+        }
+        return out
+    }
+
+    /// Prefixes a Noise message with its 2-byte big-endian length.
+    public static func frame(_ noiseMessage: [UInt8]) -> [UInt8] {
+        [UInt8(noiseMessage.count >> 8), UInt8(noiseMessage.count & 0xFF)] + noiseMessage
+    }
+
+    private static func appendReason(_ reason: CloseReason, _ text: String, to out: inout [UInt8]) {
+        let bytes = Array(text.utf8.prefix(maxText))
+        out.append(reason.code)
+        appendU16(UInt16(bytes.count), to: &out)
+        out += bytes
+    }
+
+    private static func readReason(_ reader: inout ByteReader, _ what: String) throws(WireError) -> (CloseReason, String) {
+        let reason = CloseReason(code: try reader.u8("\(what) reason"))
+        let length = Int(try reader.u16("\(what) text length"))
+        guard length <= maxText else { throw .fieldTooLong("\(what) text", length) }
+        return (reason, try reader.text(length, "\(what) text"))
+    }
+
+    private static func appendU16(_ value: UInt16, to out: inout [UInt8]) {
+        out += [UInt8(value >> 8), UInt8(value & 0xFF)]
+    }
+
+    private static func appendU32(_ value: UInt32, to out: inout [UInt8]) {
+        out += (0..<4).reversed().map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
+    }
+
+    private static func appendU64(_ value: UInt64, to out: inout [UInt8]) {
+        out += (0..<8).reversed().map { UInt8((value >> (8 * UInt64($0))) & 0xFF) }
+    }
+}

@@ -1,0 +1,82 @@
+import XCTest
+@testable import PeerCore
+
+final class WireCodecTests: XCTestCase {
+    func testRoundTripsEveryMessage() throws {
+        let messages: [WireMessage] = [
+            .invite(name: "alpha", context: Array("hello".utf8), timeoutMilliseconds: 30_000),
+            .invite(name: "", context: [], timeoutMilliseconds: 0),
+            .accept,
+            .decline(reason: .declined, text: "no thanks"),
+            .data(more: true, bytes: [1, 2, 3]),
+            .data(more: false, bytes: []),
+            .ping(42), .pong(UInt64.max),
+            .close(reason: .keepaliveLost, text: ""),
+        ]
+        for message in messages {
+            XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
+        }
+    }
+
+    func testWorkedExampleBytes() {
+        // docs/protocol.md shows these bytes.
+        XCTAssertEqual(WireCodec.encode(.invite(name: "a", context: Array("hi".utf8), timeoutMilliseconds: 30_000)),
+                       [0x01, 0x01, 0x00, 0x00, 0x75, 0x30, 0x01, 0x61, 0x00, 0x02, 0x68, 0x69])
+        XCTAssertEqual(WireCodec.encode(.data(more: false, bytes: Array("hi".utf8))), [0x01, 0x04, 0x00, 0x68, 0x69])
+        XCTAssertEqual(WireCodec.encode(.close(reason: .closedLocally, text: "")), [0x01, 0x07, 0x06, 0x00, 0x00])
+        XCTAssertEqual(WireCodec.frame([0xAA, 0xBB]), [0x00, 0x02, 0xAA, 0xBB])
+    }
+
+    func testMalformedInputIsATypedError() {
+        let cases: [([UInt8], WireError)] = [
+            ([], .truncated("version")),
+            ([2, 2], .unsupportedVersion(2)),
+            ([1, 0x99], .unknownType(0x99)),
+            ([1, 0x05, 0, 0], .truncated("ping")),
+            ([1, 0x02, 0], .trailingBytes("message type 0x2")),
+            ([1, 0x01, 0, 0, 0, 1, 5, 0x61], .truncated("invite name")),
+            ([1, 0x01, 0, 0, 0, 1, 0, 0x10, 0x01], .fieldTooLong("invite context", 4097)),
+            ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
+            ([1, 0x04, 2], .invalidText("data flags 0x2")),
+        ]
+        for (bytes, expected) in cases {
+            XCTAssertThrowsError(try WireCodec.decode(bytes), "\(bytes)") { XCTAssertEqual($0 as? WireError, expected, "\(bytes)") }
+        }
+    }
+
+    func testFragmentsFitNoiseAndReassemble() {
+        let data = (0..<200_000).map { UInt8($0 & 0xFF) }
+        let fragments = WireCodec.fragments(of: data)
+        XCTAssertEqual(fragments.count, 4)
+        var assembler = MessageAssembler(maxMessage: 1 << 20)
+        var result: MessageAssembler.Outcome = .incomplete
+        for fragment in fragments {
+            let encoded = WireCodec.encode(fragment)
+            XCTAssertLessThanOrEqual(encoded.count + 16, WireCodec.maxNoiseMessage)
+            guard case .data(let more, let bytes) = fragment else { return XCTFail() }
+            result = assembler.add(more: more, bytes: bytes)
+        }
+        XCTAssertEqual(result, .message(data))
+    }
+
+    func testOversizedMessageIsRefused() {
+        var assembler = MessageAssembler(maxMessage: 10)
+        XCTAssertEqual(assembler.add(more: true, bytes: Array(repeating: 0, count: 8)), .incomplete)
+        XCTAssertEqual(assembler.add(more: true, bytes: Array(repeating: 0, count: 8)), .tooLarge(16))
+        XCTAssertEqual(assembler.add(more: false, bytes: [1]), .message([1]), "the assembler starts over")
+    }
+
+    func testFrameReaderSplitsAndRejectsZeroLength() throws {
+        var reader = FrameReader()
+        XCTAssertEqual(try reader.append([0, 3, 1, 2]), [])
+        XCTAssertEqual(try reader.append([3, 0, 1, 9, 0]), [[1, 2, 3], [9]])
+        XCTAssertEqual(reader.pendingCount, 1)
+        var bad = FrameReader()
+        XCTAssertThrowsError(try bad.append([0, 0])) { XCTAssertEqual($0 as? WireError, .badFrameLength(0)) }
+    }
+
+    func testCloseReasonCodesRoundTrip() {
+        for reason in CloseReason.allCases { XCTAssertEqual(CloseReason(code: reason.code), reason) }
+        XCTAssertEqual(CloseReason(code: 200), .protocolError)
+    }
+}
