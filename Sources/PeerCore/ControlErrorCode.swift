@@ -16,6 +16,12 @@ public enum ControlErrorCode: String, Codable, Sendable {
     case overloaded
     /// The daemon is shutting down.
     case shuttingDown
+    /// The peer has no connected session (for `send`).
+    case notConnected
+    /// The session's send queue is full: wait and retry.
+    case busy
+    /// The peer cannot be dialled (no endpoint, or the session limit).
+    case unreachable
     /// Anything else; the message says what.
     case `internal`
 }

@@ -13,13 +13,27 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var peer: PeerSnapshot?
     /// Why the subscription ends (`error` events).
     public var error: ControlError?
+    /// Why the state changed (`stateChanged`).
+    public var reason: CloseReason?
+    /// The invitation (`invitation`).
+    public var invitation: InvitationInfo?
+    /// The message (`message`).
+    public var message: MessageInfo?
+    /// The mismatch (`identityMismatch`).
+    public var mismatch: IdentityMismatchInfo?
 
     /// Creates an event.
-    public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil) {
+    public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
+                reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
+                mismatch: IdentityMismatchInfo? = nil) {
         self.seq = seq
         self.type = type
         self.time = time
         self.peer = peer
         self.error = error
+        self.reason = reason
+        self.invitation = invitation
+        self.message = message
+        self.mismatch = mismatch
     }
 }

@@ -8,4 +8,16 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case peer
     /// Stream events; `params.since` replays held events after that number.
     case subscribe
+    /// Invite a peer to a session (`peer`, optional `context`, `timeout`).
+    case invite
+    /// The invitations waiting for a decision here.
+    case invitations
+    /// Accept an invitation (`invitation`).
+    case accept
+    /// Decline an invitation (`invitation`).
+    case decline
+    /// Close the session with a peer (`peer`).
+    case disconnect
+    /// Send one message to a connected peer (`peer`, `data` in base64).
+    case send
 }

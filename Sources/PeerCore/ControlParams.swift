@@ -5,10 +5,23 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var peer: String?
     /// `subscribe`: replay held events with a sequence number above this.
     public var since: UInt64?
+    /// `invite`: text shown to the invitee (at most 4096 bytes of UTF-8).
+    public var context: String?
+    /// `invite`: seconds to wait for an answer (default 30).
+    public var timeout: Double?
+    /// `accept`/`decline`: the invitation id.
+    public var invitation: String?
+    /// `send`: the message, base64.
+    public var data: String?
 
     /// Creates parameters.
-    public init(peer: String? = nil, since: UInt64? = nil) {
+    public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
+                invitation: String? = nil, data: String? = nil) {
         self.peer = peer
         self.since = since
+        self.context = context
+        self.timeout = timeout
+        self.invitation = invitation
+        self.data = data
     }
 }

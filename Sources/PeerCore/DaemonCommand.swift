@@ -36,6 +36,9 @@ public enum DaemonCommand: Equatable, Sendable {
                               bytes queued for one slow subscriber before it is
                               dropped (default: 1048576)
       --log-level LEVEL       error, warning, notice, info or debug (default: info)
+      --max-message BYTES     largest message a peer may send; larger closes the
+                              session as tooLarge (default: 16777216)
+      --max-sessions N        most sessions at once (default: 64)
       --version               print the version and exit
       -h, --help              print this help and exit
 
@@ -91,6 +94,8 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--max-peers": config.maxPeers = try cursor.integer(for: option, in: 1...100_000)
             case "--event-history": config.eventHistory = try cursor.integer(for: option, in: 1...1_000_000)
             case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
+            case "--max-message": config.maxMessage = try cursor.integer(for: option, in: 1024...(1 << 30))
+            case "--max-sessions": config.maxSessions = try cursor.integer(for: option, in: 1...4096)
             case "--log-level":
                 let text = try cursor.value(for: option)
                 guard let level = LogLevel(name: text) else {

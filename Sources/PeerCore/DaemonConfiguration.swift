@@ -31,6 +31,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var subscriberQueueBytes = 1 << 20
     /// Most verbose level logged.
     public var logLevel = LogLevel.info
+    /// The largest application message, reassembled (`--max-message`).
+    public var maxMessage = 16 << 20
+    /// The most sessions (connected or being set up) at once.
+    public var maxSessions = 64
 
     /// A configuration with defaults and the given name.
     public init(name: String) { self.name = name }

@@ -18,8 +18,17 @@ public struct EventJournal: Sendable {
 
     /// Records an event, giving it the next sequence number.
     public mutating func append(_ type: EventKind, peer: PeerSnapshot?, time: Date) -> ControlEvent {
+        record(ControlEvent(seq: 0, type: type, time: time, peer: peer))
+    }
+
+    /// Numbers `event` and, unless `replayable` is false, keeps it for
+    /// replay. Messages are numbered but not kept: their payloads could be
+    /// megabytes each.
+    public mutating func record(_ event: ControlEvent, replayable: Bool = true) -> ControlEvent {
         lastSeq += 1
-        let event = ControlEvent(seq: lastSeq, type: type, time: time, peer: peer)
+        var event = event
+        event.seq = lastSeq
+        guard replayable else { return event }
         if events.count < capacity {
             events.append(event)
         } else {

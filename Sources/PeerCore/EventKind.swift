@@ -6,6 +6,17 @@ public enum EventKind: String, Codable, Sendable {
     case peerUpdated
     /// A peer's last endpoint went away; the row stays, marked lost.
     case peerLost
+    /// A peer's session state changed; `reason` says why.
+    case stateChanged
+    /// Our invitation never reached the peer: no address answered, or the
+    /// handshake failed (`reason`). The peer's state did not change.
+    case inviteFailed
+    /// A peer invites us; a client must `accept` or `decline`.
+    case invitation
+    /// A message arrived from a connected peer (live only, never replayed).
+    case message
+    /// A dialled peer proved a key that does not match its advertised id.
+    case identityMismatch
     /// The last event before the daemon drops the subscription.
     case error
 }

@@ -25,6 +25,12 @@ public actor IdentityActor {
     /// How many new peers the cap turned away.
     public func rejectedCount() -> Int { registry.rejectedCount }
 
+    /// The row for a peer that proved `peerID` on a connection, made if
+    /// needed (nil at the cap), and the change to publish if it was made.
+    public func adopt(peerID: String, name: String) -> (snapshot: PeerSnapshot, change: PeerChange?)? {
+        registry.adopt(peerID: peerID, name: name, now: clock(), makeID: { UUID() })
+    }
+
     /// Sets a peer's session state; returns the changed row, if any.
     public func setState(_ state: ConnectionState, for id: UUID) -> PeerSnapshot? {
         registry.setState(state, for: id)

@@ -49,6 +49,20 @@ public struct PeerRegistry: Sendable {
         }
     }
 
+    /// The row for a peer that connected to us before (or without) being
+    /// discovered: keyed by its proven id, with no endpoints. Nil at the cap.
+    public mutating func adopt(peerID: String, name: String, now: Date, makeID: () -> UUID) -> (snapshot: PeerSnapshot, change: PeerChange?)? {
+        let key = PeerKey.peerID(peerID)
+        if let id = idByKey[key], let record = records[id] { return (record.snapshot, nil) }
+        guard order.count < maxPeers else { return nil }
+        let id = makeID()
+        idByKey[key] = id
+        order.append(id)
+        let record = PeerRecord(id: id, key: key, name: name, lastSeen: now, lost: false)
+        records[id] = record
+        return (record.snapshot, .found(record.snapshot))
+    }
+
     /// Sets a peer's session state; returns the new row if it changed.
     public mutating func setState(_ state: ConnectionState, for id: UUID) -> PeerSnapshot? {
         guard var record = records[id], record.state != state else { return nil }

@@ -8,11 +8,27 @@ public enum PeerctlCommand: Equatable, Sendable {
     case peer(String)
     /// Stream events, optionally replaying those after a sequence number.
     case watch(since: UInt64?)
+    /// Invite a peer; with `wait`, block until connected or refused.
+    case invite(peer: String, context: String?, timeout: Double?, wait: Bool)
+    /// The pending invitations.
+    case invitations
+    /// Accept an invitation.
+    case accept(String)
+    /// Decline an invitation.
+    case decline(String)
+    /// Close the session with a peer.
+    case disconnect(String)
+    /// Send text (or stdin with `-`); with `lines`, each stdin line is one message.
+    case send(peer: String, text: String, lines: Bool)
+    /// Print messages as they arrive.
+    case recv(from: String?, count: Int?)
+    /// Wait until a peer reaches a state.
+    case wait(peer: String, state: ConnectionState, timeout: Double?)
     /// Help, general or for one command.
     case help(String?)
     /// The version.
     case version
 
     /// Every command name, for help and errors.
-    public static let names = ["status", "peers", "peer", "watch"]
+    public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait"]
 }

@@ -17,7 +17,18 @@ public struct PeerctlInvocation: Equatable, Sendable {
       status        the daemon's name, peer id, port, Avahi link and counts
       peers         every peer found, one row each
       peer ID       one peer, by UUID, unique UUID prefix or unique name
-      watch         stream peerFound, peerUpdated and peerLost events
+      watch         stream events (peers, states, invitations, messages)
+      invite PEER   invite a peer to a session [--context TEXT] [--timeout S] [--wait]
+      invitations   the invitations waiting for a decision here
+      accept ID     accept an invitation (ID or a unique prefix)
+      decline ID    decline an invitation
+      disconnect PEER
+                    close the session with a peer
+      send PEER TEXT|-
+                    send a message (- reads it from stdin; --lines: one per line)
+      recv          print messages as they arrive [--from PEER] [--count N]
+      wait PEER --state STATE
+                    wait until PEER is notConnected, connecting or connected
 
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
@@ -56,6 +67,58 @@ public struct PeerctlInvocation: Equatable, Sendable {
             Shows one peer with all its endpoints and TXT info. ID is a full UUID,
             a unique prefix of one, or a unique name.
             """
+        case "invite":
+            return """
+            Usage: peerctl [--json] invite PEER [--context TEXT] [--timeout S] [--wait]
+
+            Dials PEER, proves both identities with a Noise XX handshake, and sends an
+            invitation carrying TEXT (at most 4096 bytes). The invitee's clients see it
+            and accept or decline; no answer within S seconds (default 30) is a decline.
+            Inviting a peer that is connected or connecting returns that session.
+            With --wait, exits 0 once connected and 1 when the invitation fails.
+            """
+        case "invitations":
+            return """
+            Usage: peerctl [--json] invitations
+
+            Lists the invitations waiting for a decision on this host.
+            """
+        case "accept", "decline":
+            return """
+            Usage: peerctl \(command) ID
+
+            \(command == "accept" ? "Accepts" : "Declines") the invitation ID (as listed by 'peerctl invitations' or shown by
+            'peerctl watch'; a unique prefix is enough).
+            """
+        case "disconnect":
+            return """
+            Usage: peerctl disconnect PEER
+
+            Closes the session with PEER (reason closedLocally on this side,
+            closedByPeer on the other).
+            """
+        case "send":
+            return """
+            Usage: peerctl send PEER TEXT
+                   peerctl send PEER -            (the message is all of stdin)
+                   peerctl send PEER - --lines    (every stdin line is one message)
+
+            Sends to a connected peer; delivery is reliable and ordered. When the
+            peer is slow and the daemon's queue is full, peerctl waits and retries.
+            """
+        case "recv":
+            return """
+            Usage: peerctl [--json] recv [--from PEER] [--count N]
+
+            Prints messages as they arrive, one per line (with --json: one object
+            per line, data in base64). Stops after N messages when --count is given.
+            """
+        case "wait":
+            return """
+            Usage: peerctl wait PEER --state notConnected|connecting|connected [--timeout S]
+
+            Exits 0 as soon as PEER is in STATE, 1 if S seconds (default 30) pass first.
+            """
         case "watch":
             return """
             Usage: peerctl [--json] watch [--since N]
@@ -78,6 +141,13 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var positionals: [String] = []
         var since: UInt64?
         var wantsHelp = false
+        var context: String?
+        var timeout: Double?
+        var wait = false
+        var lines = false
+        var from: String?
+        var count: Int?
+        var state: ConnectionState?
         while let token = try cursor.next() {
             switch token {
             case .positional(let word):
@@ -98,6 +168,28 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     let text = try cursor.value(for: option)
                     guard let number = UInt64(text) else { throw UsageError("--since '\(text)' is not a sequence number") }
                     since = number
+                case "--context" where name == "invite":
+                    context = try cursor.value(for: option)
+                case "--timeout" where name == "invite" || name == "wait":
+                    let text = try cursor.value(for: option)
+                    guard let seconds = Double(text), seconds > 0, seconds <= 86400 else { throw UsageError("--timeout '\(text)' is not a number of seconds") }
+                    timeout = seconds
+                case "--wait" where name == "invite":
+                    try cursor.flag(option)
+                    wait = true
+                case "--lines" where name == "send":
+                    try cursor.flag(option)
+                    lines = true
+                case "--from" where name == "recv":
+                    from = try cursor.value(for: option)
+                case "--count" where name == "recv":
+                    count = try cursor.integer(for: option, in: 1...Int(Int32.max))
+                case "--state" where name == "wait":
+                    let text = try cursor.value(for: option)
+                    guard let parsed = ConnectionState(rawValue: text) else {
+                        throw UsageError("--state '\(text)': expected notConnected, connecting or connected")
+                    }
+                    state = parsed
                 default:
                     throw UsageError("unknown option '\(option)'\(name.map { " for '\($0)'" } ?? "") (see peerctl --help)")
                 }
@@ -116,6 +208,26 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "watch":
             guard positionals.isEmpty else { throw UsageError("'watch' takes no arguments") }
             command = .watch(since: since)
+        case "invite":
+            guard positionals.count == 1 else { throw UsageError("'invite' takes one PEER") }
+            command = .invite(peer: positionals[0], context: context, timeout: timeout, wait: wait)
+        case "invitations":
+            guard positionals.isEmpty else { throw UsageError("'invitations' takes no arguments") }
+            command = .invitations
+        case "accept", "decline", "disconnect":
+            guard positionals.count == 1 else { throw UsageError("'\(name)' takes one \(name == "disconnect" ? "PEER" : "invitation ID")") }
+            command = name == "accept" ? .accept(positionals[0]) : name == "decline" ? .decline(positionals[0]) : .disconnect(positionals[0])
+        case "send":
+            guard positionals.count == 2 else { throw UsageError("'send' takes PEER and TEXT (or - for stdin)") }
+            guard !lines || positionals[1] == "-" else { throw UsageError("--lines reads stdin: use 'send PEER - --lines'") }
+            command = .send(peer: positionals[0], text: positionals[1], lines: lines)
+        case "recv":
+            guard positionals.isEmpty else { throw UsageError("'recv' takes no arguments") }
+            command = .recv(from: from, count: count)
+        case "wait":
+            guard positionals.count == 1 else { throw UsageError("'wait' takes one PEER") }
+            guard let state else { throw UsageError("'wait' needs --state notConnected|connecting|connected") }
+            command = .wait(peer: positionals[0], state: state, timeout: timeout)
         case "help":
             command = .help(positionals.first)
         default:

@@ -7,6 +7,7 @@ public final class ControlClient {
     private let path: String
     private var lines = LineBuffer(maxLineBytes: ControlProtocol.maxResponseLineBytes)
     private var ready: [[UInt8]] = []
+    private var events: [(event: ControlEvent, line: [UInt8])] = []
     private var nextID: Int64 = 1
 
     /// Connects to the daemon's socket at `path`.
@@ -42,7 +43,11 @@ public final class ControlClient {
             do { envelope = try JSONLines.decode(ControlEnvelope.self, from: line) } catch {
                 throw .transport("the daemon sent a line that is not protocol JSON: \(error)")
             }
-            guard envelope.id == id else { continue }
+            guard envelope.id == id else {
+                // An event that arrived while waiting for the answer is kept for nextEvent().
+                if let event = envelope.event { events.append((event, line)) }
+                continue
+            }
             if let error = envelope.error { throw .daemon(error) }
             do {
                 guard let result = try JSONLines.decode(ControlResponse<R>.self, from: line).result else {
@@ -59,9 +64,10 @@ public final class ControlClient {
 
     /// Reads the next event line of a subscription, blocking. Returns the
     /// event and its raw line.
-    public func nextEvent() throws(ControlClientError) -> (event: ControlEvent, line: [UInt8]) {
+    public func nextEvent(deadline: ContinuousClock.Instant? = nil) throws(ControlClientError) -> (event: ControlEvent, line: [UInt8]) {
+        if !events.isEmpty { return events.removeFirst() }
         while true {
-            let line = try readLine()
+            let line = try readLine(deadline: deadline)
             guard let envelope = try? JSONLines.decode(ControlEnvelope.self, from: line) else {
                 throw .transport("the daemon sent a line that is not protocol JSON")
             }
@@ -80,9 +86,18 @@ public final class ControlClient {
         }
     }
 
-    private func readLine() throws(ControlClientError) -> [UInt8] {
+    private func readLine(deadline: ContinuousClock.Instant? = nil) throws(ControlClientError) -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ready.isEmpty {
+            if let deadline {
+                let remaining = ContinuousClock.now.duration(to: deadline)
+                let milliseconds = max(0, Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
+                var pfd = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+                let ready = poll(&pfd, 1, milliseconds)
+                if ready == 0 { throw .timedOut }
+                if ready < 0 && errno != EINTR { throw .transport("poll: \(String(cString: strerror(errno)))") }
+                if ready < 0 { continue }
+            }
             let count: Int
             do {
                 count = try Syscall.call("read", path) { buffer.withUnsafeMutableBytes { read(descriptor.rawValue, $0.baseAddress, $0.count) } }

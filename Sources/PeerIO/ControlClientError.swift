@@ -9,6 +9,8 @@ public enum ControlClientError: Error, CustomStringConvertible {
     case transport(String)
     /// The daemon answered with an error (exit 1).
     case daemon(ControlError)
+    /// A deadline passed while waiting for the daemon (exit 1).
+    case timedOut
 
     /// A message for people; for `unreachable`, how to start the daemon.
     public var description: String {
@@ -19,6 +21,7 @@ public enum ControlClientError: Error, CustomStringConvertible {
             return "cannot reach peerd at \(path): \(error). \(hint)"
         case .transport(let message): return message
         case .daemon(let error): return error.message + " (\(error.code.rawValue))"
+        case .timedOut: return "timed out"
         }
     }
 
@@ -26,7 +29,7 @@ public enum ControlClientError: Error, CustomStringConvertible {
     public var exitCode: Int32 {
         switch self {
         case .unreachable: return 3
-        case .transport, .daemon: return 1
+        case .transport, .daemon, .timedOut: return 1
         }
     }
 }

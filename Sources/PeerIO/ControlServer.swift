@@ -30,6 +30,9 @@ public final class ControlServer {
     /// Connected clients.
     public var clientCount: Int { connections.count }
 
+    /// Clients subscribed to events.
+    public var subscriberCount: Int { connections.values.filter(\.isSubscriber).count }
+
     /// Starts accepting.
     public func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: listener.descriptor.rawValue, queue: .main)

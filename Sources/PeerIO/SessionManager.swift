@@ -10,7 +10,7 @@ import PeerCore
 /// discovery events in order into the ``IdentityActor``, and publishes the
 /// resulting peer snapshots and events to clients.
 @MainActor
-public final class SessionManager: ControlRequestHandler {
+public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// peerd's version string.
     public static let version = "0.1.0"
 
@@ -35,6 +35,26 @@ public final class SessionManager: ControlRequestHandler {
     private var consumer: Task<Void, Never>?
     private let startedAt = Date()
     private var stopped = false
+
+    // Sessions. `sessionByPeer` holds the one session that counts for a peer
+    // (dialling, handshaking, inviting, awaiting a decision or connected);
+    // others are accepted connections not yet authenticated, or losers of
+    // the crossing rule on their way out.
+    private var sessions: [ObjectIdentifier: PeerSession] = [:]
+    private var sessionByPeer: [UUID: PeerSession] = [:]
+    private var peerStates: [UUID: ConnectionState] = [:]
+    private var invitations: [String: PeerSession] = [:]
+    private var invitationInfo: [String: InvitationInfo] = [:]
+    private var awaitingCrossed: [UUID: Date] = [:]
+    private var nextSessionNumber = 1
+    private var tickTimer: (any DispatchSourceTimer)?
+    private var sessionLimits: SessionLifecycle.Limits {
+        var limits = SessionLifecycle.Limits()
+        limits.maxMessage = config.maxMessage
+        return limits
+    }
+    /// Application bytes queued per session before `send` answers `busy`.
+    private let sessionSendLimit = 4 << 20
 
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
@@ -83,6 +103,11 @@ public final class SessionManager: ControlRequestHandler {
         source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.acceptSessions() } }
         sessionAcceptSource = source
         source.resume()
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
+        tickTimer = timer
+        timer.resume()
         // One consumer drains the bridge's stream, so events reach the
         // identity actor in exactly Avahi's order.
         let events = avahiEvents
@@ -103,6 +128,8 @@ public final class SessionManager: ControlRequestHandler {
         stopped = true
         _ = lifecycle.stop()
         consumer?.cancel()
+        tickTimer?.cancel()
+        for session in sessions.values { session.close("peerd is stopping") }
         avahi.shutdown()
         sessionAcceptSource?.cancel()
         sessionListener.close()
@@ -242,9 +269,12 @@ public final class SessionManager: ControlRequestHandler {
                 }
                 continue
             }
-            if peerTable[peer.id] == nil { peerOrder.append(peer.id) }
-            peerTable[peer.id] = peer
-            control.broadcast(journal.append(kind, peer: peer, time: Date()))
+            var row = peer
+            // Session state is the main actor's to say; the registry's copy may lag.
+            row.state = peerStates[peer.id] ?? .notConnected
+            if peerTable[row.id] == nil { peerOrder.append(row.id) }
+            peerTable[row.id] = row
+            control.broadcast(journal.append(kind, peer: row, time: Date()))
         }
     }
 
@@ -252,8 +282,16 @@ public final class SessionManager: ControlRequestHandler {
         while true {
             do {
                 guard let connection = try sessionListener.accept() else { return }
-                // Sessions are not spoken yet; the port exists to be advertised.
-                connection.close()
+                guard sessions.count < config.maxSessions else {
+                    logger.warning("session limit (\(config.maxSessions)) reached; refusing a connection from \(TCPConnector.peerAddress(connection))")
+                    connection.close()
+                    continue
+                }
+                let session = PeerSession(number: nextSessionNumber, accepted: connection, identity: identityKey,
+                                          limits: sessionLimits, sendLimit: sessionSendLimit, delegate: self)
+                nextSessionNumber += 1
+                sessions[ObjectIdentifier(session)] = session
+                logger.debug("session \(session.number): accepted from \(session.remoteAddress)")
             } catch {
                 logger.warning("session port: \(error)")
                 return
@@ -279,6 +317,35 @@ public final class SessionManager: ControlRequestHandler {
             case .success(let peer): reply(connection, id: id, result: PeerResult(peer: peer))
             case .failure(let error): reply(connection, id: id, error: error)
             }
+        case .invite, .disconnect, .send:
+            guard let selector = params.peer else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer"))
+                return
+            }
+            let peer: PeerSnapshot
+            switch PeerSelector.select(selector, from: peerOrder.compactMap { peerTable[$0] }) {
+            case .success(let found): peer = found
+            case .failure(let error):
+                reply(connection, id: id, error: error)
+                return
+            }
+            handleSessionRequest(method, peer: peer, params: params, id: id, connection: connection)
+        case .invitations:
+            let pending = invitationInfo.values.sorted { $0.expires < $1.expires }
+            reply(connection, id: id, result: InvitationsResult(invitations: pending))
+        case .accept, .decline:
+            guard let key = params.invitation?.lowercased(), !key.isEmpty else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.invitation"))
+                return
+            }
+            let matches = invitations.keys.filter { $0.hasPrefix(key) }
+            guard matches.count == 1, let session = invitations[matches[0]], let info = invitationInfo[matches[0]] else {
+                let code: ControlErrorCode = matches.count > 1 ? .ambiguous : .notFound
+                reply(connection, id: id, error: ControlError(code, matches.count > 1 ? "'\(key)' matches \(matches.count) invitations" : "no pending invitation '\(key)' (it may have timed out)"))
+                return
+            }
+            session.decide(accept: method == .accept)
+            reply(connection, id: id, result: info)
         case .subscribe:
             // Reply and replay happen in one main-actor turn, so no live
             // event can slip between them or be sent twice.
@@ -289,6 +356,51 @@ public final class SessionManager: ControlRequestHandler {
             for event in replay.events {
                 guard let line = try? JSONLines.encode(EventLine(event)), connection.send(line) else { break }
             }
+        }
+    }
+
+    private func handleSessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, id: RequestID, connection: ControlConnection) {
+        switch method {
+        case .invite:
+            let context = Array((params.context ?? "").utf8)
+            guard context.count <= WireCodec.maxContext else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "context is \(context.count) bytes; at most \(WireCodec.maxContext)"))
+                return
+            }
+            let timeout = params.timeout ?? 30
+            guard timeout >= 1, timeout <= 300 else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "timeout must be 1 to 300 seconds"))
+                return
+            }
+            switch invite(peer, context: context, timeout: timeout) {
+            case .success(let result): reply(connection, id: id, result: result)
+            case .failure(let error): reply(connection, id: id, error: error)
+            }
+        case .disconnect:
+            guard let session = sessionByPeer[peer.id] else {
+                reply(connection, id: id, error: ControlError(.notConnected, "no session with '\(peer.name)'"))
+                return
+            }
+            session.close("closed by a local client")
+            reply(connection, id: id, result: PeerResult(peer: peerTable[peer.id] ?? peer))
+        default:
+            guard let session = sessionByPeer[peer.id], session.isConnected else {
+                reply(connection, id: id, error: ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first"))
+                return
+            }
+            guard let text = params.data, let data = Data(base64Encoded: text) else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
+                return
+            }
+            guard data.count <= config.maxMessage else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(config.maxMessage)"))
+                return
+            }
+            guard session.send(Array(data)) else {
+                reply(connection, id: id, error: ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
+                return
+            }
+            reply(connection, id: id, result: SendResult(bytes: data.count))
         }
     }
 
@@ -326,4 +438,222 @@ public final class SessionManager: ControlRequestHandler {
         let error = ControlError(.overloaded, "too many unread responses; read them before sending more requests")
         if let final = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.drop(finalLine: final) }
     }
+}
+
+// MARK: - Sessions
+
+extension SessionManager {
+    private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0] } }
+
+    private func emit(_ event: ControlEvent, replayable: Bool = true) {
+        control.broadcast(journal.record(event, replayable: replayable))
+    }
+
+    private func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?) {
+        guard (peerStates[peer] ?? .notConnected) != state else { return }
+        peerStates[peer] = state == .notConnected ? nil : state
+        guard var row = peerTable[peer] else { return }
+        row.state = state
+        peerTable[peer] = row
+        logger.info("peer '\(row.name)' \(peer.uuidString.lowercased()): \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
+        emit(ControlEvent(seq: 0, type: .stateChanged, time: Date(), peer: row, reason: reason))
+    }
+
+    /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
+    private func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
+        endpoints.filter { $0.family == .ipv4 } + endpoints.filter { $0.family == .ipv6 }
+    }
+
+    private func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
+        if sessionByPeer[peer.id] != nil || awaitingCrossed[peer.id] != nil {
+            return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: true))
+        }
+        guard !peer.endpoints.isEmpty else {
+            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
+        }
+        guard peer.peerId != identityKey.peerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
+        guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
+            return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
+        }
+        return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: false))
+    }
+
+    /// Starts a session to the first endpoint that accepts a connect attempt.
+    @discardableResult
+    private func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval) -> Bool {
+        guard sessions.count < config.maxSessions else {
+            logger.warning("session limit (\(config.maxSessions)) reached; not dialling")
+            return false
+        }
+        var rest = endpoints[...]
+        while let endpoint = rest.popFirst() {
+            do {
+                let session = try PeerSession(number: nextSessionNumber, dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
+                                              identity: identityKey, name: publisher.name, context: context, inviteTimeout: timeout,
+                                              limits: sessionLimits, sendLimit: sessionSendLimit, delegate: self)
+                nextSessionNumber += 1
+                session.peerUUID = peer
+                sessions[ObjectIdentifier(session)] = session
+                sessionByPeer[peer] = session
+                logger.debug("session \(session.number): dialling \(session.remoteAddress)")
+                return true
+            } catch {
+                logger.info("cannot dial \(endpoint.address):\(endpoint.port): \(error)")
+            }
+        }
+        return false
+    }
+
+    private func tick() {
+        let now = Date()
+        for session in Array(sessions.values) { session.tick(now: now) }
+        for (peer, deadline) in awaitingCrossed where now >= deadline {
+            awaitingCrossed[peer] = nil
+            if sessionByPeer[peer] == nil { setState(.notConnected, for: peer, reason: .closedByPeer) }
+        }
+    }
+
+    // MARK: PeerSessionDelegate
+
+    /// The remote proved its key.
+    public func sessionAuthenticated(_ session: PeerSession, peerID: String) {
+        if session.role == .inviter {
+            if let peer = session.peerUUID, sessionByPeer[peer] === session { setState(.connecting, for: peer, reason: nil) }
+            return
+        }
+        if peerID == identityKey.peerID {
+            session.close("a connection from ourselves", reason: .protocolError)
+            return
+        }
+        Task { [weak self] in
+            guard let self else { return }
+            guard let adopted = await self.identity.adopt(peerID: peerID, name: "peer-" + String(peerID.prefix(8))) else {
+                self.logger.warning("peer cap reached; refusing a session from \(peerID)")
+                session.close("this host tracks too many peers", reason: .closedLocally)
+                return
+            }
+            if let change = adopted.change { self.publish([change]) }
+            self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
+        }
+    }
+
+    /// Applies the crossing rule to an authenticated incoming session.
+    ///
+    /// Rule: between two peers, the connection dialled by the peer with the
+    /// smaller peer id (byte-wise on the hex) is the session; the other is
+    /// closed with the wire reason `duplicate`. The side whose own dial lost
+    /// accepts the winner's invitation by itself: it asked for the session too.
+    private func adoptIncoming(_ session: PeerSession, as peer: UUID, remotePeerID: String) {
+        guard sessions[ObjectIdentifier(session)] != nil, !session.phase.isClosedPhase else { return }
+        session.peerUUID = peer
+        if let existing = sessionByPeer[peer], existing !== session {
+            let ourDialWins = existing.role == .inviter && identityKey.peerID < remotePeerID
+            if existing.isConnected || existing.role == .invitee || ourDialWins {
+                logger.debug("session \(session.number): duplicate of session \(existing.number) with \(remotePeerID); closing it")
+                session.close("a session between these peers exists", reason: .duplicate)
+                return
+            }
+            logger.debug("session \(session.number): crossing invitations; it replaces our dial (session \(existing.number))")
+            sessionByPeer[peer] = session
+            session.autoAccept = true
+            existing.close("crossing invitations: the other connection wins", reason: .duplicate)
+        } else if awaitingCrossed.removeValue(forKey: peer) != nil {
+            session.autoAccept = true
+            sessionByPeer[peer] = session
+        } else {
+            sessionByPeer[peer] = session
+        }
+        setState(.connecting, for: peer, reason: nil)
+        if let pending = session.pendingDecision {
+            session.pendingDecision = nil
+            sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout)
+        }
+    }
+
+    /// The invitee side must ask a client.
+    public func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int) {
+        guard let peer = session.peerUUID, sessionByPeer[peer] === session else {
+            session.pendingDecision = (name, context, timeoutSeconds)
+            return
+        }
+        if session.autoAccept {
+            session.decide(accept: true)
+            return
+        }
+        guard control.subscriberCount > 0 else {
+            logger.notice("declining an invitation from '\(name)': no client is subscribed to decide")
+            session.declineAutomatically("no client is subscribed on the invitee to decide")
+            return
+        }
+        let id = UUID().uuidString.lowercased()
+        let info = InvitationInfo(id: id, peer: peer, name: name, peerId: session.remotePeerID ?? "",
+                                  context: String(decoding: context, as: UTF8.self),
+                                  expires: Date().addingTimeInterval(TimeInterval(timeoutSeconds)))
+        session.invitationID = id
+        invitations[id] = session
+        invitationInfo[id] = info
+        if var row = peerTable[peer], row.name.hasPrefix("peer-"), !name.isEmpty {
+            row.name = name
+            peerTable[peer] = row
+        }
+        logger.info("invitation \(id) from '\(name)' (\(peer.uuidString.lowercased()))")
+        emit(ControlEvent(seq: 0, type: .invitation, time: Date(), peer: peerTable[peer], invitation: info))
+    }
+
+    /// Connected.
+    public func sessionEstablished(_ session: PeerSession) {
+        guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
+        if let id = session.invitationID {
+            invitations[id] = nil
+            invitationInfo[id] = nil
+        }
+        setState(.connected, for: peer, reason: nil)
+    }
+
+    /// A message arrived: a live event for subscribers.
+    public func session(_ session: PeerSession, delivered message: [UInt8]) {
+        guard let peer = session.peerUUID else { return }
+        let info = MessageInfo(from: peer, data: Data(message).base64EncodedString(), size: message.count)
+        emit(ControlEvent(seq: 0, type: .message, time: Date(), peer: nil, message: info), replayable: false)
+    }
+
+    /// The session ended.
+    public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
+        sessions[ObjectIdentifier(session)] = nil
+        if let id = session.invitationID {
+            invitations[id] = nil
+            invitationInfo[id] = nil
+        }
+        logger.debug("session \(session.number) with \(session.remoteAddress) ended: \(reason.rawValue): \(text)")
+        if reason == .identityMismatch {
+            let info = IdentityMismatchInfo(peer: session.peerUUID, expected: session.expectedPeerID ?? "", actual: session.remotePeerID ?? "",
+                                            address: session.remoteAddress)
+            logger.warning("identity mismatch at \(session.remoteAddress): advertised \(info.expected), proved \(info.actual)")
+            emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: session.peerUUID.flatMap { peerTable[$0] }, mismatch: info))
+        }
+        guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
+        sessionByPeer[peer] = nil
+        if reason == .duplicate {
+            // The other side's dial wins the crossing rule; its connection comes.
+            awaitingCrossed[peer] = Date().addingTimeInterval(sessionLimits.handshakeTimeout * 2)
+            return
+        }
+        if session.role == .inviter && !session.isAuthenticated {
+            // Not yet the peer: try its next address, or give up without a
+            // state change (a spoofed or dead endpoint says nothing about it).
+            if !session.remainingEndpoints.isEmpty,
+               dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
+                    context: session.inviteContext, timeout: session.inviteTimeout) {
+                return
+            }
+            logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
+            emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: peerTable[peer], reason: reason))
+            return
+        }
+        setState(.notConnected, for: peer, reason: reason)
+    }
+}
+
+private extension SessionPhase {
+    var isClosedPhase: Bool { if case .closed = self { return true } else { return false } }
 }

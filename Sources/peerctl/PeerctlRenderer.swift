@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerIO
 
 /// peerctl's human output: aligned tables and key/value blocks.
 struct PeerctlRenderer {
@@ -61,14 +62,42 @@ struct PeerctlRenderer {
         return out
     }
 
+    /// JSON, one object per line.
+    static func json(_ value: some Encodable) -> String {
+        (try? JSONLines.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    /// `peerctl invitations`.
+    func invitations(_ list: [InvitationInfo]) -> String {
+        guard !list.isEmpty else { return "no pending invitations" }
+        var table = TextTable(header: ["ID", "FROM", "PEER", "EXPIRES", "CONTEXT"])
+        for invitation in list {
+            table.rows.append([String(invitation.id.prefix(8)), invitation.name, String(invitation.peer.uuidString.lowercased().prefix(8)),
+                               "in \(max(0, Int(invitation.expires.timeIntervalSince(now))))s", invitation.context])
+        }
+        return table.render()
+    }
+
     /// One `watch` line.
     func event(_ event: ControlEvent) -> String {
-        let time = event.time.formatted(.iso8601)
-        guard let peer = event.peer else {
-            return "\(time)  \(event.type.rawValue)  \(event.error?.description ?? "")"
+        let head = "\(event.time.formatted(.iso8601))  #\(event.seq)  \(event.type.rawValue.padding(16))"
+        let who = event.peer.map { "\($0.id.uuidString.lowercased().prefix(8))  \($0.name)" } ?? ""
+        switch event.type {
+        case .peerFound, .peerUpdated, .peerLost:
+            return "\(head)  \(who)  \(addresses(event.peer?.endpoints ?? []))"
+        case .stateChanged, .inviteFailed:
+            return "\(head)  \(who)  \(event.peer?.state.rawValue ?? "")\(event.reason.map { " (\($0.rawValue))" } ?? "")"
+        case .invitation:
+            let invitation = event.invitation
+            return "\(head)  \(who)  id \(invitation?.id ?? "")  \(invitation?.context ?? "")"
+        case .message:
+            return "\(head)  from \(event.message?.from.uuidString.lowercased().prefix(8) ?? "")  \(event.message?.size ?? 0) bytes"
+        case .identityMismatch:
+            let m = event.mismatch
+            return "\(head)  \(who)  \(m?.address ?? ""): advertised \(m?.expected ?? ""), proved \(m?.actual ?? "")"
+        case .error:
+            return "\(head)  \(event.error?.description ?? "")"
         }
-        let seq = String(event.seq)
-        return "\(time)  #\(seq)  \(event.type.rawValue.padding(11))  \(peer.id.uuidString.lowercased().prefix(8))  \(peer.name)  \(addresses(peer.endpoints))"
     }
 
     private func addresses(_ endpoints: [Endpoint]) -> String {

@@ -16,10 +16,6 @@ func emit(_ text: String) {
     fflush(nil)
 }
 
-func json(_ value: some Encodable) -> String {
-    (try? JSONLines.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
-}
-
 let invocation: PeerctlInvocation
 do {
     invocation = try PeerctlInvocation.parse(Array(CommandLine.arguments.dropFirst()))
@@ -52,37 +48,8 @@ let socketPath = invocation.socket ?? environment["PEERD_SOCKET"].flatMap { $0.i
 
 do {
     let client = try ControlClient(path: socketPath)
-    let render = PeerctlRenderer(now: Date())
-    switch invocation.command {
-    case .status:
-        let status = try client.call(.status, as: DaemonStatus.self)
-        emit(invocation.json ? json(status) : render.status(status))
-    case .peers:
-        let result = try client.call(.peers, as: PeersResult.self)
-        emit(invocation.json ? json(result) : render.peers(result.peers))
-    case .peer(let selector):
-        let result = try client.call(.peer, params: ControlParams(peer: selector), as: PeerResult.self)
-        emit(invocation.json ? json(result.peer) : render.peer(result.peer))
-    case .watch(let since):
-        let subscribed = try client.call(.subscribe, params: ControlParams(since: since), as: SubscribeResult.self)
-        if subscribed.truncated {
-            printError("some events after \(since ?? 0) were already discarded; run 'peerctl peers' for the full picture")
-        }
-        while true {
-            let (event, _) = try client.nextEvent()
-            if invocation.json {
-                emit(json(event))
-            } else {
-                emit(PeerctlRenderer(now: Date()).event(event))
-            }
-            if event.type == .error {
-                printError(event.error?.message ?? "the daemon ended the subscription")
-                exit(1)
-            }
-        }
-    case .help, .version:
-        break
-    }
+    let commands = PeerctlCommands(client: client, json: invocation.json)
+    exit(try commands.run(invocation.command))
 } catch {
     printError(error.description)
     exit(error.exitCode)

@@ -1,0 +1,356 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PeerCore
+
+/// One TCP connection to a peer: the Noise XX handshake, then encrypted,
+/// length-framed ``WireMessage``s, driven by a ``SessionLifecycle``.
+///
+/// The socket is non-blocking and serviced by Dispatch sources on the main
+/// queue. Output goes through a bounded ``OutboundQueue``; application data
+/// beyond ``sendLimit`` queued bytes is refused (the caller gets a `busy`
+/// error it can retry), so the daemon never buffers without bound.
+@MainActor
+public final class PeerSession {
+    /// The Noise prologue: binds the wire version into the handshake, so
+    /// mismatched versions fail at once.
+    public static let prologue = Array("peerd/1".utf8)
+
+    /// A number for logs.
+    public let number: Int
+    /// The peer row this session belongs to, once known.
+    public var peerUUID: UUID?
+    /// The endpoint dialled (nil for an accepted connection).
+    public let endpoint: Endpoint?
+    /// The peer id advertised by the peer we dialled.
+    public let expectedPeerID: String?
+    /// Endpoints left to try after this one (for the owner's retry).
+    public let remainingEndpoints: [Endpoint]
+    /// The invitation this session carries (invitee side), once asked.
+    public var invitationID: String?
+    /// A decision request that arrived before `peerUUID` was known.
+    public var pendingDecision: (name: String, context: [UInt8], timeout: Int)?
+    /// Set when this side also invited (crossing invitations): accept automatically.
+    public var autoAccept = false
+    /// The remote's proven static key, after the handshake.
+    public private(set) var remoteStaticKey: [UInt8]?
+    /// The id the remote proved (even when it was not the expected one).
+    public private(set) var remotePeerID: String?
+    /// The remote address, for logs.
+    public private(set) var remoteAddress = "?"
+    /// The most application bytes queued for sending.
+    public let sendLimit: Int
+    /// The invitation context sent (inviter side), kept for a retry.
+    public let inviteContext: [UInt8]
+    /// The invitation timeout (inviter side), kept for a retry.
+    public let inviteTimeout: TimeInterval
+    /// Whether the remote proved the expected identity.
+    public var isAuthenticated: Bool { remoteStaticKey != nil && !mismatched }
+    private var mismatched = false
+
+    private weak var delegate: (any PeerSessionDelegate)?
+    private var lifecycle: SessionLifecycle
+    private var handshake: NoiseHandshakeState
+    private var sendCipher: NoiseCipherState?
+    private var receiveCipher: NoiseCipherState?
+    private var descriptor: FileDescriptor?
+    private var connecting: Bool
+    private var frames = FrameReader()
+    private var outbound: OutboundQueue
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private var writeResumed = false
+    private var pendingCancels = 0
+    private var finished = false
+    private var closeAfterFlush = false
+
+    /// Whether the session is established and may carry data.
+    public var isConnected: Bool { lifecycle.canSendData && !finished }
+    /// The lifecycle phase.
+    public var phase: SessionPhase { lifecycle.phase }
+    /// Which side this is.
+    public var role: SessionLifecycle.Role { lifecycle.role }
+    /// Bytes waiting to be written.
+    public var queuedBytes: Int { outbound.byteCount }
+
+    /// Dials `endpoint` and invites. Throws if the connect cannot even start.
+    public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
+                name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
+                sendLimit: Int, delegate: any PeerSessionDelegate) throws(SystemError) {
+        self.number = number
+        self.endpoint = endpoint
+        remainingEndpoints = remaining
+        self.expectedPeerID = expectedPeerID
+        self.sendLimit = sendLimit
+        self.delegate = delegate
+        inviteContext = context
+        self.inviteTimeout = inviteTimeout
+        lifecycle = SessionLifecycle(inviterAt: Date(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits)
+        handshake = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: Self.prologue,
+                                             localStatic: NoiseKeyPair(secretKey: identity.secretKey))
+        outbound = OutboundQueue(limit: sendLimit + 2 * WireCodec.maxNoiseMessage + 64 * 1024)
+        connecting = true
+        remoteAddress = "\(endpoint.address):\(endpoint.port)"
+        let fd = try TCPConnector.startConnect(to: endpoint)
+        attach(fd)
+    }
+
+    /// Takes an accepted connection; the remote invites us.
+    public init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, limits: SessionLifecycle.Limits,
+                sendLimit: Int, delegate: any PeerSessionDelegate) {
+        self.number = number
+        endpoint = nil
+        remainingEndpoints = []
+        expectedPeerID = nil
+        self.sendLimit = sendLimit
+        self.delegate = delegate
+        inviteContext = []
+        inviteTimeout = 0
+        lifecycle = SessionLifecycle(inviteeAt: Date(), limits: limits)
+        handshake = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: Self.prologue,
+                                             localStatic: NoiseKeyPair(secretKey: identity.secretKey))
+        outbound = OutboundQueue(limit: sendLimit + 2 * WireCodec.maxNoiseMessage + 64 * 1024)
+        connecting = false
+        remoteAddress = TCPConnector.peerAddress(fd)
+        attach(fd)
+    }
+
+    /// Clock tick: deadlines and keepalive.
+    public func tick(now: Date) {
+        perform(lifecycle.tick(now: now))
+    }
+
+    /// A client's decision on the invitation.
+    public func decide(accept: Bool) {
+        perform(lifecycle.decided(accept: accept, now: Date()))
+    }
+
+    /// Declines without asking anyone.
+    public func declineAutomatically(_ why: String) {
+        perform(lifecycle.declineAutomatically(why, now: Date()))
+    }
+
+    /// Closes the session, telling the peer why.
+    public func close(_ why: String, reason: CloseReason = .closedLocally) {
+        perform(lifecycle.closeLocally(why, reason: reason))
+    }
+
+    /// Sends one application message, fragmented. Returns false, sending
+    /// nothing, when the queue is too full: the caller retries later.
+    public func send(_ data: [UInt8]) -> Bool {
+        guard isConnected, outbound.byteCount + data.count <= sendLimit else { return false }
+        lifecycle.noteSent(now: Date())
+        for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
+        return true
+    }
+
+    // MARK: I/O
+
+    private func attach(_ fd: FileDescriptor) {
+        descriptor = fd
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: .main)
+        read.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.readable() } }
+        read.setCancelHandler { [weak self] in MainActor.assumeIsolated { self?.sourceCancelled() } }
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: .main)
+        write.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.writable() } }
+        write.setCancelHandler { [weak self] in MainActor.assumeIsolated { self?.sourceCancelled() } }
+        readSource = read
+        writeSource = write
+        pendingCancels = 2
+        read.resume()
+        if connecting {
+            write.resume()
+            writeResumed = true
+        } else {
+            remoteAddress = TCPConnector.peerAddress(fd)
+        }
+    }
+
+    private func connected() {
+        connecting = false
+        do {
+            sendFrame(try handshake.writeMessage([]))
+        } catch {
+            perform(lifecycle.handshakeFailed("\(error)"))
+        }
+    }
+
+    private func readable() {
+        guard let descriptor, !finished, !connecting else { return }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Bounded work per wakeup keeps one fast peer from starving the rest.
+        for _ in 0..<16 {
+            let count: Int?
+            do {
+                count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
+            } catch {
+                perform(lifecycle.transportClosed("\(error)"))
+                return
+            }
+            guard let count else { return }
+            if count == 0 {
+                perform(lifecycle.transportClosed("the connection was closed"))
+                return
+            }
+            let complete: [[UInt8]]
+            do { complete = try frames.append(buffer[0..<count]) } catch {
+                fail("\(error)")
+                return
+            }
+            for frame in complete {
+                guard !finished else { return }
+                received(frame)
+            }
+        }
+    }
+
+    private func received(_ frame: [UInt8]) {
+        if !handshake.isComplete {
+            do {
+                _ = try handshake.readMessage(frame)
+                if handshake.isOurTurn { sendFrame(try handshake.writeMessage([])) }
+                if handshake.isComplete { handshakeDone() }
+            } catch {
+                perform(lifecycle.handshakeFailed("\(error)"))
+            }
+            return
+        }
+        guard var cipher = receiveCipher else { return }
+        do {
+            let plaintext = try cipher.decrypt(ad: [], frame)
+            receiveCipher = cipher
+            perform(lifecycle.received(try WireCodec.decode(plaintext), now: Date()))
+        } catch let error as NoiseError {
+            fail(error.description)
+        } catch {
+            fail("\(error)")
+        }
+    }
+
+    private func handshakeDone() {
+        do {
+            let split = try handshake.split()
+            sendCipher = split.send
+            receiveCipher = split.receive
+        } catch {
+            perform(lifecycle.handshakeFailed("\(error)"))
+            return
+        }
+        remoteStaticKey = handshake.remoteStatic
+        let peerID = IdentityKey.fingerprint(of: handshake.remoteStatic ?? [])
+        self.remotePeerID = peerID
+        let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, now: Date())
+        mismatched = lifecycle.phase == .closed(.identityMismatch)
+        if !lifecycle.isClosed { delegate?.sessionAuthenticated(self, peerID: peerID) }
+        perform(actions)
+    }
+
+    private func fail(_ why: String) {
+        perform(lifecycle.protocolViolation(why))
+    }
+
+    private func perform(_ actions: [SessionAction]) {
+        for action in actions {
+            switch action {
+            case .send(let message):
+                transmit(message)
+            case .requestDecision(let name, let context, let timeout):
+                if autoAccept {
+                    perform(lifecycle.decided(accept: true, now: Date()))
+                } else {
+                    delegate?.sessionNeedsDecision(self, name: name, context: context, timeoutSeconds: timeout)
+                }
+            case .established:
+                delegate?.sessionEstablished(self)
+            case .deliver(let message):
+                delegate?.session(self, delivered: message)
+            case .finish(let reason, let text):
+                finish(reason, text)
+            }
+        }
+    }
+
+    private func transmit(_ message: WireMessage) {
+        guard var cipher = sendCipher, descriptor != nil else { return }
+        do {
+            let ciphertext = try cipher.encrypt(ad: [], WireCodec.encode(message))
+            sendCipher = cipher
+            sendFrame(ciphertext)
+        } catch {
+            finish(.protocolError, "\(error)")
+        }
+    }
+
+    private func sendFrame(_ message: [UInt8]) {
+        outbound.appendUnbounded(WireCodec.frame(message))
+        flush()
+    }
+
+    private func writable() {
+        guard let descriptor else { return }
+        if connecting {
+            if let error = TCPConnector.finishConnect(descriptor) {
+                perform(lifecycle.handshakeFailed("connect to \(remoteAddress): \(String(cString: strerror(error)))"))
+                return
+            }
+            connected()
+        }
+        flush()
+    }
+
+    private func flush() {
+        guard let descriptor, !connecting else { return }
+        let drained: Bool
+        do {
+            drained = try outbound.flush { raw in try descriptor.send(raw) }
+        } catch {
+            outbound.truncateToCurrentLine()
+            if closeAfterFlush { teardown() } else { perform(lifecycle.transportClosed("\(error)")) }
+            return
+        }
+        if drained {
+            if writeResumed {
+                writeSource?.suspend()
+                writeResumed = false
+            }
+            if closeAfterFlush { teardown() }
+        } else if !writeResumed {
+            writeSource?.resume()
+            writeResumed = true
+        }
+    }
+
+    private func finish(_ reason: CloseReason, _ text: String) {
+        guard !finished else { return }
+        finished = true
+        delegate?.sessionFinished(self, reason: reason, text: text)
+        // Let a final close frame go out, but never wait long for it.
+        closeAfterFlush = true
+        if outbound.isEmpty || connecting {
+            teardown()
+        } else {
+            flush()
+            DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [weak self] in MainActor.assumeIsolated { self?.teardown() } }
+        }
+    }
+
+    private func teardown() {
+        guard descriptor != nil, pendingCancels > 0 else { return }
+        if let writeSource {
+            if !writeResumed { writeSource.resume() }
+            writeResumed = true
+            writeSource.cancel()
+        }
+        readSource?.cancel()
+    }
+
+    private func sourceCancelled() {
+        pendingCancels -= 1
+        // Dispatch's contract: close only after every source on the descriptor is cancelled.
+        guard pendingCancels == 0 else { return }
+        descriptor?.close()
+        descriptor = nil
+        readSource = nil
+        writeSource = nil
+    }
+}

@@ -1,0 +1,71 @@
+import Glibc
+import PeerCore
+
+/// Starts non-blocking TCP connects to peer endpoints. An IPv6 link-local
+/// address needs its interface as the scope id, or the kernel cannot route it.
+public enum TCPConnector {
+    /// Begins connecting to `endpoint`; the descriptor becomes writable when
+    /// the connect finishes (check ``finishConnect(_:)``).
+    public static func startConnect(to endpoint: Endpoint) throws(SystemError) -> FileDescriptor {
+        let context = "\(endpoint.address):\(endpoint.port)"
+        let family = endpoint.family == .ipv4 ? AF_INET : AF_INET6
+        let fd = try Syscall.call("socket", context) {
+            socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        }
+        let descriptor = FileDescriptor(rawValue: fd)
+        var result: Int32
+        if endpoint.family == .ipv4 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = endpoint.port.bigEndian
+            guard inet_pton(AF_INET, endpoint.address, &address.sin_addr) == 1 else {
+                descriptor.close()
+                throw SystemError("inet_pton", errno: EINVAL, context: endpoint.address)
+            }
+            result = SocketAddress.withSockaddr(address) { connect(fd, $0, $1) }
+        } else {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = endpoint.port.bigEndian
+            guard inet_pton(AF_INET6, endpoint.address, &address.sin6_addr) == 1 else {
+                descriptor.close()
+                throw SystemError("inet_pton", errno: EINVAL, context: endpoint.address)
+            }
+            address.sin6_scope_id = UInt32((try? InterfaceNames.index(of: endpoint.interface)) ?? 0)
+            result = SocketAddress.withSockaddr(address) { connect(fd, $0, $1) }
+        }
+        if result != 0 && errno != EINPROGRESS {
+            let code = errno
+            descriptor.close()
+            throw SystemError("connect", errno: code, context: context)
+        }
+        return descriptor
+    }
+
+    /// After writability: nil if connected, else the connect error.
+    public static func finishConnect(_ descriptor: FileDescriptor) -> Int32? {
+        var error: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return errno }
+        return error == 0 ? nil : error
+    }
+
+    /// The numeric address of the connected peer, for logs.
+    public static func peerAddress(_ descriptor: FileDescriptor) -> String {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let ok = withUnsafeMutablePointer(to: &storage) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(descriptor.rawValue, $0, &length) }
+        } == 0
+        guard ok else { return "?" }
+        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        if Int32(storage.ss_family) == AF_INET {
+            var address = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self) }
+            inet_ntop(AF_INET, &address.sin_addr, &text, socklen_t(text.count))
+        } else {
+            var address = withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in6.self) }
+            inet_ntop(AF_INET6, &address.sin6_addr, &text, socklen_t(text.count))
+        }
+        return String(decoding: text.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

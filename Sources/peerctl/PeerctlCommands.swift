@@ -1,0 +1,170 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerIO
+
+/// Runs one peerctl command against the daemon; returns the exit code.
+struct PeerctlCommands {
+    let client: ControlClient
+    let json: Bool
+
+    func run(_ command: PeerctlCommand) throws(ControlClientError) -> Int32 {
+        let render = PeerctlRenderer(now: Date())
+        switch command {
+        case .status:
+            let status = try client.call(.status, as: DaemonStatus.self)
+            emit(json ? PeerctlRenderer.json(status) : render.status(status))
+        case .peers:
+            let result = try client.call(.peers, as: PeersResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.peers(result.peers))
+        case .peer(let selector):
+            let peer = try lookUp(selector)
+            emit(json ? PeerctlRenderer.json(peer) : render.peer(peer))
+        case .watch(let since):
+            let subscribed = try client.call(.subscribe, params: ControlParams(since: since), as: SubscribeResult.self)
+            if subscribed.truncated {
+                printError("some events after \(since ?? 0) were already discarded; run 'peerctl peers' for the full picture")
+            }
+            while true {
+                let (event, _) = try client.nextEvent()
+                emit(json ? PeerctlRenderer.json(event) : PeerctlRenderer(now: Date()).event(event))
+                if event.type == .error {
+                    printError(event.error?.message ?? "the daemon ended the subscription")
+                    return 1
+                }
+            }
+        case .invite(let selector, let context, let timeout, let wait):
+            return try invite(selector, context: context, timeout: timeout, wait: wait)
+        case .invitations:
+            let result = try client.call(.invitations, as: InvitationsResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.invitations(result.invitations))
+        case .accept(let id), .decline(let id):
+            let accept = if case .accept = command { true } else { false }
+            let info = try client.call(accept ? .accept : .decline, params: ControlParams(invitation: id), as: InvitationInfo.self)
+            emit(json ? PeerctlRenderer.json(info) : "\(accept ? "accepted" : "declined") the invitation from '\(info.name)' (\(info.peer.uuidString.lowercased()))")
+        case .disconnect(let selector):
+            let result = try client.call(.disconnect, params: ControlParams(peer: selector), as: PeerResult.self)
+            emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(result.peer.name)'")
+        case .send(let selector, let text, let lines):
+            return try send(selector, text: text, lines: lines)
+        case .recv(let from, let count):
+            return try receive(from: from, count: count)
+        case .wait(let selector, let state, let timeout):
+            return try waitFor(selector, state: state, timeout: timeout ?? 30)
+        case .help, .version:
+            break
+        }
+        return 0
+    }
+
+    private func lookUp(_ selector: String) throws(ControlClientError) -> PeerSnapshot {
+        try client.call(.peer, params: ControlParams(peer: selector), as: PeerResult.self).peer
+    }
+
+    private func invite(_ selector: String, context: String?, timeout: Double?, wait: Bool) throws(ControlClientError) -> Int32 {
+        if wait { _ = try client.call(.subscribe, as: SubscribeResult.self) }
+        let result = try client.call(.invite, params: ControlParams(peer: selector, context: context, timeout: timeout), as: InviteResult.self)
+        let peer = result.peer
+        if !wait || peer.state == .connected {
+            emit(json ? PeerctlRenderer.json(result) : result.existing ? "'\(peer.name)' is already \(peer.state.rawValue)" : "invited '\(peer.name)' (\(peer.id.uuidString.lowercased()))")
+            return 0
+        }
+        if !json { emit("invited '\(peer.name)'; waiting for an answer") }
+        let deadline = ContinuousClock.now + .seconds((timeout ?? 30) + 10)
+        while true {
+            let (event, _) = try client.nextEvent(deadline: deadline)
+            guard event.peer?.id == peer.id || event.mismatch?.peer == peer.id else { continue }
+            switch event.type {
+            case .stateChanged where event.peer?.state == .connected:
+                emit(json ? PeerctlRenderer.json(event) : "connected to '\(peer.name)'")
+                return 0
+            case .stateChanged where event.peer?.state == .notConnected, .inviteFailed:
+                if json { emit(PeerctlRenderer.json(event)) }
+                printError("the invitation to '\(peer.name)' ended: \(event.reason?.rawValue ?? "unknown")")
+                return 1
+            case .identityMismatch:
+                if let mismatch = event.mismatch {
+                    printError("warning: \(mismatch.address) claims to be '\(peer.name)' but proved id \(mismatch.actual); trying other addresses")
+                }
+            default:
+                continue
+            }
+        }
+    }
+
+    private func send(_ selector: String, text: String, lines: Bool) throws(ControlClientError) -> Int32 {
+        let messages: [[UInt8]]
+        if text == "-" {
+            var input: [UInt8] = []
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = read(0, &chunk, chunk.count)
+                if n <= 0 { break }
+                input += chunk[0..<n]
+            }
+            messages = lines ? input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init).dropLast(input.last == UInt8(ascii: "\n") ? 1 : 0) : [input]
+        } else {
+            messages = [Array(text.utf8)]
+        }
+        let peer = try lookUp(selector)
+        var total = 0
+        for message in messages {
+            let params = ControlParams(peer: peer.id.uuidString, data: Data(message).base64EncodedString())
+            var delay: UInt32 = 2_000
+            let giveUp = ContinuousClock.now + .seconds(60)
+            while true {
+                do {
+                    total += try client.call(.send, params: params, as: SendResult.self).bytes
+                    break
+                } catch {
+                    // A full queue is the daemon's backpressure: wait and retry.
+                    guard case .daemon(let daemonError) = error, daemonError.code == .busy, ContinuousClock.now < giveUp else { throw error }
+                    usleep(delay)
+                    delay = min(delay * 2, 100_000)
+                }
+            }
+        }
+        if !json { emit("sent \(messages.count) message\(messages.count == 1 ? "" : "s") (\(total) bytes) to '\(peer.name)'") }
+        return 0
+    }
+
+    private func receive(from selector: String?, count: Int?) throws(ControlClientError) -> Int32 {
+        let from = try selector.map { selector throws(ControlClientError) in try lookUp(selector).id }
+        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        var received = 0
+        while count.map({ received < $0 }) ?? true {
+            let (event, _) = try client.nextEvent()
+            if event.type == .error {
+                printError(event.error?.message ?? "the daemon ended the subscription")
+                return 1
+            }
+            guard event.type == .message, let message = event.message, from == nil || message.from == from else { continue }
+            received += 1
+            if json {
+                emit(PeerctlRenderer.json(event))
+            } else {
+                let bytes = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
+                emit(String(decoding: bytes, as: UTF8.self))
+            }
+        }
+        return 0
+    }
+
+    private func waitFor(_ selector: String, state: ConnectionState, timeout: Double) throws(ControlClientError) -> Int32 {
+        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        let peer = try lookUp(selector)
+        if peer.state == state { return 0 }
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let event: ControlEvent
+            do { event = try client.nextEvent(deadline: deadline).event } catch {
+                if case .timedOut = error {
+                    printError("'\(peer.name)' did not become \(state.rawValue) within \(Int(timeout)) s")
+                    return 1
+                }
+                throw error
+            }
+            if event.type == .stateChanged, event.peer?.id == peer.id, event.peer?.state == state { return 0 }
+        }
+    }
+}
