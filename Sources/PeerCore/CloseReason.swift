@@ -13,7 +13,8 @@ public enum CloseReason: String, Codable, Sendable, CaseIterable {
     case closedByPeer
     /// A local client closed it.
     case closedLocally
-    /// Nothing was heard from the peer for 15 s.
+    /// The peer is gone: nothing heard for 15 s, or the connection broke
+    /// without a `close` message.
     case keepaliveLost
     /// A message exceeded `--max-message`.
     case tooLarge

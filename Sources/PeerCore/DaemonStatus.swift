@@ -36,12 +36,16 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var eventSeq: UInt64
     /// The control socket path.
     public var socket: String
+    /// Live sessions (connected or being set up).
+    public var sessions: Int = 0
+    /// Control clients subscribed to events.
+    public var subscribers: Int = 0
 
     /// Creates a status.
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,
                 serviceType: String, port: UInt16, interfaces: [String], avahi: AvahiStatus, avahiMessage: String?,
                 publication: PublicationState, peers: Int, lostPeers: Int, maxPeers: Int, peersRejected: Int,
-                eventSeq: UInt64, socket: String) {
+                eventSeq: UInt64, socket: String, sessions: Int = 0, subscribers: Int = 0) {
         self.version = version
         self.pid = pid
         self.uptime = uptime
@@ -60,5 +64,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.peersRejected = peersRejected
         self.eventSeq = eventSeq
         self.socket = socket
+        self.sessions = sessions
+        self.subscribers = subscribers
     }
 }

@@ -119,7 +119,8 @@ public struct SessionLifecycle: Sendable {
         case (.close(let reason, let text), _):
             // The peer's reason is kept when it is an answer to our invitation.
             let local: CloseReason = switch (reason, phase) {
-            case (.declined, .inviting), (.timedOut, .inviting), (.duplicate, _), (.tooLarge, _), (.protocolError, _): reason
+            case (.declined, .inviting), (.timedOut, .inviting), (.timedOut, .awaitingDecision),
+                 (.duplicate, _), (.tooLarge, _), (.protocolError, _): reason
             default: .closedByPeer
             }
             return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
@@ -175,11 +176,13 @@ public struct SessionLifecycle: Sendable {
         return finish(reason, why, notify: phase != .handshaking)
     }
 
-    /// The transport ended (EOF or error).
+    /// The transport ended (EOF or error) without a `close` message: the
+    /// peer vanished (crashed, killed, unplugged). That is `keepaliveLost`,
+    /// the same as silence; `closedByPeer` means the peer said goodbye.
     public mutating func transportClosed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         if phase == .handshaking { return finish(.handshakeFailed, why, notify: false) }
-        return finish(.closedByPeer, why, notify: false)
+        return finish(.keepaliveLost, "the connection broke without a close: \(why)", notify: false)
     }
 
     /// Application data is being sent now (counts as traffic for keepalive).

@@ -415,7 +415,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
             avahi: lifecycle.status, avahiMessage: message, publication: publisher.state,
             peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
-            peersRejected: peersRejected, eventSeq: journal.lastSeq, socket: control.path)
+            peersRejected: peersRejected, eventSeq: journal.lastSeq, socket: control.path,
+            sessions: sessions.count, subscribers: control.subscriberCount)
     }
 
     private func reply(_ connection: ControlConnection, id: RequestID, result: some Codable & Sendable) {
@@ -465,7 +466,14 @@ extension SessionManager {
     }
 
     private func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
-        if sessionByPeer[peer.id] != nil || awaitingCrossed[peer.id] != nil {
+        if let existing = sessionByPeer[peer.id] {
+            // The peer is inviting us at this moment: our invitation is our yes.
+            if existing.role == .invitee {
+                if existing.phase == .awaitingDecision { existing.decide(accept: true) } else { existing.autoAccept = true }
+            }
+            return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: true))
+        }
+        if awaitingCrossed[peer.id] != nil {
             return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: true))
         }
         guard !peer.endpoints.isEmpty else {

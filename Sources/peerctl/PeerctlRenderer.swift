@@ -18,7 +18,8 @@ struct PeerctlRenderer {
             ["avahi", s.avahi.rawValue + (s.avahiMessage.map { ": \($0)" } ?? "")],
             ["interfaces", s.interfaces.isEmpty ? "all" : s.interfaces.joined(separator: ", ")],
             ["peers", "\(s.peers) (\(s.lostPeers) lost; cap \(s.maxPeers); \(s.peersRejected) turned away)"],
-            ["events", "last seq \(s.eventSeq)"],
+            ["sessions", "\(s.sessions)"],
+            ["events", "last seq \(s.eventSeq); \(s.subscribers) subscriber\(s.subscribers == 1 ? "" : "s")"],
             ["socket", s.socket],
             ["daemon", "peerd \(s.version), pid \(s.pid), up \(s.uptime)s"],
         ]

@@ -96,7 +96,7 @@ final class SessionLifecycleTests: XCTestCase {
         var connected = inviter()
         _ = connected.handshakeCompleted(remotePeerID: "b", expectedPeerID: "b", now: at(0))
         _ = connected.received(.accept, now: at(0))
-        XCTAssertEqual(connected.transportClosed("EOF"), [.finish(.closedByPeer, "EOF")])
+        XCTAssertEqual(connected.transportClosed("EOF"), [.finish(.keepaliveLost, "the connection broke without a close: EOF")])
         XCTAssertEqual(connected.transportClosed("again"), [], "closed once")
     }
 }

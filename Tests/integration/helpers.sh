@@ -1,0 +1,47 @@
+# Helpers shared by the integration tests (sourced by run.sh).
+
+fail() { echo "    FAIL: $*" >&2; dump_logs; exit 1; }
+note() { echo "    $*" >&2; }
+
+dump_logs() {
+    local f
+    for f in "$LAB_DIR"/h*/peerd.log "$LAB_DIR"/h*/avahi.log; do
+        [ -f "$f" ] || continue
+        echo "    --- ${f#$LAB_DIR/} (last 25 lines)" >&2
+        tail -n 25 "$f" | sed 's/^/    | /' >&2
+    done
+}
+
+sock() { echo "$LAB_DIR/h$1/peerd.sock"; }
+
+# start_peerd HOST [ARGS...]: starts peerd on a lab host with its own state
+# directory and socket; waits until the control socket answers.
+start_peerd() {
+    local i=$1; shift
+    lab_spawn "$i" "$LAB_DIR/h$i/peerd.log" "$BIN/peerd" --name "host$i" --state-dir "$LAB_DIR/h$i/state" \
+        --socket "$(sock "$i")" --log-level debug "$@"
+    echo "$LAB_PID" >"$LAB_DIR/h$i/peerd.pid"
+    lab_wait_for 10 ctl "$i" status || fail "peerd on host $i did not start"
+}
+
+# stop_peerd HOST [SIGNAL]: signals peerd and waits for it to exit.
+stop_peerd() {
+    local i=$1 sig=${2:-TERM} pid
+    pid=$(cat "$LAB_DIR/h$i/peerd.pid")
+    kill -s "$sig" "$pid"
+    wait "$pid" 2>/dev/null
+    PEERD_EXIT=$?
+}
+
+ctl() { local i=$1; shift; "$BIN/peerctl" --socket "$(sock "$i")" "$@"; }
+json() { local i=$1; shift; ctl "$i" --json "$@"; }
+
+# Field of the row named NAME in host I's peer list.
+peer_field() { json "$1" peers | jq -r --arg n "$2" ".peers[] | select(.name == \$n) | $3"; }
+sees() { [ "$(peer_field "$1" "$2" .lost)" = false ]; }
+sees_lost() { [ "$(peer_field "$1" "$2" .lost)" = true ]; }
+status_field() { json "$1" status | jq -r "$2"; }
+peer_count() { json "$1" peers | jq '.peers | length'; }
+
+expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
+

@@ -1,0 +1,207 @@
+# Session tests: invitations, Noise-encrypted sessions and messages (sourced by run.sh).
+
+# Starts peerd on hosts 1 and 2 and waits until they see each other.
+two_peers() {
+    start_peerd 1 "$@"
+    start_peerd 2 "$@"
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
+}
+
+# watch_on HOST FILE: records HOST's events as JSON lines (killed with the lab).
+watch_on() {
+    lab_spawn "$1" "$2" "$BIN/peerctl" --socket "$(sock "$1")" --json watch
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock "$1")' --json status | jq .subscribers)\" -ge ${3:-1} ]" \
+        || fail "the watcher on host $1 did not subscribe"
+}
+
+peer_state() { peer_field "$1" "$2" .state; }
+state_is() { [ "$(peer_state "$1" "$2")" = "$3" ]; }
+pending_invitation() { json "$1" invitations | jq -r '.invitations[0].id // empty'; }
+has_invitation() { [ -n "$(pending_invitation "$1")" ]; }
+# The state changes of the row named NAME, as "state/reason" words.
+state_trail() { jq -r --arg n "$2" 'select(.type == "stateChanged" and .peer.name == $n) | "\(.peer.state)/\(.reason // "-")"' "$1" | tr '\n' ' '; }
+
+# connect_peers: host1 invites host2, host2 accepts; both end connected.
+connect_peers() {
+    # Someone on host2 must be subscribed to decide.
+    [ "$(status_field 2 .subscribers)" -gt 0 ] || watch_on 2 "$LAB_DIR/connect-w2.jsonl"
+    ctl 1 invite host2 --context "${1:-}" --wait >"$LAB_DIR/invite.out" 2>&1 &
+    local inviter=$!
+    lab_wait_for 5 has_invitation 2 || fail "host2 got no invitation"
+    ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept failed"
+    wait "$inviter" || { cat "$LAB_DIR/invite.out" >&2; fail "invite --wait did not report connected"; }
+    lab_wait_for 5 state_is 1 host2 connected || fail "host1 is not connected to host2"
+    lab_wait_for 5 state_is 2 host1 connected || fail "host2 is not connected to host1"
+}
+
+test_session_invite_accept_and_messages_both_ways() {
+    two_peers
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 invite host2 --context "shall we talk?" --wait >"$LAB_DIR/invite.out" 2>&1 &
+    local inviter=$!
+    lab_wait_for 5 has_invitation 2 || fail "host2 got no invitation"
+    local inv; inv=$(json 2 invitations | jq -c '.invitations[0]')
+    expect_eq "$(echo "$inv" | jq -r .context)" "shall we talk?" "invitation context"
+    expect_eq "$(echo "$inv" | jq -r .name)" host1 "inviter name"
+    expect_eq "$(echo "$inv" | jq -r .peerId)" "$(status_field 1 .peerId)" "inviter's proven peer id"
+    expect_eq "$(echo "$inv" | jq -r .peer)" "$(peer_field 2 host1 .id)" "inviter's UUID"
+    expect_eq "$(peer_state 2 host1)" connecting "invitee state while deciding"
+    ctl 1 send host2 "too early" >/dev/null 2>&1 && fail "send before acceptance succeeded"
+    ctl 2 accept "$(echo "$inv" | jq -r .id | cut -c1-8)" >/dev/null || fail "accept by id prefix failed"
+    wait "$inviter" || fail "invite --wait did not exit 0"
+    lab_wait_for 5 state_is 1 host2 connected || fail "host1 not connected"
+    lab_wait_for 5 state_is 2 host1 connected || fail "host2 not connected"
+    expect_eq "$(status_field 1 .sessions)" 1 "sessions on host1"
+    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 2
+    lab_spawn 1 "$LAB_DIR/recv1.txt" "$BIN/peerctl" --socket "$(sock 1)" recv --count 1
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+    ctl 1 send host2 "hello from one" >/dev/null || fail "send 1→2"
+    echo "second, from stdin" | ctl 1 send host2 - >/dev/null || fail "send 1→2 from stdin"
+    ctl 2 send host1 "hello from two" >/dev/null || fail "send 2→1"
+    lab_wait_for 5 grep -q "second, from stdin" "$LAB_DIR/recv2.txt" || fail "host2 did not receive both messages"
+    lab_wait_for 5 grep -q "hello from two" "$LAB_DIR/recv1.txt" || fail "host1 did not receive"
+    expect_eq "$(head -1 "$LAB_DIR/recv2.txt")" "hello from one" "first message on host2"
+    expect_eq "$(jq -r 'select(.type == "message") | .message.from' "$LAB_DIR/w2.jsonl" | sort -u)" "$(peer_field 2 host1 .id)" "sender UUID in message events"
+    ctl 1 disconnect host2 >/dev/null || fail "disconnect"
+    lab_wait_for 5 state_is 2 host1 notConnected || fail "host2 still connected"
+    lab_wait_for 5 state_is 1 host2 notConnected || fail "host1 still connected"
+    expect_eq "$(state_trail "$LAB_DIR/w1.jsonl" host2)" "connecting/- connected/- notConnected/closedLocally " "host1's state trail"
+    expect_eq "$(state_trail "$LAB_DIR/w2.jsonl" host1)" "connecting/- connected/- notConnected/closedByPeer " "host2's state trail"
+}
+
+test_session_decline() {
+    two_peers
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 invite host2 --wait >/dev/null 2>"$LAB_DIR/invite.err" &
+    local inviter=$!
+    lab_wait_for 5 has_invitation 2 || fail "no invitation"
+    ctl 2 decline "$(pending_invitation 2)" >/dev/null || fail "decline failed"
+    wait "$inviter" && fail "invite --wait exited 0 after a decline"
+    grep -q declined "$LAB_DIR/invite.err" || fail "invite --wait did not say declined"
+    lab_wait_for 5 sh -c "grep -q '\"reason\":\"declined\"' '$LAB_DIR/w1.jsonl'" || fail "no declined state change on host1"
+    expect_eq "$(state_trail "$LAB_DIR/w1.jsonl" host2)" "connecting/- notConnected/declined " "host1's trail"
+    expect_eq "$(state_trail "$LAB_DIR/w2.jsonl" host1)" "connecting/- notConnected/declined " "host2's trail"
+    expect_eq "$(json 2 invitations | jq '.invitations | length')" 0 "pending invitations after the decline"
+}
+
+test_session_invitation_times_out() {
+    two_peers
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 invite host2 --timeout 2 --wait >/dev/null 2>&1 && fail "an unanswered invitation connected"
+    lab_wait_for 5 sh -c "grep -q '\"reason\":\"timedOut\"' '$LAB_DIR/w2.jsonl'" || fail "host2 did not time the invitation out"
+    expect_eq "$(state_trail "$LAB_DIR/w1.jsonl" host2)" "connecting/- notConnected/timedOut " "host1's trail"
+    expect_eq "$(state_trail "$LAB_DIR/w2.jsonl" host1)" "connecting/- notConnected/timedOut " "host2's trail"
+    expect_eq "$(peer_state 1 host2)" notConnected "host1 state"
+}
+
+test_session_without_a_deciding_client_is_declined() {
+    two_peers
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    ctl 1 invite host2 --wait >/dev/null 2>"$LAB_DIR/invite.err" && fail "connected with nobody to decide"
+    grep -q declined "$LAB_DIR/invite.err" || fail "not declined: $(cat "$LAB_DIR/invite.err")"
+    grep -q 'no client is subscribed' "$LAB_DIR/h2/peerd.log" || fail "host2 did not log why"
+}
+
+# Both sides invite at the same moment, 50 times: always exactly one session.
+test_crossing_invitations_collapse_into_one_session() {
+    two_peers
+    local round
+    for round in $(seq 1 50); do
+        ctl 1 invite host2 --wait >"$LAB_DIR/a.out" 2>&1 & local a=$!
+        ctl 2 invite host1 --wait >"$LAB_DIR/b.out" 2>&1 & local b=$!
+        wait "$a" || { cat "$LAB_DIR/a.out" >&2; fail "round $round: host1's invite did not connect"; }
+        wait "$b" || { cat "$LAB_DIR/b.out" >&2; fail "round $round: host2's invite did not connect"; }
+        lab_wait_for 5 state_is 1 host2 connected || fail "round $round: host1 not connected"
+        lab_wait_for 5 state_is 2 host1 connected || fail "round $round: host2 not connected"
+        lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .sessions)\" = 1 ]" || fail "round $round: host1 has $(status_field 1 .sessions) sessions"
+        lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .sessions)\" = 1 ]" || fail "round $round: host2 has $(status_field 2 .sessions) sessions"
+        lab_wait_for 5 sh -c "[ \$(ip netns exec $(lab_ns 1) ss -Htn state established | wc -l) = 1 ]" || fail "round $round: not exactly one TCP connection"
+        ctl $(( round % 2 + 1 )) disconnect "host$(( (round + 1) % 2 + 1 ))" >/dev/null || fail "round $round: disconnect"
+        lab_wait_for 5 state_is 1 host2 notConnected || fail "round $round: host1 still connected"
+        lab_wait_for 5 state_is 2 host1 notConnected || fail "round $round: host2 still connected"
+    done
+}
+
+test_killed_peer_is_keepalive_lost() {
+    two_peers
+    lab_spawn 2 "$LAB_DIR/w2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json watch
+    connect_peers
+    stop_peerd 2 KILL
+    lab_wait_for 20 state_is 1 host2 notConnected || fail "host1 did not notice the killed peer within 20 s"
+    expect_eq "$(json 1 peers | jq -r '.peers[] | select(.name == "host2") | .state')" notConnected "state"
+    timeout 3 "$BIN/peerctl" --socket "$(sock 1)" --json watch --since 0 >"$LAB_DIR/w1.jsonl"
+    expect_eq "$(state_trail "$LAB_DIR/w1.jsonl" host2 | awk '{print $NF}')" notConnected/keepaliveLost "last state change"
+}
+
+test_frozen_peer_is_keepalive_lost_after_15s() {
+    two_peers
+    lab_spawn 2 "$LAB_DIR/w2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json watch
+    connect_peers
+    local pid start; pid=$(cat "$LAB_DIR/h2/peerd.pid"); start=$(date +%s)
+    kill -STOP "$pid"
+    lab_wait_for 20 state_is 1 host2 notConnected || { kill -CONT "$pid"; fail "host1 did not notice the frozen peer within 20 s"; }
+    local took=$(( $(date +%s) - start ))
+    kill -CONT "$pid"
+    [ "$took" -ge 13 ] || fail "declared lost after ${took}s; keepalive allows 15 s"
+    timeout 3 "$BIN/peerctl" --socket "$(sock 1)" --json watch --since 0 >"$LAB_DIR/w1.jsonl"
+    expect_eq "$(state_trail "$LAB_DIR/w1.jsonl" host2 | awk '{print $NF}')" notConnected/keepaliveLost "last state change"
+}
+
+# Host 1 runs a rogue peerd and advertises host2's id at its own port. Host3
+# dials it first (lowest address), sees identityMismatch, and reaches the real
+# host2; host2's row on host3 never changes state because of the rogue.
+test_three_hosts_spoofed_identity_is_refused() {
+    start_peerd 1 --name rogue
+    start_peerd 2
+    start_peerd 3
+    lab_wait_for 5 sees 3 host2 || fail "host3 did not see host2"
+    local real_id rogue_id rogue_port
+    real_id=$(status_field 2 .peerId); rogue_id=$(status_field 1 .peerId); rogue_port=$(status_field 1 .port)
+    lab_spawn 1 "$LAB_DIR/h1/publish.log" avahi-publish -s "host2-spoof" _peerd._tcp "$rogue_port" txtvers=1 "id=$real_id"
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 3)' --json peers | jq -e '.peers[] | select(.peerId == \"$real_id\") | .endpoints | map(.address) | index(\"$(lab_address 1)\")'" \
+        || fail "host3 did not merge the spoofed endpoint into host2's row"
+    local id; id=$(json 3 peers | jq -r ".peers[] | select(.peerId == \"$real_id\") | .id")
+    watch_on 3 "$LAB_DIR/w3.jsonl"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 3 invite "$id" --wait >"$LAB_DIR/invite.out" 2>"$LAB_DIR/invite.err" &
+    local inviter=$!
+    lab_wait_for 10 has_invitation 2 || { cat "$LAB_DIR/invite.err" >&2; fail "the real host2 got no invitation"; }
+    ctl 2 accept "$(pending_invitation 2)" >/dev/null
+    wait "$inviter" || fail "invite did not connect to the real host2"
+    lab_wait_for 5 sh -c "grep -q identityMismatch '$LAB_DIR/w3.jsonl'" || fail "no identityMismatch event"
+    local mismatch; mismatch=$(jq -c 'select(.type == "identityMismatch") | .mismatch' "$LAB_DIR/w3.jsonl" | head -1)
+    expect_eq "$(echo "$mismatch" | jq -r .expected)" "$real_id" "expected id"
+    expect_eq "$(echo "$mismatch" | jq -r .actual)" "$rogue_id" "proved id"
+    expect_eq "$(echo "$mismatch" | jq -r .peer)" "$id" "the row meant"
+    grep -q "proved id $rogue_id" "$LAB_DIR/invite.err" || fail "invite did not warn about the rogue"
+    expect_eq "$(jq -r --arg id "$id" 'select(.type == "stateChanged" and .peer.id == $id) | "\(.peer.state)/\(.reason // "-")"' "$LAB_DIR/w3.jsonl" | tr '\n' ' ')" \
+        "connecting/- connected/- " "host2's state trail on host3 (untouched by the rogue)"
+    expect_eq "$(json 3 peer "$id" | jq -r .state)" connected "host2 on host3"
+    expect_eq "$(json 3 peers | jq "[.peers[] | select(.peerId == \"$real_id\")] | length")" 1 "rows with host2's id"
+}
+
+test_ten_thousand_messages_each_way_in_order() {
+    two_peers
+    connect_peers
+    lab_spawn 2 "$LAB_DIR/recv2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json recv --from host1 --count 10000
+    local r2=$LAB_PID
+    lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$BIN/peerctl" --socket "$(sock 1)" --json recv --from host2 --count 10000
+    local r1=$LAB_PID
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 1 ]" || fail "recv on host2"
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .subscribers)\" -ge 1 ]" || fail "recv on host1"
+    seq 1 10000 | sed 's/^/one-/' | ctl 1 send host2 - --lines >/dev/null & local s1=$!
+    seq 1 10000 | sed 's/^/two-/' | ctl 2 send host1 - --lines >/dev/null & local s2=$!
+    wait "$s1" || fail "sending 1→2 failed"
+    wait "$s2" || fail "sending 2→1 failed"
+    lab_wait_for 60 sh -c "! kill -0 $r2 2>/dev/null && ! kill -0 $r1 2>/dev/null" || fail "not all messages arrived (host2 got $(wc -l <"$LAB_DIR/recv2.jsonl"), host1 got $(wc -l <"$LAB_DIR/recv1.jsonl"))"
+    jq -r '.message.data | @base64d' "$LAB_DIR/recv2.jsonl" >"$LAB_DIR/got2.txt"
+    jq -r '.message.data | @base64d' "$LAB_DIR/recv1.jsonl" >"$LAB_DIR/got1.txt"
+    seq 1 10000 | sed 's/^/one-/' | cmp -s - "$LAB_DIR/got2.txt" || fail "host2 did not get 1..10000 in order"
+    seq 1 10000 | sed 's/^/two-/' | cmp -s - "$LAB_DIR/got1.txt" || fail "host1 did not get 1..10000 in order"
+    expect_eq "$(peer_state 1 host2)" connected "still connected"
+}
