@@ -63,6 +63,10 @@ public final class PeerSession {
     private var pendingCancels = 0
     private var finished = false
     private var closeAfterFlush = false
+    /// Keeps the session alive from `finish` until its descriptor is closed:
+    /// the owner drops it at once, but Dispatch still has to cancel the
+    /// sources (their handlers hold it weakly) before the fd may be closed.
+    private var selfUntilClosed: PeerSession?
 
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
@@ -323,6 +327,7 @@ public final class PeerSession {
     private func finish(_ reason: CloseReason, _ text: String) {
         guard !finished else { return }
         finished = true
+        selfUntilClosed = self
         delegate?.sessionFinished(self, reason: reason, text: text)
         // Let a final close frame go out, but never wait long for it.
         closeAfterFlush = true
@@ -352,5 +357,6 @@ public final class PeerSession {
         descriptor = nil
         readSource = nil
         writeSource = nil
+        selfUntilClosed = nil
     }
 }

@@ -120,7 +120,7 @@ test_crossing_invitations_collapse_into_one_session() {
         lab_wait_for 5 state_is 2 host1 connected || fail "round $round: host2 not connected"
         lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .sessions)\" = 1 ]" || fail "round $round: host1 has $(status_field 1 .sessions) sessions"
         lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .sessions)\" = 1 ]" || fail "round $round: host2 has $(status_field 2 .sessions) sessions"
-        lab_wait_for 5 sh -c "[ \$(ip netns exec $(lab_ns 1) ss -Htn state established | wc -l) = 1 ]" || fail "round $round: not exactly one TCP connection"
+        lab_wait_for 5 sh -c "[ \$(ip netns exec $(lab_ns 1) ss -Htn state established | wc -l) = 1 ]" || fail "round $round: not exactly one TCP connection: $(ip netns exec "$(lab_ns 1)" ss -tn)"
         ctl $(( round % 2 + 1 )) disconnect "host$(( (round + 1) % 2 + 1 ))" >/dev/null || fail "round $round: disconnect"
         lab_wait_for 5 state_is 1 host2 notConnected || fail "round $round: host1 still connected"
         lab_wait_for 5 state_is 2 host1 notConnected || fail "round $round: host2 still connected"
