@@ -3,10 +3,15 @@
 public enum ControlProtocol {
     /// The protocol version this build speaks; every message carries it as `v`.
     public static let version = 1
-    /// The longest request line the daemon reads; longer is a `badRequest`
-    /// and the connection closes (a client cannot make the daemon buffer
-    /// without bound).
+    /// The longest request line the daemon reads when no `send` can carry a
+    /// message; longer is a `badRequest` and the connection closes (a client
+    /// cannot make the daemon buffer without bound).
     public static let maxRequestLineBytes = 64 * 1024
+    /// The longest request line for a daemon whose messages may be
+    /// `maxMessage` bytes: room for the message in base64 plus the envelope.
+    public static func maxRequestLineBytes(maxMessage: Int) -> Int {
+        maxRequestLineBytes + (maxMessage + 2) / 3 * 4
+    }
     /// The longest response or event line a client accepts.
-    public static let maxResponseLineBytes = 16 * 1024 * 1024
+    public static let maxResponseLineBytes = 64 * 1024 * 1024
 }

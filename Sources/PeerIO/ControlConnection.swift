@@ -45,12 +45,12 @@ public final class ControlConnection {
     private let drainTimeout: Double = 5
 
     /// Wraps an accepted, non-blocking descriptor and starts reading.
-    public init(descriptor: FileDescriptor, number: Int, queueLimit: Int, logger: Logger, callbacks: Callbacks) {
+    public init(descriptor: FileDescriptor, number: Int, queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks) {
         self.descriptor = descriptor
         self.number = number
         self.callbacks = callbacks
         self.logger = logger
-        lines = LineBuffer(maxLineBytes: ControlProtocol.maxRequestLineBytes)
+        lines = LineBuffer(maxLineBytes: maxLine)
         outbound = OutboundQueue(limit: queueLimit)
         let read = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: .main)
         read.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.readable() } }
@@ -137,7 +137,7 @@ public final class ControlConnection {
                 return
             }
             guard let complete = lines.append(buffer[0..<count]) else {
-                let error = ControlError(.badRequest, "request line longer than \(ControlProtocol.maxRequestLineBytes) bytes")
+                let error = ControlError(.badRequest, "request line longer than \(lines.maxLineBytes) bytes")
                 if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: nil, error: error)) {
                     finish(finalLine: line)
                 } else {

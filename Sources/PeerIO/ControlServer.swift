@@ -10,6 +10,7 @@ public final class ControlServer {
     private let listener: UnixSocketListener
     private let logger: Logger
     private let queueLimit: Int
+    private let maxLine: Int
     private var acceptSource: (any DispatchSourceRead)?
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var nextNumber = 1
@@ -18,10 +19,11 @@ public final class ControlServer {
 
     /// Binds the socket at `path` (mode 0660). `queueLimit` bounds each
     /// client's unsent bytes.
-    public init(path: String, queueLimit: Int, logger: Logger) throws(SystemError) {
+    public init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger) throws(SystemError) {
         listener = try UnixSocketListener(path: path, mode: 0o660)
         self.logger = logger
         self.queueLimit = queueLimit
+        self.maxLine = maxLine
     }
 
     /// The socket path.
@@ -81,7 +83,7 @@ public final class ControlServer {
             let number = nextNumber
             nextNumber += 1
             let connection = ControlConnection(
-                descriptor: descriptor, number: number, queueLimit: queueLimit, logger: logger,
+                descriptor: descriptor, number: number, queueLimit: queueLimit, maxLine: maxLine, logger: logger,
                 callbacks: .init(
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
                     closed: { [weak self] connection in self?.connections[ObjectIdentifier(connection)] = nil }))

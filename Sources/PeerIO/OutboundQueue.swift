@@ -19,8 +19,10 @@ public struct OutboundQueue: Sendable {
     public var isEmpty: Bool { byteCount == 0 }
 
     /// Queues a line; false (and nothing queued) if it would pass the limit.
+    /// An empty queue takes any one line, so a line longer than the limit
+    /// (a large message in base64) can still reach a client that keeps up.
     public mutating func append(_ line: [UInt8]) -> Bool {
-        guard byteCount + line.count <= limit else { return false }
+        guard byteCount == 0 || byteCount + line.count <= limit else { return false }
         appendUnbounded(line)
         return true
     }

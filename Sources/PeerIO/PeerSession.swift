@@ -14,7 +14,7 @@ import PeerCore
 public final class PeerSession {
     /// The Noise prologue: binds the wire version into the handshake, so
     /// mismatched versions fail at once.
-    public static let prologue = Array("peerd/1".utf8)
+    nonisolated public static let prologue = Array("peerd/1".utf8)
 
     /// A number for logs.
     public let number: Int

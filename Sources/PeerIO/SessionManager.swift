@@ -76,7 +76,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         do { txt = try TXTRecord(peerID: loaded.key.peerID, info: config.info) } catch { throw .txt(error.description) }
         do { sessionListener = try TCPListener(port: config.port) } catch { throw .sessionPort(error) }
         do {
-            control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes, logger: logger)
+            control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
+                                        maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger)
         } catch {
             sessionListener.close()
             throw .controlSocket(error)

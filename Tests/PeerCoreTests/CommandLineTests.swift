@@ -76,6 +76,23 @@ final class PeerctlInvocationTests: XCTestCase {
         XCTAssertEqual(try PeerctlInvocation.parse(["--help"]).command, .help(nil))
     }
 
+    func testSessionCommands() throws {
+        XCTAssertEqual(try PeerctlInvocation.parse(["invite", "b", "--context", "hi", "--timeout", "5", "--wait"]).command,
+                       .invite(peer: "b", context: "hi", timeout: 5, wait: true))
+        XCTAssertEqual(try PeerctlInvocation.parse(["invitations"]).command, .invitations)
+        XCTAssertEqual(try PeerctlInvocation.parse(["accept", "ab12"]).command, .accept("ab12"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["decline", "ab12"]).command, .decline("ab12"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["disconnect", "b"]).command, .disconnect("b"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["send", "b", "-", "--lines"]).command, .send(peer: "b", text: "-", lines: true))
+        XCTAssertEqual(try PeerctlInvocation.parse(["recv", "--from", "b", "--count", "3"]).command, .recv(from: "b", count: 3))
+        XCTAssertEqual(try PeerctlInvocation.parse(["wait", "b", "--state", "connected", "--timeout", "2"]).command,
+                       .wait(peer: "b", state: .connected, timeout: 2))
+        for bad in [["invite"], ["send", "b"], ["send", "b", "text", "--lines"], ["wait", "b"], ["wait", "b", "--state", "up"],
+                    ["recv", "--count", "0"], ["invite", "b", "--timeout", "-1"], ["accept"], ["peers", "--wait"]] {
+            XCTAssertThrowsError(try PeerctlInvocation.parse(bad), "\(bad)")
+        }
+    }
+
     func testUsageErrors() {
         for args in [[], ["fly"], ["peer"], ["peer", "a", "b"], ["peers", "extra"], ["status", "--since", "1"], ["watch", "--since", "x"]] {
             XCTAssertThrowsError(try PeerctlInvocation.parse(args), "\(args)")

@@ -28,6 +28,12 @@ final class OutboundQueueTests: XCTestCase {
         XCTAssertEqual(queue.byteCount, 10)
     }
 
+    func testAnEmptyQueueTakesOneOversizedLine() {
+        var queue = OutboundQueue(limit: 4)
+        XCTAssertTrue(queue.append(Array("longer than four".utf8)))
+        XCTAssertFalse(queue.append(Array("x".utf8)))
+    }
+
     func testPartialWritesAndTruncationKeepLineBoundaries() {
         var queue = OutboundQueue(limit: 100)
         _ = queue.append(Array("line1\n".utf8))

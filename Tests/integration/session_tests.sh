@@ -205,3 +205,45 @@ test_ten_thousand_messages_each_way_in_order() {
     seq 1 10000 | sed 's/^/two-/' | cmp -s - "$LAB_DIR/got1.txt" || fail "host1 did not get 1..10000 in order"
     expect_eq "$(peer_state 1 host2)" connected "still connected"
 }
+
+# A message over the receiver's --max-message closes the session as tooLarge.
+test_oversized_message_closes_the_session() {
+    start_peerd 1
+    start_peerd 2 --max-message 1024
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    connect_peers
+    head -c 2000 /dev/zero | tr '\0' x | ctl 1 send host2 - >/dev/null || fail "send failed locally"
+    lab_wait_for 5 state_is 1 host2 notConnected || fail "the session survived an oversized message"
+    expect_eq "$(state_trail "$LAB_DIR/w1.jsonl" host2 | awk '{print $NF}')" notConnected/tooLarge "reason on the sender"
+    grep -q "exceeds the 1024-byte limit" "$LAB_DIR/h2/peerd.log" || fail "the receiver did not log the limit"
+}
+
+# A peer that stops reading makes `send` answer busy; the sender's daemon
+# never buffers more than its bound.
+test_slow_peer_gets_busy_instead_of_unbounded_buffering() {
+    two_peers
+    connect_peers
+    local pid; pid=$(cat "$LAB_DIR/h2/peerd.pid")
+    kill -STOP "$pid"
+    /usr/bin/python3 - "$(sock 1)" "$(peer_field 1 host2 .id)" >"$LAB_DIR/busy.out" 2>&1 <<'PY'
+import base64, json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+chunk = base64.b64encode(b"x" * (1 << 20)).decode()
+sent = 0
+for i in range(200):
+    s.sendall((json.dumps({"v": 1, "id": i, "method": "send", "params": {"peer": sys.argv[2], "data": chunk}}) + "\n").encode())
+    reply = json.loads(f.readline())
+    if "error" in reply:
+        print(reply["error"]["code"], sent)
+        break
+    sent += 1
+PY
+    kill -CONT "$pid"
+    local code sent; read -r code sent <"$LAB_DIR/busy.out"
+    expect_eq "$code" busy "error when the peer does not read"
+    [ "$sent" -ge 1 ] && [ "$sent" -lt 64 ] || fail "sent $sent MiB before busy; the bound is a few MiB plus socket buffers"
+    local rss; rss=$(awk '/VmRSS/ {print $2}' "/proc/$(cat "$LAB_DIR/h1/peerd.pid")/status")
+    [ "$rss" -lt 200000 ] || fail "the sender's daemon grew to ${rss} kB"
+    lab_wait_for 10 state_is 1 host2 connected || fail "the session did not survive the stall"
+}
