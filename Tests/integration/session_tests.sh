@@ -51,6 +51,8 @@ test_session_invite_accept_and_messages_both_ways() {
     ctl 1 send host2 "too early" >/dev/null 2>&1 && fail "send before acceptance succeeded"
     ctl 2 accept "$(echo "$inv" | jq -r .id | cut -c1-8)" >/dev/null || fail "accept by id prefix failed"
     wait "$inviter" || fail "invite --wait did not exit 0"
+    ctl 2 wait host1 --state connected --timeout 5 || fail "wait --state connected did not exit 0"
+    ctl 2 wait host1 --state notConnected --timeout 1 2>/dev/null; expect_eq $? 1 "wait exit code on timeout"
     lab_wait_for 5 state_is 1 host2 connected || fail "host1 not connected"
     lab_wait_for 5 state_is 2 host1 connected || fail "host2 not connected"
     expect_eq "$(status_field 1 .sessions)" 1 "sessions on host1"
