@@ -30,38 +30,27 @@ public final class ControlConnection {
     public let number: Int
     /// Whether the client asked for events.
     public var isSubscriber = false
-    private let descriptor: FileDescriptor
     private let callbacks: Callbacks
     private let logger: Logger
     private var lines: LineBuffer
     private var outbound: OutboundQueue
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var writeSourceResumed = false
-    private var readSuspended = false
+    private var channel: DispatchChannel!
     private var closing = false
     private var closed = false
-    private var pendingCancels = 0
     private let drainTimeout: Double = 5
+
+    private var descriptor: FileDescriptor { channel.descriptor }
 
     /// Wraps an accepted, non-blocking descriptor and starts reading.
     public init(descriptor: FileDescriptor, number: Int, queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks) {
-        self.descriptor = descriptor
         self.number = number
         self.callbacks = callbacks
         self.logger = logger
         lines = LineBuffer(maxLineBytes: maxLine)
         outbound = OutboundQueue(limit: queueLimit)
-        let read = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: .main)
-        read.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.readable() } }
-        read.setCancelHandler { [weak self] in MainActor.assumeIsolated { self?.sourceCancelled() } }
-        let write = DispatchSource.makeWriteSource(fileDescriptor: descriptor.rawValue, queue: .main)
-        write.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.writable() } }
-        write.setCancelHandler { [weak self] in MainActor.assumeIsolated { self?.sourceCancelled() } }
-        readSource = read
-        writeSource = write
-        pendingCancels = 2
-        read.resume()
+        channel = DispatchChannel(descriptor: descriptor,
+                                  onReadable: { [weak self] in self?.readable() },
+                                  onWritable: { [weak self] in self?.flush() })
     }
 
     /// Queues one line. Returns false when the queue is full: the caller
@@ -94,23 +83,15 @@ public final class ControlConnection {
         guard !closed else { return }
         closed = true
         closing = true
-        if let writeSource {
-            if !writeSourceResumed { writeSource.resume() }
-            writeSource.cancel()
-        }
-        // A suspended source never runs its cancel handler: resume first.
-        if let readSource {
-            if readSuspended { readSource.resume() }
-            readSource.cancel()
+        channel.close { [weak self] in
+            guard let self else { return }
+            self.callbacks.closed(self)
         }
     }
 
     private func finishAfterDrain() {
         closing = true
-        if !readSuspended {
-            readSource?.suspend()
-            readSuspended = true
-        }
+        channel.pauseReading()
         flush()
         guard !closed else { return }
         DispatchQueue.main.asyncAfter(deadline: .now() + drainTimeout) { [weak self] in
@@ -150,10 +131,6 @@ public final class ControlConnection {
         }
     }
 
-    private func writable() {
-        flush()
-    }
-
     private func flush() {
         guard !closed else { return }
         let drained: Bool
@@ -164,26 +141,7 @@ public final class ControlConnection {
             close()
             return
         }
-        if drained {
-            if writeSourceResumed {
-                writeSource?.suspend()
-                writeSourceResumed = false
-            }
-            if closing { close() }
-        } else if !writeSourceResumed {
-            writeSource?.resume()
-            writeSourceResumed = true
-        }
-    }
-
-    private func sourceCancelled() {
-        pendingCancels -= 1
-        // Dispatch's contract: the descriptor may be closed only after every
-        // source on it has been cancelled.
-        guard pendingCancels == 0 else { return }
-        descriptor.close()
-        readSource = nil
-        writeSource = nil
-        callbacks.closed(self)
+        channel.armWrite(!drained)
+        if drained && closing { close() }
     }
 }

@@ -53,20 +53,12 @@ public final class PeerSession {
     private var handshake: NoiseHandshakeState
     private var sendCipher: NoiseCipherState?
     private var receiveCipher: NoiseCipherState?
-    private var descriptor: FileDescriptor?
+    private var channel: DispatchChannel?
     private var connecting: Bool
     private var frames = FrameReader()
     private var outbound: OutboundQueue
-    private var readSource: (any DispatchSourceRead)?
-    private var writeSource: (any DispatchSourceWrite)?
-    private var writeResumed = false
-    private var pendingCancels = 0
     private var finished = false
     private var closeAfterFlush = false
-    /// Keeps the session alive from `finish` until its descriptor is closed:
-    /// the owner drops it at once, but Dispatch still has to cancel the
-    /// sources (their handlers hold it weakly) before the fd may be closed.
-    private var selfUntilClosed: PeerSession?
 
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
@@ -151,23 +143,12 @@ public final class PeerSession {
     // MARK: I/O
 
     private func attach(_ fd: FileDescriptor) {
-        descriptor = fd
-        let read = DispatchSource.makeReadSource(fileDescriptor: fd.rawValue, queue: .main)
-        read.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.readable() } }
-        read.setCancelHandler { [weak self] in MainActor.assumeIsolated { self?.sourceCancelled() } }
-        let write = DispatchSource.makeWriteSource(fileDescriptor: fd.rawValue, queue: .main)
-        write.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.writable() } }
-        write.setCancelHandler { [weak self] in MainActor.assumeIsolated { self?.sourceCancelled() } }
-        readSource = read
-        writeSource = write
-        pendingCancels = 2
-        read.resume()
-        if connecting {
-            write.resume()
-            writeResumed = true
-        } else {
-            remoteAddress = TCPConnector.peerAddress(fd)
-        }
+        let channel = DispatchChannel(descriptor: fd,
+                                      onReadable: { [weak self] in self?.readable() },
+                                      onWritable: { [weak self] in self?.writable() })
+        self.channel = channel
+        // A non-blocking connect completes when the socket becomes writable.
+        if connecting { channel.armWrite(true) }
     }
 
     private func connected() {
@@ -180,7 +161,7 @@ public final class PeerSession {
     }
 
     private func readable() {
-        guard let descriptor, !finished, !connecting else { return }
+        guard let descriptor = channel?.descriptor, !finished, !connecting else { return }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<16 {
@@ -275,7 +256,7 @@ public final class PeerSession {
     }
 
     private func transmit(_ message: WireMessage) {
-        guard var cipher = sendCipher, descriptor != nil else { return }
+        guard var cipher = sendCipher, channel != nil else { return }
         do {
             let ciphertext = try cipher.encrypt(ad: [], WireCodec.encode(message))
             sendCipher = cipher
@@ -291,7 +272,7 @@ public final class PeerSession {
     }
 
     private func writable() {
-        guard let descriptor else { return }
+        guard let descriptor = channel?.descriptor else { return }
         if connecting {
             if let error = TCPConnector.finishConnect(descriptor) {
                 perform(lifecycle.handshakeFailed("connect to \(remoteAddress): \(String(cString: strerror(error)))"))
@@ -303,7 +284,8 @@ public final class PeerSession {
     }
 
     private func flush() {
-        guard let descriptor, !connecting else { return }
+        guard let channel, !channel.isClosing, !connecting else { return }
+        let descriptor = channel.descriptor
         let drained: Bool
         do {
             drained = try outbound.flush { raw in try descriptor.send(raw) }
@@ -312,22 +294,13 @@ public final class PeerSession {
             if closeAfterFlush { teardown() } else { perform(lifecycle.transportClosed("\(error)")) }
             return
         }
-        if drained {
-            if writeResumed {
-                writeSource?.suspend()
-                writeResumed = false
-            }
-            if closeAfterFlush { teardown() }
-        } else if !writeResumed {
-            writeSource?.resume()
-            writeResumed = true
-        }
+        channel.armWrite(!drained)
+        if drained && closeAfterFlush { teardown() }
     }
 
     private func finish(_ reason: CloseReason, _ text: String) {
         guard !finished else { return }
         finished = true
-        selfUntilClosed = self
         delegate?.sessionFinished(self, reason: reason, text: text)
         // Let a final close frame go out, but never wait long for it.
         closeAfterFlush = true
@@ -335,28 +308,13 @@ public final class PeerSession {
             teardown()
         } else {
             flush()
-            DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [weak self] in MainActor.assumeIsolated { self?.teardown() } }
+            // Strong capture: the owner has already let go, and the channel
+            // must be closed (never just released) within 2 s.
+            DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [self] in MainActor.assumeIsolated { self.teardown() } }
         }
     }
 
     private func teardown() {
-        guard descriptor != nil, pendingCancels > 0 else { return }
-        if let writeSource {
-            if !writeResumed { writeSource.resume() }
-            writeResumed = true
-            writeSource.cancel()
-        }
-        readSource?.cancel()
-    }
-
-    private func sourceCancelled() {
-        pendingCancels -= 1
-        // Dispatch's contract: close only after every source on the descriptor is cancelled.
-        guard pendingCancels == 0 else { return }
-        descriptor?.close()
-        descriptor = nil
-        readSource = nil
-        writeSource = nil
-        selfUntilClosed = nil
+        channel?.close()
     }
 }
