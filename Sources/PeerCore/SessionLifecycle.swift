@@ -237,6 +237,8 @@ public struct SessionLifecycle: Sendable {
         case .ping: return "ping"
         case .pong: return "pong"
         case .close: return "close"
+        case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject: return "pairing message"
+        case .unpair: return "unpair"
         }
     }
 }

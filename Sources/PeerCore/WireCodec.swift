@@ -11,6 +11,13 @@
 /// | 0x05 | ping    | nonce u64 |
 /// | 0x06 | pong    | nonce u64 |
 /// | 0x07 | close   | reason u8, text_len u16, text |
+/// | 0x08 | pairRequest | (none) |
+/// | 0x09 | pairCommit  | 32 bytes |
+/// | 0x0A | pairNonce   | 32 bytes |
+/// | 0x0B | pairReveal  | 32 bytes |
+/// | 0x0C | pairConfirm | (none) |
+/// | 0x0D | pairReject  | reason u8, text_len u16, text |
+/// | 0x0E | unpair      | (none) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -58,6 +65,27 @@ public enum WireCodec {
         case .close(let reason, let text):
             out.append(0x07)
             appendReason(reason, text, to: &out)
+        case .pairRequest:
+            out.append(0x08)
+        case .pairCommit(let bytes):
+            out.append(0x09)
+            out += bytes.prefix(PairingCode.nonceLength)
+        case .pairNonce(let bytes):
+            out.append(0x0A)
+            out += bytes.prefix(PairingCode.nonceLength)
+        case .pairReveal(let bytes):
+            out.append(0x0B)
+            out += bytes.prefix(PairingCode.nonceLength)
+        case .pairConfirm:
+            out.append(0x0C)
+        case .pairReject(let reason, let text):
+            let bytes = Array(text.utf8.prefix(maxText))
+            out.append(0x0D)
+            out.append(reason.code)
+            appendU16(UInt16(bytes.count), to: &out)
+            out += bytes
+        case .unpair:
+            out.append(0x0E)
         }
         return out
     }
@@ -93,6 +121,23 @@ public enum WireCodec {
         case 0x07:
             let (reason, text) = try readReason(&reader, "close")
             message = .close(reason: reason, text: text)
+        case 0x08:
+            message = .pairRequest
+        case 0x09:
+            message = .pairCommit(try reader.bytes(PairingCode.nonceLength, "pairCommit"))
+        case 0x0A:
+            message = .pairNonce(try reader.bytes(PairingCode.nonceLength, "pairNonce"))
+        case 0x0B:
+            message = .pairReveal(try reader.bytes(PairingCode.nonceLength, "pairReveal"))
+        case 0x0C:
+            message = .pairConfirm
+        case 0x0D:
+            let failure = PairingFailure(code: try reader.u8("pairReject reason"))
+            let length = Int(try reader.u16("pairReject text length"))
+            guard length <= maxText else { throw .fieldTooLong("pairReject text", length) }
+            message = .pairReject(reason: failure, text: try reader.text(length, "pairReject text"))
+        case 0x0E:
+            message = .unpair
         default:
             throw .unknownType(type)
         }

@@ -15,4 +15,18 @@ public enum WireMessage: Equatable, Sendable {
     case pong(UInt64)
     /// End of session, with a reason and text.
     case close(reason: CloseReason, text: String)
+    /// Pairing: the initiator asks to pair.
+    case pairRequest
+    /// Pairing: the responder's commitment, SHA-256 of its nonce.
+    case pairCommit([UInt8])
+    /// Pairing: the initiator's nonce.
+    case pairNonce([UInt8])
+    /// Pairing: the responder reveals its nonce.
+    case pairReveal([UInt8])
+    /// Pairing: the responder's user typed the right code.
+    case pairConfirm
+    /// Pairing: it failed, with a reason and text.
+    case pairReject(reason: PairingFailure, text: String)
+    /// The sender removed its trust in the receiver.
+    case unpair
 }

@@ -1,0 +1,24 @@
+import FoundationEssentials
+
+/// One paired peer in the trust store.
+public struct TrustRecord: Codable, Sendable, Equatable {
+    /// The peer's full static public key, 64 hex digits.
+    public var publicKey: String
+    /// Its peer id (fingerprint of `publicKey`).
+    public var peerId: String
+    /// Its display name at pairing time.
+    public var name: String
+    /// The UUID this host gave it; kept across restarts.
+    public var uuid: UUID
+    /// When the pairing completed.
+    public var pairedAt: Date
+
+    /// Creates a record.
+    public init(publicKey: String, peerId: String, name: String, uuid: UUID, pairedAt: Date) {
+        self.publicKey = publicKey
+        self.peerId = peerId
+        self.name = name
+        self.uuid = uuid
+        self.pairedAt = pairedAt
+    }
+}
