@@ -59,10 +59,10 @@ public struct IdentityKey: Sendable {
     /// Returns the key and whether it was newly made.
     public static func loadOrCreate(in directory: String) throws(IdentityKeyError) -> (key: IdentityKey, created: Bool) {
         do {
-            try makeDirectory(directory)
+            try AtomicFile.makeDirectories(directory)
             let path = directory + "/" + fileName
-            if let text = try readFile(path) {
-                return (try parse(text, path: path), false)
+            if let bytes = try AtomicFile.read(path, limit: 65536) {
+                return (try parse(String(decoding: bytes, as: UTF8.self), path: path), false)
             }
             var secret = Sodium.randomBytes(32)
             // X25519 clamping (RFC 7748 §5); scalarmult clamps too, but the
@@ -71,7 +71,7 @@ public struct IdentityKey: Sendable {
             secret[31] &= 127
             secret[31] |= 64
             let key = IdentityKey(secretKey: secret)
-            try writeAtomically(path: path, contents: key.fileContents)
+            try AtomicFile.write(path, contents: Array(key.fileContents.utf8), mode: 0o600)
             return (key, true)
         } catch let error as SystemError {
             throw .system(error)
@@ -80,52 +80,5 @@ public struct IdentityKey: Sendable {
         } catch {
             throw .corrupt(path: directory, reason: "\(error)")
         }
-    }
-
-    private static func makeDirectory(_ directory: String) throws(SystemError) {
-        var path = directory.hasPrefix("/") ? "" : "."
-        for part in directory.split(separator: "/") {
-            path += "/" + part
-            if mkdir(path, 0o700) != 0 && errno != EEXIST { throw SystemError("mkdir", errno: errno, context: path) }
-        }
-    }
-
-    private static func readFile(_ path: String) throws(SystemError) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw SystemError("open", errno: errno, context: path)
-        }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = try Syscall.call("read", path) { chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) } }
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            if bytes.count > 65536 { break }
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
-
-    private static func writeAtomically(path: String, contents: String) throws(SystemError) {
-        let temporary = path + ".tmp"
-        unlink(temporary)
-        let fd = try Syscall.call("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
-        let file = FileDescriptor(rawValue: fd)
-        do {
-            try file.writeAll(Array(contents.utf8), context: temporary)
-            try Syscall.call("fsync", temporary) { fsync(fd) }
-        } catch {
-            file.close()
-            unlink(temporary)
-            throw error
-        }
-        file.close()
-        try Syscall.call("rename", path) { rename(temporary, path) }
-        let slash = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
-        let dir = try Syscall.call("open", slash) { open(slash.isEmpty ? "/" : slash, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        defer { close(dir) }
-        try Syscall.call("fsync", slash) { fsync(dir) }
     }
 }
