@@ -22,6 +22,10 @@ public enum ControlErrorCode: String, Codable, Sendable {
     case busy
     /// The peer cannot be dialled (no endpoint, or the session limit).
     case unreachable
+    /// `pairAccept`: the code does not match; the pairing failed.
+    case wrongCode
+    /// The trust store could not be written.
+    case storageFailed
     /// Anything else; the message says what.
     case `internal`
 }

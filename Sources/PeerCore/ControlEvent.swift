@@ -21,11 +21,17 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var message: MessageInfo?
     /// The mismatch (`identityMismatch`).
     public var mismatch: IdentityMismatchInfo?
+    /// The pairing (pairing events).
+    public var pairing: PairingInfo?
+    /// Why a pairing failed (`pairingFailed`).
+    public var pairingFailure: PairingFailure?
 
     /// Creates an event.
     public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
                 reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
-                mismatch: IdentityMismatchInfo? = nil) {
+                mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil) {
+        self.pairing = pairing
+        self.pairingFailure = pairingFailure
         self.seq = seq
         self.type = type
         self.time = time

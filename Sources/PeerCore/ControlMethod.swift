@@ -20,4 +20,16 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case disconnect
     /// Send one message to a connected peer (`peer`, `data` in base64).
     case send
+    /// Pair with a peer (`peer`): opens or reuses a session, then the code exchange.
+    case pair
+    /// Confirm a pairing with the code shown on the other host (`pairing`, `code`).
+    case pairAccept
+    /// Reject a pairing (`pairing`).
+    case pairReject
+    /// The pairings in progress.
+    case pairings
+    /// The trust store: every paired peer.
+    case paired
+    /// Remove trust in a peer (`peer`) here, and tell it.
+    case unpair
 }

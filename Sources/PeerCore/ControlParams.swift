@@ -13,10 +13,16 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var invitation: String?
     /// `send`: the message, base64.
     public var data: String?
+    /// `pairAccept`/`pairReject`: the pairing id.
+    public var pairing: String?
+    /// `pairAccept`: the 6-digit code shown on the other host.
+    public var code: String?
 
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
-                invitation: String? = nil, data: String? = nil) {
+                invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil) {
+        self.pairing = pairing
+        self.code = code
         self.peer = peer
         self.since = since
         self.context = context

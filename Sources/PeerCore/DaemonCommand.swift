@@ -39,6 +39,12 @@ public enum DaemonCommand: Equatable, Sendable {
       --max-message BYTES     largest message a peer may send; larger closes the
                               session as tooLarge (default: 16777216)
       --max-sessions N        most sessions at once (default: 64)
+      --auto-accept POLICY    none, paired or all: invitations accepted without
+                              asking a client (default: paired)
+      --auto-connect yes|no   open sessions to paired peers by itself (default: yes)
+      --pairing-timeout S     seconds a pairing may take (default: 60)
+      --reset-trust           move a corrupt trust store aside (every pairing is
+                              forgotten) instead of refusing to start
       --version               print the version and exit
       -h, --help              print this help and exit
 
@@ -96,6 +102,18 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
             case "--max-message": config.maxMessage = try cursor.integer(for: option, in: 1024...(1 << 30))
             case "--max-sessions": config.maxSessions = try cursor.integer(for: option, in: 1...4096)
+            case "--auto-accept":
+                let text = try cursor.value(for: option)
+                guard let policy = AutoAcceptPolicy(rawValue: text) else { throw UsageError("--auto-accept '\(text)': expected none, paired or all") }
+                config.autoAccept = policy
+            case "--auto-connect":
+                let text = try cursor.value(for: option)
+                guard text == "yes" || text == "no" else { throw UsageError("--auto-connect '\(text)': expected yes or no") }
+                config.autoConnect = text == "yes"
+            case "--pairing-timeout": config.pairingTimeout = Double(try cursor.integer(for: option, in: 5...3600))
+            case "--reset-trust":
+                try cursor.flag(option)
+                config.resetTrust = true
             case "--log-level":
                 let text = try cursor.value(for: option)
                 guard let level = LogLevel(name: text) else {

@@ -35,6 +35,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maxMessage = 16 << 20
     /// The most sessions (connected or being set up) at once.
     public var maxSessions = 64
+    /// Which invitations are accepted without a client.
+    public var autoAccept = AutoAcceptPolicy.paired
+    /// Open sessions to paired peers by itself.
+    public var autoConnect = true
+    /// Move a corrupt trust store aside instead of refusing to start.
+    public var resetTrust = false
+    /// Seconds a pairing may take.
+    public var pairingTimeout: Double = 60
 
     /// A configuration with defaults and the given name.
     public init(name: String) { self.name = name }

@@ -17,6 +17,16 @@ public enum EventKind: String, Codable, Sendable {
     case message
     /// A dialled peer proved a key that does not match its advertised id.
     case identityMismatch
+    /// A peer asks to pair; `pairing.code` is what its user sees.
+    case pairingRequest
+    /// Our pairing request reached the code: show `pairing.code` to the user.
+    case pairingCode
+    /// The pairing completed; the peer is trusted.
+    case paired
+    /// A pairing failed; `pairingFailure` says why.
+    case pairingFailed
+    /// Trust in the peer was removed (here or by the peer).
+    case unpaired
     /// The last event before the daemon drops the subscription.
     case error
 }

@@ -9,8 +9,8 @@ public actor IdentityActor {
     private let clock: @Sendable () -> Date
 
     /// Creates the actor with an empty registry capped at `maxPeers`.
-    public init(maxPeers: Int, clock: @escaping @Sendable () -> Date = { Date() }) {
-        registry = PeerRegistry(maxPeers: maxPeers)
+    public init(maxPeers: Int, known: [KnownPeer] = [], clock: @escaping @Sendable () -> Date = { Date() }) {
+        registry = PeerRegistry(maxPeers: maxPeers, known: known, now: clock())
         self.clock = clock
     }
 

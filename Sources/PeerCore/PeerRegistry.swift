@@ -23,9 +23,15 @@ public struct PeerRegistry: Sendable {
     private var ownerByService: [ServiceKey: UUID] = [:]
     private var rejectedKeys: Set<PeerKey> = []
 
-    /// Creates an empty registry holding at most `maxPeers` rows.
-    public init(maxPeers: Int) {
-        self.maxPeers = max(1, maxPeers)
+    /// Creates a registry holding at most `maxPeers` rows, with a row (lost,
+    /// no endpoints) for each known peer under its stored UUID.
+    public init(maxPeers: Int, known: [KnownPeer] = [], now: Date = Date(timeIntervalSince1970: 0)) {
+        self.maxPeers = max(1, maxPeers, known.count)
+        for peer in known where idByKey[.peerID(peer.peerID)] == nil {
+            idByKey[.peerID(peer.peerID)] = peer.uuid
+            order.append(peer.uuid)
+            records[peer.uuid] = PeerRecord(id: peer.uuid, key: .peerID(peer.peerID), name: peer.name, lastSeen: now, lost: true)
+        }
     }
 
     /// Every row, in the order peers were first seen.

@@ -18,6 +18,8 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
     public var lastSeen: Date
     /// True when the peer's last endpoint has gone.
     public var lost: Bool
+    /// True when the peer is in this host's trust store.
+    public var paired: Bool = false
 
     /// Creates a snapshot.
     public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],

@@ -24,11 +24,24 @@ public enum PeerctlCommand: Equatable, Sendable {
     case recv(from: String?, count: Int?)
     /// Wait until a peer reaches a state.
     case wait(peer: String, state: ConnectionState, timeout: Double?)
+    /// Pair with a peer: show the code, wait for the other side to confirm.
+    case pair(String)
+    /// Confirm a pairing with the code shown on the other host (nil: ask interactively).
+    case pairAccept(id: String, code: String?)
+    /// Reject a pairing.
+    case pairReject(String)
+    /// Pairings in progress.
+    case pairings
+    /// The trust list.
+    case paired
+    /// Remove trust in a peer.
+    case unpair(String)
     /// Help, general or for one command.
     case help(String?)
     /// The version.
     case version
 
     /// Every command name, for help and errors.
-    public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait"]
+    public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
+                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair"]
 }

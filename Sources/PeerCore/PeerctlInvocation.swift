@@ -29,6 +29,14 @@ public struct PeerctlInvocation: Equatable, Sendable {
       recv          print messages as they arrive [--from PEER] [--count N]
       wait PEER --state STATE
                     wait until PEER is notConnected, connecting or connected
+      pair PEER     pair with a peer: shows a 6-digit code to confirm on PEER
+      pair-accept ID [--code NNNNNN]
+                    confirm a pairing request with the code shown on the other host
+      pair-reject ID
+                    reject a pairing request
+      pairings      pairings in progress
+      paired        the paired (trusted) peers
+      unpair PEER   remove trust here, and tell PEER
 
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
@@ -119,6 +127,50 @@ public struct PeerctlInvocation: Equatable, Sendable {
 
             Exits 0 as soon as PEER is in STATE, 1 if S seconds (default 30) pass first.
             """
+        case "pair":
+            return """
+            Usage: peerctl [--json] pair PEER
+
+            Opens (or reuses) a session with PEER and starts pairing. Both hosts derive
+            the same 6-digit code from the Noise handshake and a commit-then-reveal
+            exchange of nonces. This command prints the code and waits; the user of
+            PEER confirms it with 'peerctl pair-accept ID --code NNNNNN'. Exits 0 when
+            paired, 1 when rejected, mistyped or timed out (60 s by default).
+            """
+        case "pair-accept":
+            return """
+            Usage: peerctl pair-accept ID --code NNNNNN
+                   peerctl pair-accept ID          (interactive: shows the code, asks y/N)
+
+            Confirms the pairing request ID (see 'peerctl pairings' or 'peerctl watch')
+            with the code shown on the other host's screen. A wrong code fails the
+            pairing; three wrong codes in 10 minutes lock that peer out for 10 minutes.
+            """
+        case "pair-reject":
+            return """
+            Usage: peerctl pair-reject ID
+
+            Rejects the pairing ID.
+            """
+        case "pairings":
+            return """
+            Usage: peerctl [--json] pairings
+
+            Lists the pairings in progress, with their codes once known.
+            """
+        case "paired":
+            return """
+            Usage: peerctl [--json] paired
+
+            Lists the trust store: every paired peer with its key, UUID and pairing time.
+            """
+        case "unpair":
+            return """
+            Usage: peerctl unpair PEER
+
+            Removes PEER from the trust store, closes the session and tells PEER,
+            which removes its trust too when it can be reached.
+            """
         case "watch":
             return """
             Usage: peerctl [--json] watch [--since N]
@@ -148,6 +200,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var from: String?
         var count: Int?
         var state: ConnectionState?
+        var code: String?
         while let token = try cursor.next() {
             switch token {
             case .positional(let word):
@@ -168,6 +221,10 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     let text = try cursor.value(for: option)
                     guard let number = UInt64(text) else { throw UsageError("--since '\(text)' is not a sequence number") }
                     since = number
+                case "--code" where name == "pair-accept":
+                    let text = try cursor.value(for: option)
+                    guard PairingCode.isWellFormed(text) else { throw UsageError("--code '\(text)' is not 6 digits") }
+                    code = text
                 case "--context" where name == "invite":
                     context = try cursor.value(for: option)
                 case "--timeout" where name == "invite" || name == "wait":
@@ -228,6 +285,15 @@ public struct PeerctlInvocation: Equatable, Sendable {
             guard positionals.count == 1 else { throw UsageError("'wait' takes one PEER") }
             guard let state else { throw UsageError("'wait' needs --state notConnected|connecting|connected") }
             command = .wait(peer: positionals[0], state: state, timeout: timeout)
+        case "pair", "unpair", "pair-reject":
+            guard positionals.count == 1 else { throw UsageError("'\(name)' takes one \(name == "pair-reject" ? "pairing ID" : "PEER")") }
+            command = name == "pair" ? .pair(positionals[0]) : name == "unpair" ? .unpair(positionals[0]) : .pairReject(positionals[0])
+        case "pair-accept":
+            guard positionals.count == 1 else { throw UsageError("'pair-accept' takes one pairing ID") }
+            command = .pairAccept(id: positionals[0], code: code)
+        case "pairings", "paired":
+            guard positionals.isEmpty else { throw UsageError("'\(name)' takes no arguments") }
+            command = name == "pairings" ? .pairings : .paired
         case "help":
             command = .help(positionals.first)
         default:

@@ -3,7 +3,7 @@ public enum SessionAction: Equatable, Sendable {
     /// Encrypt and send this message.
     case send(WireMessage)
     /// Ask local clients to accept or decline an invitation.
-    case requestDecision(name: String, context: [UInt8], timeoutSeconds: Int)
+    case requestDecision(name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool)
     /// The session is up: report `connected`.
     case established
     /// A whole application message arrived.

@@ -45,6 +45,7 @@ public struct SessionLifecycle: Sendable {
     private let inviteTimeout: TimeInterval
     private let inviterName: String
     private let context: [UInt8]
+    private let forPairing: Bool
     private var deadline: Date
     private var lastReceived: Date
     private var lastSent: Date
@@ -52,8 +53,9 @@ public struct SessionLifecycle: Sendable {
     private var pingCounter: UInt64 = 0
 
     /// An inviter's session: it will send `invite` with `name`, `context`, `inviteTimeout`.
-    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits) {
+    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false) {
         role = .inviter
+        forPairing = pairing
         self.limits = limits
         self.inviteTimeout = inviteTimeout
         inviterName = name
@@ -67,6 +69,7 @@ public struct SessionLifecycle: Sendable {
     /// An invitee's session for a connection accepted at `now`.
     public init(inviteeAt now: Date, limits: Limits) {
         role = .invitee
+        forPairing = false
         self.limits = limits
         inviteTimeout = 0
         inviterName = ""
@@ -93,7 +96,8 @@ public struct SessionLifecycle: Sendable {
         case .inviter:
             phase = .inviting
             deadline = now.addingTimeInterval(inviteTimeout)
-            return sent(.invite(name: inviterName, context: context, timeoutMilliseconds: UInt32(min(inviteTimeout, limits.maxInviteTimeout) * 1000)), now)
+            return sent(.invite(name: inviterName, context: context, timeoutMilliseconds: UInt32(min(inviteTimeout, limits.maxInviteTimeout) * 1000),
+                                pairing: forPairing), now)
         case .invitee:
             phase = .awaitingInvite
             deadline = now.addingTimeInterval(limits.handshakeTimeout)
@@ -124,11 +128,11 @@ public struct SessionLifecycle: Sendable {
             default: .closedByPeer
             }
             return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
-        case (.invite(let name, let context, let timeout), .awaitingInvite):
+        case (.invite(let name, let context, let timeout, let pairing), .awaitingInvite):
             phase = .awaitingDecision
             let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
             deadline = now.addingTimeInterval(seconds)
-            return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)))]
+            return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)]
         case (.accept, .inviting):
             phase = .connected
             return [.established]
@@ -145,6 +149,10 @@ public struct SessionLifecycle: Sendable {
             return finish(.protocolError, "unexpected \(Self.name(of: message)) while \(phase)", notify: true)
         }
     }
+
+    /// Any frame arrived (pairing messages are handled beside the lifecycle
+    /// but still prove the peer alive).
+    public mutating func noteReceived(now: Date) { lastReceived = now }
 
     /// A frame could not be decrypted or decoded.
     public mutating func protocolViolation(_ why: String) -> [SessionAction] {
@@ -190,6 +198,9 @@ public struct SessionLifecycle: Sendable {
 
     /// Whether application data may be sent.
     public var canSendData: Bool { phase == .connected }
+
+    /// Whether this (inviter) session was opened to pair.
+    public var isForPairing: Bool { forPairing }
 
     /// The clock: deadlines and keepalive.
     public mutating func tick(now: Date) -> [SessionAction] {

@@ -4,7 +4,7 @@
 ///
 /// | type | message | body |
 /// |------|---------|------|
-/// | 0x01 | invite  | timeout_ms u32, name_len u8, name, context_len u16, context |
+/// | 0x01 | invite  | timeout_ms u32, flags u8 (bit 0: for pairing), name_len u8, name, context_len u16, context |
 /// | 0x02 | accept  | (none) |
 /// | 0x03 | decline | reason u8, text_len u16, text |
 /// | 0x04 | data    | flags u8 (bit 0: more fragments follow), bytes (the rest) |
@@ -39,10 +39,11 @@ public enum WireCodec {
     public static func encode(_ message: WireMessage) -> [UInt8] {
         var out: [UInt8] = [version]
         switch message {
-        case .invite(let name, let context, let timeout):
+        case .invite(let name, let context, let timeout, let pairing):
             let nameBytes = Array(name.utf8.prefix(255))
             out.append(0x01)
             appendU32(timeout, to: &out)
+            out.append(pairing ? 1 : 0)
             out.append(UInt8(nameBytes.count))
             out += nameBytes
             appendU16(UInt16(min(context.count, maxContext)), to: &out)
@@ -100,11 +101,13 @@ public enum WireCodec {
         switch type {
         case 0x01:
             let timeout = try reader.u32("invite timeout")
+            let flags = try reader.u8("invite flags")
+            guard flags & ~1 == 0 else { throw .invalidText("invite flags 0x\(String(flags, radix: 16))") }
             let nameLength = Int(try reader.u8("invite name length"))
             let name = try reader.text(nameLength, "invite name")
             let contextLength = Int(try reader.u16("invite context length"))
             guard contextLength <= maxContext else { throw .fieldTooLong("invite context", contextLength) }
-            message = .invite(name: name, context: try reader.bytes(contextLength, "invite context"), timeoutMilliseconds: timeout)
+            message = .invite(name: name, context: try reader.bytes(contextLength, "invite context"), timeoutMilliseconds: timeout, pairing: flags & 1 == 1)
         case 0x02:
             message = .accept
         case 0x03:

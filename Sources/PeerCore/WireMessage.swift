@@ -1,8 +1,10 @@
 /// A message inside an established session (the plaintext of one Noise
 /// transport message). docs/protocol.md specifies every byte.
 public enum WireMessage: Equatable, Sendable {
-    /// Ask for a session: the inviter's display name, context, and how long it waits.
-    case invite(name: String, context: [UInt8], timeoutMilliseconds: UInt32)
+    /// Ask for a session: the inviter's display name, context, how long it
+    /// waits, and whether the session is for pairing (the invitee's user then
+    /// decides by the pairing code, not by the invitation).
+    case invite(name: String, context: [UInt8], timeoutMilliseconds: UInt32, pairing: Bool = false)
     /// The invitee accepts.
     case accept
     /// The invitee declines, with a reason and text.

@@ -14,6 +14,8 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
     case avahi(AvahiError)
     /// libsodium could not start.
     case crypto(String)
+    /// The trust store could not be opened.
+    case trust(TrustStoreError)
 
     /// A message for the log.
     public var description: String {
@@ -25,6 +27,7 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
         case .txt(let message): return message
         case .avahi(let error): return "avahi: \(error)"
         case .crypto(let message): return message
+        case .trust(let error): return "\(error)"
         }
     }
 }

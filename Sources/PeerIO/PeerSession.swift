@@ -29,7 +29,15 @@ public final class PeerSession {
     /// The invitation this session carries (invitee side), once asked.
     public var invitationID: String?
     /// A decision request that arrived before `peerUUID` was known.
-    public var pendingDecision: (name: String, context: [UInt8], timeout: Int)?
+    public var pendingDecision: (name: String, context: [UInt8], timeout: Int, pairing: Bool)?
+    /// Whether the session was opened to pair (either side).
+    public private(set) var isForPairing = false
+    /// The pairing running on this session, if any.
+    public private(set) var pairing: PairingLifecycle?
+    /// The pairing's id for clients.
+    public var pairingID: String?
+    /// The Noise handshake hash, once the handshake is done.
+    public private(set) var handshakeHash: [UInt8] = []
     /// Set when this side also invited (crossing invitations): accept automatically.
     public var autoAccept = false
     /// The remote's proven static key, after the handshake.
@@ -72,7 +80,7 @@ public final class PeerSession {
     /// Dials `endpoint` and invites. Throws if the connect cannot even start.
     public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
-                sendLimit: Int, delegate: any PeerSessionDelegate) throws(SystemError) {
+                sendLimit: Int, pairing: Bool = false, delegate: any PeerSessionDelegate) throws(SystemError) {
         self.number = number
         self.endpoint = endpoint
         remainingEndpoints = remaining
@@ -81,7 +89,8 @@ public final class PeerSession {
         self.delegate = delegate
         inviteContext = context
         self.inviteTimeout = inviteTimeout
-        lifecycle = SessionLifecycle(inviterAt: Date(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits)
+        isForPairing = pairing
+        lifecycle = SessionLifecycle(inviterAt: Date(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
         handshake = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: Self.prologue,
                                              localStatic: NoiseKeyPair(secretKey: identity.secretKey))
         outbound = OutboundQueue(limit: sendLimit + 2 * WireCodec.maxNoiseMessage + 64 * 1024)
@@ -114,6 +123,51 @@ public final class PeerSession {
     /// Clock tick: deadlines and keepalive.
     public func tick(now: Date) {
         perform(lifecycle.tick(now: now))
+        if var machine = pairing {
+            let actions = machine.tick(now: now)
+            pairing = machine
+            performPairing(actions)
+        }
+    }
+
+    /// Starts pairing as the initiator on this connected session.
+    public func startPairing(nonce: [UInt8], timeout: TimeInterval) {
+        guard isConnected, pairing == nil || pairing?.isFinished == true else { return }
+        let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: Date(), timeout: timeout, sha256: { Sodium.sha256($0) })
+        pairing = machine
+        performPairing(machine.start())
+    }
+
+    /// Answers the peer's pairing request: commit to `nonce`, or refuse.
+    public func answerPairingRequest(accept: Bool, nonce: [UInt8], timeout: TimeInterval, refusal: PairingFailure = .rejected, text: String = "") {
+        guard accept else {
+            transmit(.pairReject(reason: refusal, text: text))
+            return
+        }
+        let machine = PairingLifecycle(responderWith: handshakeHash, nonce: nonce, now: Date(), timeout: timeout, sha256: { Sodium.sha256($0) })
+        pairing = machine
+        performPairing(machine.start())
+    }
+
+    /// Responder: the user typed `code`.
+    public func pairingCodeEntered(_ code: String) {
+        guard var machine = pairing else { return }
+        let actions = machine.userConfirmed(code: code)
+        pairing = machine
+        performPairing(actions)
+    }
+
+    /// Either side: the user rejected the pairing.
+    public func rejectPairing() {
+        guard var machine = pairing else { return }
+        let actions = machine.userRejected()
+        pairing = machine
+        performPairing(actions)
+    }
+
+    /// Tells the peer we removed our trust in it.
+    public func sendUnpair() {
+        transmit(.unpair)
     }
 
     /// A client's decision on the invitation.
@@ -204,7 +258,18 @@ public final class PeerSession {
         do {
             let plaintext = try cipher.decrypt(ad: [], frame)
             receiveCipher = cipher
-            perform(lifecycle.received(try WireCodec.decode(plaintext), now: Date()))
+            let message = try WireCodec.decode(plaintext)
+            switch message {
+            case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject, .unpair:
+                guard lifecycle.canSendData else {
+                    fail("a pairing message before the session was accepted")
+                    return
+                }
+                lifecycle.noteReceived(now: Date())
+                receivedPairing(message)
+            default:
+                perform(lifecycle.received(message, now: Date()))
+            }
         } catch let error as NoiseError {
             fail(error.description)
         } catch {
@@ -222,12 +287,41 @@ public final class PeerSession {
             return
         }
         remoteStaticKey = handshake.remoteStatic
+        handshakeHash = handshake.handshakeHash
         let peerID = IdentityKey.fingerprint(of: handshake.remoteStatic ?? [])
         self.remotePeerID = peerID
         let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, now: Date())
         mismatched = lifecycle.phase == .closed(.identityMismatch)
         if !lifecycle.isClosed { delegate?.sessionAuthenticated(self, peerID: peerID) }
         perform(actions)
+    }
+
+    private func receivedPairing(_ message: WireMessage) {
+        switch message {
+        case .unpair:
+            delegate?.sessionUnpaired(self)
+        case .pairRequest where pairing == nil || pairing?.isFinished == true:
+            delegate?.sessionPairingRequested(self)
+        default:
+            guard var machine = pairing else {
+                if case .pairReject = message { return }
+                transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
+                return
+            }
+            let actions = machine.received(message)
+            pairing = machine
+            performPairing(actions)
+        }
+    }
+
+    private func performPairing(_ actions: [PairingAction]) {
+        for action in actions {
+            if case .send(let message) = action {
+                transmit(message)
+            } else {
+                delegate?.session(self, pairing: action)
+            }
+        }
     }
 
     private func fail(_ why: String) {
@@ -239,11 +333,12 @@ public final class PeerSession {
             switch action {
             case .send(let message):
                 transmit(message)
-            case .requestDecision(let name, let context, let timeout):
+            case .requestDecision(let name, let context, let timeout, let forPairing):
+                isForPairing = forPairing
                 if autoAccept {
                     perform(lifecycle.decided(accept: true, now: Date()))
                 } else {
-                    delegate?.sessionNeedsDecision(self, name: name, context: context, timeoutSeconds: timeout)
+                    delegate?.sessionNeedsDecision(self, name: name, context: context, timeoutSeconds: timeout, pairing: forPairing)
                 }
             case .established:
                 delegate?.sessionEstablished(self)
@@ -301,6 +396,11 @@ public final class PeerSession {
     private func finish(_ reason: CloseReason, _ text: String) {
         guard !finished else { return }
         finished = true
+        if var machine = pairing {
+            let actions = machine.sessionClosed()
+            pairing = machine
+            for action in actions { if case .send = action { continue } else { delegate?.session(self, pairing: action) } }
+        }
         delegate?.sessionFinished(self, reason: reason, text: text)
         // Let a final close frame go out, but never wait long for it.
         closeAfterFlush = true

@@ -6,7 +6,13 @@ public protocol PeerSessionDelegate: AnyObject {
     /// The handshake proved the remote's static key; `peerID` is its fingerprint.
     func sessionAuthenticated(_ session: PeerSession, peerID: String)
     /// The invitee side got an invitation; a client must decide.
-    func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int)
+    func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool)
+    /// The peer asks to pair; answer with ``PeerSession/answerPairingRequest(accept:nonce:timeout:)``.
+    func sessionPairingRequested(_ session: PeerSession)
+    /// A pairing step the owner must act on (show or ask for the code, store trust, report failure).
+    func session(_ session: PeerSession, pairing action: PairingAction)
+    /// The peer removed its trust in us.
+    func sessionUnpaired(_ session: PeerSession)
     /// The session is connected.
     func sessionEstablished(_ session: PeerSession)
     /// A whole application message arrived.

@@ -56,6 +56,13 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Application bytes queued per session before `send` answers `busy`.
     private let sessionSendLimit = 4 << 20
 
+    // Pairing and trust.
+    private var trust: TrustStore
+    private var throttle = PairingThrottle()
+    private var pairings: [String: PeerSession] = [:]
+    private var pairingInfo: [String: PairingInfo] = [:]
+    private var pairWhenConnected: Set<UUID> = []
+
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
     private var maxResolvers: Int { min(1000, max(64, config.maxPeers * 4)) }
@@ -88,7 +95,18 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             sessionListener.close()
             throw .avahi(error)
         }
-        identity = IdentityActor(maxPeers: config.maxPeers)
+        let opened: (store: TrustStore, movedAside: String?)
+        do { opened = try TrustStore.open(in: config.stateDirectory, reset: config.resetTrust) } catch {
+            sessionListener.close()
+            control.stop(time: Date())
+            avahi.shutdown()
+            throw .trust(error)
+        }
+        trust = opened.store
+        if let aside = opened.movedAside { logger.warning("--reset-trust: moved the unreadable trust store to \(aside); no peer is trusted now") }
+        // Paired peers keep the UUIDs they were given, across restarts.
+        identity = IdentityActor(maxPeers: config.maxPeers,
+                                 known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) })
         publisher = ServicePublisher(name: config.name)
         journal = EventJournal(capacity: config.eventHistory)
         if loaded.created {
@@ -109,6 +127,14 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
         tickTimer = timer
         timer.resume()
+        // Rows for paired peers exist from the start, under their stored UUIDs.
+        Task { [weak self] in
+            guard let self else { return }
+            for row in await self.identity.snapshots() where self.peerTable[row.id] == nil {
+                self.peerOrder.append(row.id)
+                self.peerTable[row.id] = self.decorate(row)
+            }
+        }
         // One consumer drains the bridge's stream, so events reach the
         // identity actor in exactly Avahi's order.
         let events = avahiEvents
@@ -270,12 +296,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 }
                 continue
             }
-            var row = peer
-            // Session state is the main actor's to say; the registry's copy may lag.
-            row.state = peerStates[peer.id] ?? .notConnected
+            let row = decorate(peer)
             if peerTable[row.id] == nil { peerOrder.append(row.id) }
             peerTable[row.id] = row
             control.broadcast(journal.append(kind, peer: row, time: Date()))
+            if kind == .peerFound { autoConnectIfPaired(row) }
         }
     }
 
@@ -331,6 +356,59 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 return
             }
             handleSessionRequest(method, peer: peer, params: params, id: id, connection: connection)
+        case .pair, .unpair:
+            guard let selector = params.peer else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer"))
+                return
+            }
+            switch PeerSelector.select(selector, from: peerOrder.compactMap { peerTable[$0] }) {
+            case .success(let peer):
+                let outcome = method == .pair ? pair(with: peer) : unpair(peer)
+                switch outcome {
+                case .success(let row): reply(connection, id: id, result: PeerResult(peer: row))
+                case .failure(let error): reply(connection, id: id, error: error)
+                }
+            case .failure(let error):
+                reply(connection, id: id, error: error)
+            }
+        case .pairAccept, .pairReject:
+            guard let key = params.pairing?.lowercased(), !key.isEmpty else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
+                return
+            }
+            let matches = pairings.keys.filter { $0.hasPrefix(key) }
+            guard matches.count == 1, let session = pairings[matches[0]], let info = pairingInfo[matches[0]] else {
+                reply(connection, id: id, error: ControlError(matches.count > 1 ? .ambiguous : .notFound,
+                                                              matches.count > 1 ? "'\(key)' matches \(matches.count) pairings" : "no pairing '\(key)' in progress (it may have timed out)"))
+                return
+            }
+            if method == .pairReject {
+                session.rejectPairing()
+                reply(connection, id: id, result: info)
+                return
+            }
+            guard !info.initiator, case .awaitingUser? = session.pairing?.step else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "this host started that pairing; the code is confirmed on the other host"))
+                return
+            }
+            guard let code = params.code, PairingCode.isWellFormed(code) else {
+                reply(connection, id: id, error: ControlError(.invalidParams, "'pairAccept' needs params.code: the 6 digits shown on '\(info.name)'"))
+                return
+            }
+            session.pairingCodeEntered(code)
+            if session.pairing?.step == .paired, let peer = peerTable[info.peer] {
+                if peer.paired {
+                    reply(connection, id: id, result: PeerResult(peer: peer))
+                } else {
+                    reply(connection, id: id, error: ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log)"))
+                }
+            } else {
+                reply(connection, id: id, error: ControlError(.wrongCode, "the code does not match the one shown on '\(info.name)'; the pairing failed"))
+            }
+        case .pairings:
+            reply(connection, id: id, result: PairingsResult(pairings: pairingInfo.values.sorted { $0.expires < $1.expires }))
+        case .paired:
+            reply(connection, id: id, result: TrustListResult(peers: trust.document.peers.sorted { $0.pairedAt < $1.pairedAt }))
         case .invitations:
             let pending = invitationInfo.values.sorted { $0.expires < $1.expires }
             reply(connection, id: id, result: InvitationsResult(invitations: pending))
@@ -489,7 +567,7 @@ extension SessionManager {
 
     /// Starts a session to the first endpoint that accepts a connect attempt.
     @discardableResult
-    private func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval) -> Bool {
+    private func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
         guard sessions.count < config.maxSessions else {
             logger.warning("session limit (\(config.maxSessions)) reached; not dialling")
             return false
@@ -499,7 +577,7 @@ extension SessionManager {
             do {
                 let session = try PeerSession(number: nextSessionNumber, dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
                                               identity: identityKey, name: publisher.name, context: context, inviteTimeout: timeout,
-                                              limits: sessionLimits, sendLimit: sessionSendLimit, delegate: self)
+                                              limits: sessionLimits, sendLimit: sessionSendLimit, pairing: pairing, delegate: self)
                 nextSessionNumber += 1
                 session.peerUUID = peer
                 sessions[ObjectIdentifier(session)] = session
@@ -526,6 +604,10 @@ extension SessionManager {
 
     /// The remote proved its key.
     public func sessionAuthenticated(_ session: PeerSession, peerID: String) {
+        if let mismatch = trustViolation(session, claimedName: nil) {
+            refuse(session, mismatch: mismatch)
+            return
+        }
         if session.role == .inviter {
             if let peer = session.peerUUID, sessionByPeer[peer] === session { setState(.connecting, for: peer, reason: nil) }
             return
@@ -575,17 +657,23 @@ extension SessionManager {
         setState(.connecting, for: peer, reason: nil)
         if let pending = session.pendingDecision {
             session.pendingDecision = nil
-            sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout)
+            sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
         }
     }
 
     /// The invitee side must ask a client.
-    public func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int) {
+    public func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
         guard let peer = session.peerUUID, sessionByPeer[peer] === session else {
-            session.pendingDecision = (name, context, timeoutSeconds)
+            session.pendingDecision = (name, context, timeoutSeconds, pairing)
             return
         }
-        if session.autoAccept {
+        if let mismatch = trustViolation(session, claimedName: name) {
+            refuse(session, mismatch: mismatch)
+            return
+        }
+        // A session to pair is accepted by itself: the person decides by the
+        // code. So are invitations the --auto-accept policy covers.
+        if session.autoAccept || pairing || acceptsAutomatically(session) {
             session.decide(accept: true)
             return
         }
@@ -617,6 +705,7 @@ extension SessionManager {
             invitationInfo[id] = nil
         }
         setState(.connected, for: peer, reason: nil)
+        pairIfRequested(session)
     }
 
     /// A message arrived: a live event for subscribers.
@@ -652,7 +741,7 @@ extension SessionManager {
             // state change (a spoofed or dead endpoint says nothing about it).
             if !session.remainingEndpoints.isEmpty,
                dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
-                    context: session.inviteContext, timeout: session.inviteTimeout) {
+                    context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) {
                 return
             }
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
@@ -665,4 +754,186 @@ extension SessionManager {
 
 private extension SessionPhase {
     var isClosedPhase: Bool { if case .closed = self { return true } else { return false } }
+}
+
+// MARK: - Pairing and trust
+
+extension SessionManager {
+    /// A row as clients see it: the main actor's session state and trust.
+    private func decorate(_ peer: PeerSnapshot) -> PeerSnapshot {
+        var row = peer
+        // Session state is the main actor's to say; the registry's copy may lag.
+        row.state = peerStates[peer.id] ?? .notConnected
+        row.paired = peer.peerId.map { trust.record(peerID: $0) != nil } ?? false
+        return row
+    }
+
+    private func refresh(_ peer: UUID) {
+        guard let row = peerTable[peer] else { return }
+        peerTable[peer] = decorate(row)
+    }
+
+    private func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+        if let session = sessionByPeer[peer.id], session.isConnected {
+            session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
+            return .success(peerTable[peer.id] ?? peer)
+        }
+        if sessionByPeer[peer.id] != nil {
+            pairWhenConnected.insert(peer.id)
+            return .success(peerTable[peer.id] ?? peer)
+        }
+        guard !peer.endpoints.isEmpty else {
+            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
+        }
+        guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: config.pairingTimeout, pairing: true) else {
+            return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
+        }
+        pairWhenConnected.insert(peer.id)
+        return .success(peerTable[peer.id] ?? peer)
+    }
+
+    private func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+        guard let peerID = peer.peerId, trust.record(peerID: peerID) != nil else {
+            return .failure(ControlError(.notFound, "'\(peer.name)' is not paired"))
+        }
+        do { try trust.remove(peerID: peerID) } catch {
+            return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
+        }
+        if let session = sessionByPeer[peer.id] {
+            session.sendUnpair()
+            session.close("unpaired")
+        }
+        refresh(peer.id)
+        logger.notice("unpaired '\(peer.name)' (\(peerID))")
+        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: peerTable[peer.id]))
+        return .success(peerTable[peer.id] ?? peer)
+    }
+
+    /// Whether an invitation from this session is accepted without a client.
+    func acceptsAutomatically(_ session: PeerSession) -> Bool {
+        switch config.autoAccept {
+        case .all: return true
+        case .none: return false
+        case .paired: return session.remotePeerID.map { trust.record(peerID: $0) != nil } ?? false
+        }
+    }
+
+    /// A trusted id must come with its trusted key, and a trusted name must
+    /// not come with another id. Returns the mismatch, if any.
+    func trustViolation(_ session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
+        guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
+        if let record = trust.record(peerID: peerID), record.publicKey != Hex.encode(key) {
+            return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
+        }
+        if let claimedName, let record = trust.record(named: claimedName), record.peerId != peerID {
+            return IdentityMismatchInfo(peer: record.uuid, expected: record.peerId, actual: peerID, address: session.remoteAddress)
+        }
+        return nil
+    }
+
+    func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
+        logger.warning("refusing \(session.remoteAddress): it claims a paired peer's identity (expected \(mismatch.expected), got \(mismatch.actual))")
+        emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: mismatch.peer.flatMap { peerTable[$0] }, mismatch: mismatch))
+        session.close("identity does not match the paired peer", reason: .closedLocally)
+    }
+
+    /// Starts pairing on a session that was opened for it, once connected.
+    func pairIfRequested(_ session: PeerSession) {
+        guard let peer = session.peerUUID, pairWhenConnected.remove(peer) != nil, session.isConnected else { return }
+        session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
+    }
+
+    /// Opens a session to a paired peer that just appeared, if allowed.
+    func autoConnectIfPaired(_ row: PeerSnapshot) {
+        guard config.autoConnect, row.paired, !row.lost, sessionByPeer[row.id] == nil, awaitingCrossed[row.id] == nil, !row.endpoints.isEmpty else { return }
+        logger.info("paired peer '\(row.name)' is here; connecting")
+        dial(row.id, endpoints: dialOrder(row.endpoints), expected: row.peerId, context: [], timeout: 30)
+    }
+
+    /// The peer asks to pair.
+    public func sessionPairingRequested(_ session: PeerSession) {
+        let now = Date()
+        guard let peerID = session.remotePeerID, let peer = session.peerUUID else { return }
+        if let until = throttle.refusedUntil(peerID, now: now) {
+            logger.notice("refusing a pairing request from \(peerID): too many wrong codes; locked out for \(Int(until.timeIntervalSince(now))) s")
+            session.answerPairingRequest(accept: false, nonce: [], timeout: 0, refusal: .lockedOut,
+                                         text: "too many wrong codes; try again in \(Int(until.timeIntervalSince(now))) s")
+            return
+        }
+        guard control.subscriberCount > 0 else {
+            session.answerPairingRequest(accept: false, nonce: [], timeout: 0, refusal: .rejected, text: "no client is subscribed on this host to confirm the code")
+            return
+        }
+        let id = UUID().uuidString.lowercased()
+        session.pairingID = id
+        pairings[id] = session
+        pairingInfo[id] = PairingInfo(id: id, peer: peer, name: peerTable[peer]?.name ?? "", peerId: peerID, initiator: false, code: nil,
+                                      expires: now.addingTimeInterval(config.pairingTimeout))
+        session.answerPairingRequest(accept: true, nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
+    }
+
+    /// A pairing step.
+    public func session(_ session: PeerSession, pairing action: PairingAction) {
+        guard let peer = session.peerUUID else { return }
+        if session.pairingID == nil, session.role == .inviter || session.pairing?.role == .inviter {
+            let id = UUID().uuidString.lowercased()
+            session.pairingID = id
+            pairings[id] = session
+            pairingInfo[id] = PairingInfo(id: id, peer: peer, name: peerTable[peer]?.name ?? "", peerId: session.remotePeerID ?? "",
+                                          initiator: true, code: nil, expires: Date().addingTimeInterval(config.pairingTimeout))
+        }
+        guard let id = session.pairingID, var info = pairingInfo[id] else { return }
+        switch action {
+        case .send:
+            break
+        case .showCode(let code):
+            info.code = code
+            pairingInfo[id] = info
+            logger.notice("pairing with '\(info.name)': code \(code); confirm it on the other host")
+            emit(ControlEvent(seq: 0, type: .pairingCode, time: Date(), peer: peerTable[peer], pairing: info))
+        case .askUser(let code):
+            info.code = code
+            pairingInfo[id] = info
+            logger.notice("'\(info.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
+            emit(ControlEvent(seq: 0, type: .pairingRequest, time: Date(), peer: peerTable[peer], pairing: info))
+        case .paired:
+            pairings[id] = nil
+            pairingInfo[id] = nil
+            guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return }
+            let record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: peerTable[peer]?.name ?? info.name, uuid: peer, pairedAt: Date())
+            do {
+                try trust.upsert(record)
+            } catch {
+                logger.error("cannot store the pairing with '\(record.name)': \(error)")
+                emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: .sessionClosed))
+                return
+            }
+            refresh(peer)
+            logger.notice("paired with '\(record.name)' (\(peerID))")
+            emit(ControlEvent(seq: 0, type: .paired, time: Date(), peer: peerTable[peer], pairing: info))
+        case .failed(let failure, let text):
+            pairings[id] = nil
+            pairingInfo[id] = nil
+            session.pairingID = nil
+            if failure == .wrongCode, !info.initiator, let until = throttle.recordFailure(info.peerId, now: Date()) {
+                logger.warning("three wrong pairing codes from '\(info.name)'; refusing its pairing requests until \(until.formatted(.iso8601))")
+            }
+            logger.notice("pairing with '\(info.name)' failed: \(failure.rawValue): \(text)")
+            emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: failure))
+            // A session opened only to pair ends with the pairing.
+            if session.isForPairing, trust.record(peerID: info.peerId) == nil { session.close("pairing failed: \(failure.rawValue)") }
+        }
+    }
+
+    /// The peer removed its trust in us: remove ours.
+    public func sessionUnpaired(_ session: PeerSession) {
+        guard let peerID = session.remotePeerID, let peer = session.peerUUID, trust.record(peerID: peerID) != nil else { return }
+        do { try trust.remove(peerID: peerID) } catch {
+            logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
+            return
+        }
+        refresh(peer)
+        logger.notice("'\(peerTable[peer]?.name ?? peerID)' unpaired us; trust removed")
+        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: peerTable[peer]))
+    }
 }

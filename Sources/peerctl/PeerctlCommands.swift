@@ -51,9 +51,79 @@ struct PeerctlCommands {
             return try receive(from: from, count: count)
         case .wait(let selector, let state, let timeout):
             return try waitFor(selector, state: state, timeout: timeout ?? 30)
+        case .pair(let selector):
+            return try pair(selector)
+        case .pairAccept(let id, let code):
+            return try pairAccept(id, code: code)
+        case .pairReject(let id):
+            let info = try client.call(.pairReject, params: ControlParams(pairing: id), as: PairingInfo.self)
+            emit(json ? PeerctlRenderer.json(info) : "rejected pairing with '\(info.name)'")
+        case .pairings:
+            let result = try client.call(.pairings, as: PairingsResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.pairings(result.pairings))
+        case .paired:
+            let result = try client.call(.paired, as: TrustListResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.trusted(result.peers))
+        case .unpair(let selector):
+            let result = try client.call(.unpair, params: ControlParams(peer: selector), as: PeerResult.self)
+            emit(json ? PeerctlRenderer.json(result.peer) : "unpaired '\(result.peer.name)'")
         case .help, .version:
             break
         }
+        return 0
+    }
+
+    private func pair(_ selector: String) throws(ControlClientError) -> Int32 {
+        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        let peer = try client.call(.pair, params: ControlParams(peer: selector), as: PeerResult.self).peer
+        if !json { emit("pairing with '\(peer.name)'…") }
+        let deadline = ContinuousClock.now + .seconds(3600)
+        while true {
+            let (event, _) = try client.nextEvent(deadline: deadline)
+            guard event.peer?.id == peer.id || event.pairing?.peer == peer.id else { continue }
+            switch event.type {
+            case .pairingCode:
+                let code = event.pairing?.code ?? "?"
+                emit(json ? PeerctlRenderer.json(event) : "Pairing code: \(code)\nConfirm it on '\(peer.name)': peerctl pair-accept ID --code \(code)   (ID from 'peerctl pairings' there)")
+            case .paired:
+                emit(json ? PeerctlRenderer.json(event) : "paired with '\(peer.name)'")
+                return 0
+            case .pairingFailed:
+                if json { emit(PeerctlRenderer.json(event)) }
+                printError("pairing with '\(peer.name)' failed: \(event.pairingFailure?.rawValue ?? "unknown")")
+                return 1
+            case .stateChanged where event.peer?.state == .notConnected, .inviteFailed:
+                printError("pairing with '\(peer.name)' failed: the session ended (\(event.reason?.rawValue ?? "unknown"))")
+                return 1
+            default:
+                continue
+            }
+        }
+    }
+
+    private func pairAccept(_ id: String, code: String?) throws(ControlClientError) -> Int32 {
+        var typed = code
+        if typed == nil {
+            guard isatty(0) == 1 else {
+                printError("non-interactive use needs --code NNNNNN (the code shown on the other host)")
+                return 2
+            }
+            let list = try client.call(.pairings, as: PairingsResult.self).pairings
+            guard let info = list.first(where: { $0.id.hasPrefix(id.lowercased()) }), let shown = info.code else {
+                printError("no pairing '\(id)' waiting for a code")
+                return 1
+            }
+            print("'\(info.name)' (\(info.peerId)) asks to pair.\nThe code here is \(shown). Does the other host show the same code? [y/N] ", terminator: "")
+            fflush(nil)
+            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
+                _ = try client.call(.pairReject, params: ControlParams(pairing: info.id), as: PairingInfo.self)
+                emit("rejected")
+                return 1
+            }
+            typed = shown
+        }
+        let peer = try client.call(.pairAccept, params: ControlParams(pairing: id, code: typed), as: PeerResult.self).peer
+        emit(json ? PeerctlRenderer.json(peer) : "paired with '\(peer.name)'")
         return 0
     }
 

@@ -29,12 +29,13 @@ struct PeerctlRenderer {
     /// `peerctl peers`.
     func peers(_ peers: [PeerSnapshot]) -> String {
         guard !peers.isEmpty else { return "no peers found yet" }
-        var table = TextTable(header: ["ID", "NAME", "STATE", "SEEN", "ADDRESSES", "PEER ID"])
+        var table = TextTable(header: ["ID", "NAME", "STATE", "PAIRED", "SEEN", "ADDRESSES", "PEER ID"])
         for peer in peers {
             table.rows.append([
                 String(peer.id.uuidString.lowercased().prefix(8)),
                 peer.name,
                 peer.state.rawValue,
+                peer.paired ? "yes" : "no",
                 peer.lost ? "lost \(RelativeTime.describe(peer.lastSeen, now: now))" : "now",
                 addresses(peer.endpoints),
                 peer.peerId.map { String($0.prefix(12)) } ?? "-",
@@ -51,6 +52,7 @@ struct PeerctlRenderer {
             ["name", peer.name],
             ["peer id", peer.peerId ?? "- (foreign advertiser)"],
             ["state", peer.state.rawValue],
+            ["paired", peer.paired ? "yes" : "no"],
             ["seen", peer.lost ? "lost, last seen \(peer.lastSeen.formatted(.iso8601)) (\(RelativeTime.describe(peer.lastSeen, now: now)))" : "now"],
         ]
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }
@@ -79,6 +81,27 @@ struct PeerctlRenderer {
         return table.render()
     }
 
+    /// `peerctl pairings`.
+    func pairings(_ list: [PairingInfo]) -> String {
+        guard !list.isEmpty else { return "no pairings in progress" }
+        var table = TextTable(header: ["ID", "PEER", "SIDE", "CODE", "EXPIRES"])
+        for p in list {
+            table.rows.append([String(p.id.prefix(8)), p.name, p.initiator ? "we asked" : "asks us", p.code ?? "-",
+                               "in \(max(0, Int(p.expires.timeIntervalSince(now))))s"])
+        }
+        return table.render()
+    }
+
+    /// `peerctl paired`.
+    func trusted(_ list: [TrustRecord]) -> String {
+        guard !list.isEmpty else { return "no paired peers" }
+        var table = TextTable(header: ["ID", "NAME", "PEER ID", "PAIRED"])
+        for r in list {
+            table.rows.append([String(r.uuid.uuidString.lowercased().prefix(8)), r.name, r.peerId, r.pairedAt.formatted(.iso8601)])
+        }
+        return table.render()
+    }
+
     /// One `watch` line.
     func event(_ event: ControlEvent) -> String {
         let head = "\(event.time.formatted(.iso8601))  #\(event.seq)  \(event.type.rawValue.padding(16))"
@@ -96,6 +119,13 @@ struct PeerctlRenderer {
         case .identityMismatch:
             let m = event.mismatch
             return "\(head)  \(who)  \(m?.address ?? ""): advertised \(m?.expected ?? ""), proved \(m?.actual ?? "")"
+        case .pairingRequest, .pairingCode, .paired, .pairingFailed, .unpaired:
+            let pairing = event.pairing
+            var text = "\(head)  \(who)"
+            if let pairing { text += "  pairing \(pairing.id)" }
+            if let code = pairing?.code, event.type != .paired { text += "  code \(code)" }
+            if let failure = event.pairingFailure { text += "  (\(failure.rawValue))" }
+            return text
         case .error:
             return "\(head)  \(event.error?.description ?? "")"
         }
