@@ -20,7 +20,7 @@ final class SessionLifecycleTests: XCTestCase {
         var b = SessionLifecycle(inviteeAt: t0, limits: limits)
         XCTAssertEqual(b.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(1)), [])
         XCTAssertEqual(b.received(.invite(name: "alpha", context: [7], timeoutMilliseconds: 30_000), now: at(1)),
-                       [.requestDecision(name: "alpha", context: [7], timeoutSeconds: 30)])
+                       [.requestDecision(name: "alpha", context: [7], timeoutSeconds: 30, pairing: false)])
         XCTAssertEqual(b.received(.data(more: false, bytes: [1]), now: at(1)).last, .finish(.protocolError, "unexpected data while awaitingDecision"),
                        "nothing is delivered before acceptance")
         var b2 = SessionLifecycle(inviteeAt: t0, limits: limits)

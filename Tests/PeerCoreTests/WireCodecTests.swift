@@ -5,7 +5,7 @@ final class WireCodecTests: XCTestCase {
     func testRoundTripsEveryMessage() throws {
         let messages: [WireMessage] = [
             .invite(name: "alpha", context: Array("hello".utf8), timeoutMilliseconds: 30_000),
-            .invite(name: "", context: [], timeoutMilliseconds: 0),
+            .invite(name: "", context: [], timeoutMilliseconds: 0, pairing: true),
             .accept,
             .decline(reason: .declined, text: "no thanks"),
             .data(more: true, bytes: [1, 2, 3]),
@@ -21,7 +21,9 @@ final class WireCodecTests: XCTestCase {
     func testWorkedExampleBytes() {
         // docs/protocol.md shows these bytes.
         XCTAssertEqual(WireCodec.encode(.invite(name: "a", context: Array("hi".utf8), timeoutMilliseconds: 30_000)),
-                       [0x01, 0x01, 0x00, 0x00, 0x75, 0x30, 0x01, 0x61, 0x00, 0x02, 0x68, 0x69])
+                       [0x01, 0x01, 0x00, 0x00, 0x75, 0x30, 0x00, 0x01, 0x61, 0x00, 0x02, 0x68, 0x69])
+        XCTAssertEqual(WireCodec.encode(.invite(name: "", context: [], timeoutMilliseconds: 1, pairing: true)),
+                       [0x01, 0x01, 0x00, 0x00, 0x00, 0x01, 0x01, 0x00, 0x00, 0x00])
         XCTAssertEqual(WireCodec.encode(.data(more: false, bytes: Array("hi".utf8))), [0x01, 0x04, 0x00, 0x68, 0x69])
         XCTAssertEqual(WireCodec.encode(.close(reason: .closedLocally, text: "")), [0x01, 0x07, 0x06, 0x00, 0x00])
         XCTAssertEqual(WireCodec.frame([0xAA, 0xBB]), [0x00, 0x02, 0xAA, 0xBB])
@@ -34,8 +36,9 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x99], .unknownType(0x99)),
             ([1, 0x05, 0, 0], .truncated("ping")),
             ([1, 0x02, 0], .trailingBytes("message type 0x2")),
-            ([1, 0x01, 0, 0, 0, 1, 5, 0x61], .truncated("invite name")),
-            ([1, 0x01, 0, 0, 0, 1, 0, 0x10, 0x01], .fieldTooLong("invite context", 4097)),
+            ([1, 0x01, 0, 0, 0, 1, 0, 5, 0x61], .truncated("invite name")),
+            ([1, 0x01, 0, 0, 0, 1, 0, 0, 0x10, 0x01], .fieldTooLong("invite context", 4097)),
+            ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0], .invalidText("invite flags 0x2")),
             ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
             ([1, 0x04, 2], .invalidText("data flags 0x2")),
         ]
