@@ -1,0 +1,137 @@
+# Pairing and trust tests (sourced by run.sh).
+
+# pair_hosts A B: A pairs with B; B's user types the code A shows. Sets PAIR_CODE.
+pair_hosts() {
+    local a=$1 b=$2
+    [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/pair-w$b.jsonl"
+    ctl "$a" pair "host$b" >"$LAB_DIR/pair.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
+    PAIR_CODE=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -e '.pairings | length == 1'" || fail "host$b has no pairing request"
+    local id; id=$(json "$b" pairings | jq -r '.pairings[0].id')
+    expect_eq "$(json "$b" pairings | jq -r '.pairings[0].code')" "$PAIR_CODE" "the code on both hosts"
+    ctl "$b" pair-accept "$id" --code "$PAIR_CODE" >/dev/null || fail "pair-accept with the right code failed"
+    wait "$pairer" || { cat "$LAB_DIR/pair.out" >&2; fail "pair did not report paired"; }
+}
+
+test_pairing_with_the_right_code() {
+    two_peers
+    pair_hosts 1 2
+    expect_eq "$(peer_field 1 host2 .paired)" true "host2 paired on host1"
+    expect_eq "$(peer_field 2 host1 .paired)" true "host1 paired on host2"
+    expect_eq "$(json 1 paired | jq -r '.peers[0].peerId')" "$(status_field 2 .peerId)" "trusted id on host1"
+    expect_eq "$(json 2 paired | jq -r '.peers[0].uuid | ascii_downcase')" "$(peer_field 2 host1 .id | tr 'A-Z' 'a-z')" "stored UUID"
+    expect_eq "$(stat -c %a "$LAB_DIR/h1/state/trust.json")" 600 "trust store mode"
+    expect_eq "$(jq .version "$LAB_DIR/h1/state/trust.json")" 1 "trust store version"
+    expect_eq "$(jq -r '.peers[0].publicKey | length' "$LAB_DIR/h2/state/trust.json")" 64 "full public key stored"
+    ctl 1 peers | grep -q PAIRED || fail "peers has no PAIRED column"
+}
+
+test_pairing_with_a_wrong_code_fails_and_locks_out_after_three() {
+    two_peers
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    local attempt
+    for attempt in 1 2 3; do
+        ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
+        local pairer=$!
+        lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || fail "attempt $attempt: no code"
+        local code wrong id; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
+        wrong=$(printf '%06d' $(( (10#$code + 1) % 1000000 )))
+        lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings | length == 1'" || fail "attempt $attempt: no request on host2"
+        id=$(json 2 pairings | jq -r '.pairings[0].id')
+        ctl 2 pair-accept "$id" --code "$wrong" >/dev/null 2>&1; expect_eq $? 1 "pair-accept exit code with a wrong code"
+        wait "$pairer"; expect_eq $? 1 "pair exit code after a wrong code"
+        grep -q wrongCode "$LAB_DIR/pair.out" || fail "the initiator was not told wrongCode"
+        expect_eq "$(json 1 paired | jq '.peers | length')" 0 "trusted peers on host1"
+        expect_eq "$(json 2 paired | jq '.peers | length')" 0 "trusted peers on host2"
+    done
+    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1; expect_eq $? 1 "pairing while locked out"
+    grep -q lockedOut "$LAB_DIR/pair.out" || fail "a fourth request was not refused as lockedOut: $(cat "$LAB_DIR/pair.out")"
+}
+
+test_pairing_times_out() {
+    start_peerd 1 --pairing-timeout 5
+    start_peerd 2 --pairing-timeout 5
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    local start; start=$(date +%s)
+    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1; expect_eq $? 1 "pair exit code on timeout"
+    grep -q timedOut "$LAB_DIR/pair.out" || fail "not timedOut: $(cat "$LAB_DIR/pair.out")"
+    [ $(( $(date +%s) - start )) -ge 4 ] || fail "gave up before the timeout"
+    lab_wait_for 5 sh -c "grep -q '\"pairingFailure\":\"timedOut\"' '$LAB_DIR/w2.jsonl'" || fail "host2 did not time out"
+    expect_eq "$(json 2 pairings | jq '.pairings | length')" 0 "pairings left on host2"
+}
+
+# Both daemons restarted: paired peers reconnect without asking and keep their UUIDs.
+test_paired_peers_reconnect_after_restarts_and_keep_uuids() {
+    two_peers
+    pair_hosts 1 2
+    local id1 id2; id1=$(peer_field 2 host1 .id); id2=$(peer_field 1 host2 .id)
+    ctl 1 disconnect host2 >/dev/null
+    stop_peerd 1 TERM
+    stop_peerd 2 TERM
+    start_peerd 1
+    start_peerd 2
+    # Nobody is subscribed to decide: the paired policy accepts by itself.
+    lab_wait_for 15 state_is 1 host2 connected || fail "host1 did not reconnect to host2 by itself"
+    lab_wait_for 5 state_is 2 host1 connected || fail "host2 is not connected to host1"
+    expect_eq "$(peer_field 1 host2 .id)" "$id2" "host2's UUID on host1 after restarts"
+    expect_eq "$(peer_field 2 host1 .id)" "$id1" "host1's UUID on host2 after restarts"
+    expect_eq "$(status_field 1 .sessions)" 1 "one session"
+}
+
+test_unpair_removes_trust_on_both_sides() {
+    two_peers
+    pair_hosts 1 2
+    ctl 1 unpair host2 >/dev/null || fail "unpair failed"
+    expect_eq "$(peer_field 1 host2 .paired)" false "host2 on host1 after unpair"
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json peers | jq -r '.peers[] | select(.name == \"host1\") | .paired')\" = false ]" \
+        || fail "host2 still trusts host1"
+    expect_eq "$(json 2 paired | jq '.peers | length')" 0 "host2's trust store"
+    lab_wait_for 5 state_is 1 host2 notConnected || fail "the session survived unpair"
+}
+
+# A rogue claims a paired peer's name and id with another key: refused both
+# when dialled and when it invites.
+test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
+    start_peerd 2
+    start_peerd 3
+    lab_wait_for 5 sees 3 host2 || fail "host3 did not see host2"
+    lab_wait_for 5 sees 2 host3 || fail "host2 did not see host3"
+    # Pair host3 with host2.
+    [ "$(status_field 2 .subscribers)" -gt 0 ] || watch_on 2 "$LAB_DIR/pw2.jsonl"
+    ctl 3 pair host2 >"$LAB_DIR/pair.out" 2>&1 & local pairer=$!
+    lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || fail "no code"
+    local code; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings | length == 1'" || fail "no request"
+    ctl 2 pair-accept "$(json 2 pairings | jq -r '.pairings[0].id')" --code "$code" >/dev/null || fail "pairing failed"
+    wait "$pairer" || fail "pair did not finish"
+    local real_id uuid; real_id=$(status_field 2 .peerId); uuid=$(peer_field 3 host2 .id)
+    cp "$LAB_DIR/h3/state/trust.json" "$LAB_DIR/trust-before.json"
+    ctl 3 disconnect host2 >/dev/null
+    stop_peerd 2 TERM
+    lab_wait_for 5 sees_lost 3 host2 || fail "host3 did not see host2 leave"
+    # The rogue: its own key, host2's name, and host2's id in its advertisement.
+    start_peerd 1 --name host2-rogue
+    watch_on 3 "$LAB_DIR/w3.jsonl"
+    lab_spawn 1 "$LAB_DIR/h1/publish.log" avahi-publish -s host2 _peerd._tcp "$(status_field 1 .port)" txtvers=1 "id=$real_id"
+    local publisher=$LAB_PID
+    lab_wait_for 15 sh -c "grep -q identityMismatch '$LAB_DIR/w3.jsonl'" || fail "host3 did not refuse the rogue's endpoint"
+    expect_eq "$(jq -r 'select(.type == "identityMismatch") | .mismatch.actual' "$LAB_DIR/w3.jsonl" | head -1)" "$(status_field 1 .peerId)" "the rogue's id"
+    grep -q "identity mismatch at $(lab_address 1)" "$LAB_DIR/h3/peerd.log" || fail "host3 did not log the dialled mismatch"
+    # The rogue invites host3 under the paired name (the spoofed advertisement
+    # is withdrawn first, so the name "host2" is free for it).
+    kill "$publisher"
+    lab_wait_for 10 sh -c "! '$BIN/peerctl' --socket '$(sock 3)' --json peers | jq -e '.peers[] | select(.name == \"host2\" and .lost == false)'" \
+        || fail "the spoofed advertisement did not go away"
+    lab_spawn 1 "$LAB_DIR/h1/peerd2.log" "$BIN/peerd" --name host2 --state-dir "$LAB_DIR/h1/state2" --socket "$LAB_DIR/h1/rogue2.sock" --port 0
+    lab_wait_for 10 "$BIN/peerctl" --socket "$LAB_DIR/h1/rogue2.sock" status || fail "second rogue did not start"
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$LAB_DIR/h1/rogue2.sock' --json peers | grep -q host3" || fail "rogue does not see host3"
+    expect_eq "$("$BIN/peerctl" --socket "$LAB_DIR/h1/rogue2.sock" --json status | jq -r .name)" host2 "the rogue's name"
+    "$BIN/peerctl" --socket "$LAB_DIR/h1/rogue2.sock" invite host3 --wait >/dev/null 2>&1 && fail "host3 accepted the rogue"
+    lab_wait_for 5 grep -q "claims a paired peer's identity" "$LAB_DIR/h3/peerd.log" || fail "host3 did not refuse the rogue's invitation under the paired name"
+    cmp -s "$LAB_DIR/trust-before.json" "$LAB_DIR/h3/state/trust.json" || fail "host3's trust store changed"
+    expect_eq "$(peer_field 3 host2 .id)" "$uuid" "host2's UUID on host3"
+    expect_eq "$(json 3 peers | jq -r ".peers[] | select(.id == \"$uuid\") | .state")" notConnected "the real host2's state"
+}
