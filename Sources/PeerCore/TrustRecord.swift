@@ -12,6 +12,9 @@ public struct TrustRecord: Codable, Sendable, Equatable {
     public var uuid: UUID
     /// When the pairing completed.
     public var pairedAt: Date
+    /// Where it was last connected, tried when mDNS does not show it (for
+    /// example when a flood of fake services has filled Avahi's cache).
+    public var addresses: [Endpoint]?
 
     /// Creates a record.
     public init(publicKey: String, peerId: String, name: String, uuid: UUID, pairedAt: Date) {

@@ -88,7 +88,6 @@ public final class ControlServer {
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
                     closed: { [weak self] connection in self?.connections[ObjectIdentifier(connection)] = nil }))
             connections[ObjectIdentifier(connection)] = connection
-            logger.debug("control client \(number) connected")
         }
     }
 

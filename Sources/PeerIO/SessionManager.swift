@@ -62,6 +62,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var pairings: [String: PeerSession] = [:]
     private var pairingInfo: [String: PairingInfo] = [:]
     private var pairWhenConnected: Set<UUID> = []
+    private var reconnect = ReconnectSchedule()
 
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
@@ -598,6 +599,7 @@ extension SessionManager {
             awaitingCrossed[peer] = nil
             if sessionByPeer[peer] == nil { setState(.notConnected, for: peer, reason: .closedByPeer) }
         }
+        reconnectPairedPeers(now: now)
     }
 
     // MARK: PeerSessionDelegate
@@ -705,6 +707,8 @@ extension SessionManager {
             invitationInfo[id] = nil
         }
         setState(.connected, for: peer, reason: nil)
+        reconnect.succeeded(peer)
+        rememberAddresses(of: peer)
         pairIfRequested(session)
     }
 
@@ -843,11 +847,36 @@ extension SessionManager {
         session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
     }
 
-    /// Opens a session to a paired peer that just appeared, if allowed.
+    /// A paired peer appeared (or came back): try it now, not at its backoff.
     func autoConnectIfPaired(_ row: PeerSnapshot) {
-        guard config.autoConnect, row.paired, !row.lost, sessionByPeer[row.id] == nil, awaitingCrossed[row.id] == nil, !row.endpoints.isEmpty else { return }
-        logger.info("paired peer '\(row.name)' is here; connecting")
-        dial(row.id, endpoints: dialOrder(row.endpoints), expected: row.peerId, context: [], timeout: 30)
+        guard config.autoConnect, row.paired else { return }
+        reconnect.appeared(row.id, now: Date())
+        reconnectPairedPeers(now: Date())
+    }
+
+    /// Opens sessions to paired peers that have none, each at its backoff:
+    /// 1 s doubling to 60 s with jitter. Where mDNS shows no address, the
+    /// addresses of the last connection are tried.
+    func reconnectPairedPeers(now: Date) {
+        guard config.autoConnect, !stopped else { return }
+        for record in trust.document.peers {
+            let peer = record.uuid
+            guard sessionByPeer[peer] == nil, awaitingCrossed[peer] == nil, reconnect.isDue(peer, now: now) else { continue }
+            let shown = peerTable[peer].map { $0.lost ? [] : $0.endpoints } ?? []
+            let endpoints = shown.isEmpty ? (record.addresses ?? []) : shown
+            guard !endpoints.isEmpty else { continue }
+            let due = reconnect.attempted(peer, now: now, random: Double.random(in: 0...1))
+            logger.info("connecting to paired peer '\(record.name)'\(shown.isEmpty ? " at its last known addresses" : "") (attempt \(reconnect.attempts(peer)); next in \(Int(due.timeIntervalSince(now).rounded())) s if it fails)")
+            dial(peer, endpoints: dialOrder(endpoints), expected: record.peerId, context: [], timeout: 30)
+        }
+    }
+
+    /// Keeps a paired peer's current addresses in the trust store.
+    func rememberAddresses(of peer: UUID) {
+        guard let row = peerTable[peer], let peerID = row.peerId, var record = trust.record(peerID: peerID),
+              !row.endpoints.isEmpty, record.addresses != row.endpoints else { return }
+        record.addresses = row.endpoints
+        do { try trust.upsert(record) } catch { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
     }
 
     /// The peer asks to pair.

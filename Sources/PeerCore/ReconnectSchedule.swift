@@ -1,0 +1,52 @@
+import FoundationEssentials
+
+/// When to try a paired peer again: at once when it appears, then after
+/// 1 s, 2 s, 4 s … up to 60 s between failed attempts, each delay spread by
+/// ±20 % jitter so two peers (or a fleet) do not retry in lockstep.
+public struct ReconnectSchedule: Sendable {
+    /// The first delay after a failure.
+    public let initialDelay: TimeInterval
+    /// The longest delay.
+    public let maxDelay: TimeInterval
+    /// The spread, as a fraction of the delay.
+    public let jitter: Double
+    private var entries: [UUID: (attempts: Int, due: Date)] = [:]
+
+    /// A schedule with the defaults.
+    public init(initialDelay: TimeInterval = 1, maxDelay: TimeInterval = 60, jitter: Double = 0.2) {
+        self.initialDelay = initialDelay
+        self.maxDelay = maxDelay
+        self.jitter = jitter
+    }
+
+    /// Whether `peer` should be tried at `now` (a peer never seen is due).
+    public func isDue(_ peer: UUID, now: Date) -> Bool {
+        guard let entry = entries[peer] else { return true }
+        return now >= entry.due
+    }
+
+    /// An attempt starts now; the next one waits for the backoff.
+    /// `random` is in 0...1 (the caller's randomness, for testability).
+    @discardableResult
+    public mutating func attempted(_ peer: UUID, now: Date, random: Double) -> Date {
+        let attempts = entries[peer]?.attempts ?? 0
+        let base = min(maxDelay, initialDelay * Double(1 << min(attempts, 30)))
+        let spread = 1 + jitter * (2 * min(max(random, 0), 1) - 1)
+        let due = now.addingTimeInterval(min(maxDelay * (1 + jitter), base * spread))
+        entries[peer] = (attempts + 1, due)
+        return due
+    }
+
+    /// The peer is connected: start over next time.
+    public mutating func succeeded(_ peer: UUID) {
+        entries[peer] = nil
+    }
+
+    /// The peer (re)appeared on the network: try it at once.
+    public mutating func appeared(_ peer: UUID, now: Date) {
+        if let entry = entries[peer] { entries[peer] = (entry.attempts, min(entry.due, now)) }
+    }
+
+    /// How many attempts failed in a row.
+    public func attempts(_ peer: UUID) -> Int { entries[peer]?.attempts ?? 0 }
+}

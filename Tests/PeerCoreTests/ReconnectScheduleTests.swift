@@ -1,0 +1,42 @@
+import Foundation
+import XCTest
+@testable import PeerCore
+
+final class ReconnectScheduleTests: XCTestCase {
+    private let peer = UUID()
+    private let t0 = Date(timeIntervalSince1970: 0)
+
+    func testBackoffDoublesToSixtySeconds() {
+        var schedule = ReconnectSchedule()
+        XCTAssertTrue(schedule.isDue(peer, now: t0))
+        var now = t0
+        var delays: [TimeInterval] = []
+        for _ in 0..<9 {
+            let due = schedule.attempted(peer, now: now, random: 0.5)
+            delays.append(due.timeIntervalSince(now))
+            XCTAssertFalse(schedule.isDue(peer, now: due.addingTimeInterval(-0.01)))
+            XCTAssertTrue(schedule.isDue(peer, now: due))
+            now = due
+        }
+        XCTAssertEqual(delays, [1, 2, 4, 8, 16, 32, 60, 60, 60])
+    }
+
+    func testJitterSpreadsTwentyPercent() {
+        var low = ReconnectSchedule(), high = ReconnectSchedule()
+        for _ in 0..<3 { _ = low.attempted(peer, now: t0, random: 0); _ = high.attempted(peer, now: t0, random: 1) }
+        XCTAssertEqual(low.attempted(peer, now: t0, random: 0).timeIntervalSince(t0), 6.4, accuracy: 1e-6)
+        XCTAssertEqual(high.attempted(peer, now: t0, random: 1).timeIntervalSince(t0), 9.6, accuracy: 1e-6)
+    }
+
+    func testAppearingOrConnectingResets() {
+        var schedule = ReconnectSchedule()
+        for _ in 0..<5 { _ = schedule.attempted(peer, now: t0, random: 0.5) }
+        XCTAssertFalse(schedule.isDue(peer, now: t0.addingTimeInterval(1)))
+        schedule.appeared(peer, now: t0.addingTimeInterval(1))
+        XCTAssertTrue(schedule.isDue(peer, now: t0.addingTimeInterval(1)))
+        XCTAssertEqual(schedule.attempts(peer), 5, "appearing does not forget the failures")
+        schedule.succeeded(peer)
+        XCTAssertEqual(schedule.attempts(peer), 0)
+        XCTAssertEqual(schedule.attempted(peer, now: t0, random: 0.5).timeIntervalSince(t0), 1)
+    }
+}
