@@ -24,8 +24,10 @@ public enum ControlErrorCode: String, Codable, Sendable {
     case unreachable
     /// `pairAccept`: the code does not match; the pairing failed.
     case wrongCode
-    /// The trust store could not be written.
+    /// The trust store or a queue could not be written.
     case storageFailed
+    /// The peer's durable queue is full (64 MiB).
+    case queueFull
     /// Anything else; the message says what.
     case `internal`
 }

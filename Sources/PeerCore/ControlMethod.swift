@@ -32,4 +32,6 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case paired
     /// Remove trust in a peer (`peer`) here, and tell it.
     case unpair
+    /// The messages queued for offline paired peers.
+    case queue
 }

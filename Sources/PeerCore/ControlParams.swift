@@ -17,10 +17,13 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var pairing: String?
     /// `pairAccept`: the 6-digit code shown on the other host.
     public var code: String?
+    /// `send`: queue durably when a paired peer is offline.
+    public var queue: Bool?
 
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
-                invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil) {
+                invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil) {
+        self.queue = queue
         self.pairing = pairing
         self.code = code
         self.peer = peer

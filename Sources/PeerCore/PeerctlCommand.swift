@@ -19,7 +19,9 @@ public enum PeerctlCommand: Equatable, Sendable {
     /// Close the session with a peer.
     case disconnect(String)
     /// Send text (or stdin with `-`); with `lines`, each stdin line is one message.
-    case send(peer: String, text: String, lines: Bool)
+    case send(peer: String, text: String, lines: Bool, queue: Bool = false)
+    /// Messages queued for offline paired peers.
+    case queue
     /// Print messages as they arrive.
     case recv(from: String?, count: Int?)
     /// Wait until a peer reaches a state.
@@ -43,5 +45,5 @@ public enum PeerctlCommand: Equatable, Sendable {
 
     /// Every command name, for help and errors.
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
-                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair"]
+                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue"]
 }

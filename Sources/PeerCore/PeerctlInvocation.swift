@@ -25,7 +25,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
       disconnect PEER
                     close the session with a peer
       send PEER TEXT|-
-                    send a message (- reads it from stdin; --lines: one per line)
+                    send a message (- reads it from stdin; --lines: one per line;
+                    --queue: store it for an offline paired peer)
+      queue         messages waiting for offline paired peers
       recv          print messages as they arrive [--from PEER] [--count N]
       wait PEER --state STATE
                     wait until PEER is notConnected, connecting or connected
@@ -113,6 +115,14 @@ public struct PeerctlInvocation: Equatable, Sendable {
 
             Sends to a connected peer; delivery is reliable and ordered. When the
             peer is slow and the daemon's queue is full, peerctl waits and retries.
+            With --queue, a message for a paired peer that is offline is stored
+            durably (up to 64 MiB per peer) and delivered in order when it reconnects.
+            """
+        case "queue":
+            return """
+            Usage: peerctl [--json] queue
+
+            Lists the messages waiting for offline paired peers.
             """
         case "recv":
             return """
@@ -201,6 +211,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var count: Int?
         var state: ConnectionState?
         var code: String?
+        var queue = false
         while let token = try cursor.next() {
             switch token {
             case .positional(let word):
@@ -237,6 +248,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                 case "--lines" where name == "send":
                     try cursor.flag(option)
                     lines = true
+                case "--queue" where name == "send":
+                    try cursor.flag(option)
+                    queue = true
                 case "--from" where name == "recv":
                     from = try cursor.value(for: option)
                 case "--count" where name == "recv":
@@ -277,7 +291,10 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "send":
             guard positionals.count == 2 else { throw UsageError("'send' takes PEER and TEXT (or - for stdin)") }
             guard !lines || positionals[1] == "-" else { throw UsageError("--lines reads stdin: use 'send PEER - --lines'") }
-            command = .send(peer: positionals[0], text: positionals[1], lines: lines)
+            command = .send(peer: positionals[0], text: positionals[1], lines: lines, queue: queue)
+        case "queue":
+            guard positionals.isEmpty else { throw UsageError("'queue' takes no arguments") }
+            command = .queue
         case "recv":
             guard positionals.isEmpty else { throw UsageError("'recv' takes no arguments") }
             command = .recv(from: from, count: count)

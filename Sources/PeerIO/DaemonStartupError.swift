@@ -16,6 +16,8 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
     case crypto(String)
     /// The trust store could not be opened.
     case trust(TrustStoreError)
+    /// The message queues could not be opened.
+    case queue(SystemError)
 
     /// A message for the log.
     public var description: String {
@@ -28,6 +30,7 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
         case .avahi(let error): return "avahi: \(error)"
         case .crypto(let message): return message
         case .trust(let error): return "\(error)"
+        case .queue(let error): return "message queue: \(error)"
         }
     }
 }

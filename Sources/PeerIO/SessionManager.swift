@@ -63,6 +63,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var pairingInfo: [String: PairingInfo] = [:]
     private var pairWhenConnected: Set<UUID> = []
     private var reconnect = ReconnectSchedule()
+    private var queues: MessageQueueStore
 
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
@@ -104,6 +105,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             throw .trust(error)
         }
         trust = opened.store
+        do { queues = try MessageQueueStore(stateDirectory: config.stateDirectory, logger: logger) } catch {
+            sessionListener.close()
+            control.stop(time: Date())
+            avahi.shutdown()
+            throw .queue(error)
+        }
         if let aside = opened.movedAside { logger.warning("--reset-trust: moved the unreadable trust store to \(aside); no peer is trusted now") }
         // Paired peers keep the UUIDs they were given, across restarts.
         identity = IdentityActor(maxPeers: config.maxPeers,
@@ -406,6 +413,13 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             } else {
                 reply(connection, id: id, error: ControlError(.wrongCode, "the code does not match the one shown on '\(info.name)'; the pairing failed"))
             }
+        case .queue:
+            let list = queues.peerIDs.map { peerID -> QueueInfo in
+                let record = trust.record(peerID: peerID)
+                return QueueInfo(peer: record?.uuid ?? UUID(), name: record?.name ?? peerID, peerId: peerID,
+                                 messages: queues.pending(peerID).count, bytes: queues.bytes(peerID))
+            }
+            reply(connection, id: id, result: QueueResult(queues: list))
         case .pairings:
             reply(connection, id: id, result: PairingsResult(pairings: pairingInfo.values.sorted { $0.expires < $1.expires }))
         case .paired:
@@ -464,16 +478,34 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             session.close("closed by a local client")
             reply(connection, id: id, result: PeerResult(peer: peerTable[peer.id] ?? peer))
         default:
-            guard let session = sessionByPeer[peer.id], session.isConnected else {
-                reply(connection, id: id, error: ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first"))
-                return
-            }
             guard let text = params.data, let data = Data(base64Encoded: text) else {
                 reply(connection, id: id, error: ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
                 return
             }
             guard data.count <= config.maxMessage else {
                 reply(connection, id: id, error: ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(config.maxMessage)"))
+                return
+            }
+            let connected = sessionByPeer[peer.id].map(\.isConnected) ?? false
+            if params.queue == true, let peerID = peer.peerId, trust.record(peerID: peerID) != nil,
+               !connected || !queues.pending(peerID).isEmpty {
+                // Offline (or earlier messages still waiting): store durably, in order.
+                do {
+                    guard try queues.append(Array(data), for: peerID) else {
+                        reply(connection, id: id, error: ControlError(.queueFull, "the queue for '\(peer.name)' holds \(queues.bytes(peerID)) bytes; the limit is \(queues.limitPerPeer)"))
+                        return
+                    }
+                } catch {
+                    reply(connection, id: id, error: ControlError(.storageFailed, "cannot store the message: \(error)"))
+                    return
+                }
+                drainQueue(for: peer.id)
+                reply(connection, id: id, result: SendResult(bytes: data.count, queued: true))
+                return
+            }
+            guard let session = sessionByPeer[peer.id], session.isConnected else {
+                let hint = params.queue == true ? "'\(peer.name)' is not paired, so nothing can be queued for it" : "invite it first, or use --queue for a paired peer"
+                reply(connection, id: id, error: ControlError(.notConnected, "'\(peer.name)' is not connected; \(hint)"))
                 return
             }
             guard session.send(Array(data)) else {
@@ -600,6 +632,7 @@ extension SessionManager {
             if sessionByPeer[peer] == nil { setState(.notConnected, for: peer, reason: .closedByPeer) }
         }
         reconnectPairedPeers(now: now)
+        for peer in Array(sessionByPeer.keys) { drainQueue(for: peer) }
     }
 
     // MARK: PeerSessionDelegate
@@ -709,6 +742,7 @@ extension SessionManager {
         setState(.connected, for: peer, reason: nil)
         reconnect.succeeded(peer)
         rememberAddresses(of: peer)
+        drainQueue(for: peer)
         pairIfRequested(session)
     }
 
@@ -803,6 +837,7 @@ extension SessionManager {
         do { try trust.remove(peerID: peerID) } catch {
             return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
         }
+        do { try queues.discard(peerID) } catch { logger.warning("cannot drop the queue for \(peerID): \(error)") }
         if let session = sessionByPeer[peer.id] {
             session.sendUnpair()
             session.close("unpaired")
@@ -869,6 +904,23 @@ extension SessionManager {
             logger.info("connecting to paired peer '\(record.name)'\(shown.isEmpty ? " at its last known addresses" : "") (attempt \(reconnect.attempts(peer)); next in \(Int(due.timeIntervalSince(now).rounded())) s if it fails)")
             dial(peer, endpoints: dialOrder(endpoints), expected: record.peerId, context: [], timeout: 30)
         }
+    }
+
+    /// Hands queued messages to a connected peer's session, oldest first,
+    /// as far as its send queue takes them; the rest wait for the next tick.
+    func drainQueue(for peer: UUID) {
+        guard let session = sessionByPeer[peer], session.isConnected, let peerID = session.remotePeerID else { return }
+        let pending = queues.pending(peerID)
+        guard !pending.isEmpty else { return }
+        var sent = 0
+        for message in pending {
+            guard session.send(message) else { break }
+            sent += 1
+        }
+        do { try queues.removeFirst(sent, for: peerID) } catch {
+            logger.error("cannot update the queue for \(peerID): \(error); messages may be sent twice")
+        }
+        if sent > 0 { logger.info("delivered \(sent) queued message\(sent == 1 ? "" : "s") to '\(peerTable[peer]?.name ?? peerID)'") }
     }
 
     /// Keeps a paired peer's current addresses in the trust store.

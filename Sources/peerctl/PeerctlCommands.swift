@@ -45,8 +45,11 @@ struct PeerctlCommands {
         case .disconnect(let selector):
             let result = try client.call(.disconnect, params: ControlParams(peer: selector), as: PeerResult.self)
             emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(result.peer.name)'")
-        case .send(let selector, let text, let lines):
-            return try send(selector, text: text, lines: lines)
+        case .send(let selector, let text, let lines, let queue):
+            return try send(selector, text: text, lines: lines, queue: queue)
+        case .queue:
+            let result = try client.call(.queue, as: QueueResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.queues(result.queues))
         case .recv(let from, let count):
             return try receive(from: from, count: count)
         case .wait(let selector, let state, let timeout):
@@ -162,7 +165,7 @@ struct PeerctlCommands {
         }
     }
 
-    private func send(_ selector: String, text: String, lines: Bool) throws(ControlClientError) -> Int32 {
+    private func send(_ selector: String, text: String, lines: Bool, queue: Bool) throws(ControlClientError) -> Int32 {
         let messages: [[UInt8]]
         if text == "-" {
             var input: [UInt8] = []
@@ -178,13 +181,16 @@ struct PeerctlCommands {
         }
         let peer = try lookUp(selector)
         var total = 0
+        var queued = 0
         for message in messages {
-            let params = ControlParams(peer: peer.id.uuidString, data: Data(message).base64EncodedString())
+            let params = ControlParams(peer: peer.id.uuidString, data: Data(message).base64EncodedString(), queue: queue ? true : nil)
             var delay: UInt32 = 2_000
             let giveUp = ContinuousClock.now + .seconds(60)
             while true {
                 do {
-                    total += try client.call(.send, params: params, as: SendResult.self).bytes
+                    let result = try client.call(.send, params: params, as: SendResult.self)
+                    total += result.bytes
+                    if result.queued { queued += 1 }
                     break
                 } catch {
                     // A full queue is the daemon's backpressure: wait and retry.
@@ -194,7 +200,10 @@ struct PeerctlCommands {
                 }
             }
         }
-        if !json { emit("sent \(messages.count) message\(messages.count == 1 ? "" : "s") (\(total) bytes) to '\(peer.name)'") }
+        if !json {
+            let note = queued > 0 ? "; \(queued) queued until it is back" : ""
+            emit("sent \(messages.count) message\(messages.count == 1 ? "" : "s") (\(total) bytes) to '\(peer.name)'\(note)")
+        }
         return 0
     }
 

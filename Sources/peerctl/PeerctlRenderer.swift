@@ -92,6 +92,16 @@ struct PeerctlRenderer {
         return table.render()
     }
 
+    /// `peerctl queue`.
+    func queues(_ list: [QueueInfo]) -> String {
+        guard !list.isEmpty else { return "no queued messages" }
+        var table = TextTable(header: ["ID", "NAME", "MESSAGES", "BYTES"])
+        for q in list {
+            table.rows.append([String(q.peer.uuidString.lowercased().prefix(8)), q.name, String(q.messages), String(q.bytes)])
+        }
+        return table.render()
+    }
+
     /// `peerctl paired`.
     func trusted(_ list: [TrustRecord]) -> String {
         guard !list.isEmpty else { return "no paired peers" }

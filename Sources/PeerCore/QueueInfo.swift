@@ -1,0 +1,24 @@
+import FoundationEssentials
+
+/// Messages waiting for one offline paired peer.
+public struct QueueInfo: Codable, Sendable, Equatable {
+    /// The peer's UUID.
+    public var peer: UUID
+    /// Its name.
+    public var name: String
+    /// Its peer id.
+    public var peerId: String
+    /// How many messages wait.
+    public var messages: Int
+    /// How many bytes they hold.
+    public var bytes: Int
+
+    /// Creates it.
+    public init(peer: UUID, name: String, peerId: String, messages: Int, bytes: Int) {
+        self.peer = peer
+        self.name = name
+        self.peerId = peerId
+        self.messages = messages
+        self.bytes = bytes
+    }
+}
