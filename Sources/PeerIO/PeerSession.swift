@@ -52,6 +52,8 @@ public final class PeerSession {
     public let inviteContext: [UInt8]
     /// The invitation timeout (inviter side), kept for a retry.
     public let inviteTimeout: TimeInterval
+    /// When the session began (dial or accept).
+    public let startedAt = Date()
     /// Whether the remote proved the expected identity.
     public var isAuthenticated: Bool { remoteStaticKey != nil && !mismatched }
     private var mismatched = false

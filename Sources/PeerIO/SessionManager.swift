@@ -309,6 +309,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             peerTable[row.id] = row
             control.broadcast(journal.append(kind, peer: row, time: Date()))
             if kind == .peerFound { autoConnectIfPaired(row) }
+            if row.paired && row.state == .connected { rememberAddresses(of: row.id) }
         }
     }
 
@@ -669,11 +670,15 @@ extension SessionManager {
     /// smaller peer id (byte-wise on the hex) is the session; the other is
     /// closed with the wire reason `duplicate`. The side whose own dial lost
     /// accepts the winner's invitation by itself: it asked for the session too.
+    /// A dial of ours that has not authenticated within 1 s (a stale address,
+    /// a dead port) does not count: real crossings complete in milliseconds,
+    /// and a proven connection must not wait on a doubtful one.
     private func adoptIncoming(_ session: PeerSession, as peer: UUID, remotePeerID: String) {
         guard sessions[ObjectIdentifier(session)] != nil, !session.phase.isClosedPhase else { return }
         session.peerUUID = peer
         if let existing = sessionByPeer[peer], existing !== session {
-            let ourDialWins = existing.role == .inviter && identityKey.peerID < remotePeerID
+            let ourDialIsLive = existing.isAuthenticated || Date().timeIntervalSince(existing.startedAt) < 1
+            let ourDialWins = existing.role == .inviter && ourDialIsLive && identityKey.peerID < remotePeerID
             if existing.isConnected || existing.role == .invitee || ourDialWins {
                 logger.debug("session \(session.number): duplicate of session \(existing.number) with \(remotePeerID); closing it")
                 session.close("a session between these peers exists", reason: .duplicate)
@@ -981,7 +986,8 @@ extension SessionManager {
             pairings[id] = nil
             pairingInfo[id] = nil
             guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return }
-            let record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: peerTable[peer]?.name ?? info.name, uuid: peer, pairedAt: Date())
+            var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: peerTable[peer]?.name ?? info.name, uuid: peer, pairedAt: Date())
+            if let endpoints = peerTable[peer]?.endpoints, !endpoints.isEmpty { record.addresses = endpoints }
             do {
                 try trust.upsert(record)
             } catch {

@@ -135,3 +135,90 @@ test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
     expect_eq "$(peer_field 3 host2 .id)" "$uuid" "host2's UUID on host3"
     expect_eq "$(json 3 peers | jq -r ".peers[] | select(.id == \"$uuid\") | .state")" notConnected "the real host2's state"
 }
+
+# A partition of 20 s: the session is lost, messages queued meanwhile
+# survive a restart of the sender, and after the heal the peers reconnect
+# within 5 s and the messages arrive in order.
+test_partition_heals_and_queued_messages_arrive_in_order() {
+    two_peers
+    pair_hosts 1 2
+    lab_wait_for 5 state_is 1 host2 connected || fail "not connected after pairing"
+    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 6
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+    local start; start=$(date +%s)
+    lab_partition 2 down
+    lab_wait_for 20 state_is 1 host2 notConnected || { lab_partition 2 up; fail "host1 did not notice the partition"; }
+    local n
+    for n in 1 2 3; do ctl 1 send --queue host2 "queued $n" >/dev/null || fail "send --queue $n"; done
+    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 3 "messages queued on host1"
+    # The sender's daemon restarts while the peer is away: the queue survives.
+    stop_peerd 1 TERM
+    start_peerd 1
+    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 3 "messages queued after a restart"
+    for n in 4 5 6; do ctl 1 send --queue host2 "queued $n" >/dev/null || fail "send --queue $n"; done
+    lab_wait_for 25 sh -c "[ \$(( \$(date +%s) - $start )) -ge 20 ]"
+    lab_partition 2 up
+    local healed; healed=$(date +%s)
+    lab_wait_for 10 state_is 1 host2 connected || fail "no reconnection within 10 s of the heal"
+    local took=$(( $(date +%s) - healed ))
+    [ "$took" -le 5 ] || fail "reconnected ${took}s after the heal; 5 s allowed"
+    lab_wait_for 10 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 6 ]" || fail "queued messages missing: $(cat "$LAB_DIR/recv2.txt")"
+    expect_eq "$(tr '\n' ',' <"$LAB_DIR/recv2.txt")" "queued 1,queued 2,queued 3,queued 4,queued 5,queued 6," "queued messages in order"
+    expect_eq "$(json 1 queue | jq '.queues | length')" 0 "queue after delivery"
+}
+
+# peerd SIGKILLed 50 times in the middle of trust-store writes: the store
+# always loads, and no completed pairing is lost.
+test_trust_store_survives_50_sigkills_during_writes() {
+    two_peers
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    local round delay completed kept=0 confirmed=0
+    for round in $(seq 1 50); do
+        ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 & local pairer=$!
+        lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null \
+            || fail "round $round: no pairing request on host2"
+        local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
+        # Kill host1 at a random moment around host2's confirmation, which makes
+        # host1 write its trust store.
+        ctl 2 pair-accept "$id" --code "$code" >/dev/null 2>&1 &
+        local accepter=$!
+        delay=$(( RANDOM % 40 ))
+        sleep "0.0$(printf '%02d' "$delay")"
+        stop_peerd 1 KILL
+        wait "$pairer" 2>/dev/null
+        wait "$accepter"; completed=$?
+        start_peerd 1 || fail "round $round: peerd did not start over its trust store"
+        jq -e '.version == 1' "$LAB_DIR/h1/state/trust.json" >/dev/null 2>&1 || [ ! -e "$LAB_DIR/h1/state/trust.json" ] \
+            || fail "round $round: the trust store does not parse"
+        [ "$completed" = 0 ] && confirmed=$((confirmed + 1))
+        if grep -q 'paired with' "$LAB_DIR/pair.out" 2>/dev/null; then
+            expect_eq "$(json 1 paired | jq '.peers | length')" 1 "round $round: a completed pairing"
+        fi
+        [ "$(json 1 paired | jq '.peers | length')" = 1 ] && kept=$((kept + 1))
+        # Reset for the next round: forget the pairing on both sides.
+        if [ "$(json 2 paired | jq '.peers | length')" = 1 ]; then ctl 2 unpair host1 >/dev/null 2>&1; fi
+        lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json paired | jq '.peers | length')\" = 0 ]" || fail "round $round: host2 still paired"
+        if [ "$(json 1 paired | jq '.peers | length')" = 1 ]; then ctl 1 unpair host2 >/dev/null 2>&1; fi
+        lab_wait_for 10 sees 1 host2 || fail "round $round: host1 lost sight of host2"
+    done
+    note "host2 confirmed $confirmed of 50 pairings; host1 had stored $kept when killed"
+    [ "$confirmed" -ge 10 ] || fail "too few pairings reached confirmation for the test to mean anything"
+}
+
+# mDNS does not show the paired peer (its avahi-daemon is gone, as when a
+# flood fills Avahi's cache): its last known addresses still reach it.
+test_paired_peer_reached_at_last_known_addresses_without_mdns() {
+    two_peers
+    pair_hosts 1 2
+    lab_wait_for 5 state_is 1 host2 connected || fail "not connected"
+    lab_wait_for 5 sh -c "jq -e '.peers[0].addresses | length > 0' '$LAB_DIR/h1/state/trust.json'" >/dev/null || fail "no addresses remembered"
+    stop_peerd 1 TERM
+    lab_avahi_stop 2
+    # Wait until host1's avahi-daemon has dropped host2's records (goodbyes).
+    lab_wait_for 10 sh -c "! ip netns exec $(lab_ns 1) env DBUS_SYSTEM_BUS_ADDRESS=unix:path=$LAB_DIR/h1/bus.sock avahi-browse -tp _peerd._tcp 2>/dev/null | grep -q host2" \
+        || fail "host1's avahi-daemon still shows host2"
+    start_peerd 1
+    expect_eq "$(peer_field 1 host2 '.endpoints | length')" 0 "host2's endpoints from mDNS"
+    lab_wait_for 10 state_is 1 host2 connected || fail "host1 did not reach host2 at its last known addresses"
+    grep -q "at its last known addresses" "$LAB_DIR/h1/peerd.log" || fail "the log does not say how it connected"
+}

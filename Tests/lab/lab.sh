@@ -167,3 +167,8 @@ lab_down() {
     if [ -n "${LAB_KEEP:-}" ]; then lab_log "kept $LAB_DIR"; else rm -rf "$LAB_DIR"; fi
     LAB_ID=
 }
+
+# lab_partition I down|up: takes host I's switch port down (a partition) or up.
+lab_partition() {
+    ip -n "$(lab_switch_ns)" link set "p$1-$LAB_ID" "$2"
+}
