@@ -30,10 +30,25 @@ final class DaemonCommandTests: XCTestCase {
         XCTAssertEqual(c.logLevel, .debug)
     }
 
+    func testPairingFlags() throws {
+        guard case .run(let c) = try DaemonCommand.parse(["--auto-accept", "all", "--auto-connect", "no", "--reset-trust", "--pairing-timeout", "30"],
+                                                         defaultName: "h") else { return XCTFail() }
+        XCTAssertEqual(c.autoAccept, .all)
+        XCTAssertFalse(c.autoConnect)
+        XCTAssertTrue(c.resetTrust)
+        XCTAssertEqual(c.pairingTimeout, 30)
+        guard case .run(let d) = try DaemonCommand.parse([], defaultName: "h") else { return XCTFail() }
+        XCTAssertEqual(d.autoAccept, .paired)
+        XCTAssertTrue(d.autoConnect)
+        XCTAssertThrowsError(try DaemonCommand.parse(["--auto-accept", "some"], defaultName: "h"))
+        XCTAssertThrowsError(try DaemonCommand.parse(["--auto-connect", "maybe"], defaultName: "h"))
+    }
+
     func testHelpListsEveryFlag() throws {
         XCTAssertEqual(try DaemonCommand.parse(["--help"], defaultName: "h"), .help)
         for flag in ["--name", "--service-type", "--info", "--state-dir", "--interface", "--port", "--socket", "--max-peers",
-                     "--event-history", "--subscriber-queue", "--log-level", "--version", "--help"] {
+                     "--event-history", "--subscriber-queue", "--log-level", "--version", "--help", "--max-message",
+                     "--max-sessions", "--auto-accept", "--auto-connect", "--pairing-timeout", "--reset-trust"] {
             XCTAssertTrue(DaemonCommand.helpText.contains(flag), "help lacks \(flag)")
         }
     }
@@ -89,6 +104,21 @@ final class PeerctlInvocationTests: XCTestCase {
                        .wait(peer: "b", state: .connected, timeout: 2))
         for bad in [["invite"], ["send", "b"], ["send", "b", "text", "--lines"], ["wait", "b"], ["wait", "b", "--state", "up"],
                     ["recv", "--count", "0"], ["invite", "b", "--timeout", "-1"], ["accept"], ["peers", "--wait"]] {
+            XCTAssertThrowsError(try PeerctlInvocation.parse(bad), "\(bad)")
+        }
+    }
+
+    func testPairingCommands() throws {
+        XCTAssertEqual(try PeerctlInvocation.parse(["pair", "b"]).command, .pair("b"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["pair-accept", "ab", "--code", "012345"]).command, .pairAccept(id: "ab", code: "012345"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["pair-accept", "ab"]).command, .pairAccept(id: "ab", code: nil))
+        XCTAssertEqual(try PeerctlInvocation.parse(["pair-reject", "ab"]).command, .pairReject("ab"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["pairings"]).command, .pairings)
+        XCTAssertEqual(try PeerctlInvocation.parse(["paired"]).command, .paired)
+        XCTAssertEqual(try PeerctlInvocation.parse(["unpair", "b"]).command, .unpair("b"))
+        XCTAssertEqual(try PeerctlInvocation.parse(["queue"]).command, .queue)
+        XCTAssertEqual(try PeerctlInvocation.parse(["send", "b", "hi", "--queue"]).command, .send(peer: "b", text: "hi", lines: false, queue: true))
+        for bad in [["pair-accept", "ab", "--code", "12345"], ["pair-accept", "ab", "--code", "abcdef"], ["pair"], ["unpair"], ["queue", "x"]] {
             XCTAssertThrowsError(try PeerctlInvocation.parse(bad), "\(bad)")
         }
     }

@@ -121,6 +121,21 @@ final class PeerRegistryTests: XCTestCase {
         XCTAssertEqual(registry.apply(.removed(key("ghost")), now: t0, makeID: makeID), [])
     }
 
+    func testKnownPeersKeepTheirUUIDsAndAdoptionMakesOneRow() {
+        let stored = UUID()
+        var registry = PeerRegistry(maxPeers: 8, known: [KnownPeer(peerID: "aa", uuid: stored, name: "alpha")])
+        XCTAssertEqual(registry.snapshots.map(\.id), [stored])
+        XCTAssertTrue(registry.snapshots[0].lost, "not seen yet")
+        let found = registry.apply(.resolved(service("alpha", id: "aa")), now: t0, makeID: makeID)
+        guard case .found(let row) = found.first else { return XCTFail("\(found)") }
+        XCTAssertEqual(row.id, stored)
+        XCTAssertEqual(counter, 0, "no UUID was made for a known peer")
+        let adopted = registry.adopt(peerID: "bb", name: "peer-bb", now: t0, makeID: makeID)
+        XCTAssertNotNil(adopted?.change)
+        XCTAssertNil(registry.adopt(peerID: "bb", name: "peer-bb", now: t0, makeID: makeID)?.change, "adopted once")
+        XCTAssertEqual(registry.count, 2)
+    }
+
     func testSetStateReportsOnlyChanges() {
         var registry = PeerRegistry(maxPeers: 8)
         _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
