@@ -250,6 +250,7 @@ public struct SessionLifecycle: Sendable {
         case .close: return "close"
         case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject: return "pairing message"
         case .unpair: return "unpair"
+        case .ack: return "ack"
         }
     }
 }

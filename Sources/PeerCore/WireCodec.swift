@@ -18,6 +18,7 @@
 /// | 0x0C | pairConfirm | (none) |
 /// | 0x0D | pairReject  | reason u8, text_len u16, text |
 /// | 0x0E | unpair      | (none) |
+/// | 0x0F | ack         | messages received u64 |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -87,6 +88,9 @@ public enum WireCodec {
             out += bytes
         case .unpair:
             out.append(0x0E)
+        case .ack(let count):
+            out.append(0x0F)
+            appendU64(count, to: &out)
         }
         return out
     }
@@ -141,6 +145,8 @@ public enum WireCodec {
             message = .pairReject(reason: failure, text: try reader.text(length, "pairReject text"))
         case 0x0E:
             message = .unpair
+        case 0x0F:
+            message = .ack(try reader.u64("ack"))
         default:
             throw .unknownType(type)
         }

@@ -31,4 +31,8 @@ public enum WireMessage: Equatable, Sendable {
     case pairReject(reason: PairingFailure, text: String)
     /// The sender removed its trust in the receiver.
     case unpair
+    /// The number of whole application messages the sender has received on
+    /// this session so far (cumulative); lets the other side forget what it
+    /// kept for redelivery.
+    case ack(UInt64)
 }

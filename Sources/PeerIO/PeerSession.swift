@@ -69,6 +69,9 @@ public final class PeerSession {
     private var outbound: OutboundQueue
     private var finished = false
     private var closeAfterFlush = false
+    private var messagesSent: UInt64 = 0
+    private var messagesReceived: UInt64 = 0
+    private var messagesAcknowledged: UInt64 = 0
 
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
@@ -125,6 +128,7 @@ public final class PeerSession {
     /// Clock tick: deadlines and keepalive.
     public func tick(now: Date) {
         perform(lifecycle.tick(now: now))
+        acknowledge(every: 1)
         if var machine = pairing {
             let actions = machine.tick(now: now)
             pairing = machine
@@ -187,13 +191,23 @@ public final class PeerSession {
         perform(lifecycle.closeLocally(why, reason: reason))
     }
 
-    /// Sends one application message, fragmented. Returns false, sending
+    /// Sends one application message, fragmented. Returns its number on
+    /// this session (1, 2, …; compare with acknowledgements), or nil, sending
     /// nothing, when the queue is too full: the caller retries later.
-    public func send(_ data: [UInt8]) -> Bool {
-        guard isConnected, outbound.byteCount + data.count <= sendLimit else { return false }
+    @discardableResult
+    public func send(_ data: [UInt8]) -> UInt64? {
+        guard isConnected, outbound.byteCount + data.count <= sendLimit else { return nil }
         lifecycle.noteSent(now: Date())
         for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
-        return true
+        messagesSent += 1
+        return messagesSent
+    }
+
+    /// Acknowledges what arrived since the last acknowledgement.
+    private func acknowledge(every batch: UInt64) {
+        guard isConnected, messagesReceived >= messagesAcknowledged + batch, messagesReceived > messagesAcknowledged else { return }
+        messagesAcknowledged = messagesReceived
+        transmit(.ack(messagesReceived))
     }
 
     // MARK: I/O
@@ -262,6 +276,13 @@ public final class PeerSession {
             receiveCipher = cipher
             let message = try WireCodec.decode(plaintext)
             switch message {
+            case .ack(let count):
+                guard lifecycle.canSendData, count <= messagesSent else {
+                    fail("an acknowledgement of \(count) messages, but \(messagesSent) were sent")
+                    return
+                }
+                lifecycle.noteReceived(now: Date())
+                delegate?.session(self, acknowledged: count)
             case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject, .unpair:
                 guard lifecycle.canSendData else {
                     fail("a pairing message before the session was accepted")
@@ -345,7 +366,9 @@ public final class PeerSession {
             case .established:
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
+                messagesReceived += 1
                 delegate?.session(self, delivered: message)
+                acknowledge(every: 64)
             case .finish(let reason, let text):
                 finish(reason, text)
             }

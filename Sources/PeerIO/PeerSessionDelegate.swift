@@ -11,6 +11,8 @@ public protocol PeerSessionDelegate: AnyObject {
     func sessionPairingRequested(_ session: PeerSession)
     /// A pairing step the owner must act on (show or ask for the code, store trust, report failure).
     func session(_ session: PeerSession, pairing action: PairingAction)
+    /// The peer has received the first `count` messages sent on this session.
+    func session(_ session: PeerSession, acknowledged count: UInt64)
     /// The peer removed its trust in us.
     func sessionUnpaired(_ session: PeerSession)
     /// The session is connected.

@@ -64,6 +64,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var pairWhenConnected: Set<UUID> = []
     private var reconnect = ReconnectSchedule()
     private var queues: MessageQueueStore
+    /// Per peer: the session numbers of the queued messages handed to its
+    /// current session and not yet acknowledged, oldest first. They stay on
+    /// disk until acknowledged, and are sent again on the next session if
+    /// this one dies first (at-least-once).
+    private var queueInFlight: [UUID: [UInt64]] = [:]
 
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
@@ -487,10 +492,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(config.maxMessage)"))
                 return
             }
-            let connected = sessionByPeer[peer.id].map(\.isConnected) ?? false
-            if params.queue == true, let peerID = peer.peerId, trust.record(peerID: peerID) != nil,
-               !connected || !queues.pending(peerID).isEmpty {
-                // Offline (or earlier messages still waiting): store durably, in order.
+            if params.queue == true, let peerID = peer.peerId, trust.record(peerID: peerID) != nil {
+                // Stored durably first, connected or not: it leaves the disk
+                // only when the peer acknowledges it.
                 do {
                     guard try queues.append(Array(data), for: peerID) else {
                         reply(connection, id: id, error: ControlError(.queueFull, "the queue for '\(peer.name)' holds \(queues.bytes(peerID)) bytes; the limit is \(queues.limitPerPeer)"))
@@ -509,7 +513,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.notConnected, "'\(peer.name)' is not connected; \(hint)"))
                 return
             }
-            guard session.send(Array(data)) else {
+            guard session.send(Array(data)) != nil else {
                 reply(connection, id: id, error: ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
                 return
             }
@@ -774,6 +778,8 @@ extension SessionManager {
         }
         guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
         sessionByPeer[peer] = nil
+        // Unacknowledged queued messages stay on disk for the next session.
+        queueInFlight[peer] = nil
         if reason == .duplicate {
             // The other side's dial wins the crossing rule; its connection comes.
             awaitingCrossed[peer] = Date().addingTimeInterval(sessionLimits.handshakeTimeout * 2)
@@ -843,6 +849,7 @@ extension SessionManager {
             return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
         }
         do { try queues.discard(peerID) } catch { logger.warning("cannot drop the queue for \(peerID): \(error)") }
+        queueInFlight[peer.id] = nil
         if let session = sessionByPeer[peer.id] {
             session.sendUnpair()
             session.close("unpaired")
@@ -916,16 +923,29 @@ extension SessionManager {
     func drainQueue(for peer: UUID) {
         guard let session = sessionByPeer[peer], session.isConnected, let peerID = session.remotePeerID else { return }
         let pending = queues.pending(peerID)
-        guard !pending.isEmpty else { return }
+        var inFlight = queueInFlight[peer] ?? []
+        guard pending.count > inFlight.count else { return }
         var sent = 0
-        for message in pending {
-            guard session.send(message) else { break }
+        for message in pending.dropFirst(inFlight.count) {
+            guard let number = session.send(message) else { break }
+            inFlight.append(number)
             sent += 1
         }
-        do { try queues.removeFirst(sent, for: peerID) } catch {
-            logger.error("cannot update the queue for \(peerID): \(error); messages may be sent twice")
+        queueInFlight[peer] = inFlight
+        if sent > 0 { logger.info("sent \(sent) queued message\(sent == 1 ? "" : "s") to '\(peerTable[peer]?.name ?? peerID)'") }
+    }
+
+    /// The peer acknowledged messages: queued ones it has are off the disk.
+    public func session(_ session: PeerSession, acknowledged count: UInt64) {
+        guard let peer = session.peerUUID, sessionByPeer[peer] === session, let peerID = session.remotePeerID,
+              var inFlight = queueInFlight[peer], !inFlight.isEmpty else { return }
+        let done = inFlight.prefix { $0 <= count }.count
+        guard done > 0 else { return }
+        inFlight.removeFirst(done)
+        queueInFlight[peer] = inFlight
+        do { try queues.removeFirst(done, for: peerID) } catch {
+            logger.error("cannot update the queue for \(peerID): \(error); those messages will be sent again")
         }
-        if sent > 0 { logger.info("delivered \(sent) queued message\(sent == 1 ? "" : "s") to '\(peerTable[peer]?.name ?? peerID)'") }
     }
 
     /// Keeps a paired peer's current addresses in the trust store.

@@ -78,7 +78,7 @@ final class PairingLifecycleTests: XCTestCase {
 
     func testPairingMessagesRoundTrip() throws {
         for message: WireMessage in [.pairRequest, .pairCommit(na), .pairNonce(nb), .pairReveal(na), .pairConfirm,
-                                     .pairReject(reason: .lockedOut, text: "later"), .unpair] {
+                                     .pairReject(reason: .lockedOut, text: "later"), .unpair, .ack(12_345)] {
             XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
         }
         XCTAssertThrowsError(try WireCodec.decode([1, 0x09, 1, 2, 3])) { XCTAssertEqual($0 as? WireError, .truncated("pairCommit")) }

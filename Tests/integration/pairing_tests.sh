@@ -143,18 +143,22 @@ test_partition_heals_and_queued_messages_arrive_in_order() {
     two_peers
     pair_hosts 1 2
     lab_wait_for 5 state_is 1 host2 connected || fail "not connected after pairing"
-    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 6
+    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 8
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
     local start; start=$(date +%s)
     lab_partition 2 down
-    lab_wait_for 20 state_is 1 host2 notConnected || { lab_partition 2 up; fail "host1 did not notice the partition"; }
+    # Sent while the session still looks alive: they go out, are never
+    # acknowledged, and so stay on disk for the next session.
     local n
+    for n in 1 2; do ctl 1 send --queue host2 "early $n" >/dev/null || fail "send --queue early $n"; done
+    expect_eq "$(peer_state 1 host2)" connected "state right after the partition"
+    lab_wait_for 20 state_is 1 host2 notConnected || { lab_partition 2 up; fail "host1 did not notice the partition"; }
     for n in 1 2 3; do ctl 1 send --queue host2 "queued $n" >/dev/null || fail "send --queue $n"; done
-    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 3 "messages queued on host1"
+    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 5 "messages queued on host1"
     # The sender's daemon restarts while the peer is away: the queue survives.
     stop_peerd 1 TERM
     start_peerd 1
-    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 3 "messages queued after a restart"
+    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 5 "messages queued after a restart"
     for n in 4 5 6; do ctl 1 send --queue host2 "queued $n" >/dev/null || fail "send --queue $n"; done
     lab_wait_for 25 sh -c "[ \$(( \$(date +%s) - $start )) -ge 20 ]"
     lab_partition 2 up
@@ -162,9 +166,9 @@ test_partition_heals_and_queued_messages_arrive_in_order() {
     lab_wait_for 10 state_is 1 host2 connected || fail "no reconnection within 10 s of the heal"
     local took=$(( $(date +%s) - healed ))
     [ "$took" -le 5 ] || fail "reconnected ${took}s after the heal; 5 s allowed"
-    lab_wait_for 10 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 6 ]" || fail "queued messages missing: $(cat "$LAB_DIR/recv2.txt")"
-    expect_eq "$(tr '\n' ',' <"$LAB_DIR/recv2.txt")" "queued 1,queued 2,queued 3,queued 4,queued 5,queued 6," "queued messages in order"
-    expect_eq "$(json 1 queue | jq '.queues | length')" 0 "queue after delivery"
+    lab_wait_for 10 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 8 ]" || fail "queued messages missing: $(cat "$LAB_DIR/recv2.txt")"
+    expect_eq "$(tr '\n' ',' <"$LAB_DIR/recv2.txt")" "early 1,early 2,queued 1,queued 2,queued 3,queued 4,queued 5,queued 6," "queued messages in order"
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json queue | jq '.queues | length')\" = 0 ]" || fail "the queue was not emptied by acknowledgements"
 }
 
 # peerd SIGKILLed 50 times in the middle of trust-store writes: the store
@@ -221,4 +225,22 @@ test_paired_peer_reached_at_last_known_addresses_without_mdns() {
     expect_eq "$(peer_field 1 host2 '.endpoints | length')" 0 "host2's endpoints from mDNS"
     lab_wait_for 10 state_is 1 host2 connected || fail "host1 did not reach host2 at its last known addresses"
     grep -q "at its last known addresses" "$LAB_DIR/h1/peerd.log" || fail "the log does not say how it connected"
+}
+
+# pair-accept without --code: on a terminal it shows the code and asks y/N;
+# elsewhere it is a usage error.
+test_pair_accept_interactively_on_a_terminal() {
+    two_peers
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null || fail "no request"
+    local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
+    ctl 2 pair-accept "$id" </dev/null >/dev/null 2>"$LAB_DIR/noninteractive.err"; expect_eq $? 2 "exit code without --code off a terminal"
+    grep -q -- "--code" "$LAB_DIR/noninteractive.err" || fail "the error does not mention --code"
+    echo y | script -qec "'$BIN/peerctl' --socket '$(sock 2)' pair-accept $id" /dev/null >"$LAB_DIR/tty.out" 2>&1
+    grep -q "The code here is $code" "$LAB_DIR/tty.out" || fail "the prompt did not show the code: $(cat "$LAB_DIR/tty.out")"
+    grep -q "paired with 'host1'" "$LAB_DIR/tty.out" || fail "the interactive accept did not pair: $(cat "$LAB_DIR/tty.out")"
+    wait "$pairer" || fail "pair did not finish"
+    expect_eq "$(peer_field 1 host2 .paired)" true "paired after the interactive yes"
 }
