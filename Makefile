@@ -12,7 +12,16 @@ BIN         := .build/$(CONFIG)
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
                 avahi-daemon avahi-utils dbus-daemon iproute2 util-linux procps jq python3 python3-dbus
 
-.PHONY: all deps build unit integration test demo clean
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      := $(PREFIX)/bin
+MANDIR      := $(PREFIX)/share/man
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
+COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+
+.PHONY: all deps build unit integration test demo clean install uninstall
 
 all: build
 
@@ -38,6 +47,27 @@ test: unit integration
 
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh
+
+# Installs the release build; honours PREFIX and DESTDIR.
+install:
+	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
+	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0755 .build/release/peerd .build/release/peerctl $(DESTDIR)$(BINDIR)/
+	sed 's|/usr/bin/peerd|$(BINDIR)/peerd|' systemd/peerd.service > $(DESTDIR)$(UNITDIR)/peerd.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/peerd.service
+	install -m 0644 systemd/peerd.socket $(DESTDIR)$(UNITDIR)/peerd.socket
+	install -m 0644 systemd/peerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/peerd.conf
+	install -m 0644 systemd/peerd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/peerd.conf
+	install -m 0644 docs/peerd.8 $(DESTDIR)$(MANDIR)/man8/peerd.8
+	install -m 0644 docs/peerctl.1 $(DESTDIR)$(MANDIR)/man1/peerctl.1
+	install -m 0644 docs/peerctl.bash-completion $(DESTDIR)$(COMPLETIONDIR)/peerctl
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/peerd $(DESTDIR)$(BINDIR)/peerctl \
+	  $(DESTDIR)$(UNITDIR)/peerd.service $(DESTDIR)$(UNITDIR)/peerd.socket \
+	  $(DESTDIR)$(SYSUSERSDIR)/peerd.conf $(DESTDIR)$(TMPFILESDIR)/peerd.conf \
+	  $(DESTDIR)$(MANDIR)/man8/peerd.8 $(DESTDIR)$(MANDIR)/man1/peerctl.1 $(DESTDIR)$(COMPLETIONDIR)/peerctl
 
 clean:
 	rm -rf .build

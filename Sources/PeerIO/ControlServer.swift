@@ -19,8 +19,13 @@ public final class ControlServer {
 
     /// Binds the socket at `path` (mode 0660). `queueLimit` bounds each
     /// client's unsent bytes.
-    public init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger) throws(SystemError) {
-        listener = try UnixSocketListener(path: path, mode: 0o660)
+    public init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger,
+                activated: FileDescriptor? = nil) throws(SystemError) {
+        if let activated {
+            listener = UnixSocketListener(activated: activated, path: path)
+        } else {
+            listener = try UnixSocketListener(path: path, mode: 0o660)
+        }
         self.logger = logger
         self.queueLimit = queueLimit
         self.maxLine = maxLine

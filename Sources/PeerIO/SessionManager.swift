@@ -63,6 +63,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var pairingInfo: [String: PairingInfo] = [:]
     private var pairWhenConnected: Set<UUID> = []
     private var reconnect = ReconnectSchedule()
+    private let notifier = SystemdNotifier()
+    private var lastWatchdog = Date.distantPast
+    private var lastNotifiedStatus = ""
     private var queues: MessageQueueStore
     /// Per peer: the session numbers of the queued messages handed to its
     /// current session and not yet acknowledged, oldest first. They stay on
@@ -75,7 +78,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var maxResolvers: Int { min(1000, max(64, config.maxPeers * 4)) }
 
     /// Binds every socket and loads the identity; nothing runs until ``start()``.
-    public init(config: DaemonConfiguration, logger: Logger) throws(DaemonStartupError) {
+    public init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil) throws(DaemonStartupError) {
         self.config = config
         self.logger = logger
         do { try Sodium.initialize() } catch { throw .crypto(error.description) }
@@ -91,7 +94,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         do { sessionListener = try TCPListener(port: config.port) } catch { throw .sessionPort(error) }
         do {
             control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
-                                        maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger)
+                                        maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger,
+                                        activated: activatedControlSocket)
         } catch {
             sessionListener.close()
             throw .controlSocket(error)
@@ -159,6 +163,22 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         }
         logger.info("peerd \(Self.version) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(config.socketPath)")
         perform(lifecycle.start())
+        lastNotifiedStatus = serviceStatusLine()
+        notifier.ready(status: lastNotifiedStatus)
+        notifyWatchdog(now: Date())
+    }
+
+    /// The one-line status systemd shows (`systemctl status peerd`).
+    private func serviceStatusLine() -> String {
+        let peers = peerOrder.compactMap { peerTable[$0] }
+        let connected = peerStates.values.filter { $0 == .connected }.count
+        return "'\(publisher.name)' \(publisher.state.rawValue); avahi \(lifecycle.status.rawValue); \(peers.filter { !$0.lost }.count) peers present, \(connected) connected"
+    }
+
+    private func notifyWatchdog(now: Date) {
+        guard let interval = notifier.watchdogInterval, now.timeIntervalSince(lastWatchdog) >= interval else { return }
+        lastWatchdog = now
+        notifier.watchdog()
     }
 
     /// Withdraws the service, frees Avahi, closes the sockets and removes the
@@ -166,6 +186,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     public func shutdown() {
         guard !stopped else { return }
         stopped = true
+        notifier.stopping()
         _ = lifecycle.stop()
         consumer?.cancel()
         tickTimer?.cancel()
@@ -638,6 +659,14 @@ extension SessionManager {
         }
         reconnectPairedPeers(now: now)
         for peer in Array(sessionByPeer.keys) { drainQueue(for: peer) }
+        // The watchdog is fed from the main queue's own timer: a wedged main
+        // actor stops the pings and systemd restarts the daemon.
+        notifyWatchdog(now: now)
+        let line = serviceStatusLine()
+        if line != lastNotifiedStatus {
+            lastNotifiedStatus = line
+            notifier.status(line)
+        }
     }
 
     // MARK: PeerSessionDelegate

@@ -11,11 +11,14 @@ public struct UnixSocketListener: Sendable {
     public let descriptor: FileDescriptor
     /// The path it is bound to.
     public let path: String
+    /// Whether the socket came from systemd (which owns the path).
+    public let activated: Bool
 
     /// Binds and listens at `path` with `mode`, creating the parent directory
     /// (0755) if needed.
     public init(path: String, mode: mode_t = 0o660, backlog: Int32 = 64) throws(SystemError) {
         self.path = path
+        activated = false
         try Self.prepareDirectory(of: path)
         try Self.clearStaleSocket(at: path)
         let fd = try Syscall.call("socket", "AF_UNIX") { socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0) }
@@ -34,15 +37,22 @@ public struct UnixSocketListener: Sendable {
         self.descriptor = descriptor
     }
 
+    /// Adopts a socket systemd bound and listens on (socket activation).
+    public init(activated descriptor: FileDescriptor, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+        activated = true
+    }
+
     /// Accepts one client; nil when none is waiting.
     public func accept() throws(SystemError) -> FileDescriptor? {
         try descriptor.acceptConnection(context: path)
     }
 
-    /// Closes the socket and removes its path.
+    /// Closes the socket and removes its path (unless systemd owns it).
     public func close() {
         descriptor.close()
-        unlink(path)
+        if !activated { unlink(path) }
     }
 
     private static func prepareDirectory(of path: String) throws(SystemError) {

@@ -36,10 +36,18 @@ case .run(let parsed):
 signal(SIGPIPE, SIG_IGN)
 let logger = Logger(level: config.logLevel)
 
+let activated: FileDescriptor?
+do {
+    activated = try SocketActivation.controlSocket()
+} catch {
+    logger.error("cannot use the socket systemd passed: \(error)")
+    exit(1)
+}
+
 MainActor.assumeIsolated {
     let manager: SessionManager
     do {
-        manager = try SessionManager(config: config, logger: logger)
+        manager = try SessionManager(config: config, logger: logger, activatedControlSocket: activated)
     } catch {
         logger.error("cannot start: \(error)")
         exit(1)

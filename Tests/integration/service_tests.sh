@@ -1,0 +1,78 @@
+# System-service tests: the real unit's command under socket activation and
+# sd_notify, and the unit's hardening score (sourced by run.sh).
+
+# The ExecStart= of systemd/peerd.service, pointed at this lab.
+unit_exec_start() {
+    sed -n 's/^ExecStart=//p' "$ROOT/systemd/peerd.service" \
+        | sed -e "s|/usr/bin/peerd|$BIN/peerd|" -e "s|/var/lib/peerd|$LAB_DIR/h1/state|" -e "s|/run/peerd/peerd.sock|$LAB_DIR/h1/act.sock|"
+}
+
+test_socket_activation_and_readiness_notification() {
+    command -v systemd-socket-activate >/dev/null || fail "systemd-socket-activate is missing (package systemd)"
+    # A stand-in for systemd's notify socket: records every datagram. It runs
+    # on a lab host so the lab's teardown ends it even when the test fails.
+    cat >"$LAB_DIR/notify.py" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+with open(sys.argv[2], "a") as log:
+    while True:
+        log.write(s.recv(4096).decode() + "\n---\n")
+        log.flush()
+PY
+    lab_spawn 1 "$LAB_DIR/notify.err" /usr/bin/python3 "$LAB_DIR/notify.py" "$LAB_DIR/notify.sock" "$LAB_DIR/notify.log"
+    lab_wait_for 5 test -S "$LAB_DIR/notify.sock" || fail "notify listener did not start"
+    local command; command=$(unit_exec_start)
+    [ -n "$command" ] || fail "no ExecStart in the unit"
+    # shellcheck disable=SC2086
+    # systemd-socket-activate starts the command with a fresh environment: -E passes variables.
+    lab_spawn 1 "$LAB_DIR/h1/peerd.log" systemd-socket-activate -l "$LAB_DIR/h1/act.sock" \
+        -E NOTIFY_SOCKET="$LAB_DIR/notify.sock" -E WATCHDOG_USEC=2000000 -E DBUS_SYSTEM_BUS_ADDRESS="unix:path=$LAB_DIR/h1/bus.sock" $command
+    lab_wait_for 5 test -S "$LAB_DIR/h1/act.sock" || fail "systemd-socket-activate did not bind"
+    [ ! -e "$LAB_DIR/h1/state/identity.key" ] || fail "peerd started before any client came"
+    # The first client starts peerd and is served through the passed socket.
+    expect_eq "$("$BIN/peerctl" --socket "$LAB_DIR/h1/act.sock" --json status | jq -r .socket)" "$LAB_DIR/h1/act.sock" "status through the activated socket"
+    lab_wait_for 5 grep -q 'READY=1' "$LAB_DIR/notify.log" || fail "no READY=1"
+    grep -q '^STATUS=' "$LAB_DIR/notify.log" || fail "no STATUS= line"
+    lab_wait_for 5 grep -q 'WATCHDOG=1' "$LAB_DIR/notify.log" || fail "no watchdog ping"
+    kill -TERM "$(pgrep -f "$BIN/peerd --state-dir $LAB_DIR/h1/state")"
+    lab_wait_for 5 grep -q 'STOPPING=1' "$LAB_DIR/notify.log" || fail "no STOPPING=1"
+    [ -S "$LAB_DIR/h1/act.sock" ] || fail "peerd removed the socket systemd owns"
+}
+
+test_unit_hardening_score_and_verify() {
+    local score
+    score=$(systemd-analyze security --offline=yes "$ROOT/systemd/peerd.service" 2>/dev/null | sed -n 's/.*Overall exposure level for peerd.service: \([0-9.]*\).*/\1/p')
+    [ -n "$score" ] || fail "no score from systemd-analyze"
+    awk "BEGIN { exit !($score <= 1.5) }" || fail "exposure $score is over 1.5"
+    local unit
+    for unit in "$ROOT"/systemd/peerd.service "$ROOT"/systemd/peerd.socket; do
+        grep -q '^PrivateUsers=yes' "$unit" && fail "$unit uses PrivateUsers=yes (it breaks SO_PEERCRED uids)"
+    done
+    grep -q '^CapabilityBoundingSet=$' "$ROOT/systemd/peerd.service" || fail "capabilities are not empty"
+    grep -q '^RestrictAddressFamilies=AF_UNIX AF_INET AF_INET6 AF_NETLINK$' "$ROOT/systemd/peerd.service" || fail "address families"
+    # verify: only the missing binary and man pages of an uninstalled tree may be reported.
+    local problems
+    problems=$(systemd-analyze verify "$ROOT/systemd/peerd.service" "$ROOT/systemd/peerd.socket" 2>&1 | grep -v -E "is not executable|man .*failed with code")
+    [ -z "$problems" ] || fail "systemd-analyze verify: $problems"
+}
+
+# make install lays out a packager's tree under DESTDIR, honouring PREFIX;
+# make uninstall removes every file it put there.
+test_make_install_and_uninstall() {
+    local dest="$LAB_DIR/dest"
+    make -s -C "$ROOT" install DESTDIR="$dest" PREFIX=/usr >"$LAB_DIR/install.log" 2>&1 || { tail -20 "$LAB_DIR/install.log" >&2; fail "make install failed"; }
+    local f
+    for f in usr/bin/peerd usr/bin/peerctl usr/lib/systemd/system/peerd.service usr/lib/systemd/system/peerd.socket \
+             usr/lib/sysusers.d/peerd.conf usr/lib/tmpfiles.d/peerd.conf usr/share/man/man8/peerd.8 usr/share/man/man1/peerctl.1 \
+             usr/share/bash-completion/completions/peerctl; do
+        [ -f "$dest/$f" ] || fail "make install did not install /$f"
+    done
+    expect_eq "$(stat -c %a "$dest/usr/bin/peerd")" 755 "peerd mode"
+    expect_eq "$(stat -c %a "$dest/usr/lib/systemd/system/peerd.service")" 644 "unit mode"
+    grep -q '^ExecStart=/usr/bin/peerd ' "$dest/usr/lib/systemd/system/peerd.service" || fail "ExecStart does not use the installed bindir"
+    "$dest/usr/bin/peerd" --version | grep -q '^peerd ' || fail "the installed peerd does not run"
+    man -l "$dest/usr/share/man/man8/peerd.8" >/dev/null 2>&1 || command -v man >/dev/null || note "man is not installed; page not rendered"
+    make -s -C "$ROOT" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall failed"
+    expect_eq "$(find "$dest" -type f | wc -l)" 0 "files left after uninstall"
+}
