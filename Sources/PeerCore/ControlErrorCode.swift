@@ -8,6 +8,8 @@ public enum ControlErrorCode: String, Codable, Sendable {
     case unknownMethod
     /// A parameter is missing or malformed.
     case invalidParams
+    /// The client is neither root nor in the `peerd` group (see `--public-read`).
+    case permissionDenied
     /// No peer matches the selector.
     case notFound
     /// More than one peer matches the selector.

@@ -43,6 +43,10 @@ public enum DaemonCommand: Equatable, Sendable {
                               asking a client (default: paired)
       --auto-connect yes|no   open sessions to paired peers by itself (default: yes)
       --pairing-timeout S     seconds a pairing may take (default: 60)
+      --public-read           let users outside the peerd group read status and
+                              peers (the control socket becomes mode 0666)
+      --group NAME            the group whose members may drive peerd
+                              (default: peerd; root always may)
       --reset-trust           move a corrupt trust store aside (every pairing is
                               forgotten) instead of refusing to start
       --version               print the version and exit
@@ -111,6 +115,10 @@ public enum DaemonCommand: Equatable, Sendable {
                 guard text == "yes" || text == "no" else { throw UsageError("--auto-connect '\(text)': expected yes or no") }
                 config.autoConnect = text == "yes"
             case "--pairing-timeout": config.pairingTimeout = Double(try cursor.integer(for: option, in: 5...3600))
+            case "--public-read":
+                try cursor.flag(option)
+                config.publicRead = true
+            case "--group": config.group = try cursor.value(for: option)
             case "--reset-trust":
                 try cursor.flag(option)
                 config.resetTrust = true

@@ -43,6 +43,11 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var resetTrust = false
     /// Seconds a pairing may take.
     public var pairingTimeout: Double = 60
+    /// Let users outside the `peerd` group read `status` and `peers`
+    /// (the control socket is then mode 0666).
+    public var publicRead = false
+    /// The group whose members may drive the daemon.
+    public var group = "peerd"
 
     /// A configuration with defaults and the given name.
     public init(name: String) { self.name = name }

@@ -30,6 +30,8 @@ public final class ControlConnection {
     public let number: Int
     /// Whether the client asked for events.
     public var isSubscriber = false
+    /// Who the client is, from the kernel; nil if it could not be read.
+    public var credentials: ClientCredentials?
     private let callbacks: Callbacks
     private let logger: Logger
     private var lines: LineBuffer

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import Dispatch
+import Glibc
 import PeerCore
 
 /// The control layer: accepts clients on the Unix socket, parses request
@@ -14,17 +15,19 @@ public final class ControlServer {
     private var acceptSource: (any DispatchSourceRead)?
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var nextNumber = 1
+    /// Who may do what; set before ``start()``.
+    public var policy = AccessPolicy(groupID: nil, publicRead: false)
     /// Answers requests; set before ``start()``.
     public weak var handler: (any ControlRequestHandler)?
 
     /// Binds the socket at `path` (mode 0660). `queueLimit` bounds each
     /// client's unsent bytes.
     public init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger,
-                activated: FileDescriptor? = nil) throws(SystemError) {
+                activated: FileDescriptor? = nil, mode: mode_t = 0o660, group: gid_t? = nil) throws(SystemError) {
         if let activated {
             listener = UnixSocketListener(activated: activated, path: path)
         } else {
-            listener = try UnixSocketListener(path: path, mode: 0o660)
+            listener = try UnixSocketListener(path: path, mode: mode, group: group)
         }
         self.logger = logger
         self.queueLimit = queueLimit
@@ -92,6 +95,11 @@ public final class ControlServer {
                 callbacks: .init(
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
                     closed: { [weak self] connection in self?.connections[ObjectIdentifier(connection)] = nil }))
+            do {
+                connection.credentials = try PeerCredentials.of(descriptor)
+            } catch {
+                logger.warning("control client \(number): cannot read its credentials: \(error)")
+            }
             connections[ObjectIdentifier(connection)] = connection
         }
     }
@@ -114,6 +122,12 @@ public final class ControlServer {
         guard let method = ControlMethod(rawValue: request.method) else {
             let known = ControlMethod.allCases.map(\.rawValue).joined(separator: ", ")
             reply(connection, id: request.id, error: ControlError(.unknownMethod, "unknown method '\(request.method)'; known: \(known)"))
+            return
+        }
+        guard let client = connection.credentials, policy.allows(method, for: client) else {
+            let who = connection.credentials.map { "uid \($0.uid)" } ?? "an unknown client"
+            let open = policy.publicRead ? " (only status and peers are open to everyone)" : ""
+            reply(connection, id: request.id, error: ControlError(.permissionDenied, "\(who) may not call '\(method.rawValue)': only root and members of the peerd group may\(open)"))
             return
         }
         guard let handler else {

@@ -95,7 +95,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         do {
             control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
                                         maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger,
-                                        activated: activatedControlSocket)
+                                        activated: activatedControlSocket, mode: config.publicRead ? 0o666 : 0o660,
+                                        group: PeerCredentials.groupID(named: config.group))
         } catch {
             sessionListener.close()
             throw .controlSocket(error)
@@ -134,6 +135,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Starts serving: control clients, the session port, and Avahi.
     public func start() {
         control.handler = self
+        control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
+        if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
         control.start()
         let source = DispatchSource.makeReadSource(fileDescriptor: sessionListener.descriptor.rawValue, queue: .main)
         source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.acceptSessions() } }

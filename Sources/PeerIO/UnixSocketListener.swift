@@ -16,7 +16,7 @@ public struct UnixSocketListener: Sendable {
 
     /// Binds and listens at `path` with `mode`, creating the parent directory
     /// (0755) if needed.
-    public init(path: String, mode: mode_t = 0o660, backlog: Int32 = 64) throws(SystemError) {
+    public init(path: String, mode: mode_t = 0o660, group: gid_t? = nil, backlog: Int32 = 64) throws(SystemError) {
         self.path = path
         activated = false
         try Self.prepareDirectory(of: path)
@@ -29,6 +29,8 @@ public struct UnixSocketListener: Sendable {
                 try Syscall.call("bind", path) { bind(fd, pointer, length) }
             }
             try Syscall.call("chmod", path) { chmod(path, mode) }
+            // Members of the daemon's group connect through the group bits.
+            if let group { try Syscall.call("chown", path) { chown(path, UInt32.max, group) } }
             try Syscall.call("listen", path) { listen(fd, backlog) }
         } catch {
             descriptor.close()

@@ -76,3 +76,28 @@ test_make_install_and_uninstall() {
     make -s -C "$ROOT" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall failed"
     expect_eq "$(find "$dest" -type f | wc -l)" 0 "files left after uninstall"
 }
+
+# SO_PEERCRED: root and the peerd group may do everything; others are
+# refused, or may read status and peers with --public-read.
+test_control_socket_access_control() {
+    command -v setpriv >/dev/null || fail "setpriv is missing (package util-linux)"
+    local created=no gid
+    if ! getent group peerd >/dev/null; then groupadd --system peerd && created=yes; fi
+    gid=$(getent group peerd | cut -d: -f3)
+    [ "$created" = no ] || trap 'groupdel peerd 2>/dev/null; lab_down' EXIT
+    chmod 0755 "$LAB_DIR" "$LAB_DIR/h1" "$LAB_DIR/h2"
+    start_peerd 1
+    expect_eq "$(stat -c '%a %G' "$(sock 1)")" "660 peerd" "socket mode and group"
+    local outsider=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+    local insider=(setpriv --reuid=65534 --regid=65534 --groups="$gid")
+    "${outsider[@]}" "$BIN/peerctl" --socket "$(sock 1)" status >/dev/null 2>"$LAB_DIR/out.err"; expect_eq $? 3 "outsider without --public-read"
+    grep -q "peerd' group" "$LAB_DIR/out.err" || fail "the refusal does not say how to get access: $(cat "$LAB_DIR/out.err")"
+    "${insider[@]}" "$BIN/peerctl" --socket "$(sock 1)" invitations >/dev/null || fail "a member of peerd was refused"
+    start_peerd 2 --public-read
+    expect_eq "$(stat -c %a "$(sock 2)")" 666 "socket mode with --public-read"
+    "${outsider[@]}" "$BIN/peerctl" --socket "$(sock 2)" status >/dev/null || fail "--public-read did not let status through"
+    "${outsider[@]}" "$BIN/peerctl" --socket "$(sock 2)" peers >/dev/null || fail "--public-read did not let peers through"
+    "${outsider[@]}" "$BIN/peerctl" --socket "$(sock 2)" --json invitations >/dev/null 2>"$LAB_DIR/deny.err"; expect_eq $? 1 "outsider calling invitations"
+    grep -q permissionDenied "$LAB_DIR/deny.err" || fail "not a typed permissionDenied: $(cat "$LAB_DIR/deny.err")"
+    "${insider[@]}" "$BIN/peerctl" --socket "$(sock 2)" invitations >/dev/null || fail "a member was refused with --public-read"
+}
