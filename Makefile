@@ -20,6 +20,7 @@ UNITDIR     ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
+SYSCONFDIR  ?= /etc
 
 .PHONY: all deps build unit integration test demo clean install uninstall
 
@@ -62,12 +63,17 @@ install:
 	install -m 0644 docs/peerd.8 $(DESTDIR)$(MANDIR)/man8/peerd.8
 	install -m 0644 docs/peerctl.1 $(DESTDIR)$(MANDIR)/man1/peerctl.1
 	install -m 0644 docs/peerctl.bash-completion $(DESTDIR)$(COMPLETIONDIR)/peerctl
+	install -d $(DESTDIR)$(SYSCONFDIR)/peerd
+	# An edited configuration is never overwritten.
+	[ -e $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf ] || install -m 0644 docs/peerd.conf $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/peerd $(DESTDIR)$(BINDIR)/peerctl \
 	  $(DESTDIR)$(UNITDIR)/peerd.service $(DESTDIR)$(UNITDIR)/peerd.socket \
 	  $(DESTDIR)$(SYSUSERSDIR)/peerd.conf $(DESTDIR)$(TMPFILESDIR)/peerd.conf \
 	  $(DESTDIR)$(MANDIR)/man8/peerd.8 $(DESTDIR)$(MANDIR)/man1/peerctl.1 $(DESTDIR)$(COMPLETIONDIR)/peerctl
+	# The configuration goes only if unchanged from the shipped one.
+	cmp -s docs/peerd.conf $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf && rm -f $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf || true
 
 clean:
 	rm -rf .build

@@ -6,6 +6,8 @@ public enum DaemonCommand: Equatable, Sendable {
     case help
     /// Print the version.
     case version
+    /// Validate the configuration (file and flags) and exit.
+    case checkConfig(DaemonConfiguration)
 
     /// The help text; lists every flag.
     public static let helpText = """
@@ -49,6 +51,9 @@ public enum DaemonCommand: Equatable, Sendable {
                               (default: peerd; root always may)
       --reset-trust           move a corrupt trust store aside (every pairing is
                               forgotten) instead of refusing to start
+      --config PATH           configuration file (default: /etc/peerd/peerd.conf,
+                              if present); flags override it
+      --check-config          validate the configuration and exit
       --version               print the version and exit
       -h, --help              print this help and exit
 
@@ -59,9 +64,45 @@ public enum DaemonCommand: Equatable, Sendable {
     socket and exit 0.
     """
 
+    /// The `--config` path given in `arguments`, if any (read before the rest).
+    public static func configPath(in arguments: [String]) -> String? {
+        for (index, argument) in arguments.enumerated() {
+            if argument == "--" { return nil }
+            if argument.hasPrefix("--config=") { return String(argument.dropFirst("--config=".count)) }
+            if argument == "--config", index + 1 < arguments.count { return arguments[index + 1] }
+        }
+        return nil
+    }
+
+    /// Parses the configuration file's text, then the command line over it.
+    /// A repeatable key given on the command line replaces the file's values.
+    public static func parse(_ arguments: [String], defaultName: String, configText: String?) throws(UsageError) -> DaemonCommand {
+        var base = DaemonConfiguration(name: defaultName)
+        if let configText {
+            for entry in try ConfigFile.entries(configText) {
+                do {
+                    guard case .run(let next) = try parse(try ConfigFile.arguments(for: entry), base: base) else { continue }
+                    base = next
+                } catch {
+                    let message = error.message.hasPrefix("line ") ? error.message : "line \(entry.line): \(entry.key): \(error.message)"
+                    throw UsageError(message)
+                }
+            }
+        }
+        if arguments.contains(where: { $0 == "--interface" || $0.hasPrefix("--interface=") }) { base.interfaces = [] }
+        if arguments.contains(where: { $0 == "--info" || $0.hasPrefix("--info=") }) { base.info = [] }
+        return try parse(arguments, base: base)
+    }
+
     /// Parses `peerd`'s arguments (without the program name).
     public static func parse(_ arguments: [String], defaultName: String) throws(UsageError) -> DaemonCommand {
-        var config = DaemonConfiguration(name: defaultName)
+        try parse(arguments, base: DaemonConfiguration(name: defaultName))
+    }
+
+    /// Parses arguments over `base`.
+    public static func parse(_ arguments: [String], base: DaemonConfiguration) throws(UsageError) -> DaemonCommand {
+        var config = base
+        var check = false
         var cursor = ArgumentCursor(arguments)
         while let token = try cursor.next() {
             guard case .option(let option) = token else {
@@ -75,6 +116,11 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--version":
                 try cursor.flag(option)
                 return .version
+            case "--config":
+                _ = try cursor.value(for: option)
+            case "--check-config":
+                try cursor.flag(option)
+                check = true
             case "--name":
                 config.name = try cursor.value(for: option)
                 guard !config.name.isEmpty, config.name.utf8.count <= 63 else {
@@ -135,6 +181,6 @@ public enum DaemonCommand: Equatable, Sendable {
         // Check the TXT limits now, so a bad --info is a usage error before
         // anything starts. Peer ids are always 32 hex digits.
         do { _ = try TXTRecord(peerID: String(repeating: "0", count: 32), info: config.info) } catch { throw UsageError(error.description) }
-        return .run(config)
+        return check ? .checkConfig(config) : .run(config)
     }
 }

@@ -13,11 +13,25 @@ func fail(_ message: String, code: Int32) -> Never {
     exit(code)
 }
 
+let arguments = Array(CommandLine.arguments.dropFirst())
+// The configuration file: --config PATH must exist; the default may not.
+let explicitConfig = DaemonCommand.configPath(in: arguments)
+let configPath = explicitConfig ?? ConfigFile.defaultPath
+let configText: String?
+do {
+    let bytes = try AtomicFile.read(configPath, limit: 1 << 20)
+    if bytes == nil, explicitConfig != nil { fail("\(configPath): no such file", code: 2) }
+    configText = bytes.map { String(decoding: $0, as: UTF8.self) }
+} catch {
+    fail("\(configPath): \(error)", code: 2)
+}
+
 let command: DaemonCommand
 do {
-    command = try DaemonCommand.parse(Array(CommandLine.arguments.dropFirst()), defaultName: HostName.short())
+    command = try DaemonCommand.parse(arguments, defaultName: HostName.short(), configText: configText)
 } catch {
-    fail("\(error)\nTry 'peerd --help'.", code: 2)
+    let origin = error.message.hasPrefix("line ") ? "\(configPath): " : ""
+    fail("\(origin)\(error)\nTry 'peerd --help'.", code: 2)
 }
 
 let config: DaemonConfiguration
@@ -27,6 +41,9 @@ case .help:
     exit(0)
 case .version:
     print("peerd \(SessionManager.version)")
+    exit(0)
+case .checkConfig:
+    print(configText == nil ? "no configuration file at \(configPath); the flags are valid" : "\(configPath): configuration is valid")
     exit(0)
 case .run(let parsed):
     config = parsed

@@ -65,13 +65,14 @@ test_make_install_and_uninstall() {
     local f
     for f in usr/bin/peerd usr/bin/peerctl usr/lib/systemd/system/peerd.service usr/lib/systemd/system/peerd.socket \
              usr/lib/sysusers.d/peerd.conf usr/lib/tmpfiles.d/peerd.conf usr/share/man/man8/peerd.8 usr/share/man/man1/peerctl.1 \
-             usr/share/bash-completion/completions/peerctl; do
+             usr/share/bash-completion/completions/peerctl etc/peerd/peerd.conf; do
         [ -f "$dest/$f" ] || fail "make install did not install /$f"
     done
     expect_eq "$(stat -c %a "$dest/usr/bin/peerd")" 755 "peerd mode"
     expect_eq "$(stat -c %a "$dest/usr/lib/systemd/system/peerd.service")" 644 "unit mode"
     grep -q '^ExecStart=/usr/bin/peerd ' "$dest/usr/lib/systemd/system/peerd.service" || fail "ExecStart does not use the installed bindir"
     "$dest/usr/bin/peerd" --version | grep -q '^peerd ' || fail "the installed peerd does not run"
+    "$dest/usr/bin/peerd" --config "$dest/etc/peerd/peerd.conf" --check-config >/dev/null || fail "the shipped configuration does not check"
     man -l "$dest/usr/share/man/man8/peerd.8" >/dev/null 2>&1 || command -v man >/dev/null || note "man is not installed; page not rendered"
     make -s -C "$ROOT" uninstall DESTDIR="$dest" PREFIX=/usr >/dev/null 2>&1 || fail "make uninstall failed"
     expect_eq "$(find "$dest" -type f | wc -l)" 0 "files left after uninstall"
@@ -100,4 +101,25 @@ test_control_socket_access_control() {
     "${outsider[@]}" "$BIN/peerctl" --socket "$(sock 2)" --json invitations >/dev/null 2>"$LAB_DIR/deny.err"; expect_eq $? 1 "outsider calling invitations"
     grep -q permissionDenied "$LAB_DIR/deny.err" || fail "not a typed permissionDenied: $(cat "$LAB_DIR/deny.err")"
     "${insider[@]}" "$BIN/peerctl" --socket "$(sock 2)" invitations >/dev/null || fail "a member was refused with --public-read"
+}
+
+
+# The configuration file: every flag has a key, flags override it, errors
+# name their line, and --check-config validates without starting.
+test_configuration_file() {
+    local conf="$LAB_DIR/peerd.conf"
+    printf '# test\n[peerd]\nname = from-file\nport = 4711\ninterface = eth0\nlog-level = debug\npublic-read = yes\n' >"$conf"
+    lab_exec 1 "$BIN/peerd" --config "$conf" --check-config >/dev/null || fail "a valid file did not check"
+    start_peerd 1 --config "$conf" --port 4712
+    expect_eq "$(status_field 1 .port)" 4712 "a flag overrides the file"
+    expect_eq "$(status_field 1 .interfaces[0])" eth0 "interface from the file"
+    expect_eq "$(stat -c %a "$(sock 1)")" 666 "public-read from the file"
+    local out
+    printf '[peerd]\nname = x\n\nbogus = 1\n' >"$conf"
+    out=$(lab_exec 1 "$BIN/peerd" --config "$conf" --check-config 2>&1); expect_eq $? 2 "exit code for an unknown key"
+    echo "$out" | grep -q "line 4: unknown key 'bogus'" || fail "the error does not name line 4: $out"
+    printf '[peerd]\nport = many\n' >"$conf"
+    out=$(lab_exec 1 "$BIN/peerd" --config "$conf" --check-config 2>&1); expect_eq $? 2 "exit code for a bad value"
+    echo "$out" | grep -q "line 2" || fail "the error does not name line 2: $out"
+    out=$(lab_exec 1 "$BIN/peerd" --config "$LAB_DIR/missing.conf" --check-config 2>&1); expect_eq $? 2 "exit code for a missing file"
 }

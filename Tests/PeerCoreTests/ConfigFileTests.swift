@@ -1,0 +1,66 @@
+import XCTest
+@testable import PeerCore
+
+final class ConfigFileTests: XCTestCase {
+    private func run(_ text: String, _ arguments: [String] = []) throws -> DaemonConfiguration {
+        guard case .run(let config) = try DaemonCommand.parse(arguments, defaultName: "h", configText: text) else {
+            throw UsageError("not a run")
+        }
+        return config
+    }
+
+    func testEveryKeyAndOverrides() throws {
+        let text = """
+        # comment
+        ; another
+        [peerd]
+        name = box
+        port = 4000
+        interface = eth0
+        interface = eth1
+        info = a=1
+        auto-accept = none
+        public-read = yes
+        reset-trust = no
+        """
+        let config = try run(text)
+        XCTAssertEqual(config.name, "box")
+        XCTAssertEqual(config.port, 4000)
+        XCTAssertEqual(config.interfaces, ["eth0", "eth1"])
+        XCTAssertEqual(config.info, [TXTEntry(key: "a", value: "1")])
+        XCTAssertEqual(config.autoAccept, AutoAcceptPolicy.none)
+        XCTAssertTrue(config.publicRead)
+        XCTAssertFalse(config.resetTrust)
+        let overridden = try run(text, ["--port", "5000", "--interface", "wlan0"])
+        XCTAssertEqual(overridden.port, 5000)
+        XCTAssertEqual(overridden.interfaces, ["wlan0"], "a repeatable flag replaces the file's values")
+        XCTAssertEqual(overridden.name, "box")
+    }
+
+    func testErrorsNameTheirLine() {
+        let cases: [(String, String)] = [
+            ("[peerd]\nbogus = 1\n", "line 2: unknown key 'bogus'"),
+            ("[peerd]\n\nport = 99999\n", "line 3"),
+            ("[server]\n", "line 1: unknown section"),
+            ("port = 1\n", "line 1: 'port = 1' comes before the [peerd] section"),
+            ("[peerd]\nport\n", "line 2: expected key = value"),
+            ("[peerd]\nport = 1\nport = 2\n", "line 3: 'port' is set twice"),
+            ("[peerd]\npublic-read = maybe\n", "line 2: public-read = 'maybe': expected yes or no"),
+            ("[peerd]\ninfo = waytoolongkey=1\n", "line 2"),
+        ]
+        for (text, expected) in cases {
+            XCTAssertThrowsError(try run(text), text) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(text.debugDescription): '\(error)' lacks '\(expected)'")
+            }
+        }
+    }
+
+    func testCheckConfigAndConfigPath() throws {
+        XCTAssertEqual(DaemonCommand.configPath(in: ["--config", "/x.conf", "--port", "1"]), "/x.conf")
+        XCTAssertEqual(DaemonCommand.configPath(in: ["--config=/y.conf"]), "/y.conf")
+        XCTAssertNil(DaemonCommand.configPath(in: ["--port", "1"]))
+        guard case .checkConfig = try DaemonCommand.parse(["--check-config"], defaultName: "h", configText: "[peerd]\n") else {
+            return XCTFail("expected checkConfig")
+        }
+    }
+}
