@@ -41,6 +41,9 @@ public enum DaemonCommand: Equatable, Sendable {
       --max-message BYTES     largest message a peer may send; larger closes the
                               session as tooLarge (default: 16777216)
       --max-sessions N        most sessions at once (default: 64)
+      --max-clients N         most control clients at once (default: 64)
+      --max-pending N         accepted connections still in their handshake
+                              (default: 16, and at most 4 per address)
       --auto-accept POLICY    none, paired or all: invitations accepted without
                               asking a client (default: paired)
       --auto-connect yes|no   open sessions to paired peers by itself (default: yes)
@@ -152,6 +155,8 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
             case "--max-message": config.maxMessage = try cursor.integer(for: option, in: 1024...(1 << 30))
             case "--max-sessions": config.maxSessions = try cursor.integer(for: option, in: 1...4096)
+            case "--max-clients": config.maxClients = try cursor.integer(for: option, in: 1...4096)
+            case "--max-pending": config.maxPendingHandshakes = try cursor.integer(for: option, in: 1...4096)
             case "--auto-accept":
                 let text = try cursor.value(for: option)
                 guard let policy = AutoAcceptPolicy(rawValue: text) else { throw UsageError("--auto-accept '\(text)': expected none, paired or all") }

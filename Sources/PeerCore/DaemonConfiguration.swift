@@ -48,6 +48,12 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var publicRead = false
     /// The group whose members may drive the daemon.
     public var group = "peerd"
+    /// Control clients at once.
+    public var maxClients = 64
+    /// Accepted connections still in their handshake, in all and per address.
+    public var maxPendingHandshakes = 16
+    /// Per remote address.
+    public var maxPendingHandshakesPerAddress = 4
 
     /// A configuration with defaults and the given name.
     public init(name: String) { self.name = name }

@@ -15,6 +15,8 @@ public final class ControlServer {
     private var acceptSource: (any DispatchSourceRead)?
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
     private var nextNumber = 1
+    /// The most clients at once; one more gets `overloaded` and is closed.
+    public var maxClients = 64
     /// Who may do what; set before ``start()``.
     public var policy = AccessPolicy(groupID: nil, publicRead: false)
     /// Answers requests; set before ``start()``.
@@ -88,6 +90,10 @@ public final class ControlServer {
                 return
             }
             guard let descriptor = accepted else { return }
+            guard connections.count < maxClients else {
+                refuseOverCap(descriptor)
+                continue
+            }
             let number = nextNumber
             nextNumber += 1
             let connection = ControlConnection(
@@ -102,6 +108,21 @@ public final class ControlServer {
             }
             connections[ObjectIdentifier(connection)] = connection
         }
+    }
+
+    private var refusedClients = 0
+
+    /// One best-effort error line, then close: the daemon never waits on it.
+    private func refuseOverCap(_ descriptor: FileDescriptor) {
+        refusedClients += 1
+        if refusedClients == 1 || refusedClients % 100 == 0 {
+            logger.warning("control client limit (\(maxClients)) reached; refusing a client (\(refusedClients) refused so far)")
+        }
+        let error = ControlError(.overloaded, "too many control clients (\(maxClients)); try again later")
+        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: nil, error: error)) {
+            _ = line.withUnsafeBytes { raw in try? descriptor.send(raw) }
+        }
+        descriptor.close()
     }
 
     private func received(_ line: [UInt8], on connection: ControlConnection) {

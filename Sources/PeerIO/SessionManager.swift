@@ -66,6 +66,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private let notifier = SystemdNotifier()
     private var lastWatchdog = Date.distantPast
     private var lastNotifiedStatus = ""
+    private var refusedHandshakes = 0
     private var queues: MessageQueueStore
     /// Per peer: the session numbers of the queued messages handed to its
     /// current session and not yet acknowledged, oldest first. They stay on
@@ -135,6 +136,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Starts serving: control clients, the session port, and Avahi.
     public func start() {
         control.handler = self
+        control.maxClients = config.maxClients
         control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
         if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
         control.start()
@@ -346,6 +348,20 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         while true {
             do {
                 guard let connection = try sessionListener.accept() else { return }
+                // Unauthenticated connections are capped in all and per
+                // address, so a flood cannot crowd out real peers; each is
+                // dropped anyway when its 5 s handshake budget runs out.
+                let address = TCPConnector.peerAddress(connection)
+                let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil }
+                guard pending.count < config.maxPendingHandshakes,
+                      pending.filter({ $0.remoteAddress == address }).count < config.maxPendingHandshakesPerAddress else {
+                    refusedHandshakes += 1
+                    if refusedHandshakes == 1 || refusedHandshakes % 100 == 0 {
+                        logger.warning("pending handshake limit reached; refusing \(address) (\(refusedHandshakes) refused so far)")
+                    }
+                    connection.close()
+                    continue
+                }
                 guard sessions.count < config.maxSessions else {
                     logger.warning("session limit (\(config.maxSessions)) reached; refusing a connection from \(TCPConnector.peerAddress(connection))")
                     connection.close()

@@ -123,3 +123,61 @@ test_configuration_file() {
     echo "$out" | grep -q "line 2" || fail "the error does not name line 2: $out"
     out=$(lab_exec 1 "$BIN/peerd" --config "$LAB_DIR/missing.conf" --check-config 2>&1); expect_eq $? 2 "exit code for a missing file"
 }
+
+# More than 64 control clients: the one over the cap is refused cleanly.
+test_control_client_cap() {
+    start_peerd 1
+    /usr/bin/python3 - "$(sock 1)" >"$LAB_DIR/cap.out" 2>&1 <<'PY'
+import json, socket, sys
+held = []
+for _ in range(64):
+    s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); held.append(s)
+# Make sure the daemon has taken all 64 in: each answers a request.
+for s in held:
+    s.sendall(b'{"v":1,"id":1,"method":"status"}\n'); s.makefile("rb").readline()
+extra = socket.socket(socket.AF_UNIX); extra.connect(sys.argv[1]); extra.settimeout(5)
+line = extra.makefile("rb").readline()
+print(json.loads(line)["error"]["code"])
+print("closed" if extra.recv(1) == b"" else "open")
+PY
+    expect_eq "$(head -1 "$LAB_DIR/cap.out")" overloaded "the 65th client's answer"
+    expect_eq "$(sed -n 2p "$LAB_DIR/cap.out")" closed "the 65th client's connection"
+    ctl 1 status >/dev/null || fail "the daemon stopped serving after the flood"
+    grep -q "control client limit (64) reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
+}
+
+# 500 idle TCP connections to the session port are dropped (at once past the
+# per-address cap, the rest after the 5 s handshake budget), and a real peer
+# on another host still connects meanwhile.
+test_three_hosts_idle_connection_flood_does_not_block_real_peers() {
+    start_peerd 1 --auto-accept all
+    start_peerd 3
+    lab_wait_for 5 sees 3 host1 || fail "host3 did not see host1"
+    local port; port=$(status_field 1 .port)
+    cat >"$LAB_DIR/flood.py" <<'PY'
+import select, socket, sys, time
+host, port = sys.argv[1], int(sys.argv[2])
+socks = []
+for _ in range(500):
+    s = socket.socket(); s.connect((host, port)); socks.append(s)
+print("connected", flush=True)
+open_ = set(socks); deadline = time.time() + 12
+while open_ and time.time() < deadline:
+    r, _, _ = select.select(list(open_), [], [], 0.5)
+    for s in r:
+        try:
+            data = s.recv(1)
+        except OSError:
+            data = b""
+        if not data:
+            open_.discard(s)
+print("still open", len(open_), flush=True)
+PY
+    lab_spawn 2 "$LAB_DIR/flood.out" /usr/bin/python3 "$LAB_DIR/flood.py" "$(lab_address 1)" "$port"
+    lab_wait_for 10 grep -q connected "$LAB_DIR/flood.out" || fail "the flood did not connect: $(cat "$LAB_DIR/flood.out")"
+    ctl 3 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite.err" || fail "a real peer could not connect during the flood: $(cat "$LAB_DIR/invite.err")"
+    lab_wait_for 20 grep -q "still open" "$LAB_DIR/flood.out" || fail "the flood client did not finish"
+    expect_eq "$(awk '/still open/ {print $3}' "$LAB_DIR/flood.out")" 0 "idle connections left open"
+    grep -q "pending handshake limit reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
+    ctl 1 status >/dev/null || fail "host1 stopped serving"
+}
