@@ -3,6 +3,10 @@
 /// every Noise message peerd sends is at least 16 bytes (the tag) or 32 (a key).
 public struct FrameReader: Sendable {
     private var buffer: [UInt8] = []
+    /// The largest frame accepted now; a longer length prefix is an error
+    /// before its bytes are buffered (peerd allows 8 KiB until a session is
+    /// authenticated and accepted, then the Noise maximum).
+    public var maxFrame = 65535
 
     /// An empty reader.
     public init() {}
@@ -17,7 +21,7 @@ public struct FrameReader: Sendable {
         var start = 0
         while buffer.count - start >= 2 {
             let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
-            guard length > 0 else { throw .badFrameLength(length) }
+            guard length > 0, length <= maxFrame else { throw .badFrameLength(length) }
             guard buffer.count - start - 2 >= length else { break }
             frames.append(Array(buffer[(start + 2)..<(start + 2 + length)]))
             start += 2 + length

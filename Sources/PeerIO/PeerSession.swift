@@ -65,7 +65,13 @@ public final class PeerSession {
     private var receiveCipher: NoiseCipherState?
     private var channel: DispatchChannel?
     private var connecting: Bool
-    private var frames = FrameReader()
+    /// Until the session is accepted, no frame may exceed 8 KiB: an
+    /// unauthenticated peer cannot make us buffer more.
+    private var frames: FrameReader = {
+        var reader = FrameReader()
+        reader.maxFrame = 8192
+        return reader
+    }()
     private var outbound: OutboundQueue
     private var finished = false
     private var closeAfterFlush = false
@@ -364,6 +370,7 @@ public final class PeerSession {
                     delegate?.sessionNeedsDecision(self, name: name, context: context, timeoutSeconds: timeout, pairing: forPairing)
                 }
             case .established:
+                frames.maxFrame = WireCodec.maxNoiseMessage
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
                 messagesReceived += 1

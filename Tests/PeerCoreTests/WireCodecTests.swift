@@ -76,6 +76,12 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(reader.pendingCount, 1)
         var bad = FrameReader()
         XCTAssertThrowsError(try bad.append([0, 0])) { XCTAssertEqual($0 as? WireError, .badFrameLength(0)) }
+        var small = FrameReader()
+        small.maxFrame = 8192
+        XCTAssertEqual(try small.append([0x20, 0x00]), [], "8192 is allowed")
+        var tooBig = FrameReader()
+        tooBig.maxFrame = 8192
+        XCTAssertThrowsError(try tooBig.append([0x20, 0x01])) { XCTAssertEqual($0 as? WireError, .badFrameLength(8193)) }
     }
 
     func testCloseReasonCodesRoundTrip() {
