@@ -10,7 +10,7 @@ public enum ConfigFile {
     public static let valueKeys: Set<String> = [
         "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "event-history",
         "subscriber-queue", "log-level", "max-message", "max-sessions", "auto-accept", "auto-connect",
-        "pairing-timeout", "group", "max-clients", "max-pending",
+        "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
     ]
     /// Keys that are yes/no switches.
     public static let switchKeys: Set<String> = ["public-read", "reset-trust"]

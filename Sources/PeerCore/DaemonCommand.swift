@@ -42,6 +42,10 @@ public enum DaemonCommand: Equatable, Sendable {
                               session as tooLarge (default: 16777216)
       --max-sessions N        most sessions at once (default: 64)
       --max-clients N         most control clients at once (default: 64)
+      --connection-rate N     new session connections per second from one
+                              address (default: 20, bursts of 40)
+      --invitation-rate N     invitations from unpaired peers per minute
+                              (default: 30)
       --max-pending N         accepted connections still in their handshake
                               (default: 16, and at most 4 per address)
       --auto-accept POLICY    none, paired or all: invitations accepted without
@@ -155,6 +159,8 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
             case "--max-message": config.maxMessage = try cursor.integer(for: option, in: 1024...(1 << 30))
             case "--max-sessions": config.maxSessions = try cursor.integer(for: option, in: 1...4096)
+            case "--connection-rate": config.connectionRate = try cursor.integer(for: option, in: 1...100_000)
+            case "--invitation-rate": config.invitationRate = try cursor.integer(for: option, in: 1...100_000)
             case "--max-clients": config.maxClients = try cursor.integer(for: option, in: 1...4096)
             case "--max-pending": config.maxPendingHandshakes = try cursor.integer(for: option, in: 1...4096)
             case "--auto-accept":

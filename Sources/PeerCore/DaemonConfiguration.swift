@@ -54,6 +54,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var maxPendingHandshakes = 16
     /// Per remote address.
     public var maxPendingHandshakesPerAddress = 4
+    /// New session connections per second from one address (bursts of twice that).
+    public var connectionRate = 20
+    /// Invitations from unpaired peers per minute, all together.
+    public var invitationRate = 30
 
     /// A configuration with defaults and the given name.
     public init(name: String) { self.name = name }

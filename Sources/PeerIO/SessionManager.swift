@@ -67,6 +67,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var lastWatchdog = Date.distantPast
     private var lastNotifiedStatus = ""
     private var refusedHandshakes = 0
+    private lazy var connectionLimiter = RateLimiter<String>(perSecond: Double(config.connectionRate), burst: Double(config.connectionRate * 2))
+    private lazy var invitationLimiter = RateLimiter<Int>(perSecond: Double(config.invitationRate) / 60, burst: Double(config.invitationRate))
+    private var refusedByRate = 0
     private var queues: MessageQueueStore
     /// Per peer: the session numbers of the queued messages handed to its
     /// current session and not yet acknowledged, oldest first. They stay on
@@ -352,6 +355,14 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 // address, so a flood cannot crowd out real peers; each is
                 // dropped anyway when its 5 s handshake budget runs out.
                 let address = TCPConnector.peerAddress(connection)
+                guard connectionLimiter.allow(address, now: Date()) else {
+                    refusedByRate += 1
+                    if refusedByRate == 1 || refusedByRate % 100 == 0 {
+                        logger.warning("\(address) connects faster than \(config.connectionRate)/s; refusing (\(refusedByRate) refused so far)")
+                    }
+                    connection.close()
+                    continue
+                }
                 let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil }
                 guard pending.count < config.maxPendingHandshakes,
                       pending.filter({ $0.remoteAddress == address }).count < config.maxPendingHandshakesPerAddress else {
@@ -767,6 +778,11 @@ extension SessionManager {
         // code. So are invitations the --auto-accept policy covers.
         if session.autoAccept || pairing || acceptsAutomatically(session) {
             session.decide(accept: true)
+            return
+        }
+        guard invitationLimiter.allow(0, now: Date()) else {
+            logger.warning("more than \(config.invitationRate) invitations from unpaired peers this minute; declining one from '\(name)'")
+            session.declineAutomatically("too many invitations; try again later")
             return
         }
         guard control.subscriberCount > 0 else {

@@ -181,3 +181,25 @@ PY
     grep -q "pending handshake limit reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
     ctl 1 status >/dev/null || fail "host1 stopped serving"
 }
+
+# Rates: connections per address per second, and unpaired invitations per
+# minute; the flood is refused with a log line and the daemon keeps serving.
+test_connection_and_invitation_rates() {
+    start_peerd 1 --connection-rate 1
+    start_peerd 2 --invitation-rate 1
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    lab_exec 2 /usr/bin/python3 -c '
+import socket, sys
+for _ in range(10):
+    s = socket.socket(); s.connect((sys.argv[1], int(sys.argv[2]))); s.close()
+' "$(lab_address 1)" "$(status_field 1 .port)"
+    lab_wait_for 5 grep -q "connects faster than 1/s" "$LAB_DIR/h1/peerd.log" || fail "no connection-rate refusal"
+    ctl 1 status >/dev/null || fail "host1 stopped serving"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 invite host2 --timeout 2 >/dev/null || fail "first invite"
+    lab_wait_for 5 has_invitation 2 || fail "the first invitation did not arrive"
+    lab_wait_for 10 state_is 1 host2 notConnected || fail "the first invitation did not time out"
+    ctl 1 invite host2 --wait >/dev/null 2>"$LAB_DIR/second.err" && fail "the second invitation in a minute was not declined"
+    grep -q declined "$LAB_DIR/second.err" || fail "not declined: $(cat "$LAB_DIR/second.err")"
+    grep -q "invitations from unpaired peers this minute" "$LAB_DIR/h2/peerd.log" || fail "no invitation-rate log line"
+}
