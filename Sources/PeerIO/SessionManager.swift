@@ -852,7 +852,8 @@ extension SessionManager {
         if session.role == .inviter && !session.isAuthenticated {
             // Not yet the peer: try its next address, or give up without a
             // state change (a spoofed or dead endpoint says nothing about it).
-            if !session.remainingEndpoints.isEmpty,
+            // A dial we closed ourselves (unpair, shutdown) is not retried.
+            if reason == .handshakeFailed || reason == .identityMismatch, !session.remainingEndpoints.isEmpty,
                dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
                     context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) {
                 return
