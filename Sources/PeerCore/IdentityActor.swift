@@ -30,9 +30,4 @@ public actor IdentityActor {
     public func adopt(peerID: String, name: String) -> (snapshot: PeerSnapshot, change: PeerChange?)? {
         registry.adopt(peerID: peerID, name: name, now: clock(), makeID: { UUID() })
     }
-
-    /// Sets a peer's session state; returns the changed row, if any.
-    public func setState(_ state: ConnectionState, for id: UUID) -> PeerSnapshot? {
-        registry.setState(state, for: id)
-    }
 }

@@ -77,6 +77,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// this one dies first (at-least-once).
     private var queueInFlight: [UUID: [UInt64]] = [:]
 
+    /// Every row as clients see it, in first-seen order.
+    private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0] } }
+
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
     private var maxResolvers: Int { min(1000, max(64, config.maxPeers * 4)) }
@@ -178,7 +181,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
 
     /// The one-line status systemd shows (`systemctl status peerd`).
     private func serviceStatusLine() -> String {
-        let peers = peerOrder.compactMap { peerTable[$0] }
+        let peers = peers
         let connected = peerStates.values.filter { $0 == .connected }.count
         return "'\(publisher.name)' \(publisher.state.rawValue); avahi \(lifecycle.status.rawValue); \(peers.filter { !$0.lost }.count) peers present, \(connected) connected"
     }
@@ -398,13 +401,13 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         case .status:
             reply(connection, id: id, result: status())
         case .peers:
-            reply(connection, id: id, result: PeersResult(peers: peerOrder.compactMap { peerTable[$0] }))
+            reply(connection, id: id, result: PeersResult(peers: peers))
         case .peer:
             guard let selector = params.peer else {
                 reply(connection, id: id, error: ControlError(.invalidParams, "'peer' needs params.peer: a UUID, a unique UUID prefix or a unique name"))
                 return
             }
-            switch PeerSelector.select(selector, from: peerOrder.compactMap { peerTable[$0] }) {
+            switch PeerSelector.select(selector, from: peers) {
             case .success(let peer): reply(connection, id: id, result: PeerResult(peer: peer))
             case .failure(let error): reply(connection, id: id, error: error)
             }
@@ -414,7 +417,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 return
             }
             let peer: PeerSnapshot
-            switch PeerSelector.select(selector, from: peerOrder.compactMap { peerTable[$0] }) {
+            switch PeerSelector.select(selector, from: peers) {
             case .success(let found): peer = found
             case .failure(let error):
                 reply(connection, id: id, error: error)
@@ -426,7 +429,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer"))
                 return
             }
-            switch PeerSelector.select(selector, from: peerOrder.compactMap { peerTable[$0] }) {
+            switch PeerSelector.select(selector, from: peers) {
             case .success(let peer):
                 let outcome = method == .pair ? pair(with: peer) : unpair(peer)
                 switch outcome {
@@ -573,7 +576,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     }
 
     private func status() -> DaemonStatus {
-        let peers = peerOrder.compactMap { peerTable[$0] }
+        let peers = peers
         var message = lifecycle.lastMessage
         if lifecycle.status == .waitingForDaemon { message = "avahi-daemon is not running; peerd connects when it starts" }
         if publisher.state == .failed { message = publisher.failure }
@@ -612,7 +615,6 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
 // MARK: - Sessions
 
 extension SessionManager {
-    private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0] } }
 
     private func emit(_ event: ControlEvent, replayable: Bool = true) {
         control.broadcast(journal.record(event, replayable: replayable))
