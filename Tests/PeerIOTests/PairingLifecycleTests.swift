@@ -55,6 +55,15 @@ final class PairingLifecycleTests: XCTestCase {
         XCTAssertEqual(b.userConfirmed(code: shown), [], "no second try on the same exchange")
     }
 
+    func testUserRejectionEndsBothSides() {
+        var (a, b, _, _) = exchange()
+        let actions = b.userRejected()
+        XCTAssertEqual(actions, [.send(.pairReject(reason: .rejected, text: "rejected by the user")), .failed(.rejected, "rejected by the user")])
+        XCTAssertEqual(a.received(.pairReject(reason: .rejected, text: "rejected by the user")), [.failed(.rejected, "rejected by the user")])
+        XCTAssertEqual(a.step, .failed(.rejected))
+        XCTAssertEqual(b.userRejected(), [], "rejected once")
+    }
+
     func testCommitmentMismatchIsCaught() {
         var a = PairingLifecycle(initiatorWith: h, nonce: na, now: t0, timeout: 60, sha256: sha)
         _ = a.received(.pairCommit(Sodium.sha256(nb)))

@@ -244,3 +244,17 @@ test_pair_accept_interactively_on_a_terminal() {
     wait "$pairer" || fail "pair did not finish"
     expect_eq "$(peer_field 1 host2 .paired)" true "paired after the interactive yes"
 }
+
+test_pair_reject_ends_the_pairing_on_both_sides() {
+    two_peers
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null || fail "no request"
+    ctl 2 pair-reject "$(json 2 pairings | jq -r '.pairings[0].id')" >/dev/null || fail "pair-reject failed"
+    wait "$pairer"; expect_eq $? 1 "pair exit code after a rejection"
+    grep -q rejected "$LAB_DIR/pair.out" || fail "the initiator was not told: $(cat "$LAB_DIR/pair.out")"
+    expect_eq "$(json 1 paired | jq '.peers | length')" 0 "trust on host1"
+    expect_eq "$(json 2 paired | jq '.peers | length')" 0 "trust on host2"
+    expect_eq "$(json 2 pairings | jq '.pairings | length')" 0 "pairings left on host2"
+}
