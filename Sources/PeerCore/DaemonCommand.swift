@@ -30,7 +30,8 @@ public enum DaemonCommand: Equatable, Sendable {
       --interface IFACE       browse and publish only on IFACE; repeatable
                               (default: every interface)
       --port PORT             session TCP port, on all addresses, IPv4 and
-                              IPv6 (default: 0, any free port)
+                              IPv6 (default: 0, the last run's port if it
+                              is free, else any free port)
       --socket PATH           control socket (default: /run/peerd/peerd.sock)
       --max-peers N           most peers tracked (default: 256)
       --event-history N       events kept for `subscribe since=N` (default: 1024)

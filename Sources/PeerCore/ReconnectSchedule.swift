@@ -42,6 +42,12 @@ public struct ReconnectSchedule: Sendable {
         entries[peer] = nil
     }
 
+    /// A local link came up or gained an address: every peer is worth a try
+    /// at once, and backoff that grew while the network was away starts over.
+    public mutating func networkReturned() {
+        entries.removeAll()
+    }
+
     /// The peer (re)appeared on the network: try it at once.
     public mutating func appeared(_ peer: UUID, now: Date) {
         if let entry = entries[peer] { entries[peer] = (entry.attempts, min(entry.due, now)) }

@@ -79,6 +79,8 @@ public final class PeerSession {
     private var messagesReceived: UInt64 = 0
     private var messagesAcknowledged: UInt64 = 0
 
+    /// Whether this is a dial whose TCP connect has not completed yet.
+    public var isTCPConnecting: Bool { connecting && !finished }
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
     /// The lifecycle phase.

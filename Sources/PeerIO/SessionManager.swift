@@ -63,6 +63,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var pairingInfo: [String: PairingInfo] = [:]
     private var pairWhenConnected: Set<UUID> = []
     private var reconnect = ReconnectSchedule()
+    private var netlink: NetlinkMonitor?
+    private var linkStates: LinkStateTracker
+    private var networkRetryPending = false
     private let notifier = SystemdNotifier()
     private var lastWatchdog = Date.distantPast
     private var lastNotifiedStatus = ""
@@ -98,7 +101,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
         do { txt = try TXTRecord(peerID: loaded.key.peerID, info: config.info) } catch { throw .txt(error.description) }
-        do { sessionListener = try TCPListener(port: config.port) } catch { throw .sessionPort(error) }
+        let portNote: String?
+        do {
+            (sessionListener, portNote) = try SessionPortFile.openListener(configured: config.port, stateDirectory: config.stateDirectory)
+        } catch {
+            throw .sessionPort(error)
+        }
         do {
             control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
                                         maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger,
@@ -133,7 +141,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         identity = IdentityActor(maxPeers: config.maxPeers,
                                  known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) })
         publisher = ServicePublisher(name: config.name)
+        linkStates = LinkStateTracker(watched: Set(interfaceIndexes))
         journal = EventJournal(capacity: config.eventHistory)
+        if let portNote { logger.notice(portNote) }
         if loaded.created {
             logger.notice("generated a new identity key in \(config.stateDirectory)/\(IdentityKey.fileName)")
         }
@@ -155,6 +165,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
         tickTimer = timer
         timer.resume()
+        // A link coming back ends a partition sooner than any backoff would.
+        do {
+            netlink = try NetlinkMonitor { [weak self] changes in self?.networkChanged(changes) }
+        } catch {
+            logger.notice("not watching links and addresses (\(error)); paired peers are retried at their backoff only")
+        }
         // Rows for paired peers exist from the start, under their stored UUIDs.
         Task { [weak self] in
             guard let self else { return }
@@ -201,6 +217,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         _ = lifecycle.stop()
         consumer?.cancel()
         tickTimer?.cancel()
+        netlink?.stop()
         for session in sessions.values { session.close("peerd is stopping") }
         avahi.shutdown()
         sessionAcceptSource?.cancel()
@@ -965,6 +982,34 @@ extension SessionManager {
     func autoConnectIfPaired(_ row: PeerSnapshot) {
         guard config.autoConnect, row.paired else { return }
         reconnect.appeared(row.id, now: Date())
+        reconnectPairedPeers(now: Date())
+    }
+
+    /// The kernel reported link or address changes. When one is a gain (a
+    /// link came up, an address appeared), paired peers are retried shortly
+    /// after, once the burst of notifications that comes with it is over.
+    func networkChanged(_ changes: [NetworkChange]) {
+        guard linkStates.apply(changes), !networkRetryPending, !stopped else { return }
+        networkRetryPending = true
+        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(250)) { [weak self] in
+            MainActor.assumeIsolated { self?.networkReturned() }
+        }
+    }
+
+    /// The network came back: forget the backoff, abandon dials to paired
+    /// peers still stuck in TCP connect (their SYNs went into the void while
+    /// the link was down and would only time out), and dial again now.
+    private func networkReturned() {
+        networkRetryPending = false
+        guard config.autoConnect, !stopped else { return }
+        reconnect.networkReturned()
+        var abandoned = 0
+        for session in Array(sessionByPeer.values) where session.isTCPConnecting && trust.record(peerID: session.expectedPeerID ?? "") != nil {
+            session.close("the network changed; dialling again", reason: .closedLocally)
+            abandoned += 1
+        }
+        let waiting = trust.document.peers.filter { sessionByPeer[$0.uuid] == nil }.count
+        logger.info("a link or address came up: \(waiting) paired peer\(waiting == 1 ? "" : "s") to retry now\(abandoned > 0 ? " (abandoned \(abandoned) stalled dial\(abandoned == 1 ? "" : "s"))" : "")")
         reconnectPairedPeers(now: Date())
     }
 

@@ -21,6 +21,18 @@ final class ReconnectScheduleTests: XCTestCase {
         XCTAssertEqual(delays, [1, 2, 4, 8, 16, 32, 60, 60, 60])
     }
 
+    func testNetworkReturnedMakesEveryPeerDueAndRestartsTheBackoff() {
+        var schedule = ReconnectSchedule()
+        let other = UUID()
+        for _ in 0..<5 { _ = schedule.attempted(peer, now: t0, random: 0.5); _ = schedule.attempted(other, now: t0, random: 0.5) }
+        XCTAssertFalse(schedule.isDue(peer, now: t0.addingTimeInterval(10)))
+        schedule.networkReturned()
+        XCTAssertTrue(schedule.isDue(peer, now: t0))
+        XCTAssertTrue(schedule.isDue(other, now: t0))
+        XCTAssertEqual(schedule.attempts(peer), 0)
+        XCTAssertEqual(schedule.attempted(peer, now: t0, random: 0.5).timeIntervalSince(t0), 1, accuracy: 1e-9)
+    }
+
     func testJitterSpreadsTwentyPercent() {
         var low = ReconnectSchedule(), high = ReconnectSchedule()
         for _ in 0..<3 { _ = low.attempted(peer, now: t0, random: 0); _ = high.attempted(peer, now: t0, random: 1) }
