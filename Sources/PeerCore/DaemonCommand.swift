@@ -34,6 +34,10 @@ public enum DaemonCommand: Equatable, Sendable {
                               is free, else any free port)
       --socket PATH           control socket (default: /run/peerd/peerd.sock)
       --max-peers N           most peers tracked (default: 256)
+      --max-unverified-peers N
+                              most of them known from mDNS alone, with no
+                              handshake proving their key yet (default: 64);
+                              paired peers and peers that connect still get rows
       --event-history N       events kept for `subscribe since=N` (default: 1024)
       --subscriber-queue BYTES
                               bytes queued for one slow subscriber before it is
@@ -156,6 +160,7 @@ public enum DaemonCommand: Equatable, Sendable {
                     throw UsageError("--socket path must be 1 to 107 bytes")
                 }
             case "--max-peers": config.maxPeers = try cursor.integer(for: option, in: 1...100_000)
+            case "--max-unverified-peers": config.maxUnverifiedPeers = try cursor.integer(for: option, in: 1...100_000)
             case "--event-history": config.eventHistory = try cursor.integer(for: option, in: 1...1_000_000)
             case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
             case "--max-message": config.maxMessage = try cursor.integer(for: option, in: 1024...(1 << 30))

@@ -25,6 +25,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var socketPath = defaultSocketPath
     /// Peer cap.
     public var maxPeers = defaultMaxPeers
+    /// Cap on rows made from mDNS alone, before any handshake proved the
+    /// peer's key: a flood of fake advertisements takes at most these.
+    public var maxUnverifiedPeers = 64
     /// Events held for `subscribe since=N`.
     public var eventHistory = 1024
     /// Bytes queued for one subscriber before it is dropped as too slow.

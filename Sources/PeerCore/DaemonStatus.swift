@@ -30,8 +30,12 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var lostPeers: Int
     /// The peer cap.
     public var maxPeers: Int
-    /// New peers turned away at the cap.
+    /// New peers turned away at either cap.
     public var peersRejected: Int
+    /// Rows made from mDNS alone whose key no handshake has proven.
+    public var unverifiedPeers: Int = 0
+    /// The cap on such rows.
+    public var maxUnverifiedPeers: Int = 0
     /// The newest event sequence number.
     public var eventSeq: UInt64
     /// The control socket path.
@@ -45,7 +49,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,
                 serviceType: String, port: UInt16, interfaces: [String], avahi: AvahiStatus, avahiMessage: String?,
                 publication: PublicationState, peers: Int, lostPeers: Int, maxPeers: Int, peersRejected: Int,
-                eventSeq: UInt64, socket: String, sessions: Int = 0, subscribers: Int = 0) {
+                eventSeq: UInt64, socket: String, sessions: Int = 0, subscribers: Int = 0,
+                unverifiedPeers: Int = 0, maxUnverifiedPeers: Int = 0) {
         self.version = version
         self.pid = pid
         self.uptime = uptime
@@ -66,5 +71,7 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
         self.socket = socket
         self.sessions = sessions
         self.subscribers = subscribers
+        self.unverifiedPeers = unverifiedPeers
+        self.maxUnverifiedPeers = maxUnverifiedPeers
     }
 }

@@ -8,9 +8,10 @@ public actor IdentityActor {
     private var registry: PeerRegistry
     private let clock: @Sendable () -> Date
 
-    /// Creates the actor with an empty registry capped at `maxPeers`.
-    public init(maxPeers: Int, known: [KnownPeer] = [], clock: @escaping @Sendable () -> Date = { Date() }) {
-        registry = PeerRegistry(maxPeers: maxPeers, known: known, now: clock())
+    /// Creates the actor with an empty registry capped at `maxPeers` rows,
+    /// `maxUnverified` (default: all) of them unverified.
+    public init(maxPeers: Int, maxUnverified: Int? = nil, known: [KnownPeer] = [], clock: @escaping @Sendable () -> Date = { Date() }) {
+        registry = PeerRegistry(maxPeers: maxPeers, maxUnverified: maxUnverified, known: known, now: clock())
         self.clock = clock
     }
 
@@ -24,6 +25,12 @@ public actor IdentityActor {
 
     /// How many new peers the cap turned away.
     public func rejectedCount() -> Int { registry.rejectedCount }
+
+    /// Rows made from mDNS alone whose key no handshake has proven.
+    public func unverifiedCount() -> Int { registry.unverifiedCount }
+
+    /// A handshake on a connection we dialled proved `peerID`.
+    public func markVerified(peerID: String) { registry.markVerified(peerID: peerID) }
 
     /// The row for a peer that proved `peerID` on a connection, made if
     /// needed (nil at the cap), and the change to publish if it was made.

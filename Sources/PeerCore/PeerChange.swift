@@ -6,7 +6,8 @@ public enum PeerChange: Sendable, Equatable {
     case updated(PeerSnapshot)
     /// A peer's last endpoint went away; the row stays, marked lost.
     case lost(PeerSnapshot)
-    /// A new peer was not tracked because the registry is at its cap
-    /// (reported once per peer).
-    case rejectedAtCap(PeerKey)
+    /// A new peer was not tracked because the registry is at a cap
+    /// (reported once per peer): the unverified-row cap when `unverified`,
+    /// else the peer cap.
+    case rejectedAtCap(PeerKey, unverified: Bool)
 }

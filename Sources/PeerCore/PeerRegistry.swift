@@ -7,26 +7,36 @@ import FoundationEssentials
 /// - every service key (interface × family) of a peer merges into its one row;
 /// - a row, once made, never leaves: its last endpoint going marks it `lost`,
 ///   and its return revives the same row and UUID;
-/// - at most `maxPeers` rows, so a flood of fake services cannot eat memory.
+/// - at most `maxPeers` rows, so a flood of fake services cannot eat memory;
+/// - at most `maxUnverified` rows that no handshake has verified (made from
+///   mDNS alone), so such a flood cannot take the rows that peers who prove
+///   their keys (paired peers, peers that connect) still get.
 ///
 /// UUIDs are not made here: the caller passes `makeID`, and the only caller
 /// that makes real ones is ``IdentityActor``.
 public struct PeerRegistry: Sendable {
     /// The largest number of rows kept.
     public let maxPeers: Int
-    /// How many distinct new peers were turned away at the cap.
+    /// The largest number of rows that no handshake has verified.
+    public let maxUnverified: Int
+    /// How many distinct new peers were turned away at either cap.
     public private(set) var rejectedCount = 0
+    /// Rows made from mDNS alone whose key no handshake has proven yet.
+    public var unverifiedCount: Int { unverified.count }
 
     private var records: [UUID: PeerRecord] = [:]
     private var order: [UUID] = []
     private var idByKey: [PeerKey: UUID] = [:]
     private var ownerByService: [ServiceKey: UUID] = [:]
     private var rejectedKeys: Set<PeerKey> = []
+    private var unverified: Set<UUID> = []
 
-    /// Creates a registry holding at most `maxPeers` rows, with a row (lost,
+    /// Creates a registry holding at most `maxPeers` rows, of which at most
+    /// `maxUnverified` (default: all) unverified, with a verified row (lost,
     /// no endpoints) for each known peer under its stored UUID.
-    public init(maxPeers: Int, known: [KnownPeer] = [], now: Date = Date(timeIntervalSince1970: 0)) {
+    public init(maxPeers: Int, maxUnverified: Int? = nil, known: [KnownPeer] = [], now: Date = Date(timeIntervalSince1970: 0)) {
         self.maxPeers = max(1, maxPeers, known.count)
+        self.maxUnverified = max(1, min(maxUnverified ?? maxPeers, self.maxPeers))
         for peer in known where idByKey[.peerID(peer.peerID)] == nil {
             idByKey[.peerID(peer.peerID)] = peer.uuid
             order.append(peer.uuid)
@@ -55,11 +65,15 @@ public struct PeerRegistry: Sendable {
         }
     }
 
-    /// The row for a peer that connected to us before (or without) being
-    /// discovered: keyed by its proven id, with no endpoints. Nil at the cap.
+    /// The row for a peer that proved `peerID` in a handshake on a
+    /// connection it made: its discovered row, now verified, or a new
+    /// verified row with no endpoints. Nil at the peer cap.
     public mutating func adopt(peerID: String, name: String, now: Date, makeID: () -> UUID) -> (snapshot: PeerSnapshot, change: PeerChange?)? {
         let key = PeerKey.peerID(peerID)
-        if let id = idByKey[key], let record = records[id] { return (record.snapshot, nil) }
+        if let id = idByKey[key], let record = records[id] {
+            unverified.remove(id)
+            return (record.snapshot, nil)
+        }
         guard order.count < maxPeers else { return nil }
         let id = makeID()
         idByKey[key] = id
@@ -67,6 +81,12 @@ public struct PeerRegistry: Sendable {
         let record = PeerRecord(id: id, key: key, name: name, lastSeen: now, lost: false)
         records[id] = record
         return (record.snapshot, .found(record.snapshot))
+    }
+
+    /// A handshake proved `peerID` (we dialled it): its row no longer
+    /// counts against the unverified cap.
+    public mutating func markVerified(peerID: String) {
+        if let id = idByKey[.peerID(peerID)] { unverified.remove(id) }
     }
 
     /// Sets a peer's session state; returns the new row if it changed.
@@ -88,18 +108,19 @@ public struct PeerRegistry: Sendable {
         if let known = idByKey[key] {
             id = known
         } else {
-            guard order.count < maxPeers else {
+            guard order.count < maxPeers, unverified.count < maxUnverified else {
                 // Reported once per peer, however often its services resolve.
                 // The memory of turned-away keys is itself bounded: past
                 // 4 × maxPeers it starts over (the count may then repeat one).
                 if rejectedKeys.count >= maxPeers * 4 { rejectedKeys.removeAll(keepingCapacity: true) }
                 guard rejectedKeys.insert(key).inserted else { return changes }
                 rejectedCount += 1
-                return changes + [.rejectedAtCap(key)]
+                return changes + [.rejectedAtCap(key, unverified: order.count < maxPeers)]
             }
             id = makeID()
             idByKey[key] = id
             order.append(id)
+            unverified.insert(id)
             records[id] = PeerRecord(id: id, key: key, name: service.key.name, lastSeen: now, lost: true)
         }
         guard var record = records[id] else { return changes }

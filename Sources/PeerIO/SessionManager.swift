@@ -30,6 +30,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var peerOrder: [UUID] = []
     private var peerTable: [UUID: PeerSnapshot] = [:]
     private var peersRejected = 0
+    private var unverifiedPeers = 0
     private var resolverLimitLogged = false
     private var sessionAcceptSource: (any DispatchSourceRead)?
     private var consumer: Task<Void, Never>?
@@ -138,7 +139,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         }
         if let aside = opened.movedAside { logger.warning("--reset-trust: moved the unreadable trust store to \(aside); no peer is trusted now") }
         // Paired peers keep the UUIDs they were given, across restarts.
-        identity = IdentityActor(maxPeers: config.maxPeers,
+        identity = IdentityActor(maxPeers: config.maxPeers, maxUnverified: config.maxUnverifiedPeers,
                                  known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) })
         publisher = ServicePublisher(name: config.name)
         linkStates = LinkStateTracker(watched: Set(interfaceIndexes))
@@ -327,6 +328,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             // instances on one avahi-daemon) is still us.
             guard service.advertisedPeerID != identityKey.peerID else { return }
             publish(await identity.apply(.resolved(service)))
+            unverifiedPeers = await identity.unverifiedCount()
         case .resolveFailed(_, let key, let message):
             logger.debug("resolving \(key) failed: \(message)")
             avahi.stopResolver(key)
@@ -351,10 +353,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 kind = .peerLost
                 peer = snapshot
                 logger.info("peer lost: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
-            case .rejectedAtCap(let key):
+            case .rejectedAtCap(let key, let unverifiedCap):
                 peersRejected += 1
                 if peersRejected == 1 || peersRejected % 100 == 0 {
-                    logger.warning("peer cap (\(config.maxPeers)) reached; not tracking \(key) (\(peersRejected) turned away so far)")
+                    let cap = unverifiedCap ? "unverified-peer cap (\(config.maxUnverifiedPeers) peers known from mDNS alone)" : "peer cap (\(config.maxPeers))"
+                    logger.warning("\(cap) reached; not tracking \(key) (\(peersRejected) turned away so far)")
                 }
                 continue
             }
@@ -604,7 +607,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             avahi: lifecycle.status, avahiMessage: message, publication: publisher.state,
             peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
             peersRejected: peersRejected, eventSeq: journal.lastSeq, socket: control.path,
-            sessions: sessions.count, subscribers: control.subscriberCount)
+            sessions: sessions.count, subscribers: control.subscriberCount,
+            unverifiedPeers: unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
     }
 
     private func reply(_ connection: ControlConnection, id: RequestID, result: some Codable & Sendable) {
@@ -728,6 +732,11 @@ extension SessionManager {
         }
         if session.role == .inviter {
             if let peer = session.peerUUID, sessionByPeer[peer] === session { setState(.connecting, for: peer, reason: nil) }
+            Task { [weak self] in
+                guard let self else { return }
+                await self.identity.markVerified(peerID: peerID)
+                self.unverifiedPeers = await self.identity.unverifiedCount()
+            }
             return
         }
         if peerID == identityKey.peerID {
@@ -742,6 +751,7 @@ extension SessionManager {
                 return
             }
             if let change = adopted.change { self.publish([change]) }
+            self.unverifiedPeers = await self.identity.unverifiedCount()
             self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
         }
     }

@@ -17,7 +17,7 @@ struct PeerctlRenderer {
             ["service", "\(s.serviceType), port \(s.port), \(s.publication.rawValue)"],
             ["avahi", s.avahi.rawValue + (s.avahiMessage.map { ": \($0)" } ?? "")],
             ["interfaces", s.interfaces.isEmpty ? "all" : s.interfaces.joined(separator: ", ")],
-            ["peers", "\(s.peers) (\(s.lostPeers) lost; cap \(s.maxPeers); \(s.peersRejected) turned away)"],
+            ["peers", "\(s.peers) (\(s.lostPeers) lost; cap \(s.maxPeers); \(s.unverifiedPeers) unverified, cap \(s.maxUnverifiedPeers); \(s.peersRejected) turned away)"],
             ["sessions", "\(s.sessions)"],
             ["events", "last seq \(s.eventSeq); \(s.subscribers) subscriber\(s.subscribers == 1 ? "" : "s")"],
             ["socket", s.socket],

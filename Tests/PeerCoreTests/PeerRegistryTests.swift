@@ -75,13 +75,45 @@ final class PeerRegistryTests: XCTestCase {
         _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
         let third = registry.apply(.resolved(service("c", id: "3")), now: t0, makeID: makeID)
         let again = registry.apply(.resolved(service("c", id: "3", family: .ipv6, address: "fe80::3")), now: t0, makeID: makeID)
-        XCTAssertEqual(third, [.rejectedAtCap(.peerID("3"))])
+        XCTAssertEqual(third, [.rejectedAtCap(.peerID("3"), unverified: false)])
         XCTAssertEqual(again, [], "a turned-away peer is reported once")
         XCTAssertEqual(registry.count, 2)
         XCTAssertEqual(registry.rejectedCount, 1)
         // Known peers still update at the cap.
         let update = registry.apply(.resolved(service("a", id: "1", address: "169.254.9.9")), now: t0, makeID: makeID)
         XCTAssertEqual(update.count, 1)
+    }
+
+    func testUnverifiedCapLeavesRoomForPeersThatProveTheirKeys() {
+        let paired = UUID()
+        var registry = PeerRegistry(maxPeers: 8, maxUnverified: 2, known: [KnownPeer(peerID: "pp", uuid: paired, name: "paired")])
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.unverifiedCount, 2, "rows from mDNS alone")
+        XCTAssertEqual(registry.apply(.resolved(service("c", id: "3")), now: t0, makeID: makeID),
+                       [.rejectedAtCap(.peerID("3"), unverified: true)], "a third fake advertisement is turned away")
+        // The paired peer's row is there already, and it still resolves.
+        let found = registry.apply(.resolved(service("paired", id: "pp")), now: t0, makeID: makeID)
+        guard case .found(let row) = found.first else { return XCTFail("\(found)") }
+        XCTAssertEqual(row.id, paired)
+        // A peer that connects and proves its key gets a row past the cap.
+        XCTAssertNotNil(registry.adopt(peerID: "4", name: "peer-4", now: t0, makeID: makeID)?.change)
+        XCTAssertEqual(registry.count, 4)
+        XCTAssertEqual(registry.unverifiedCount, 2)
+        // A dialled peer whose key a handshake proved frees its slot.
+        registry.markVerified(peerID: "1")
+        XCTAssertEqual(registry.unverifiedCount, 1)
+        XCTAssertEqual(registry.apply(.resolved(service("d", id: "5")), now: t0, makeID: makeID).count, 1, "room again")
+        // So does an adopted peer that was discovered first.
+        _ = registry.adopt(peerID: "2", name: "b", now: t0, makeID: makeID)
+        XCTAssertEqual(registry.unverifiedCount, 1)
+        XCTAssertEqual(registry.rejectedCount, 1)
+    }
+
+    func testUnverifiedCapNeverExceedsThePeerCap() {
+        let registry = PeerRegistry(maxPeers: 4, maxUnverified: 64)
+        XCTAssertEqual(registry.maxUnverified, 4)
+        XCTAssertEqual(PeerRegistry(maxPeers: 4).maxUnverified, 4, "by default every row may be unverified")
     }
 
     func testDaemonLostMarksEveryPeerLostAndKeepsUUIDs() {

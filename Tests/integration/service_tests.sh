@@ -203,3 +203,32 @@ for _ in range(10):
     grep -q declined "$LAB_DIR/second.err" || fail "not declined: $(cat "$LAB_DIR/second.err")"
     grep -q "invitations from unpaired peers this minute" "$LAB_DIR/h2/peerd.log" || fail "no invitation-rate log line"
 }
+
+# A flood of 300 fake advertisements takes at most 64 rows (the unverified
+# cap, default); a real peer whose advertisement arrives after the flood is
+# not listed from mDNS, but when it connects and proves its key it gets a
+# row and a session all the same.
+test_three_hosts_unverified_peer_cap_holds_a_flood_and_a_real_peer_still_connects() {
+    start_peerd 1 --auto-accept all
+    lab_spawn 2 "$LAB_DIR/h2/publish.log" /usr/bin/python3 "$ROOT/Tests/lab/publish-many.py" 300 _peerd._tcp
+    lab_wait_for 20 grep -q 'published 300' "$LAB_DIR/h2/publish.log" || { cat "$LAB_DIR/h2/publish.log" >&2; fail "could not publish 300 services"; }
+    lab_wait_for 60 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .peersRejected)\" = 236 ]" \
+        || fail "host1 did not turn away 236 of 300 (rejected: $(status_field 1 .peersRejected), rows: $(peer_count 1))"
+    expect_eq "$(peer_count 1)" 64 "rows at the unverified cap"
+    expect_eq "$(status_field 1 .unverifiedPeers)" 64 "unverified rows"
+    expect_eq "$(status_field 1 .maxUnverifiedPeers)" 64 "the default cap"
+    grep -q 'unverified-peer cap (64' "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
+    start_peerd 3 --max-peers 400 --max-unverified-peers 400
+    # host3 sees the flood too; its caps are raised so that it lists host1.
+    lab_wait_for 40 sees 3 host1 || fail "host3 did not see host1"
+    lab_wait_for 20 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .peersRejected)\" = 237 ]" \
+        || fail "host3's advertisement was not turned away (rejected: $(status_field 1 .peersRejected))"
+    sees 1 host3 && fail "host3 is listed from mDNS past the cap"
+    ctl 3 invite host1 --wait >"$LAB_DIR/invite.out" 2>&1 || fail "host3 could not connect: $(cat "$LAB_DIR/invite.out")"
+    local id; id=$(status_field 3 .peerId)
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -r --arg id $id '.peers[] | select(.peerId == \$id) | .state')\" = connected ]" \
+        || fail "host1 has no connected row for host3: $(json 1 peers | jq -c --arg id "$id" '.peers[] | select(.peerId == $id)')"
+    expect_eq "$(peer_count 1)" 65 "rows: the 64 unverified and host3"
+    expect_eq "$(status_field 1 .unverifiedPeers)" 64 "host3's row is verified"
+    ctl 1 status >/dev/null || fail "the daemon stopped serving after the flood"
+}
