@@ -232,3 +232,90 @@ test_three_hosts_unverified_peer_cap_holds_a_flood_and_a_real_peer_still_connect
     expect_eq "$(status_field 1 .unverifiedPeers)" 64 "host3's row is verified"
     ctl 1 status >/dev/null || fail "the daemon stopped serving after the flood"
 }
+
+# The real units under a real systemd: a throwaway container (new PID and
+# mount namespaces on host 1, Tests/lab/systemd-container.sh) boots systemd
+# with only peerd.socket, peerd.service (as shipped, binary path aside),
+# D-Bus and a lab avahi-daemon. The first client activates the service,
+# which runs as its own user under MemoryDenyWriteExecute and the system
+# call filter, discovers host 2 over D-Bus and Avahi, and opens an encrypted
+# session; a uid outside the peerd group is refused at the activated socket
+# and a member is served; it pings the watchdog and stops cleanly.
+test_real_units_run_under_systemd_with_their_hardening() {
+    [ -x /lib/systemd/systemd ] || fail "no /lib/systemd/systemd (package systemd)"
+    local dir=$LAB_DIR/sd gid=64900
+    mkdir -p "$dir/units/peerd.service.d"
+    chmod 0755 "$LAB_DIR" "$dir"
+    local t
+    for t in sysinit basic sockets shutdown network multi-user; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
+    cp /lib/systemd/system/dbus.socket /lib/systemd/system/dbus.service "$dir/units/"
+    cat >"$dir/units/avahi-daemon.service" <<UNIT
+[Unit]
+Description=avahi-daemon for the lab
+Requires=dbus.socket
+After=dbus.socket
+[Service]
+Type=dbus
+BusName=org.freedesktop.Avahi
+ExecStart=/usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f $LAB_DIR/h1/avahi.conf
+StandardOutput=append:$dir/avahi.log
+StandardError=append:$dir/avahi.log
+UNIT
+    # The shipped units; only the binary's directory differs (as make install does).
+    sed "s|/usr/bin/|$BIN/|g" "$ROOT/systemd/peerd.service" >"$dir/units/peerd.service"
+    cp "$ROOT/systemd/peerd.socket" "$dir/units/"
+    printf '[Service]\nStandardError=append:%s/peerd.log\nEnvironment=HOME=/var/lib/peerd\n' "$dir" >"$dir/units/peerd.service.d/lab.conf"
+    cp /etc/passwd "$dir/passwd"; cp /etc/group "$dir/group"
+    grep -q '^peerd:' "$dir/passwd" || echo "peerd:x:$gid:$gid:peerd:/var/lib/peerd:/usr/sbin/nologin" >>"$dir/passwd"
+    grep -q '^peerd:' "$dir/group" || echo "peerd:x:$gid:" >>"$dir/group"
+    gid=$(awk -F: '$1 == "peerd" {print $3}' "$dir/group")
+    lab_avahi_stop 1
+    start_peerd 2 --auto-accept all
+    lab_spawn 1 "$dir/boot.log" unshare --pid --fork --kill-child --mount --propagation private \
+        "$ROOT/Tests/lab/systemd-container.sh" "$dir/units" peerd.socket "$dir/passwd" "$dir/group" "$dir/console"
+    local spawned=$LAB_PID manager=
+    lab_wait_for 10 sh -c "pgrep -P $spawned >/dev/null" || fail "systemd did not start: $(cat "$dir/boot.log")"
+    manager=$(pgrep -P "$spawned")
+    inside() { nsenter -t "$manager" -m -p -n "$@"; }
+    lab_wait_for 15 sh -c "[ \"\$(nsenter -t $manager -m -p -n systemctl is-active peerd.socket)\" = active ]" \
+        || fail "peerd.socket is not active: $(inside systemctl status peerd.socket --no-pager 2>&1 | tail -5)"
+    expect_eq "$(inside systemctl is-active peerd.service)" inactive "peerd before the first client"
+    expect_eq "$(inside stat -c '%a %U %G' /run/peerd/peerd.sock)" "660 root peerd" "the activated socket"
+    # The first client starts the service through the socket.
+    inside "$BIN/peerctl" --socket /run/peerd/peerd.sock status >"$dir/status.txt" 2>&1 \
+        || fail "status through the activated socket failed: $(cat "$dir/status.txt"; tail -5 "$dir/peerd.log")"
+    expect_eq "$(inside systemctl is-active peerd.service)" active "peerd after the first client"
+    local pid; pid=$(inside systemctl show -p MainPID --value peerd.service)
+    [ "$pid" -gt 0 ] 2>/dev/null || fail "no main pid"
+    expect_eq "$(inside awk '/^Seccomp:/ {print $2}' /proc/"$pid"/status)" 2 "seccomp filter mode"
+    expect_eq "$(inside awk '/^NoNewPrivs:/ {print $2}' /proc/"$pid"/status)" 1 "no_new_privs"
+    expect_eq "$(inside awk '/^Uid:/ {print $2}' /proc/"$pid"/status)" "$gid" "the service's uid"
+    expect_eq "$(inside awk '/^CapEff:/ {print $2}' /proc/"$pid"/status)" 0000000000000000 "effective capabilities"
+    expect_eq "$(inside stat -c '%a %U' /var/lib/peerd/identity.key)" "600 peerd" "identity key in the StateDirectory"
+    # Discovery through D-Bus and Avahi, and a Noise session (libsodium),
+    # all under MemoryDenyWriteExecute and the filter.
+    local peerd_ctl=("$BIN/peerctl" --socket /run/peerd/peerd.sock)
+    lab_wait_for 20 sh -c "nsenter -t $manager -m -p -n ${peerd_ctl[*]} --json peers | jq -e '.peers[] | select(.name == \"host2\" and .lost == false)'" >/dev/null \
+        || fail "the service did not discover host2: $(inside "${peerd_ctl[@]}" status 2>&1; tail -5 "$dir/peerd.log")"
+    inside "${peerd_ctl[@]}" invite host2 --wait >"$dir/invite.out" 2>&1 || fail "no session from the service: $(cat "$dir/invite.out"; tail -5 "$dir/peerd.log")"
+    inside "${peerd_ctl[@]}" send host2 "from under systemd" >/dev/null || fail "send failed"
+    # Access through the socket systemd made: a uid outside the group is
+    # refused (exit 3, with the way in), a member may do everything.
+    inside setpriv --reuid=65534 --regid=65534 --clear-groups "${peerd_ctl[@]}" status >/dev/null 2>"$dir/outsider.err"
+    expect_eq $? 3 "an outsider at the activated socket"
+    grep -q "peerd' group" "$dir/outsider.err" || fail "the refusal does not say how to get access: $(cat "$dir/outsider.err")"
+    inside setpriv --reuid=65534 --regid=65534 --groups="$gid" "${peerd_ctl[@]}" invitations >/dev/null 2>"$dir/member.err" \
+        || fail "a member of peerd was refused: $(cat "$dir/member.err")"
+    # READY=1 and STATUS= reached systemd; the watchdog is fed.
+    [ -n "$(inside systemctl show -p StatusText --value peerd.service)" ] || fail "no STATUS= text"
+    lab_wait_for 5 sh -c "[ -n \"\$(nsenter -t $manager -m -p -n systemctl show -p WatchdogTimestampMonotonic --value peerd.service | grep -v '^0\$')\" ]" \
+        || fail "no watchdog ping recorded"
+    expect_eq "$(inside systemctl show -p NRestarts --value peerd.service)" 0 "restarts"
+    # A clean stop: STOPPING=1, exit 0.
+    inside systemctl stop peerd.service
+    expect_eq "$(inside systemctl show -p Result --value peerd.service)" success "the stop"
+    expect_eq "$(inside systemctl show -p ExecMainStatus --value peerd.service)" 0 "exit status"
+    grep -q 'SIGSYS\|Bad system call' "$dir/peerd.log" && fail "a system call was refused: $(grep -m3 'SIGSYS\|Bad system call' "$dir/peerd.log")"
+    kill -9 "$manager" 2>/dev/null
+    return 0
+}
