@@ -74,6 +74,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private lazy var connectionLimiter = RateLimiter<String>(perSecond: Double(config.connectionRate), burst: Double(config.connectionRate * 2))
     private lazy var invitationLimiter = RateLimiter<Int>(perSecond: Double(config.invitationRate) / 60, burst: Double(config.invitationRate))
     private var refusedByRate = 0
+    private var refusedAtSessionCap = 0
     private var queues: MessageQueueStore
     /// Per peer: the session numbers of the queued messages handed to its
     /// current session and not yet acknowledged, oldest first. They stay on
@@ -397,7 +398,10 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                     continue
                 }
                 guard sessions.count < config.maxSessions else {
-                    logger.warning("session limit (\(config.maxSessions)) reached; refusing a connection from \(TCPConnector.peerAddress(connection))")
+                    refusedAtSessionCap += 1
+                    if refusedAtSessionCap == 1 || refusedAtSessionCap % 100 == 0 {
+                        logger.warning("session limit (\(config.maxSessions)) reached; refusing \(address) (\(refusedAtSessionCap) refused so far)")
+                    }
                     connection.close()
                     continue
                 }
