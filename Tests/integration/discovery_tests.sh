@@ -109,9 +109,8 @@ test_foreign_service_is_listed() {
 # is raised here; service_tests.sh tests it.)
 test_peer_cap_holds_against_300_services() {
     start_peerd 1 --max-unverified-peers 300
-    lab_spawn 2 "$LAB_DIR/h2/publish.log" /usr/bin/python3 "$ROOT/Tests/lab/publish-many.py" 300 _peerd._tcp
-    lab_wait_for 20 grep -q 'published 300' "$LAB_DIR/h2/publish.log" || { cat "$LAB_DIR/h2/publish.log" >&2; fail "could not publish 300 services"; }
-    lab_wait_for 60 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .peersRejected)\" = 44 ]" \
+    flood_services 2 300
+    lab_wait_for 60 rejected_reaches 1 44 \
         || fail "host1 did not see all 300 services (rejected: $(status_field 1 .peersRejected), rows: $(peer_count 1))"
     expect_eq "$(peer_count 1)" 256 "rows at the cap"
     expect_eq "$(status_field 1 .peers)" 256 "status peers at the cap"
@@ -156,7 +155,7 @@ test_name_collision_renames() {
 # A subscriber that stops reading is dropped with a final error event; the
 # daemon keeps serving.
 test_slow_subscriber_is_dropped() {
-    start_peerd 1 --subscriber-queue 4096
+    start_peerd 1 --subscriber-queue 4096 --max-unverified-peers 256
     python3 - "$(sock 1)" "$LAB_DIR/go" >"$LAB_DIR/slow.out" 2>&1 <<'PY' &
 import json, os, socket, sys, time
 s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -177,7 +176,8 @@ last = json.loads(data.rstrip(b"\n").split(b"\n")[-1])
 print(json.dumps(last))
 PY
     local slow=$!
-    lab_spawn 2 "$LAB_DIR/h2/publish.log" /usr/bin/python3 "$ROOT/Tests/lab/publish-many.py" 200 _peerd._tcp
+    # 200 peers' events (the unverified cap raised to let them all in).
+    flood_services 2 200
     lab_wait_for 60 grep -q 'not reading its events; dropping it' "$LAB_DIR/h1/peerd.log" || fail "the slow subscriber was not dropped"
     touch "$LAB_DIR/go"
     wait "$slow"

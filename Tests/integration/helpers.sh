@@ -43,5 +43,15 @@ sees_lost() { [ "$(peer_field "$1" "$2" .lost)" = true ]; }
 status_field() { json "$1" status | jq -r "$2"; }
 peer_count() { json "$1" peers | jq '.peers | length'; }
 
+# flood_services I COUNT: host I publishes COUNT fake _peerd._tcp services
+# (no id) through its avahi-daemon, and keeps them until the lab ends.
+flood_services() {
+    lab_spawn "$1" "$LAB_DIR/h$1/publish.log" /usr/bin/python3 "$ROOT/Tests/lab/publish-many.py" "$2" _peerd._tcp
+    lab_wait_for 20 grep -q "published $2" "$LAB_DIR/h$1/publish.log" || { cat "$LAB_DIR/h$1/publish.log" >&2; fail "could not publish $2 services"; }
+}
+
+# rejected_reaches I N: host I has turned N new peers away at its caps.
+rejected_reaches() { [ "$(status_field "$1" .peersRejected)" = "$2" ]; }
+
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 

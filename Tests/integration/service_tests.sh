@@ -210,9 +210,8 @@ for _ in range(10):
 # row and a session all the same.
 test_three_hosts_unverified_peer_cap_holds_a_flood_and_a_real_peer_still_connects() {
     start_peerd 1 --auto-accept all
-    lab_spawn 2 "$LAB_DIR/h2/publish.log" /usr/bin/python3 "$ROOT/Tests/lab/publish-many.py" 300 _peerd._tcp
-    lab_wait_for 20 grep -q 'published 300' "$LAB_DIR/h2/publish.log" || { cat "$LAB_DIR/h2/publish.log" >&2; fail "could not publish 300 services"; }
-    lab_wait_for 60 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .peersRejected)\" = 236 ]" \
+    flood_services 2 300
+    lab_wait_for 60 rejected_reaches 1 236 \
         || fail "host1 did not turn away 236 of 300 (rejected: $(status_field 1 .peersRejected), rows: $(peer_count 1))"
     expect_eq "$(peer_count 1)" 64 "rows at the unverified cap"
     expect_eq "$(status_field 1 .unverifiedPeers)" 64 "unverified rows"
@@ -221,7 +220,7 @@ test_three_hosts_unverified_peer_cap_holds_a_flood_and_a_real_peer_still_connect
     start_peerd 3 --max-peers 400 --max-unverified-peers 400
     # host3 sees the flood too; its caps are raised so that it lists host1.
     lab_wait_for 40 sees 3 host1 || fail "host3 did not see host1"
-    lab_wait_for 20 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .peersRejected)\" = 237 ]" \
+    lab_wait_for 20 rejected_reaches 1 237 \
         || fail "host3's advertisement was not turned away (rejected: $(status_field 1 .peersRejected))"
     sees 1 host3 && fail "host3 is listed from mDNS past the cap"
     ctl 3 invite host1 --wait >"$LAB_DIR/invite.out" 2>&1 || fail "host3 could not connect: $(cat "$LAB_DIR/invite.out")"
@@ -247,7 +246,7 @@ test_real_units_run_under_systemd_with_their_hardening() {
     mkdir -p "$dir/units/peerd.service.d"
     chmod 0755 "$LAB_DIR" "$dir"
     local t
-    for t in sysinit basic sockets shutdown network multi-user; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
+    for t in sysinit basic sockets shutdown network multi-user lab; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
     cp /lib/systemd/system/dbus.socket /lib/systemd/system/dbus.service "$dir/units/"
     cat >"$dir/units/avahi-daemon.service" <<UNIT
 [Unit]
@@ -272,13 +271,17 @@ UNIT
     lab_avahi_stop 1
     start_peerd 2 --auto-accept all
     lab_spawn 1 "$dir/boot.log" unshare --pid --fork --kill-child --mount --propagation private \
-        "$ROOT/Tests/lab/systemd-container.sh" "$dir/units" peerd.socket "$dir/passwd" "$dir/group" "$dir/console"
+        "$ROOT/Tests/lab/systemd-container.sh" "$dir/units" lab.target "$dir/passwd" "$dir/group" "$dir/console"
     local spawned=$LAB_PID manager=
     lab_wait_for 10 sh -c "pgrep -P $spawned >/dev/null" || fail "systemd did not start: $(cat "$dir/boot.log")"
     manager=$(pgrep -P "$spawned")
     inside() { nsenter -t "$manager" -m -p -n "$@"; }
-    lab_wait_for 15 sh -c "[ \"\$(nsenter -t $manager -m -p -n systemctl is-active peerd.socket)\" = active ]" \
-        || fail "peerd.socket is not active: $(inside systemctl status peerd.socket --no-pager 2>&1 | tail -5)"
+    # Booted when the manager answers and its start-up jobs are done.
+    lab_wait_for 30 sh -c "nsenter -t $manager -m -p -n systemctl is-system-running | grep -Eq 'running|degraded'" \
+        || fail "systemd did not finish booting: $(inside systemctl is-system-running 2>&1); jobs: $(inside systemctl list-jobs --no-pager 2>&1 | head -5)"
+    inside systemctl start peerd.socket >"$dir/start.out" 2>&1 \
+        || fail "cannot start peerd.socket: $(cat "$dir/start.out"; inside systemctl status peerd.socket --no-pager 2>&1 | tail -5)"
+    expect_eq "$(inside systemctl is-active peerd.socket)" active "peerd.socket"
     expect_eq "$(inside systemctl is-active peerd.service)" inactive "peerd before the first client"
     expect_eq "$(inside stat -c '%a %U %G' /run/peerd/peerd.sock)" "660 root peerd" "the activated socket"
     # The first client starts the service through the socket.
@@ -352,4 +355,30 @@ PY
     ctl 3 disconnect host1 >/dev/null || fail "disconnect failed"
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .sessions)\" = 1 ]" || fail "host3's session did not end"
     expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/probe.py" "$(lab_address 1)" "$port")" open "a connection below the cap"
+}
+
+# Before a session is accepted no frame may exceed 8 KiB: a client that
+# announces 8193 bytes is cut off at the length prefix, without peerd
+# waiting for (or buffering) the body, and a real peer still connects.
+test_oversized_frame_before_acceptance_is_cut_off() {
+    start_peerd 1 --auto-accept all
+    start_peerd 2
+    lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
+    cat >"$LAB_DIR/frame.py" <<'PY'
+import socket, sys
+s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3)
+s.sendall(int(sys.argv[3]).to_bytes(2, "big") + b"x" * 16)
+try:
+    print("closed" if s.recv(1) == b"" else "data", flush=True)
+except socket.timeout:
+    print("open", flush=True)
+except OSError:
+    print("closed", flush=True)
+PY
+    local port; port=$(status_field 1 .port)
+    expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/frame.py" "$(lab_address 1)" "$port" 8193)" closed "a client announcing 8193 bytes"
+    lab_wait_for 3 grep -q "frame length 8193 is out of range" "$LAB_DIR/h1/peerd.log" || fail "no log line for the oversized frame"
+    # 8192 is allowed: peerd waits for the rest of that frame.
+    expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/frame.py" "$(lab_address 1)" "$port" 8192)" open "a client announcing 8192 bytes"
+    ctl 2 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite.err" || fail "a real peer could not connect: $(cat "$LAB_DIR/invite.err")"
 }
