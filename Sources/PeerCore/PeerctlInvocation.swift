@@ -48,7 +48,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
       -h, --help      this help; `peerctl COMMAND --help` for a command's
       --version       print the version
 
-    Exit status: 0 ok, 1 operational error, 2 usage error, 3 daemon unreachable.
+    Exit status: 0 ok, 1 operational error, 2 usage error, 3 daemon unreachable
+    (no socket, no permission, or no answer within 30 s).
     """
 
     /// Help for one command.

@@ -9,6 +9,8 @@ public final class ControlClient {
     private var ready: [[UInt8]] = []
     private var events: [(event: ControlEvent, line: [UInt8])] = []
     private var nextID: Int64 = 1
+    /// How long ``call(_:params:as:)`` waits for the answer to a request.
+    public var responseTimeout: Duration = .seconds(30)
 
     /// Connects to the daemon's socket at `path`.
     public init(path: String) throws(ControlClientError) {
@@ -37,8 +39,13 @@ public final class ControlClient {
         let id = RequestID.number(nextID)
         nextID += 1
         try send(ControlRequest(id: id, method: method, params: params))
+        let deadline = ContinuousClock.now + responseTimeout
         while true {
-            let line = try readLine()
+            let line: [UInt8]
+            do { line = try readLine(deadline: deadline) } catch {
+                if case .timedOut = error { throw .noAnswer(path: path, seconds: Int(responseTimeout.components.seconds)) }
+                throw error
+            }
             let envelope: ControlEnvelope
             do { envelope = try JSONLines.decode(ControlEnvelope.self, from: line) } catch {
                 throw .transport("the daemon sent a line that is not protocol JSON: \(error)")

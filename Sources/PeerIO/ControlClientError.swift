@@ -11,6 +11,9 @@ public enum ControlClientError: Error, CustomStringConvertible {
     case daemon(ControlError)
     /// A deadline passed while waiting for the daemon (exit 1).
     case timedOut
+    /// The daemon took the connection but did not answer a request in
+    /// time: starting and failing (under socket activation), or stuck (exit 3).
+    case noAnswer(path: String, seconds: Int)
 
     /// A message for people; for `unreachable`, how to start the daemon.
     public var description: String {
@@ -22,13 +25,15 @@ public enum ControlClientError: Error, CustomStringConvertible {
         case .transport(let message): return message
         case .daemon(let error): return error.message + " (\(error.code.rawValue))"
         case .timedOut: return "timed out"
+        case .noAnswer(let path, let seconds):
+            return "peerd at \(path) did not answer within \(seconds) s. If it runs under systemd, 'systemctl status peerd' and 'journalctl -u peerd' say why."
         }
     }
 
     /// peerctl's exit code.
     public var exitCode: Int32 {
         switch self {
-        case .unreachable: return 3
+        case .unreachable, .noAnswer: return 3
         case .transport, .daemon, .timedOut: return 1
         }
     }

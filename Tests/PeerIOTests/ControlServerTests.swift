@@ -85,6 +85,21 @@ final class ControlServerTests: XCTestCase {
         }
     }
 
+    func testASilentDaemonIsANoAnswerErrorNotAHang() async throws {
+        // A socket that accepts (the kernel's backlog) but never answers, as
+        // under socket activation when the service fails to start.
+        let silent = try UnixSocketListener(path: path)
+        defer { silent.close() }
+        let client = try ControlClient(path: path)
+        client.responseTimeout = .milliseconds(200)
+        XCTAssertThrowsError(try client.call(.status, as: DaemonStatus.self)) { error in
+            guard case .noAnswer(let where_, _) = error as? ControlClientError else { return XCTFail("\(error)") }
+            XCTAssertEqual(where_, self.path)
+            XCTAssertEqual((error as? ControlClientError)?.exitCode, 3)
+            XCTAssertTrue("\(error)".contains("systemctl status peerd"))
+        }
+    }
+
     func testStuckSubscriberIsDroppedWithAFinalErrorEvent() async throws {
         let server = try ControlServer(path: path, queueLimit: 8192, logger: Logger(level: .error))
         let handler = StubHandler()

@@ -260,8 +260,9 @@ ExecStart=/usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f $LAB
 StandardOutput=append:$dir/avahi.log
 StandardError=append:$dir/avahi.log
 UNIT
-    # The shipped units; only the binary's directory differs (as make install does).
-    sed "s|/usr/bin/|$BIN/|g" "$ROOT/systemd/peerd.service" >"$dir/units/peerd.service"
+    # The shipped units; only the binary's directory differs (as make install
+    # does): the container's /run/lab-bin, visible inside the sandbox.
+    sed "s|/usr/bin/|/run/lab-bin/|g" "$ROOT/systemd/peerd.service" >"$dir/units/peerd.service"
     cp "$ROOT/systemd/peerd.socket" "$dir/units/"
     printf '[Service]\nStandardError=append:%s/peerd.log\nEnvironment=HOME=/var/lib/peerd\n' "$dir" >"$dir/units/peerd.service.d/lab.conf"
     cp /etc/passwd "$dir/passwd"; cp /etc/group "$dir/group"
@@ -271,7 +272,7 @@ UNIT
     lab_avahi_stop 1
     start_peerd 2 --auto-accept all
     lab_spawn 1 "$dir/boot.log" unshare --pid --fork --kill-child --mount --propagation private \
-        "$ROOT/Tests/lab/systemd-container.sh" "$dir/units" lab.target "$dir/passwd" "$dir/group" "$dir/console"
+        "$ROOT/Tests/lab/systemd-container.sh" "$dir/units" lab.target "$dir/passwd" "$dir/group" "$dir/console" "$BIN"
     local spawned=$LAB_PID manager=
     lab_wait_for 10 sh -c "pgrep -P $spawned >/dev/null" || fail "systemd did not start: $(cat "$dir/boot.log")"
     manager=$(pgrep -P "$spawned")
@@ -332,6 +333,10 @@ test_three_hosts_session_cap_refuses_the_next_connection() {
     start_peerd 3
     lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
     lab_wait_for 5 sees 3 host1 || fail "host3 did not see host1"
+    # host1 must list them by name too (a peer that connects before it is
+    # discovered gets a placeholder name until its advertisement resolves).
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    lab_wait_for 5 sees 1 host3 || fail "host1 did not see host3"
     ctl 2 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite2.err" || fail "host2: $(cat "$LAB_DIR/invite2.err")"
     ctl 3 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite3.err" || fail "host3: $(cat "$LAB_DIR/invite3.err")"
     expect_eq "$(status_field 1 .sessions)" 2 "sessions on host1"

@@ -6,21 +6,24 @@
 #
 # Usage (from a lab host's network namespace, as root):
 #   unshare --pid --fork --kill-child --mount --propagation private \
-#       Tests/lab/systemd-container.sh UNIT_DIR UNIT PASSWD GROUP CONSOLE
+#       Tests/lab/systemd-container.sh UNIT_DIR UNIT PASSWD GROUP CONSOLE [BIN_DIR]
 #
 # UNIT_DIR holds every unit the container may see (SYSTEMD_UNIT_PATH without
 # a trailing ':' hides the machine's own units). PASSWD and GROUP replace
 # /etc/passwd and /etc/group inside (for the service's user). /run and
 # /var/lib are private tmpfs mounts, so nothing leaks onto the machine.
-# CONSOLE (a file) stands in for /dev/console. Drive the manager from
+# CONSOLE (a file) stands in for /dev/console. BIN_DIR's peerd and peerctl
+# are copied to /run/lab-bin, where a unit's sandbox sees them wherever the
+# build lives (PrivateTmp hides /tmp, ProtectHome hides /home). Drive the manager from
 # outside with `nsenter -t PID -m -p -n systemctl ...`; it ends with its PID
 # namespace when killed (SIGKILL: PID 1 ignores SIGTERM).
 set -eu
-units=$1 unit=$2 passwd=$3 group=$4 console=$5
+units=$1 unit=$2 passwd=$3 group=$4 console=$5 bin=${6:-}
 [ "$$" = 1 ] || { echo "systemd-container.sh: run me as PID 1 (unshare --pid --fork)" >&2; exit 2; }
 mount -t proc proc /proc
 mount -t tmpfs -o mode=0755 tmpfs /run
 mount -t tmpfs -o mode=0755 tmpfs /var/lib
+if [ -n "$bin" ]; then mkdir -p /run/lab-bin && cp "$bin/peerd" "$bin/peerctl" /run/lab-bin/; fi
 mkdir -p /var/lib/dbus && cp /etc/machine-id /var/lib/dbus/machine-id
 mount --bind "$passwd" /etc/passwd
 mount --bind "$group" /etc/group
