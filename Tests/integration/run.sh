@@ -12,6 +12,8 @@ set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 BIN=${PEERD_BIN:-$ROOT/.build/debug}
+# Absolute, so commands run elsewhere (nsenter, other namespaces) find it.
+BIN=$(cd "$BIN" 2>/dev/null && pwd) || { echo "no directory $BIN: build first (make build)"; exit 1; }
 . "$HERE/../lab/lab.sh"
 . "$HERE/helpers.sh"
 for suite in "$HERE"/*_tests.sh; do . "$suite"; done
