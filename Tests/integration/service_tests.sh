@@ -319,6 +319,7 @@ UNIT
     inside systemctl stop peerd.service
     expect_eq "$(inside systemctl show -p Result --value peerd.service)" success "the stop"
     expect_eq "$(inside systemctl show -p ExecMainStatus --value peerd.service)" 0 "exit status"
+    grep -q 'not watching links' "$dir/peerd.log" && fail "netlink is not available under the unit's restrictions"
     grep -q 'SIGSYS\|Bad system call' "$dir/peerd.log" && fail "a system call was refused: $(grep -m3 'SIGSYS\|Bad system call' "$dir/peerd.log")"
     kill -9 "$manager" 2>/dev/null
     return 0
