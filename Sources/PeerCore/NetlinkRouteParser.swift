@@ -9,15 +9,15 @@ public enum NetlinkRouteParser {
     /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR`: the groups to bind.
     public static let subscribedGroups: UInt32 = 0x1 | 0x10 | 0x100
 
-    static let headerLength = 16
-    static let done: UInt16 = 3          // NLMSG_DONE
-    static let overrun: UInt16 = 4       // NLMSG_OVERRUN
-    static let newLink: UInt16 = 16      // RTM_NEWLINK
-    static let deleteLink: UInt16 = 17   // RTM_DELLINK
-    static let newAddress: UInt16 = 20   // RTM_NEWADDR
-    static let deleteAddress: UInt16 = 21 // RTM_DELADDR
-    static let interfaceUp: UInt32 = 0x1       // IFF_UP
-    static let interfaceRunning: UInt32 = 0x40 // IFF_RUNNING (operational: carrier)
+    private static let headerLength = 16
+    private static let done: UInt16 = 3          // NLMSG_DONE
+    private static let overrun: UInt16 = 4       // NLMSG_OVERRUN
+    private static let newLink: UInt16 = 16      // RTM_NEWLINK
+    private static let deleteLink: UInt16 = 17   // RTM_DELLINK
+    private static let newAddress: UInt16 = 20   // RTM_NEWADDR
+    private static let deleteAddress: UInt16 = 21 // RTM_DELADDR
+    private static let interfaceUp: UInt32 = 0x1       // IFF_UP
+    private static let interfaceRunning: UInt32 = 0x40 // IFF_RUNNING (operational: carrier)
 
     /// The changes in one datagram, in order.
     public static func parse(_ datagram: [UInt8]) -> [NetworkChange] {
