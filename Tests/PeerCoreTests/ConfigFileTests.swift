@@ -1,3 +1,4 @@
+import Foundation
 import XCTest
 @testable import PeerCore
 
@@ -35,6 +36,37 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(overridden.port, 5000)
         XCTAssertEqual(overridden.interfaces, ["wlan0"], "a repeatable flag replaces the file's values")
         XCTAssertEqual(overridden.name, "box")
+    }
+
+    func testEveryFlagInTheHelpHasAKeyAndEveryKeyAFlag() {
+        // Flags are the words starting with "--" at the start of a help line.
+        let flags = Set(DaemonCommand.helpText.split(separator: "\n").compactMap { line -> String? in
+            let word = line.drop { $0 == " " }.prefix { $0 != " " && $0 != "=" }
+            return word.hasPrefix("--") ? String(word.dropFirst(2)) : nil
+        })
+        let commandLineOnly: Set<String> = ["help", "version", "config", "check-config"]
+        let keys = ConfigFile.valueKeys.union(ConfigFile.switchKeys)
+        XCTAssertTrue(flags.contains("max-unverified-peers"), "the scan finds flags: \(flags.sorted())")
+        XCTAssertEqual(flags.subtracting(commandLineOnly).subtracting(keys), [], "flags without a config key")
+        XCTAssertEqual(keys.subtracting(flags), [], "config keys without a flag in --help")
+    }
+
+    func testTheShippedFileDocumentsEveryKeyWithAValidDefault() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/peerd.conf").path
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        for key in ConfigFile.valueKeys.union(ConfigFile.switchKeys) {
+            XCTAssertTrue(text.contains("\n#\(key) = "), "docs/peerd.conf does not document '\(key)'")
+        }
+        // Every commented default, switched on, is itself a valid file (the
+        // repeatable keys' examples are left out: they have no default).
+        let defaults = text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> Substring in
+            guard line.hasPrefix("#"), line.contains(" = "),
+                  let key = line.dropFirst().split(separator: " ").first,
+                  ConfigFile.valueKeys.union(ConfigFile.switchKeys).contains(String(key)),
+                  !ConfigFile.repeatableKeys.contains(String(key)) else { return line }
+            return line.dropFirst()
+        }.joined(separator: "\n")
+        XCTAssertNoThrow(try run(defaults))
     }
 
     func testErrorsNameTheirLine() {
