@@ -219,7 +219,11 @@ test_paired_peer_reached_at_last_known_addresses_without_mdns() {
     lab_wait_for 5 state_is 1 host2 connected || fail "not connected"
     lab_wait_for 5 sh -c "jq -e '.peers[0].addresses | length > 0' '$LAB_DIR/h1/state/trust.json'" >/dev/null || fail "no addresses remembered"
     stop_peerd 1 TERM
+    # host2 comes back without avahi-daemon and without dialling by itself
+    # (on its old port, kept in its state directory), so host1 must dial it.
+    stop_peerd 2 TERM
     lab_avahi_stop 2
+    start_peerd 2 --auto-connect no
     # Wait until host1's avahi-daemon has dropped host2's records (goodbyes).
     lab_wait_for 10 sh -c "! ip netns exec $(lab_ns 1) env DBUS_SYSTEM_BUS_ADDRESS=unix:path=$LAB_DIR/h1/bus.sock avahi-browse -tp _peerd._tcp 2>/dev/null | grep -q host2" \
         || fail "host1's avahi-daemon still shows host2"
