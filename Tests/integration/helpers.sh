@@ -50,6 +50,12 @@ flood_services() {
     lab_wait_for 20 grep -q "published $2" "$LAB_DIR/h$1/publish.log" || { cat "$LAB_DIR/h$1/publish.log" >&2; fail "could not publish $2 services"; }
 }
 
+# tcp_probe FROM TO PORT [FRAME_LENGTH]: from host FROM, connects to host
+# TO's PORT and prints closed, open or data (Tests/lab/tcp-probe.py).
+tcp_probe() {
+    lab_exec "$1" /usr/bin/python3 "$ROOT/Tests/lab/tcp-probe.py" "$(lab_address "$2")" "$3" ${4:+"$4"}
+}
+
 # rejected_reaches I N: host I has turned N new peers away at its caps.
 rejected_reaches() { [ "$(status_field "$1" .peersRejected)" = "$2" ]; }
 

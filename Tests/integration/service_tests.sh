@@ -341,26 +341,15 @@ test_three_hosts_session_cap_refuses_the_next_connection() {
     ctl 2 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite2.err" || fail "host2: $(cat "$LAB_DIR/invite2.err")"
     ctl 3 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite3.err" || fail "host3: $(cat "$LAB_DIR/invite3.err")"
     expect_eq "$(status_field 1 .sessions)" 2 "sessions on host1"
-    # A plain TCP client: "closed" if host1 hangs up within 3 s, else "open".
-    cat >"$LAB_DIR/probe.py" <<'PY'
-import socket, sys
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3)
-try:
-    print("closed" if s.recv(1) == b"" else "data", flush=True)
-except socket.timeout:
-    print("open", flush=True)
-except OSError:
-    print("closed", flush=True)
-PY
     local port; port=$(status_field 1 .port)
-    expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/probe.py" "$(lab_address 1)" "$port")" closed "a third connection at the cap"
+    expect_eq "$(tcp_probe 2 1 "$port")" closed "a third connection at the cap"
     grep -q "session limit (2) reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
     expect_eq "$(peer_state 1 host2)" connected "host2's session at the cap"
     expect_eq "$(peer_state 1 host3)" connected "host3's session at the cap"
     ctl 2 send host1 "still here" >/dev/null || fail "a session at the cap cannot send"
     ctl 3 disconnect host1 >/dev/null || fail "disconnect failed"
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .sessions)\" = 1 ]" || fail "host3's session did not end"
-    expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/probe.py" "$(lab_address 1)" "$port")" open "a connection below the cap"
+    expect_eq "$(tcp_probe 2 1 "$port")" open "a connection below the cap"
 }
 
 # Before a session is accepted no frame may exceed 8 KiB: a client that
@@ -370,21 +359,10 @@ test_oversized_frame_before_acceptance_is_cut_off() {
     start_peerd 1 --auto-accept all
     start_peerd 2
     lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
-    cat >"$LAB_DIR/frame.py" <<'PY'
-import socket, sys
-s = socket.create_connection((sys.argv[1], int(sys.argv[2])), timeout=3)
-s.sendall(int(sys.argv[3]).to_bytes(2, "big") + b"x" * 16)
-try:
-    print("closed" if s.recv(1) == b"" else "data", flush=True)
-except socket.timeout:
-    print("open", flush=True)
-except OSError:
-    print("closed", flush=True)
-PY
     local port; port=$(status_field 1 .port)
-    expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/frame.py" "$(lab_address 1)" "$port" 8193)" closed "a client announcing 8193 bytes"
+    expect_eq "$(tcp_probe 2 1 "$port" 8193)" closed "a client announcing 8193 bytes"
     lab_wait_for 3 grep -q "frame length 8193 is out of range" "$LAB_DIR/h1/peerd.log" || fail "no log line for the oversized frame"
     # 8192 is allowed: peerd waits for the rest of that frame.
-    expect_eq "$(lab_exec 2 /usr/bin/python3 "$LAB_DIR/frame.py" "$(lab_address 1)" "$port" 8192)" open "a client announcing 8192 bytes"
+    expect_eq "$(tcp_probe 2 1 "$port" 8192)" open "a client announcing 8192 bytes"
     ctl 2 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite.err" || fail "a real peer could not connect: $(cat "$LAB_DIR/invite.err")"
 }
