@@ -15,6 +15,14 @@ pair_hosts() {
     wait "$pairer" || { cat "$LAB_DIR/pair.out" >&2; fail "pair did not report paired"; }
 }
 
+# begin_pairing: host1 asks to pair with host2 (output in pair.out, pid in
+# PAIRER) and host2's request with its code appears.
+begin_pairing() {
+    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
+    PAIRER=$!
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null
+}
+
 test_pairing_with_the_right_code() {
     two_peers
     pair_hosts 1 2
@@ -180,9 +188,8 @@ test_trust_store_survives_50_sigkills_during_writes() {
     watch_on 2 "$LAB_DIR/w2.jsonl"
     local round delay completed kept=0 confirmed=0
     for round in $(seq 1 50); do
-        ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 & local pairer=$!
-        lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null \
-            || fail "round $round: no pairing request on host2"
+        begin_pairing || fail "round $round: no pairing request on host2"
+        local pairer=$PAIRER
         local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
         # Kill host1 at a random moment around host2's confirmation, which makes
         # host1 write its trust store.
@@ -238,9 +245,8 @@ test_paired_peer_reached_at_last_known_addresses_without_mdns() {
 test_pair_accept_interactively_on_a_terminal() {
     two_peers
     watch_on 2 "$LAB_DIR/w2.jsonl"
-    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
-    local pairer=$!
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null || fail "no request"
+    begin_pairing || fail "no request"
+    local pairer=$PAIRER
     local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
     ctl 2 pair-accept "$id" </dev/null >/dev/null 2>"$LAB_DIR/noninteractive.err"; expect_eq $? 2 "exit code without --code off a terminal"
     grep -q -- "--code" "$LAB_DIR/noninteractive.err" || fail "the error does not mention --code"
@@ -254,9 +260,8 @@ test_pair_accept_interactively_on_a_terminal() {
 test_pair_reject_ends_the_pairing_on_both_sides() {
     two_peers
     watch_on 2 "$LAB_DIR/w2.jsonl"
-    ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
-    local pairer=$!
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null || fail "no request"
+    begin_pairing || fail "no request"
+    local pairer=$PAIRER
     ctl 2 pair-reject "$(json 2 pairings | jq -r '.pairings[0].id')" >/dev/null || fail "pair-reject failed"
     wait "$pairer"; expect_eq $? 1 "pair exit code after a rejection"
     grep -q rejected "$LAB_DIR/pair.out" || fail "the initiator was not told: $(cat "$LAB_DIR/pair.out")"
