@@ -269,3 +269,36 @@ test_pair_reject_ends_the_pairing_on_both_sides() {
     expect_eq "$(json 2 paired | jq '.peers | length')" 0 "trust on host2"
     expect_eq "$(json 2 pairings | jq '.pairings | length')" 0 "pairings left on host2"
 }
+
+# --auto-accept none: even a paired peer's invitation waits for a client's
+# decision (the default, paired, accepts it by itself).
+test_auto_accept_none_asks_even_for_paired_peers() {
+    two_peers
+    pair_hosts 1 2
+    lab_wait_for 5 state_is 1 host2 connected || fail "not connected after pairing"
+    stop_peerd 2 TERM
+    start_peerd 2 --auto-accept none --auto-connect no
+    lab_wait_for 10 state_is 1 host2 notConnected || fail "host1 did not see host2's session end"
+    watch_on 2 "$LAB_DIR/w2-none.jsonl"
+    ctl 1 invite host2 >/dev/null || fail "invite failed"
+    lab_wait_for 10 has_invitation 2 || fail "host2 did not ask about a paired peer's invitation under --auto-accept none"
+    expect_eq "$(peer_state 2 host1)" connecting "host2 waits for a decision"
+    ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept failed"
+    lab_wait_for 5 state_is 1 host2 connected || fail "not connected after the decision"
+}
+
+# A corrupt trust store stops peerd with a clear error and stays untouched;
+# --reset-trust moves it aside and starts with no peer trusted.
+test_corrupt_trust_store_refuses_to_start_until_reset() {
+    start_peerd 1
+    stop_peerd 1 TERM
+    printf '{"version": 1, "peers": [ {"broken' >"$LAB_DIR/h1/state/trust.json"
+    local out
+    out=$(lab_exec 1 "$BIN/peerd" --name host1 --state-dir "$LAB_DIR/h1/state" --socket "$(sock 1)" 2>&1); expect_eq $? 1 "peerd's exit over a corrupt trust store"
+    echo "$out" | grep -q -- "--reset-trust" || fail "the error does not say how to recover: $out"
+    expect_eq "$(cat "$LAB_DIR/h1/state/trust.json")" '{"version": 1, "peers": [ {"broken' "the corrupt file is left as it was"
+    start_peerd 1 --reset-trust
+    grep -q "moved the unreadable trust store" "$LAB_DIR/h1/peerd.log" || fail "no log line for the reset"
+    ls "$LAB_DIR/h1/state/" | grep -q '^trust.json.corrupt' || fail "the corrupt file was not kept aside: $(ls "$LAB_DIR/h1/state/")"
+    expect_eq "$(json 1 paired | jq '.peers | length')" 0 "trusted peers after the reset"
+}
