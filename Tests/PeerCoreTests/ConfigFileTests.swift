@@ -69,6 +69,19 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertNoThrow(try run(defaults))
     }
 
+    func testTheManPageDocumentsEveryFlag() throws {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/peerd.8").path
+        let page = try String(contentsOfFile: path, encoding: .utf8).replacingOccurrences(of: "\\-", with: "-")
+        let flags = DaemonCommand.helpText.split(separator: "\n").compactMap { line -> String? in
+            let word = line.drop { $0 == " " }.prefix { $0 != " " && $0 != "," }
+            return word.hasPrefix("--") ? String(word) : nil
+        }
+        XCTAssertGreaterThan(flags.count, 20)
+        for flag in flags {
+            XCTAssertTrue(page.contains(flag), "peerd(8) does not document \(flag)")
+        }
+    }
+
     func testErrorsNameTheirLine() {
         let cases: [(String, String)] = [
             ("[peerd]\nbogus = 1\n", "line 2: unknown key 'bogus'"),
