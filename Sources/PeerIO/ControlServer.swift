@@ -110,13 +110,12 @@ public final class ControlServer {
         }
     }
 
-    private var refusedClients = 0
+    private var refusedClients = RefusalCounter()
 
     /// One best-effort error line, then close: the daemon never waits on it.
     private func refuseOverCap(_ descriptor: FileDescriptor) {
-        refusedClients += 1
-        if refusedClients == 1 || refusedClients % 100 == 0 {
-            logger.warning("control client limit (\(maxClients)) reached; refusing a client (\(refusedClients) refused so far)")
+        if refusedClients.record() {
+            logger.warning("control client limit (\(maxClients)) reached; refusing a client (\(refusedClients.count) refused so far)")
         }
         let error = ControlError(.overloaded, "too many control clients (\(maxClients)); try again later")
         if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: nil, error: error)) {

@@ -29,7 +29,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var journal: EventJournal
     private var peerOrder: [UUID] = []
     private var peerTable: [UUID: PeerSnapshot] = [:]
-    private var peersRejected = 0
+    private var peersRejected = RefusalCounter()
     private var unverifiedPeers = 0
     private var resolverLimitLogged = false
     private var sessionAcceptSource: (any DispatchSourceRead)?
@@ -70,11 +70,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private let notifier = SystemdNotifier()
     private var lastWatchdog = Date.distantPast
     private var lastNotifiedStatus = ""
-    private var refusedHandshakes = 0
+    private var refusedHandshakes = RefusalCounter()
     private lazy var connectionLimiter = RateLimiter<String>(perSecond: Double(config.connectionRate), burst: Double(config.connectionRate * 2))
     private lazy var invitationLimiter = RateLimiter<Int>(perSecond: Double(config.invitationRate) / 60, burst: Double(config.invitationRate))
-    private var refusedByRate = 0
-    private var refusedAtSessionCap = 0
+    private var refusedByRate = RefusalCounter()
+    private var refusedAtSessionCap = RefusalCounter()
     private var queues: MessageQueueStore
     /// Per peer: the session numbers of the queued messages handed to its
     /// current session and not yet acknowledged, oldest first. They stay on
@@ -355,10 +355,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 peer = snapshot
                 logger.info("peer lost: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
             case .rejectedAtCap(let key, let unverifiedCap):
-                peersRejected += 1
-                if peersRejected == 1 || peersRejected % 100 == 0 {
+                if peersRejected.record() {
                     let cap = unverifiedCap ? "unverified-peer cap (\(config.maxUnverifiedPeers) peers known from mDNS alone)" : "peer cap (\(config.maxPeers))"
-                    logger.warning("\(cap) reached; not tracking \(key) (\(peersRejected) turned away so far)")
+                    logger.warning("\(cap) reached; not tracking \(key) (\(peersRejected.count) turned away so far)")
                 }
                 continue
             }
@@ -380,9 +379,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 // dropped anyway when its 5 s handshake budget runs out.
                 let address = TCPConnector.peerAddress(connection)
                 guard connectionLimiter.allow(address, now: Date()) else {
-                    refusedByRate += 1
-                    if refusedByRate == 1 || refusedByRate % 100 == 0 {
-                        logger.warning("\(address) connects faster than \(config.connectionRate)/s; refusing (\(refusedByRate) refused so far)")
+                    if refusedByRate.record() {
+                        logger.warning("\(address) connects faster than \(config.connectionRate)/s; refusing (\(refusedByRate.count) refused so far)")
                     }
                     connection.close()
                     continue
@@ -390,17 +388,15 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil }
                 guard pending.count < config.maxPendingHandshakes,
                       pending.filter({ $0.remoteAddress == address }).count < config.maxPendingHandshakesPerAddress else {
-                    refusedHandshakes += 1
-                    if refusedHandshakes == 1 || refusedHandshakes % 100 == 0 {
-                        logger.warning("pending handshake limit reached; refusing \(address) (\(refusedHandshakes) refused so far)")
+                    if refusedHandshakes.record() {
+                        logger.warning("pending handshake limit reached; refusing \(address) (\(refusedHandshakes.count) refused so far)")
                     }
                     connection.close()
                     continue
                 }
                 guard sessions.count < config.maxSessions else {
-                    refusedAtSessionCap += 1
-                    if refusedAtSessionCap == 1 || refusedAtSessionCap % 100 == 0 {
-                        logger.warning("session limit (\(config.maxSessions)) reached; refusing \(address) (\(refusedAtSessionCap) refused so far)")
+                    if refusedAtSessionCap.record() {
+                        logger.warning("session limit (\(config.maxSessions)) reached; refusing \(address) (\(refusedAtSessionCap.count) refused so far)")
                     }
                     connection.close()
                     continue
@@ -610,7 +606,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
             avahi: lifecycle.status, avahiMessage: message, publication: publisher.state,
             peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
-            peersRejected: peersRejected, eventSeq: journal.lastSeq, socket: control.path,
+            peersRejected: peersRejected.count, eventSeq: journal.lastSeq, socket: control.path,
             sessions: sessions.count, subscribers: control.subscriberCount,
             unverifiedPeers: unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
     }
