@@ -7,6 +7,14 @@ public enum ControlProtocol {
     /// message; longer is a `badRequest` and the connection closes (a client
     /// cannot make the daemon buffer without bound).
     public static let maxRequestLineBytes = 64 * 1024
+    /// The longest request line from a client outside the daemon's group
+    /// (`--public-read`): its methods take no parameters worth more.
+    public static let maxOthersRequestLineBytes = 4096
+    /// A request line must be finished this long after its first byte
+    /// arrived, or the connection gets `badRequest` and closes.
+    public static let incompleteLineTimeout: Double = 15
+    /// A client outside the group that sends no request for this long is closed.
+    public static let othersIdleTimeout: Double = 30
     /// The longest request line for a daemon whose messages may be
     /// `maxMessage` bytes: room for the message in base64 plus the envelope.
     public static func maxRequestLineBytes(maxMessage: Int) -> Int {

@@ -27,10 +27,18 @@ public struct ResolvedService: Hashable, Sendable {
         self.txt = txt
     }
 
-    /// The advertised peer id, if the TXT record has a non-empty `id`.
+    /// The advertised peer id, if the TXT record's `id` is one: exactly 32
+    /// lowercase hex digits (docs/identity.md). Anything else makes the
+    /// service foreign, keyed by its instance name, so an advertiser cannot
+    /// smuggle escapes, spaces or another form of a real id into the table.
     public var advertisedPeerID: String? {
-        guard let value = txt.first(where: { $0.key.lowercased() == "id" })?.value, !value.isEmpty else { return nil }
+        guard let value = txt.first(where: { $0.key.lowercased() == "id" })?.value, Self.isPeerID(value) else { return nil }
         return value
+    }
+
+    /// Whether `text` has the form of a peer id: 32 lowercase hex digits.
+    public static func isPeerID(_ text: String) -> Bool {
+        text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The registry key: the advertised id, or else the instance name.

@@ -9,8 +9,10 @@ public struct TextTable: Sendable {
     public init(header: [String]) { self.header = header }
 
     /// Renders with two spaces between columns and no trailing spaces.
+    /// Every cell is escaped for the terminal (``TerminalText``): cells
+    /// carry names and values that peers chose.
     public func render() -> String {
-        let all = [header] + rows
+        let all = ([header] + rows).map { $0.map(TerminalText.escape) }
         let columns = all.map(\.count).max() ?? 0
         var widths = Array(repeating: 0, count: columns)
         for row in all {

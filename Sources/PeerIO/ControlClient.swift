@@ -50,6 +50,7 @@ public final class ControlClient {
             do { envelope = try JSONLines.decode(ControlEnvelope.self, from: line) } catch {
                 throw .transport("the daemon sent a line that is not protocol JSON: \(error)")
             }
+            if envelope.id == nil, let error = envelope.error, error.code == .overloaded { throw .refused(path: path, error) }
             guard envelope.id == id else {
                 // An event that arrived while waiting for the answer is kept for nextEvent().
                 if let event = envelope.event { events.append((event, line)) }
@@ -87,6 +88,12 @@ public final class ControlClient {
             let bytes = try JSONLines.encode(request)
             try descriptor.writeAll(bytes, context: path)
         } catch let error as SystemError {
+            // A daemon at its client limit writes why, then closes: read
+            // that rather than report a broken pipe.
+            if let line = try? readLine(deadline: ContinuousClock.now + .seconds(1)),
+               let envelope = try? JSONLines.decode(ControlEnvelope.self, from: line), let refusal = envelope.error {
+                throw refusal.code == .overloaded && envelope.id == nil ? .refused(path: path, refusal) : .daemon(refusal)
+            }
             throw .transport("cannot send to peerd: \(error)")
         } catch {
             throw .transport("cannot encode the request: \(error)")

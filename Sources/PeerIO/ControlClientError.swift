@@ -14,6 +14,9 @@ public enum ControlClientError: Error, CustomStringConvertible {
     /// The daemon took the connection but did not answer a request in
     /// time: starting and failing (under socket activation), or stuck (exit 3).
     case noAnswer(path: String, seconds: Int)
+    /// The daemon refused the connection at one of its client limits
+    /// (`overloaded` before any request was answered) (exit 3).
+    case refused(path: String, ControlError)
 
     /// A message for people; for `unreachable`, how to start the daemon.
     public var description: String {
@@ -25,6 +28,8 @@ public enum ControlClientError: Error, CustomStringConvertible {
         case .transport(let message): return message
         case .daemon(let error): return error.message + " (\(error.code.rawValue))"
         case .timedOut: return "timed out"
+        case .refused(let path, let error):
+            return "peerd at \(path) refused the connection: \(error.message) (\(error.code.rawValue))"
         case .noAnswer(let path, let seconds):
             return "peerd at \(path) did not answer within \(seconds) s. If it runs under systemd, 'systemctl status peerd' and 'journalctl -u peerd' say why."
         }
@@ -33,7 +38,7 @@ public enum ControlClientError: Error, CustomStringConvertible {
     /// peerctl's exit code.
     public var exitCode: Int32 {
         switch self {
-        case .unreachable, .noAnswer: return 3
+        case .unreachable, .noAnswer, .refused: return 3
         case .transport, .daemon, .timedOut: return 1
         }
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import FoundationEssentials
 import Glibc
 import PeerCore
 
@@ -9,6 +10,11 @@ import PeerCore
 /// reading fills it; the connection is then dropped with one final `error`
 /// event (sent after any line already half-written, so framing stays whole)
 /// and closed once that drains or `drainTimeout` passes.
+///
+/// Input is bounded three ways: at most 64 KiB is read per wakeup (the
+/// source fires again while more waits), a line may not pass the
+/// connection's limit, and the owner is asked through `holding` before an
+/// unfinished line grows, so all clients together hold a bounded amount.
 @MainActor
 public final class ControlConnection {
     /// What the connection reports to its owner.
@@ -17,12 +23,16 @@ public final class ControlConnection {
         public var line: @MainActor (ControlConnection, [UInt8]) -> Void
         /// The connection closed and its descriptor was released.
         public var closed: @MainActor (ControlConnection) -> Void
+        /// The unfinished line now holds this many bytes; false refuses it.
+        public var holding: @MainActor (ControlConnection, Int) -> Bool
 
         /// Creates callbacks.
         public init(line: @escaping @MainActor (ControlConnection, [UInt8]) -> Void,
-                    closed: @escaping @MainActor (ControlConnection) -> Void) {
+                    closed: @escaping @MainActor (ControlConnection) -> Void,
+                    holding: @escaping @MainActor (ControlConnection, Int) -> Bool = { _, _ in true }) {
             self.line = line
             self.closed = closed
+            self.holding = holding
         }
     }
 
@@ -31,7 +41,11 @@ public final class ControlConnection {
     /// Whether the client asked for events.
     public var isSubscriber = false
     /// Who the client is, from the kernel; nil if it could not be read.
-    public var credentials: ClientCredentials?
+    public let credentials: ClientCredentials?
+    /// Who the client is, for admission and limits.
+    public let client: ClientAdmission.Client
+    /// Whether the connection is on its way out (dropped, finishing or closed).
+    public var isClosing: Bool { closing || closed }
     private let callbacks: Callbacks
     private let logger: Logger
     private var lines: LineBuffer
@@ -40,14 +54,22 @@ public final class ControlConnection {
     private var closing = false
     private var closed = false
     private let drainTimeout: Double = 5
+    /// When the unfinished line's first byte arrived.
+    private var lineStarted: Date?
+    /// When the last whole request arrived (or the connection opened).
+    private var lastRequest: Date
 
     private var descriptor: FileDescriptor { channel.descriptor }
 
     /// Wraps an accepted, non-blocking descriptor and starts reading.
-    public init(descriptor: FileDescriptor, number: Int, queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks) {
+    public init(descriptor: FileDescriptor, number: Int, credentials: ClientCredentials?, client: ClientAdmission.Client, now: Date,
+                queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks) {
         self.number = number
+        self.credentials = credentials
+        self.client = client
         self.callbacks = callbacks
         self.logger = logger
+        lastRequest = now
         lines = LineBuffer(maxLineBytes: maxLine)
         outbound = OutboundQueue(limit: queueLimit)
         channel = DispatchChannel(descriptor: descriptor,
@@ -55,8 +77,9 @@ public final class ControlConnection {
                                   onWritable: { [weak self] in self?.flush() })
     }
 
-    /// Queues one line. Returns false when the queue is full: the caller
-    /// decides (a subscriber is then dropped with ``drop(finalLine:)``).
+    /// Queues one line. Returns false when the queue is full or the
+    /// connection is closing: the caller decides (a subscriber whose queue
+    /// is full is dropped with ``drop(finalLine:)``).
     @discardableResult
     public func send(_ line: [UInt8]) -> Bool {
         guard !closing, !closed else { return false }
@@ -91,6 +114,20 @@ public final class ControlConnection {
         }
     }
 
+    /// The clock: an unfinished line past its deadline ends the
+    /// connection, and so does idleness for a client outside the group.
+    public func tick(now: Date) {
+        guard !closing, !closed else { return }
+        if let lineStarted, now.timeIntervalSince(lineStarted) >= ControlProtocol.incompleteLineTimeout {
+            fail(ControlError(.badRequest, "request line unfinished after \(Int(ControlProtocol.incompleteLineTimeout)) s; end each request with a newline"))
+            return
+        }
+        if !client.privileged, !isSubscriber, now.timeIntervalSince(lastRequest) >= ControlProtocol.othersIdleTimeout {
+            logger.debug("control client \(number): idle for \(Int(ControlProtocol.othersIdleTimeout)) s outside the group; closing")
+            close()
+        }
+    }
+
     private func finishAfterDrain() {
         closing = true
         channel.pauseReading()
@@ -101,35 +138,51 @@ public final class ControlConnection {
         }
     }
 
+    private func fail(_ error: ControlError) {
+        _ = callbacks.holding(self, 0)
+        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: nil, error: error)) {
+            finish(finalLine: line)
+        } else {
+            close()
+        }
+    }
+
     private func readable() {
-        guard !closed else { return }
+        guard !closed, !closing else { return }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
-        while !closed {
+        // At most 64 KiB per wakeup: one busy client cannot hold the main
+        // queue; Dispatch calls again while more is waiting.
+        for _ in 0..<4 where !closed && !closing {
             let count: Int?
             do {
                 count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
             } catch {
                 logger.debug("control client \(number): \(error)")
+                _ = callbacks.holding(self, 0)
                 close()
                 return
             }
             guard let count else { return }
             if count == 0 {
                 // The client closed its end; finish writing what it asked for.
+                _ = callbacks.holding(self, 0)
                 if outbound.isEmpty { close() } else { finishAfterDrain() }
                 return
             }
             guard let complete = lines.append(buffer[0..<count]) else {
-                let error = ControlError(.badRequest, "request line longer than \(lines.maxLineBytes) bytes")
-                if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: nil, error: error)) {
-                    finish(finalLine: line)
-                } else {
-                    close()
-                }
+                fail(ControlError(.badRequest, "request line longer than \(lines.maxLineBytes) bytes"))
+                return
+            }
+            if !complete.isEmpty {
+                lastRequest = Date()
+                lineStarted = nil
+            }
+            if lines.pendingCount > 0, lineStarted == nil { lineStarted = Date() }
+            guard callbacks.holding(self, lines.pendingCount) else {
+                fail(ControlError(.overloaded, "the daemon holds too many unfinished request bytes from its clients; retry shortly"))
                 return
             }
             for line in complete where !closing { callbacks.line(self, line) }
-            if closing { return }
         }
     }
 

@@ -14,9 +14,24 @@ public final class ControlServer {
     private let maxLine: Int
     private var acceptSource: (any DispatchSourceRead)?
     private var connections: [ObjectIdentifier: ControlConnection] = [:]
+    /// Bytes of unfinished request lines, per connection, beyond the free
+    /// allowance; their sum is bounded by ``requestBytesLimit``.
+    private var heldBytes: [ObjectIdentifier: Int] = [:]
+    private var heldTotal = 0
     private var nextNumber = 1
-    /// The most clients at once; one more gets `overloaded` and is closed.
-    public var maxClients = 64
+    /// Who may connect (see ``ClientAdmission``); set before ``start()``.
+    public var admission = ClientAdmission(maxClients: 64)
+    /// Root's connections, and members' together; one more gets `overloaded`.
+    public var maxClients: Int {
+        get { admission.maxClients }
+        set { admission = ClientAdmission(maxClients: newValue) }
+    }
+    /// Unfinished request bytes every connection may hold without drawing
+    /// on the shared limit: any ordinary request fits.
+    public static let freeRequestBytes = 64 * 1024
+    /// Unfinished request bytes all clients together may hold beyond their
+    /// free allowance. A line that would pass it gets `overloaded`.
+    public let requestBytesLimit: Int
     /// Who may do what; set before ``start()``.
     public var policy = AccessPolicy(groupID: nil, publicRead: false)
     /// Answers requests; set before ``start()``.
@@ -24,8 +39,10 @@ public final class ControlServer {
 
     /// Binds the socket at `path` (mode 0660). `queueLimit` bounds each
     /// client's unsent bytes.
+    /// `requestBytesLimit` (default: twice `maxLine`, at least 32 MiB)
+    /// bounds the unfinished request bytes of all clients together.
     public init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger,
-                activated: FileDescriptor? = nil, mode: mode_t = 0o660, group: gid_t? = nil) throws(SystemError) {
+                activated: FileDescriptor? = nil, mode: mode_t = 0o660, group: gid_t? = nil, requestBytesLimit: Int? = nil) throws(SystemError) {
         if let activated {
             listener = UnixSocketListener(activated: activated, path: path)
         } else {
@@ -34,6 +51,7 @@ public final class ControlServer {
         self.logger = logger
         self.queueLimit = queueLimit
         self.maxLine = maxLine
+        self.requestBytesLimit = requestBytesLimit ?? max(2 * maxLine, 32 << 20)
     }
 
     /// The socket path.
@@ -54,10 +72,10 @@ public final class ControlServer {
     }
 
     /// Sends an event to every subscriber; one whose queue is full is dropped
-    /// with a final `error` event.
+    /// with a final `error` event, and logged once.
     public func broadcast(_ event: ControlEvent) {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return }
-        for connection in connections.values where connection.isSubscriber {
+        for connection in connections.values where connection.isSubscriber && !connection.isClosing {
             if !connection.send(line) {
                 logger.warning("control client \(connection.number) is not reading its events; dropping it")
                 let error = ControlError(.overloaded, "subscriber too slow: more than \(queueLimit) bytes of events unread; resubscribe with since=\(event.seq - 1)")
@@ -66,6 +84,14 @@ public final class ControlServer {
             }
         }
     }
+
+    /// The clock: unfinished lines and idle clients outside the group.
+    public func tick(now: Date) {
+        for connection in Array(connections.values) { connection.tick(now: now) }
+    }
+
+    /// Unfinished request bytes held beyond the free allowances, in all.
+    public var heldRequestBytes: Int { heldTotal }
 
     /// Tells subscribers the daemon stops, closes every client, removes the socket.
     public func stop(time: Date) {
@@ -90,37 +116,72 @@ public final class ControlServer {
                 return
             }
             guard let descriptor = accepted else { return }
-            guard connections.count < maxClients else {
-                refuseOverCap(descriptor)
+            let credentials: ClientCredentials?
+            do {
+                credentials = try PeerCredentials.of(descriptor)
+            } catch {
+                logger.warning("control client: cannot read its credentials: \(error)")
+                credentials = nil
+            }
+            let client = ClientAdmission.Client(uid: credentials?.uid, privileged: credentials.map(policy.isPrivileged) ?? false)
+            if let refusal = admission.admit(client, connected: connections.values.map(\.client)) {
+                refuse(descriptor, refusal)
                 continue
             }
             let number = nextNumber
             nextNumber += 1
             let connection = ControlConnection(
-                descriptor: descriptor, number: number, queueLimit: queueLimit, maxLine: maxLine, logger: logger,
+                descriptor: descriptor, number: number, credentials: credentials, client: client, now: Date(), queueLimit: queueLimit,
+                maxLine: client.privileged ? maxLine : ControlProtocol.maxOthersRequestLineBytes, logger: logger,
                 callbacks: .init(
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
-                    closed: { [weak self] connection in self?.connections[ObjectIdentifier(connection)] = nil }))
-            do {
-                connection.credentials = try PeerCredentials.of(descriptor)
-            } catch {
-                logger.warning("control client \(number): cannot read its credentials: \(error)")
-            }
+                    closed: { [weak self] connection in self?.forget(connection) },
+                    holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false }))
             connections[ObjectIdentifier(connection)] = connection
         }
+    }
+
+    private func forget(_ connection: ControlConnection) {
+        _ = hold(0, for: connection)
+        connections[ObjectIdentifier(connection)] = nil
+    }
+
+    /// Records that `connection`'s unfinished line holds `bytes`; false if
+    /// that would pass the shared limit (nothing is recorded then).
+    private func hold(_ bytes: Int, for connection: ControlConnection) -> Bool {
+        let key = ObjectIdentifier(connection)
+        let excess = max(0, bytes - Self.freeRequestBytes)
+        let before = heldBytes[key] ?? 0
+        let total = heldTotal - before + excess
+        guard excess <= before || total <= requestBytesLimit else {
+            logger.warning("control client \(connection.number): unfinished requests would hold \(total) bytes, over the \(requestBytesLimit)-byte limit; refusing its line")
+            return false
+        }
+        heldTotal = total
+        heldBytes[key] = excess == 0 ? nil : excess
+        return true
     }
 
     private var refusedClients = RefusalCounter()
 
     /// One best-effort error line, then close: the daemon never waits on it.
-    private func refuseOverCap(_ descriptor: FileDescriptor) {
+    /// What the client already sent is read and discarded first, so the
+    /// close is an orderly end of stream and the client can read the
+    /// refusal (a close with unread input would reset its connection).
+    private func refuse(_ descriptor: FileDescriptor, _ refusal: ClientAdmission.Refusal) {
         if refusedClients.record() {
-            logger.warning("control client limit (\(maxClients)) reached; refusing a client (\(refusedClients.count) refused so far)")
+            logger.warning("control client refused: \(refusal) (\(refusedClients.count) refused so far)")
         }
-        let error = ControlError(.overloaded, "too many control clients (\(maxClients)); try again later")
+        let error = ControlError(.overloaded, refusal.description)
         if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: nil, error: error)) {
             _ = line.withUnsafeBytes { raw in try? descriptor.send(raw) }
         }
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let count: Int? = scratch.withUnsafeMutableBytes { raw in (try? descriptor.read(into: raw)) ?? nil }
+            guard let count, count > 0 else { break }
+        }
+        shutdown(descriptor.rawValue, Int32(SHUT_WR))
         descriptor.close()
     }
 

@@ -626,7 +626,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// A client that sends requests but does not read the answers fills its
     /// queue; it is dropped with a last error rather than buffered for.
     private func deliver(_ line: [UInt8], to connection: ControlConnection, id: RequestID) {
-        guard !connection.send(line) else { return }
+        // A connection already on its way out is not overloaded: say nothing.
+        guard !connection.send(line), !connection.isClosing else { return }
         logger.warning("control client \(connection.number) is not reading its responses; dropping it")
         let error = ControlError(.overloaded, "too many unread responses; read them before sending more requests")
         if let final = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.drop(finalLine: final) }
@@ -706,6 +707,7 @@ extension SessionManager {
     private func tick() {
         let now = Date()
         for session in Array(sessions.values) { session.tick(now: now) }
+        control.tick(now: now)
         for (peer, deadline) in awaitingCrossed where now >= deadline {
             awaitingCrossed[peer] = nil
             if sessionByPeer[peer] == nil { setState(.notConnected, for: peer, reason: .closedByPeer) }

@@ -41,10 +41,10 @@ struct PeerctlCommands {
         case .accept(let id), .decline(let id):
             let accept = if case .accept = command { true } else { false }
             let info = try client.call(accept ? .accept : .decline, params: ControlParams(invitation: id), as: InvitationInfo.self)
-            emit(json ? PeerctlRenderer.json(info) : "\(accept ? "accepted" : "declined") the invitation from '\(info.name)' (\(info.peer.uuidString.lowercased()))")
+            emit(json ? PeerctlRenderer.json(info) : "\(accept ? "accepted" : "declined") the invitation from '\(TerminalText.escape(info.name))' (\(info.peer.uuidString.lowercased()))")
         case .disconnect(let selector):
             let result = try client.call(.disconnect, params: ControlParams(peer: selector), as: PeerResult.self)
-            emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(result.peer.name)'")
+            emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(TerminalText.escape(result.peer.name))'")
         case .send(let selector, let text, let lines, let queue):
             return try send(selector, text: text, lines: lines, queue: queue)
         case .queue:
@@ -60,7 +60,7 @@ struct PeerctlCommands {
             return try pairAccept(id, code: code)
         case .pairReject(let id):
             let info = try client.call(.pairReject, params: ControlParams(pairing: id), as: PairingInfo.self)
-            emit(json ? PeerctlRenderer.json(info) : "rejected pairing with '\(info.name)'")
+            emit(json ? PeerctlRenderer.json(info) : "rejected pairing with '\(TerminalText.escape(info.name))'")
         case .pairings:
             let result = try client.call(.pairings, as: PairingsResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.pairings(result.pairings))
@@ -69,7 +69,7 @@ struct PeerctlCommands {
             emit(json ? PeerctlRenderer.json(result) : render.trusted(result.peers))
         case .unpair(let selector):
             let result = try client.call(.unpair, params: ControlParams(peer: selector), as: PeerResult.self)
-            emit(json ? PeerctlRenderer.json(result.peer) : "unpaired '\(result.peer.name)'")
+            emit(json ? PeerctlRenderer.json(result.peer) : "unpaired '\(TerminalText.escape(result.peer.name))'")
         case .help, .version:
             break
         }
@@ -79,7 +79,7 @@ struct PeerctlCommands {
     private func pair(_ selector: String) throws(ControlClientError) -> Int32 {
         _ = try client.call(.subscribe, as: SubscribeResult.self)
         let peer = try client.call(.pair, params: ControlParams(peer: selector), as: PeerResult.self).peer
-        if !json { emit("pairing with '\(peer.name)'…") }
+        if !json { emit("pairing with '\(TerminalText.escape(peer.name))'…") }
         let deadline = ContinuousClock.now + .seconds(3600)
         while true {
             let (event, _) = try client.nextEvent(deadline: deadline)
@@ -87,9 +87,9 @@ struct PeerctlCommands {
             switch event.type {
             case .pairingCode:
                 let code = event.pairing?.code ?? "?"
-                emit(json ? PeerctlRenderer.json(event) : "Pairing code: \(code)\nConfirm it on '\(peer.name)': peerctl pair-accept ID --code \(code)   (ID from 'peerctl pairings' there)")
+                emit(json ? PeerctlRenderer.json(event) : "Pairing code: \(code)\nConfirm it on '\(TerminalText.escape(peer.name))': peerctl pair-accept ID --code \(code)   (ID from 'peerctl pairings' there)")
             case .paired:
-                emit(json ? PeerctlRenderer.json(event) : "paired with '\(peer.name)'")
+                emit(json ? PeerctlRenderer.json(event) : "paired with '\(TerminalText.escape(peer.name))'")
                 return 0
             case .pairingFailed:
                 if json { emit(PeerctlRenderer.json(event)) }
@@ -116,7 +116,7 @@ struct PeerctlCommands {
                 printError("no pairing '\(id)' waiting for a code")
                 return 1
             }
-            print("'\(info.name)' (\(info.peerId)) asks to pair.\nThe code here is \(shown). Does the other host show the same code? [y/N] ", terminator: "")
+            print("'\(TerminalText.escape(info.name))' (\(info.peerId)) asks to pair.\nThe code here is \(shown). Does the other host show the same code? [y/N] ", terminator: "")
             fflush(nil)
             guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
                 _ = try client.call(.pairReject, params: ControlParams(pairing: info.id), as: PairingInfo.self)
@@ -126,7 +126,7 @@ struct PeerctlCommands {
             typed = shown
         }
         let peer = try client.call(.pairAccept, params: ControlParams(pairing: id, code: typed), as: PeerResult.self).peer
-        emit(json ? PeerctlRenderer.json(peer) : "paired with '\(peer.name)'")
+        emit(json ? PeerctlRenderer.json(peer) : "paired with '\(TerminalText.escape(peer.name))'")
         return 0
     }
 
@@ -139,17 +139,17 @@ struct PeerctlCommands {
         let result = try client.call(.invite, params: ControlParams(peer: selector, context: context, timeout: timeout), as: InviteResult.self)
         let peer = result.peer
         if !wait || peer.state == .connected {
-            emit(json ? PeerctlRenderer.json(result) : result.existing ? "'\(peer.name)' is already \(peer.state.rawValue)" : "invited '\(peer.name)' (\(peer.id.uuidString.lowercased()))")
+            emit(json ? PeerctlRenderer.json(result) : result.existing ? "'\(TerminalText.escape(peer.name))' is already \(peer.state.rawValue)" : "invited '\(TerminalText.escape(peer.name))' (\(peer.id.uuidString.lowercased()))")
             return 0
         }
-        if !json { emit("invited '\(peer.name)'; waiting for an answer") }
+        if !json { emit("invited '\(TerminalText.escape(peer.name))'; waiting for an answer") }
         let deadline = ContinuousClock.now + .seconds((timeout ?? 30) + 10)
         while true {
             let (event, _) = try client.nextEvent(deadline: deadline)
             guard event.peer?.id == peer.id || event.mismatch?.peer == peer.id else { continue }
             switch event.type {
             case .stateChanged where event.peer?.state == .connected:
-                emit(json ? PeerctlRenderer.json(event) : "connected to '\(peer.name)'")
+                emit(json ? PeerctlRenderer.json(event) : "connected to '\(TerminalText.escape(peer.name))'")
                 return 0
             case .stateChanged where event.peer?.state == .notConnected, .inviteFailed:
                 if json { emit(PeerctlRenderer.json(event)) }
@@ -202,7 +202,7 @@ struct PeerctlCommands {
         }
         if !json {
             let note = queued > 0 ? "; \(queued) queued until it is back" : ""
-            emit("sent \(messages.count) message\(messages.count == 1 ? "" : "s") (\(total) bytes) to '\(peer.name)'\(note)")
+            emit("sent \(messages.count) message\(messages.count == 1 ? "" : "s") (\(total) bytes) to '\(TerminalText.escape(peer.name))'\(note)")
         }
         return 0
     }
@@ -223,7 +223,10 @@ struct PeerctlCommands {
                 emit(PeerctlRenderer.json(event))
             } else {
                 let bytes = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
-                emit(String(decoding: bytes, as: UTF8.self))
+                // Raw for pipes and files; escaped for a person's terminal,
+                // where a peer's bytes must not drive the terminal.
+                let text = String(decoding: bytes, as: UTF8.self)
+                emit(isatty(1) == 1 ? TerminalText.escape(text) : text)
             }
         }
         return 0

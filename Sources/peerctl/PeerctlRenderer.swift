@@ -114,6 +114,10 @@ struct PeerctlRenderer {
 
     /// One `watch` line.
     func event(_ event: ControlEvent) -> String {
+        TerminalText.escape(eventLine(event))
+    }
+
+    private func eventLine(_ event: ControlEvent) -> String {
         let head = "\(event.time.formatted(.iso8601))  #\(event.seq)  \(event.type.rawValue.padding(16))"
         let who = event.peer.map { "\($0.id.uuidString.lowercased().prefix(8))  \($0.name)" } ?? ""
         switch event.type {

@@ -6,15 +6,24 @@ import PeerIO
 // peerctl: a thin client of peerd's control socket. Exit codes: 0 ok,
 // 1 operational error, 2 usage error, 3 daemon unreachable.
 
+/// Writes one error to stderr. Lines are kept, but every control inside a
+/// line is escaped: messages quote names and texts that peers chose.
 func printError(_ message: String) {
-    let line = Array("peerctl: \(message)\n".utf8)
+    let safe = message.split(separator: "\n", omittingEmptySubsequences: false).map { TerminalText.escape(String($0)) }.joined(separator: "\n")
+    let line = Array("peerctl: \(safe)\n".utf8)
     line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
 }
 
 func emit(_ text: String) {
     print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
-    fflush(nil)
+    // SIGPIPE is ignored, so a reader that went away (`peerctl watch | head`)
+    // shows up here: stop quietly, as the signal would have.
+    if fflush(nil) != 0 && errno == EPIPE { exit(0) }
 }
+
+// A daemon that closes the connection (at its client limit, say) is an
+// error to read and report, never a silent death by SIGPIPE.
+signal(SIGPIPE, SIG_IGN)
 
 let invocation: PeerctlInvocation
 do {

@@ -9,7 +9,7 @@ final class IdentityActorTests: XCTestCase {
             for family in AddressFamily.allCases {
                 let key = ServiceKey(interfaceIndex: 2, family: family, name: "p\(n)", type: "_peerd._tcp", domain: "local")
                 let service = ResolvedService(key: key, interfaceName: "eth0", hostName: "h", address: family == .ipv4 ? "169.254.0.\(n)" : "fe80::\(n)",
-                                              addressFamily: family, port: 1, txt: [TXTEntry(key: "id", value: "id\(n)")])
+                                              addressFamily: family, port: 1, txt: [TXTEntry(key: "id", value: String(repeating: "\(n)", count: 32))])
                 _ = await actor.apply(.resolved(service))
             }
         }

@@ -16,12 +16,18 @@ final class PeerRegistryTests: XCTestCase {
     private func service(_ name: String, id: String?, family: AddressFamily = .ipv4, address: String = "169.254.1.2",
                          interface: Int32 = 2, extra: [TXTEntry] = []) -> ResolvedService {
         var txt = [TXTEntry(key: "txtvers", value: "1")]
-        if let id { txt.append(TXTEntry(key: "id", value: id)) }
+        if let id { txt.append(TXTEntry(key: "id", value: pid(id))) }
         return ResolvedService(key: key(name, family, interface: interface), interfaceName: "eth\(interface)", hostName: "h.local",
                                address: address, addressFamily: family, port: 4000, txt: txt + extra)
     }
 
     private let t0 = Date(timeIntervalSince1970: 1_000)
+
+    /// A well-formed peer id (32 lowercase hex digits) named by a short tag.
+    private func pid(_ tag: String) -> String {
+        let hex = tag.utf8.map { String($0, radix: 16) }.joined()
+        return String((hex + String(repeating: "0", count: 32)).prefix(32))
+    }
 
     func testInterfacesAndFamiliesMergeIntoOneRowWithOneUUID() {
         var registry = PeerRegistry(maxPeers: 8)
@@ -35,7 +41,7 @@ final class PeerRegistryTests: XCTestCase {
         XCTAssertEqual(found.id, updated.id)
         XCTAssertEqual(updated.endpoints.count, 3)
         XCTAssertEqual(Set(updated.endpoints.map(\.family)), [.ipv4, .ipv6])
-        XCTAssertEqual(updated.peerId, "aa")
+        XCTAssertEqual(updated.peerId, pid("aa"))
     }
 
     func testLastEndpointGoneMarksLostAndReturnKeepsUUID() {
@@ -75,7 +81,7 @@ final class PeerRegistryTests: XCTestCase {
         _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
         let third = registry.apply(.resolved(service("c", id: "3")), now: t0, makeID: makeID)
         let again = registry.apply(.resolved(service("c", id: "3", family: .ipv6, address: "fe80::3")), now: t0, makeID: makeID)
-        XCTAssertEqual(third, [.rejectedAtCap(.peerID("3"), unverified: false)])
+        XCTAssertEqual(third, [.rejectedAtCap(.peerID(pid("3")), unverified: false)])
         XCTAssertEqual(again, [], "a turned-away peer is reported once")
         XCTAssertEqual(registry.count, 2)
         XCTAssertEqual(registry.rejectedCount, 1)
@@ -86,26 +92,26 @@ final class PeerRegistryTests: XCTestCase {
 
     func testUnverifiedCapLeavesRoomForPeersThatProveTheirKeys() {
         let paired = UUID()
-        var registry = PeerRegistry(maxPeers: 8, maxUnverified: 2, known: [KnownPeer(peerID: "pp", uuid: paired, name: "paired")])
+        var registry = PeerRegistry(maxPeers: 8, maxUnverified: 2, known: [KnownPeer(peerID: pid("pp"), uuid: paired, name: "paired")])
         _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
         _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
         XCTAssertEqual(registry.unverifiedCount, 2, "rows from mDNS alone")
         XCTAssertEqual(registry.apply(.resolved(service("c", id: "3")), now: t0, makeID: makeID),
-                       [.rejectedAtCap(.peerID("3"), unverified: true)], "a third fake advertisement is turned away")
+                       [.rejectedAtCap(.peerID(pid("3")), unverified: true)], "a third fake advertisement is turned away")
         // The paired peer's row is there already, and it still resolves.
         let found = registry.apply(.resolved(service("paired", id: "pp")), now: t0, makeID: makeID)
         guard case .found(let row) = found.first else { return XCTFail("\(found)") }
         XCTAssertEqual(row.id, paired)
         // A peer that connects and proves its key gets a row past the cap.
-        XCTAssertNotNil(registry.adopt(peerID: "4", name: "peer-4", now: t0, makeID: makeID)?.change)
+        XCTAssertNotNil(registry.adopt(peerID: pid("4"), name: "peer-4", now: t0, makeID: makeID)?.change)
         XCTAssertEqual(registry.count, 4)
         XCTAssertEqual(registry.unverifiedCount, 2)
         // A dialled peer whose key a handshake proved frees its slot.
-        registry.markVerified(peerID: "1")
+        registry.markVerified(peerID: pid("1"))
         XCTAssertEqual(registry.unverifiedCount, 1)
         XCTAssertEqual(registry.apply(.resolved(service("d", id: "5")), now: t0, makeID: makeID).count, 1, "room again")
         // So does an adopted peer that was discovered first.
-        _ = registry.adopt(peerID: "2", name: "b", now: t0, makeID: makeID)
+        _ = registry.adopt(peerID: pid("2"), name: "b", now: t0, makeID: makeID)
         XCTAssertEqual(registry.unverifiedCount, 1)
         XCTAssertEqual(registry.rejectedCount, 1)
     }
@@ -155,16 +161,16 @@ final class PeerRegistryTests: XCTestCase {
 
     func testKnownPeersKeepTheirUUIDsAndAdoptionMakesOneRow() {
         let stored = UUID()
-        var registry = PeerRegistry(maxPeers: 8, known: [KnownPeer(peerID: "aa", uuid: stored, name: "alpha")])
+        var registry = PeerRegistry(maxPeers: 8, known: [KnownPeer(peerID: pid("aa"), uuid: stored, name: "alpha")])
         XCTAssertEqual(registry.snapshots.map(\.id), [stored])
         XCTAssertTrue(registry.snapshots[0].lost, "not seen yet")
         let found = registry.apply(.resolved(service("alpha", id: "aa")), now: t0, makeID: makeID)
         guard case .found(let row) = found.first else { return XCTFail("\(found)") }
         XCTAssertEqual(row.id, stored)
         XCTAssertEqual(counter, 0, "no UUID was made for a known peer")
-        let adopted = registry.adopt(peerID: "bb", name: "peer-bb", now: t0, makeID: makeID)
+        let adopted = registry.adopt(peerID: pid("bb"), name: "peer-bb", now: t0, makeID: makeID)
         XCTAssertNotNil(adopted?.change)
-        XCTAssertNil(registry.adopt(peerID: "bb", name: "peer-bb", now: t0, makeID: makeID)?.change, "adopted once")
+        XCTAssertNil(registry.adopt(peerID: pid("bb"), name: "peer-bb", now: t0, makeID: makeID)?.change, "adopted once")
         XCTAssertEqual(registry.count, 2)
     }
 

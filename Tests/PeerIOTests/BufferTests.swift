@@ -64,3 +64,23 @@ final class OutboundQueueTests: XCTestCase {
         XCTAssertEqual(queue.byteCount, 0)
     }
 }
+
+final class LineBufferScanTests: XCTestCase {
+    func testCarriageReturnSplitFromItsNewlineIsStillRemoved() {
+        var buffer = LineBuffer(maxLineBytes: 100)
+        XCTAssertEqual(buffer.append(Array("abc\r".utf8)), [])
+        XCTAssertEqual(buffer.append(Array("\n\r\n".utf8)), [Array("abc".utf8), []])
+        XCTAssertEqual(buffer.pendingCount, 0)
+    }
+
+    func testALongLineInSmallPiecesArrivesWhole() {
+        var buffer = LineBuffer(maxLineBytes: 1 << 20)
+        let piece = [UInt8](repeating: UInt8(ascii: "x"), count: 1000)
+        for _ in 0..<1000 { XCTAssertEqual(buffer.append(piece), []) }
+        XCTAssertEqual(buffer.pendingCount, 1_000_000)
+        let lines = buffer.append(Array("y\nz".utf8))
+        XCTAssertEqual(lines?.count, 1)
+        XCTAssertEqual(lines?.first?.count, 1_000_001)
+        XCTAssertEqual(buffer.pendingCount, 1)
+    }
+}

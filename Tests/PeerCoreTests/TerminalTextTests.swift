@@ -1,0 +1,26 @@
+import XCTest
+@testable import PeerCore
+
+final class TerminalTextTests: XCTestCase {
+    func testControlsAndBidiAreEscapedAndPlainTextIsKept() {
+        let cases: [(String, String)] = [
+            ("host-1 café 東京", "host-1 café 東京"),
+            ("\u{1B}[2Jclear", "\\x1b[2Jclear"),
+            ("\u{1B}]0;title\u{07}", "\\x1b]0;title\\x07"),
+            ("two\nlines\r\t", "two\\nlines\\r\\t"),
+            ("del\u{7F}", "del\\x7f"),
+            ("c1\u{9B}31m", "c1\\u{9b}31m"),
+            ("\u{202E}evil\u{2066}\u{200F}", "\\u{202e}evil\\u{2066}\\u{200f}"),
+            ("back\\slash", "back\\\\slash"),
+            ("nul\u{0}", "nul\\x00"),
+        ]
+        for (raw, shown) in cases { XCTAssertEqual(TerminalText.escape(raw), shown, "escaping \(Array(raw.unicodeScalars))") }
+    }
+
+    func testTablesEscapeEveryCell() {
+        var table = TextTable(header: ["NAME"])
+        table.rows = [["\u{1B}[31mred"]]
+        XCTAssertFalse(table.render().contains("\u{1B}"))
+        XCTAssertTrue(table.render().contains("\\x1b[31mred"))
+    }
+}
