@@ -16,6 +16,7 @@ let package = Package(
     products: [
         .executable(name: "peerd", targets: ["peerd"]),
         .executable(name: "peerctl", targets: ["peerctl"]),
+        .executable(name: "peerprobe", targets: ["peerprobe"]),
     ],
     targets: [
         .systemLibrary(
@@ -28,10 +29,14 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // glibc's malloc.h (mallopt, malloc_trim): memory goes back after bulk work.
+        .systemLibrary(name: "CMalloc"),
         .target(name: "PeerCore", swiftSettings: strict),
-        .target(name: "PeerIO", dependencies: ["PeerCore", "CAvahi", "CSodium"], swiftSettings: strict),
+        .target(name: "PeerIO", dependencies: ["PeerCore", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
+        // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
+        .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerCore"], swiftSettings: strict),
         .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
     ]

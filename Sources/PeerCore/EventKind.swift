@@ -6,6 +6,10 @@ public enum EventKind: String, Codable, Sendable {
     case peerUpdated
     /// A peer's last endpoint went away; the row stays, marked lost.
     case peerLost
+    /// A row was evicted to make room for another peer: it was unpaired,
+    /// had no session and no endpoints. It leaves the list; if the peer
+    /// returns, it comes back under the same UUID.
+    case peerRemoved
     /// A peer's session state changed; `reason` says why.
     case stateChanged
     /// Our invitation never reached the peer: no address answered, or the

@@ -16,8 +16,14 @@ public actor IdentityActor {
     }
 
     /// Applies a discovery event; returns the row changes it caused.
-    public func apply(_ event: DiscoveryEvent) -> [PeerChange] {
-        registry.apply(event, now: clock(), makeID: { UUID() })
+    /// `protected` rows (paired, or with a session) are never evicted.
+    public func apply(_ event: DiscoveryEvent, protected: Set<UUID> = []) -> [PeerChange] {
+        registry.apply(event, now: clock(), protected: protected, makeID: { UUID() })
+    }
+
+    /// An endpoint of row `id` proved another key: it leaves the row.
+    public func refuseEndpoint(_ endpoint: Endpoint, of id: UUID) -> [PeerChange] {
+        registry.refuseEndpoint(endpoint, of: id, now: clock())
     }
 
     /// Every row, in first-seen order.
@@ -33,8 +39,9 @@ public actor IdentityActor {
     public func markVerified(peerID: String) { registry.markVerified(peerID: peerID) }
 
     /// The row for a peer that proved `peerID` on a connection, made if
-    /// needed (nil at the cap), and the change to publish if it was made.
-    public func adopt(peerID: String, name: String) -> (snapshot: PeerSnapshot, change: PeerChange?)? {
-        registry.adopt(peerID: peerID, name: name, now: clock(), makeID: { UUID() })
+    /// needed (evicting an unprotected empty row at the cap; nil when none
+    /// can go), and the changes to publish.
+    public func adopt(peerID: String, name: String, protected: Set<UUID> = []) -> (snapshot: PeerSnapshot, changes: [PeerChange])? {
+        registry.adopt(peerID: peerID, name: name, now: clock(), protected: protected, makeID: { UUID() })
     }
 }

@@ -6,6 +6,10 @@ public enum PeerChange: Sendable, Equatable {
     case updated(PeerSnapshot)
     /// A peer's last endpoint went away; the row stays, marked lost.
     case lost(PeerSnapshot)
+    /// A row was evicted to make room: an unpaired peer with no session
+    /// and no endpoints, the least recently seen. Should it come back, it
+    /// gets the same UUID (the registry remembers evicted ids, bounded).
+    case evicted(PeerSnapshot)
     /// A new peer was not tracked because the registry is at a cap
     /// (reported once per peer): the unverified-row cap when `unverified`,
     /// else the peer cap.

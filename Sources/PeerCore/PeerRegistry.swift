@@ -8,9 +8,15 @@ import FoundationEssentials
 /// - a row, once made, never leaves: its last endpoint going marks it `lost`,
 ///   and its return revives the same row and UUID;
 /// - at most `maxPeers` rows, so a flood of fake services cannot eat memory;
-/// - at most `maxUnverified` rows that no handshake has verified (made from
-///   mDNS alone), so such a flood cannot take the rows that peers who prove
-///   their keys (paired peers, peers that connect) still get.
+/// - at most `maxUnverified` present rows that no handshake has verified
+///   (made from mDNS alone), so such a flood cannot take the rows that peers
+///   who prove their keys (paired peers, peers that connect) still get;
+/// - when a new peer needs a row and the table is full, the least recently
+///   seen row with no endpoints, no session and no pairing (the caller
+///   names the protected rows) is evicted; its UUID is remembered, so a
+///   peer that returns gets its old UUID back;
+/// - a row whose key a handshake proved, or that is trusted, takes no name
+///   or info from mDNS: an advertiser with no proof cannot rename it.
 ///
 /// UUIDs are not made here: the caller passes `makeID`, and the only caller
 /// that makes real ones is ``IdentityActor``.
@@ -21,8 +27,8 @@ public struct PeerRegistry: Sendable {
     public let maxUnverified: Int
     /// How many distinct new peers were turned away at either cap.
     public private(set) var rejectedCount = 0
-    /// Rows made from mDNS alone whose key no handshake has proven yet.
-    public var unverifiedCount: Int { unverified.count }
+    /// Present rows made from mDNS alone whose key no handshake has proven yet.
+    public var unverifiedCount: Int { unverified.filter { records[$0]?.lost == false }.count }
 
     private var records: [UUID: PeerRecord] = [:]
     private var order: [UUID] = []
@@ -30,6 +36,14 @@ public struct PeerRegistry: Sendable {
     private var ownerByService: [ServiceKey: UUID] = [:]
     private var rejectedKeys: Set<PeerKey> = []
     private var unverified: Set<UUID> = []
+    /// Rows of peers trusted at start (the trust store); never evicted.
+    private var trusted: Set<UUID> = []
+    /// Service keys whose endpoint failed the identity check: not merged
+    /// into the row again until Avahi removes the service.
+    private var refusedServices: Set<ServiceKey> = []
+    /// UUIDs of evicted rows by key, oldest first, at most `4 × maxPeers`.
+    private var evictedIDs: [PeerKey: UUID] = [:]
+    private var evictionOrder: [PeerKey] = []
 
     /// Creates a registry holding at most `maxPeers` rows, of which at most
     /// `maxUnverified` (default: all) unverified, with a verified row (lost,
@@ -41,6 +55,7 @@ public struct PeerRegistry: Sendable {
             idByKey[.peerID(peer.peerID)] = peer.uuid
             order.append(peer.uuid)
             records[peer.uuid] = PeerRecord(id: peer.uuid, key: .peerID(peer.peerID), name: peer.name, lastSeen: now, lost: true)
+            trusted.insert(peer.uuid)
         }
     }
 
@@ -57,9 +72,10 @@ public struct PeerRegistry: Sendable {
     public func id(for key: PeerKey) -> UUID? { idByKey[key] }
 
     /// Applies one discovery event and returns what changed, in order.
-    public mutating func apply(_ event: DiscoveryEvent, now: Date, makeID: () -> UUID) -> [PeerChange] {
+    /// `protected` rows (paired, or with a session) are never evicted.
+    public mutating func apply(_ event: DiscoveryEvent, now: Date, protected: Set<UUID> = [], makeID: () -> UUID) -> [PeerChange] {
         switch event {
-        case .resolved(let service): return resolve(service, now: now, makeID: makeID)
+        case .resolved(let service): return resolve(service, now: now, protected: protected, makeID: makeID)
         case .removed(let key): return remove(key, now: now)
         case .daemonLost: return forgetAllServices(now: now)
         }
@@ -68,19 +84,70 @@ public struct PeerRegistry: Sendable {
     /// The row for a peer that proved `peerID` in a handshake on a
     /// connection it made: its discovered row, now verified, or a new
     /// verified row with no endpoints. Nil at the peer cap.
-    public mutating func adopt(peerID: String, name: String, now: Date, makeID: () -> UUID) -> (snapshot: PeerSnapshot, change: PeerChange?)? {
+    public mutating func adopt(peerID: String, name: String, now: Date, protected: Set<UUID> = [],
+                               makeID: () -> UUID) -> (snapshot: PeerSnapshot, changes: [PeerChange])? {
         let key = PeerKey.peerID(peerID)
         if let id = idByKey[key], let record = records[id] {
             unverified.remove(id)
-            return (record.snapshot, nil)
+            return (record.snapshot, [])
         }
-        guard order.count < maxPeers else { return nil }
-        let id = makeID()
+        var changes: [PeerChange] = []
+        if order.count >= maxPeers {
+            guard let evicted = evictOne(protected: protected) else { return nil }
+            changes.append(evicted)
+        }
+        let id = reuseOrMake(key, makeID)
         idByKey[key] = id
         order.append(id)
         let record = PeerRecord(id: id, key: key, name: name, lastSeen: now, lost: false)
         records[id] = record
-        return (record.snapshot, .found(record.snapshot))
+        return (record.snapshot, changes + [.found(record.snapshot)])
+    }
+
+    /// The endpoint `endpoint` of row `id` failed the identity check (it
+    /// proved another key): the services behind it leave the row and are
+    /// not merged again until Avahi removes them. Returns the row's change.
+    public mutating func refuseEndpoint(_ endpoint: Endpoint, of id: UUID, now: Date) -> [PeerChange] {
+        guard let record = records[id] else { return [] }
+        var changes: [PeerChange] = []
+        for (key, service) in record.services where service.endpoint == endpoint {
+            refusedServices.insert(key)
+            changes += detach(key, from: id, now: now)
+        }
+        return changes
+    }
+
+    /// The name of a row made for a peer that connected before it was
+    /// discovered: `peer-` and the first 8 digits of its id.
+    public static func placeholderName(for key: PeerKey) -> String {
+        switch key {
+        case .peerID(let id): return "peer-" + String(id.prefix(8))
+        case .instanceName(let name): return name
+        }
+    }
+
+    /// Whether the row for `id` is proven (a handshake showed its key) or trusted.
+    public func isProven(_ id: UUID) -> Bool { records[id] != nil && !unverified.contains(id) }
+
+    /// The least recently seen row with no endpoints that is not protected,
+    /// removed; its UUID is remembered for its return.
+    private mutating func evictOne(protected: Set<UUID>) -> PeerChange? {
+        let candidates = order.compactMap { records[$0] }.filter { $0.services.isEmpty && !protected.contains($0.id) && !trusted.contains($0.id) }
+        guard let victim = candidates.min(by: { $0.lastSeen < $1.lastSeen }) else { return nil }
+        records[victim.id] = nil
+        order.removeAll { $0 == victim.id }
+        idByKey[victim.key] = nil
+        unverified.remove(victim.id)
+        if evictedIDs.updateValue(victim.id, forKey: victim.key) == nil { evictionOrder.append(victim.key) }
+        if evictionOrder.count > maxPeers * 4 { evictedIDs[evictionOrder.removeFirst()] = nil }
+        return .evicted(victim.snapshot)
+    }
+
+    /// The UUID an evicted row had under `key`, or a new one.
+    private mutating func reuseOrMake(_ key: PeerKey, _ makeID: () -> UUID) -> UUID {
+        guard let id = evictedIDs.removeValue(forKey: key) else { return makeID() }
+        evictionOrder.removeAll { $0 == key }
+        return id
     }
 
     /// A handshake proved `peerID` (we dialled it): its row no longer
@@ -97,9 +164,10 @@ public struct PeerRegistry: Sendable {
         return record.snapshot
     }
 
-    private mutating func resolve(_ service: ResolvedService, now: Date, makeID: () -> UUID) -> [PeerChange] {
+    private mutating func resolve(_ service: ResolvedService, now: Date, protected: Set<UUID>, makeID: () -> UUID) -> [PeerChange] {
         var changes: [PeerChange] = []
         let key = service.peerKey
+        guard !refusedServices.contains(service.key) else { return [] }
         // The same service key may now advertise another id: detach it first.
         if let previous = ownerByService[service.key], records[previous]?.key != key {
             changes += detach(service.key, from: previous, now: now)
@@ -108,7 +176,10 @@ public struct PeerRegistry: Sendable {
         if let known = idByKey[key] {
             id = known
         } else {
-            guard order.count < maxPeers, unverified.count < maxUnverified else {
+            if order.count >= maxPeers || unverifiedCount >= maxUnverified, let evicted = evictOne(protected: protected) {
+                changes.append(evicted)
+            }
+            guard order.count < maxPeers, unverifiedCount < maxUnverified else {
                 // Reported once per peer, however often its services resolve.
                 // The memory of turned-away keys is itself bounded: past
                 // 4 × maxPeers it starts over (the count may then repeat one).
@@ -117,7 +188,7 @@ public struct PeerRegistry: Sendable {
                 rejectedCount += 1
                 return changes + [.rejectedAtCap(key, unverified: order.count < maxPeers)]
             }
-            id = makeID()
+            id = reuseOrMake(key, makeID)
             idByKey[key] = id
             order.append(id)
             unverified.insert(id)
@@ -128,8 +199,14 @@ public struct PeerRegistry: Sendable {
         let wasLost = record.lost
         record.services[service.key] = service
         ownerByService[service.key] = id
-        record.name = service.key.name
-        record.info = Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        // Name and info of a proven or trusted row come from proof (the
+        // trust store, a handshake), never from an advertisement.
+        // A proven row adopted from a connection, still under its
+        // placeholder name, takes its first advertised name.
+        if !isProven(id) || record.name == Self.placeholderName(for: key) {
+            record.name = service.key.name
+            record.info = Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
         record.lastSeen = now
         record.lost = false
         records[id] = record
@@ -143,6 +220,7 @@ public struct PeerRegistry: Sendable {
     }
 
     private mutating func remove(_ key: ServiceKey, now: Date) -> [PeerChange] {
+        refusedServices.remove(key)
         guard let owner = ownerByService[key] else { return [] }
         return detach(key, from: owner, now: now)
     }

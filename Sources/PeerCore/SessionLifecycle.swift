@@ -30,6 +30,10 @@ public struct SessionLifecycle: Sendable {
         public var maxInviteTimeout: TimeInterval = 300
         /// The largest reassembled message (`--max-message`).
         public var maxMessage = 16 << 20
+        /// A session accepted to pair must see the peer's `pairRequest` this fast.
+        public var pairingRequestTimeout: TimeInterval = 5
+        /// An accepted connection that sends nothing at all is closed this fast.
+        public var silentTimeout: TimeInterval = 2
 
         /// Defaults.
         public init() {}
@@ -45,7 +49,10 @@ public struct SessionLifecycle: Sendable {
     private let inviteTimeout: TimeInterval
     private let inviterName: String
     private let context: [UInt8]
-    private let forPairing: Bool
+    private var forPairing: Bool
+    private var pairingDeadline: Date?
+    private var heardAnything = false
+    private let startedAt: Date
     private var deadline: Date
     private var lastReceived: Date
     private var lastSent: Date
@@ -61,6 +68,7 @@ public struct SessionLifecycle: Sendable {
         inviterName = name
         self.context = context
         deadline = now.addingTimeInterval(limits.handshakeTimeout)
+        startedAt = now
         lastReceived = now
         lastSent = now
         assembler = MessageAssembler(maxMessage: limits.maxMessage)
@@ -75,6 +83,7 @@ public struct SessionLifecycle: Sendable {
         inviterName = ""
         context = []
         deadline = now.addingTimeInterval(limits.handshakeTimeout)
+        startedAt = now
         lastReceived = now
         lastSent = now
         assembler = MessageAssembler(maxMessage: limits.maxMessage)
@@ -105,6 +114,13 @@ public struct SessionLifecycle: Sendable {
         }
     }
 
+    /// Bytes arrived on the connection (before the handshake finishes, this
+    /// is what keeps a connection from being closed as silent).
+    public mutating func bytesArrived() { heardAnything = true }
+
+    /// The peer asked to pair on a session accepted to pair: its deadline is met.
+    public mutating func pairingRequested() { pairingDeadline = nil }
+
     /// The handshake failed (bad message, wrong key, or the transport broke).
     public mutating func handshakeFailed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
@@ -130,6 +146,7 @@ public struct SessionLifecycle: Sendable {
             return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
         case (.invite(let name, let context, let timeout, let pairing), .awaitingInvite):
             phase = .awaitingDecision
+            forPairing = pairing
             let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
             deadline = now.addingTimeInterval(seconds)
             return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)]
@@ -138,6 +155,10 @@ public struct SessionLifecycle: Sendable {
             return [.established]
         case (.decline(let reason, let text), .inviting):
             return finish(reason == .timedOut ? .timedOut : .declined, text, notify: false)
+        case (.data, .connected) where forPairing:
+            // A session opened to pair carries the pairing alone: nothing a
+            // stranger sends on it may reach an application.
+            return finish(.protocolError, "application data on a session opened to pair", notify: true)
         case (.data(let more, let bytes), .connected):
             switch assembler.add(more: more, bytes: bytes) {
             case .incomplete: return []
@@ -165,6 +186,7 @@ public struct SessionLifecycle: Sendable {
         guard phase == .awaitingDecision else { return [] }
         if accept {
             phase = .connected
+            if forPairing { pairingDeadline = now.addingTimeInterval(limits.pairingRequestTimeout) }
             return sent(.accept, now) + [.established]
         }
         phase = .closed(.declined)
@@ -196,15 +218,22 @@ public struct SessionLifecycle: Sendable {
     /// Application data is being sent now (counts as traffic for keepalive).
     public mutating func noteSent(now: Date) { lastSent = now }
 
-    /// Whether application data may be sent.
-    public var canSendData: Bool { phase == .connected }
+    /// Whether application data may flow: connected, and not opened to pair.
+    public var canSendData: Bool { phase == .connected && !forPairing }
 
-    /// Whether this (inviter) session was opened to pair.
+    /// Whether pairing messages may flow: the session was accepted.
+    public var canCarryPairing: Bool { phase == .connected }
+
+    /// Whether the session was opened to pair (the invite's pairing flag,
+    /// on either side). Such a session carries only pairing, ping, pong and
+    /// close, and ends with the pairing.
     public var isForPairing: Bool { forPairing }
 
     /// The clock: deadlines and keepalive.
     public mutating func tick(now: Date) -> [SessionAction] {
         switch phase {
+        case .handshaking where role == .invitee && !heardAnything && now.timeIntervalSince(startedAt) >= limits.silentTimeout:
+            return finish(.handshakeFailed, "nothing arrived within \(Int(limits.silentTimeout)) s of the connection", notify: false)
         case .handshaking where now >= deadline:
             return finish(.handshakeFailed, "the handshake did not complete within \(Int(limits.handshakeTimeout)) s", notify: false)
         case .awaitingInvite where now >= deadline:
@@ -215,6 +244,9 @@ public struct SessionLifecycle: Sendable {
             phase = .closed(.timedOut)
             return sent(.decline(reason: .timedOut, text: "no decision before the timeout"), now) + [.finish(.timedOut, "no decision before the timeout")]
         case .connected:
+            if let pairingDeadline, now >= pairingDeadline {
+                return finish(.protocolError, "no pairing request within \(Int(limits.pairingRequestTimeout)) s of accepting a session to pair", notify: true)
+            }
             if now.timeIntervalSince(lastReceived) >= limits.keepaliveTimeout {
                 return finish(.keepaliveLost, "nothing heard for \(Int(limits.keepaliveTimeout)) s", notify: false)
             }

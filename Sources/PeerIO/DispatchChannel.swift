@@ -47,11 +47,18 @@ public final class DispatchChannel {
         writeArmed = armed
     }
 
-    /// Stops reading (until close).
+    /// Stops reading until ``resumeReading()`` (or close).
     public func pauseReading() {
         guard !isClosing, !readPaused else { return }
         readSource?.suspend()
         readPaused = true
+    }
+
+    /// Reads again after ``pauseReading()``.
+    public func resumeReading() {
+        guard !isClosing, readPaused else { return }
+        readSource?.resume()
+        readPaused = false
     }
 
     /// Cancels both sources, closes the descriptor once Dispatch has

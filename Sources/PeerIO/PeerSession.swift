@@ -30,8 +30,9 @@ public final class PeerSession {
     public var invitationID: String?
     /// A decision request that arrived before `peerUUID` was known.
     public var pendingDecision: (name: String, context: [UInt8], timeout: Int, pairing: Bool)?
-    /// Whether the session was opened to pair (either side).
-    public private(set) var isForPairing = false
+    /// Whether the session was opened to pair (either side): it carries
+    /// only pairing, ping, pong and close, and ends with the pairing.
+    public var isForPairing: Bool { lifecycle.isForPairing }
     /// The pairing running on this session, if any.
     public private(set) var pairing: PairingLifecycle?
     /// The pairing's id for clients.
@@ -78,7 +79,17 @@ public final class PeerSession {
     private var messagesSent: UInt64 = 0
     private var messagesReceived: UInt64 = 0
     private var messagesAcknowledged: UInt64 = 0
-
+    /// Reading stops above this many queued bytes and resumes below
+    /// ``lowWater``: what a peer makes us answer (pongs, acks, pairing
+    /// replies) cannot pile up while it does not read. Application data
+    /// alone never reaches it (``send(_:)`` stops at ``sendLimit``).
+    private var highWater: Int { sendLimit + 256 * 1024 }
+    private var lowWater: Int { sendLimit + 64 * 1024 }
+    /// A peer that leaves us above the high-water mark this long is closed.
+    private let stallTimeout: TimeInterval = 10
+    private var readingPausedSince: Date?
+    /// The most bytes ever queued here, so the owner knows to give memory back.
+    public private(set) var peakQueuedBytes = 0
     /// Whether this is a dial whose TCP connect has not completed yet.
     public var isTCPConnecting: Bool { connecting && !finished }
     /// Whether the session is established and may carry data.
@@ -102,11 +113,10 @@ public final class PeerSession {
         self.delegate = delegate
         inviteContext = context
         self.inviteTimeout = inviteTimeout
-        isForPairing = pairing
         lifecycle = SessionLifecycle(inviterAt: Date(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
         handshake = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: Self.prologue,
                                              localStatic: NoiseKeyPair(secretKey: identity.secretKey))
-        outbound = OutboundQueue(limit: sendLimit + 2 * WireCodec.maxNoiseMessage + 64 * 1024)
+        outbound = OutboundQueue(limit: sendLimit)
         connecting = true
         remoteAddress = "\(endpoint.address):\(endpoint.port)"
         let fd = try TCPConnector.startConnect(to: endpoint)
@@ -127,7 +137,7 @@ public final class PeerSession {
         lifecycle = SessionLifecycle(inviteeAt: Date(), limits: limits)
         handshake = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: Self.prologue,
                                              localStatic: NoiseKeyPair(secretKey: identity.secretKey))
-        outbound = OutboundQueue(limit: sendLimit + 2 * WireCodec.maxNoiseMessage + 64 * 1024)
+        outbound = OutboundQueue(limit: sendLimit)
         connecting = false
         remoteAddress = TCPConnector.peerAddress(fd)
         attach(fd)
@@ -135,6 +145,10 @@ public final class PeerSession {
 
     /// Clock tick: deadlines and keepalive.
     public func tick(now: Date) {
+        if let since = readingPausedSince, now.timeIntervalSince(since) >= stallTimeout {
+            fail("the peer has not read what we sent for \(Int(stallTimeout)) s (\(outbound.byteCount) bytes waiting)")
+            return
+        }
         perform(lifecycle.tick(now: now))
         acknowledge(every: 1)
         if var machine = pairing {
@@ -146,7 +160,7 @@ public final class PeerSession {
 
     /// Starts pairing as the initiator on this connected session.
     public func startPairing(nonce: [UInt8], timeout: TimeInterval) {
-        guard isConnected, pairing == nil || pairing?.isFinished == true else { return }
+        guard lifecycle.canCarryPairing, !finished, pairing == nil || pairing?.isFinished == true else { return }
         let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: Date(), timeout: timeout, sha256: { Sodium.sha256($0) })
         pairing = machine
         performPairing(machine.start())
@@ -243,6 +257,11 @@ public final class PeerSession {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<16 {
+            // Output backed up: stop reading until the peer drains it.
+            if outbound.byteCount > highWater {
+                pauseReading()
+                return
+            }
             let count: Int?
             do {
                 count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
@@ -255,6 +274,7 @@ public final class PeerSession {
                 perform(lifecycle.transportClosed("the connection was closed"))
                 return
             }
+            lifecycle.bytesArrived()
             let complete: [[UInt8]]
             do { complete = try frames.append(buffer[0..<count]) } catch {
                 fail("\(error)")
@@ -292,7 +312,7 @@ public final class PeerSession {
                 lifecycle.noteReceived(now: Date())
                 delegate?.session(self, acknowledged: count)
             case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject, .unpair:
-                guard lifecycle.canSendData else {
+                guard lifecycle.canCarryPairing else {
                     fail("a pairing message before the session was accepted")
                     return
                 }
@@ -332,6 +352,7 @@ public final class PeerSession {
         case .unpair:
             delegate?.sessionUnpaired(self)
         case .pairRequest where pairing == nil || pairing?.isFinished == true:
+            lifecycle.pairingRequested()
             delegate?.sessionPairingRequested(self)
         default:
             guard var machine = pairing else {
@@ -365,14 +386,14 @@ public final class PeerSession {
             case .send(let message):
                 transmit(message)
             case .requestDecision(let name, let context, let timeout, let forPairing):
-                isForPairing = forPairing
                 if autoAccept {
                     perform(lifecycle.decided(accept: true, now: Date()))
                 } else {
                     delegate?.sessionNeedsDecision(self, name: name, context: context, timeoutSeconds: timeout, pairing: forPairing)
                 }
             case .established:
-                frames.maxFrame = WireCodec.maxNoiseMessage
+                // A session opened to pair keeps the 8 KiB frame limit.
+                if !lifecycle.isForPairing { frames.maxFrame = WireCodec.maxNoiseMessage }
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
                 messagesReceived += 1
@@ -396,8 +417,23 @@ public final class PeerSession {
     }
 
     private func sendFrame(_ message: [UInt8]) {
+        // Bounded by the watermarks: past the high mark nothing more is read
+        // from the peer, so nothing more is answered.
         outbound.appendUnbounded(WireCodec.frame(message))
+        peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
         flush()
+    }
+
+    private func pauseReading() {
+        guard readingPausedSince == nil else { return }
+        readingPausedSince = Date()
+        channel?.pauseReading()
+    }
+
+    private func resumeReadingIfDrained() {
+        guard readingPausedSince != nil, outbound.byteCount <= lowWater, !finished else { return }
+        readingPausedSince = nil
+        channel?.resumeReading()
     }
 
     private func writable() {
@@ -424,6 +460,7 @@ public final class PeerSession {
             return
         }
         channel.armWrite(!drained)
+        resumeReadingIfDrained()
         if drained && closeAfterFlush { teardown() }
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import FoundationEssentials
+import CMalloc
 import Glibc
 import PeerCore
 
@@ -85,14 +86,53 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Every row as clients see it, in first-seen order.
     private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0] } }
 
+    /// Rows the identity actor may not evict: paired peers, and peers with a session.
+    private var protectedRows: Set<UUID> {
+        Set(trust.document.peers.map(\.uuid)).union(sessions.values.compactMap(\.peerUUID))
+    }
+
+    /// Which sessions are taken (``SessionAdmission``).
+    private var admission: SessionAdmission {
+        SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
+                         maxPendingPerAddress: config.maxPendingHandshakesPerAddress)
+    }
+
+    /// Authenticated sessions other than `except`, for admission.
+    private func authenticatedSessions(except: PeerSession? = nil) -> [SessionAdmission.Authenticated] {
+        sessions.values.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.phase.isClosedPhase }.map {
+            SessionAdmission.Authenticated(address: Self.plainAddress($0.remoteAddress), paired: isPaired($0.remotePeerID),
+                                           accepted: $0.isConnected)
+        }
+    }
+
+    private func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.record(peerID: $0) != nil } ?? false }
+
+    /// An address as rows list it: IPv4 without the `::ffff:` of a dual-stack
+    /// socket, and without the port `remoteAddress` may carry.
+    private static func plainAddress(_ address: String) -> String {
+        var text = address
+        if let colon = text.lastIndex(of: ":"), text.filter({ $0 == ":" }).count == 1 { text = String(text[..<colon]) }
+        if text.hasPrefix("::ffff:") { text.removeFirst(7) }
+        return text
+    }
+
+    /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
+    private var knownAddresses: Set<String> {
+        Set(peerTable.values.flatMap { $0.endpoints.map(\.address) } + trust.document.peers.flatMap { ($0.addresses ?? []).map(\.address) })
+    }
+
     /// The maximum number of open resolvers: bounded by Avahi's per-client
     /// object limit (1024 by default) anyway, and by the peer cap.
     private var maxResolvers: Int { min(1000, max(64, config.maxPeers * 4)) }
 
     /// Binds every socket and loads the identity; nothing runs until ``start()``.
+    /// Large buffers (a long request line, a backed-up session) are given
+    /// their own mappings, so freeing them returns the memory at once:
+    /// glibc's default would raise that threshold after the first one.
     public init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil) throws(DaemonStartupError) {
         self.config = config
         self.logger = logger
+        _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
         do { try Sodium.initialize() } catch { throw .crypto(error.description) }
         do {
             interfaceIndexes = try config.interfaces.map { name throws(SystemError) in try InterfaceNames.index(of: name) }
@@ -328,7 +368,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             // Our own service seen through another client (several peerd
             // instances on one avahi-daemon) is still us.
             guard service.advertisedPeerID != identityKey.peerID else { return }
-            publish(await identity.apply(.resolved(service)))
+            publish(await identity.apply(.resolved(service), protected: protectedRows))
             unverifiedPeers = await identity.unverifiedCount()
         case .resolveFailed(_, let key, let message):
             logger.debug("resolving \(key) failed: \(message)")
@@ -354,6 +394,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 kind = .peerLost
                 peer = snapshot
                 logger.info("peer lost: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
+            case .evicted(let snapshot):
+                logger.debug("peer row evicted to make room: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
+                peerTable[snapshot.id] = nil
+                peerOrder.removeAll { $0 == snapshot.id }
+                control.broadcast(journal.append(.peerRemoved, peer: snapshot, time: Date()))
+                continue
             case .rejectedAtCap(let key, let unverifiedCap):
                 if peersRejected.record() {
                     let cap = unverifiedCap ? "unverified-peer cap (\(config.maxUnverifiedPeers) peers known from mDNS alone)" : "peer cap (\(config.maxPeers))"
@@ -385,18 +431,24 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                     connection.close()
                     continue
                 }
-                let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil }
-                guard pending.count < config.maxPendingHandshakes,
-                      pending.filter({ $0.remoteAddress == address }).count < config.maxPendingHandshakesPerAddress else {
+                // Handshakes under way are capped in all and per address; a
+                // stranger's idle connection gives way to a newcomer, and
+                // known peers' addresses are never the ones to give way.
+                let plain = Self.plainAddress(address)
+                let known = knownAddresses
+                let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.phase.isClosedPhase }
+                let verdict = admission.admitConnection(
+                    from: plain, known: known.contains(plain),
+                    pending: pending.map { .init(number: $0.number, address: Self.plainAddress($0.remoteAddress), known: known.contains(Self.plainAddress($0.remoteAddress))) },
+                    authenticated: authenticatedSessions().count)
+                switch verdict {
+                case .admit:
+                    break
+                case .admitEvicting(let number):
+                    pending.first { $0.number == number }?.close("a newer connection needs the handshake slot", reason: .handshakeFailed)
+                case .refuse(let limit):
                     if refusedHandshakes.record() {
-                        logger.warning("pending handshake limit reached; refusing \(address) (\(refusedHandshakes.count) refused so far)")
-                    }
-                    connection.close()
-                    continue
-                }
-                guard sessions.count < config.maxSessions else {
-                    if refusedAtSessionCap.record() {
-                        logger.warning("session limit (\(config.maxSessions)) reached; refusing \(address) (\(refusedAtSessionCap.count) refused so far)")
+                        logger.warning("\(limit); refusing \(address) (\(refusedHandshakes.count) refused so far)")
                     }
                     connection.close()
                     continue
@@ -672,17 +724,23 @@ extension SessionManager {
             return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
         }
         guard peer.peerId != identityKey.peerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
+        if let limit = dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
         guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
         return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: false))
     }
 
+    /// The local limit a dial to the peer with `peerID` would pass, if any.
+    private func dialLimit(_ peerID: String?) -> SessionLimit? {
+        admission.admitDial(paired: isPaired(peerID), others: authenticatedSessions())
+    }
+
     /// Starts a session to the first endpoint that accepts a connect attempt.
     @discardableResult
     private func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
-        guard sessions.count < config.maxSessions else {
-            logger.warning("session limit (\(config.maxSessions)) reached; not dialling")
+        if let limit = dialLimit(expected) {
+            logger.warning("\(limit); not dialling")
             return false
         }
         var rest = endpoints[...]
@@ -745,14 +803,25 @@ extension SessionManager {
             session.close("a connection from ourselves", reason: .protocolError)
             return
         }
+        if let limit = admission.admitAuthenticated(paired: isPaired(peerID), address: Self.plainAddress(session.remoteAddress),
+                                                    others: authenticatedSessions(except: session)) {
+            if refusedAtSessionCap.record() {
+                logger.warning("\(limit); refusing a session from \(peerID) at \(session.remoteAddress) (\(refusedAtSessionCap.count) refused so far)")
+            }
+            session.close(limit.description, reason: .closedLocally)
+            return
+        }
         Task { [weak self] in
             guard let self else { return }
-            guard let adopted = await self.identity.adopt(peerID: peerID, name: "peer-" + String(peerID.prefix(8))) else {
-                self.logger.warning("peer cap reached; refusing a session from \(peerID)")
-                session.close("this host tracks too many peers", reason: .closedLocally)
+            guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
+                                                          protected: self.protectedRows) else {
+                if self.peersRejected.record() {
+                    self.logger.warning("peer cap (\(self.config.maxPeers)) reached and no row can be evicted; refusing a session from \(peerID) (\(self.peersRejected.count) turned away so far)")
+                }
+                session.close("this host's peer table is full (--max-peers \(self.config.maxPeers))", reason: .closedLocally)
                 return
             }
-            if let change = adopted.change { self.publish([change]) }
+            self.publish(adopted.changes)
             self.unverifiedPeers = await self.identity.unverifiedCount()
             self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
         }
@@ -805,15 +874,23 @@ extension SessionManager {
             refuse(session, mismatch: mismatch)
             return
         }
-        // A session to pair is accepted by itself: the person decides by the
-        // code. So are invitations the --auto-accept policy covers.
-        if session.autoAccept || pairing || acceptsAutomatically(session) {
+        if session.autoAccept || (!pairing && acceptsAutomatically(session)) {
             session.decide(accept: true)
             return
         }
-        guard invitationLimiter.allow(0, now: Date()) else {
+        // Every invitation from an unpaired peer counts toward the rate,
+        // pairing ones too: a stranger cannot open sessions faster that way.
+        let paired = session.remotePeerID.map { trust.record(peerID: $0) != nil } ?? false
+        guard paired || invitationLimiter.allow(0, now: Date()) else {
             logger.warning("more than \(config.invitationRate) invitations from unpaired peers this minute; declining one from '\(name)'")
             session.declineAutomatically("too many invitations; try again later")
+            return
+        }
+        // A session to pair is accepted by itself: the person decides by the
+        // code. It carries nothing but the pairing (SessionLifecycle), must
+        // see a pairing request within seconds, and ends with the pairing.
+        if pairing {
+            session.decide(accept: true)
             return
         }
         guard control.subscriberCount > 0 else {
@@ -843,6 +920,12 @@ extension SessionManager {
             invitations[id] = nil
             invitationInfo[id] = nil
         }
+        // A session opened to pair is not a connection clients can use: the
+        // row stays `connecting` until the pairing ends it.
+        if session.isForPairing {
+            pairIfRequested(session)
+            return
+        }
         setState(.connected, for: peer, reason: nil)
         reconnect.succeeded(peer)
         rememberAddresses(of: peer)
@@ -860,6 +943,8 @@ extension SessionManager {
     /// The session ended.
     public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         sessions[ObjectIdentifier(session)] = nil
+        // A session that queued much leaves free pages behind: hand them back.
+        if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         if let id = session.invitationID {
             invitations[id] = nil
             invitationInfo[id] = nil
@@ -870,6 +955,14 @@ extension SessionManager {
                                             address: session.remoteAddress)
             logger.warning("identity mismatch at \(session.remoteAddress): advertised \(info.expected), proved \(info.actual)")
             emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: session.peerUUID.flatMap { peerTable[$0] }, mismatch: info))
+            // That endpoint is not the peer's: it leaves the row, and is not
+            // merged again (nor reported again) while Avahi keeps the service.
+            if let endpoint = session.endpoint, let peer = session.peerUUID {
+                Task { [weak self] in
+                    guard let self else { return }
+                    self.publish(await self.identity.refuseEndpoint(endpoint, of: peer))
+                }
+            }
         }
         guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
         sessionByPeer[peer] = nil
@@ -930,6 +1023,7 @@ extension SessionManager {
         guard !peer.endpoints.isEmpty else {
             return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
         }
+        if let limit = dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot pair with '\(peer.name)': \(limit)")) }
         guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: config.pairingTimeout, pairing: true) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
@@ -1142,6 +1236,9 @@ extension SessionManager {
             refresh(peer)
             logger.notice("paired with '\(record.name)' (\(peerID))")
             emit(ControlEvent(seq: 0, type: .paired, time: Date(), peer: peerTable[peer], pairing: info))
+            // A session opened to pair ends with it; paired peers then
+            // connect afresh, as peers that trust each other.
+            if session.isForPairing { session.close("paired; a new session follows", reason: .closedLocally) }
         case .failed(let failure, let text):
             pairings[id] = nil
             pairingInfo[id] = nil
@@ -1152,7 +1249,7 @@ extension SessionManager {
             logger.notice("pairing with '\(info.name)' failed: \(failure.rawValue): \(text)")
             emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: failure))
             // A session opened only to pair ends with the pairing.
-            if session.isForPairing, trust.record(peerID: info.peerId) == nil { session.close("pairing failed: \(failure.rawValue)") }
+            if session.isForPairing { session.close("pairing failed: \(failure.rawValue)") }
         }
     }
 

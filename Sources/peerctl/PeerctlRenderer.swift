@@ -121,7 +121,7 @@ struct PeerctlRenderer {
         let head = "\(event.time.formatted(.iso8601))  #\(event.seq)  \(event.type.rawValue.padding(16))"
         let who = event.peer.map { "\($0.id.uuidString.lowercased().prefix(8))  \($0.name)" } ?? ""
         switch event.type {
-        case .peerFound, .peerUpdated, .peerLost:
+        case .peerFound, .peerUpdated, .peerLost, .peerRemoved:
             return "\(head)  \(who)  \(addresses(event.peer?.endpoints ?? []))"
         case .stateChanged, .inviteFailed:
             return "\(head)  \(who)  \(event.peer?.state.rawValue ?? "")\(event.reason.map { " (\($0.rawValue))" } ?? "")"

@@ -103,7 +103,7 @@ final class PeerRegistryTests: XCTestCase {
         guard case .found(let row) = found.first else { return XCTFail("\(found)") }
         XCTAssertEqual(row.id, paired)
         // A peer that connects and proves its key gets a row past the cap.
-        XCTAssertNotNil(registry.adopt(peerID: pid("4"), name: "peer-4", now: t0, makeID: makeID)?.change)
+        XCTAssertEqual(registry.adopt(peerID: pid("4"), name: "peer-4", now: t0, makeID: makeID)?.changes.count, 1)
         XCTAssertEqual(registry.count, 4)
         XCTAssertEqual(registry.unverifiedCount, 2)
         // A dialled peer whose key a handshake proved frees its slot.
@@ -169,8 +169,8 @@ final class PeerRegistryTests: XCTestCase {
         XCTAssertEqual(row.id, stored)
         XCTAssertEqual(counter, 0, "no UUID was made for a known peer")
         let adopted = registry.adopt(peerID: pid("bb"), name: "peer-bb", now: t0, makeID: makeID)
-        XCTAssertNotNil(adopted?.change)
-        XCTAssertNil(registry.adopt(peerID: pid("bb"), name: "peer-bb", now: t0, makeID: makeID)?.change, "adopted once")
+        XCTAssertEqual(adopted?.changes.count, 1)
+        XCTAssertEqual(registry.adopt(peerID: pid("bb"), name: "peer-bb", now: t0, makeID: makeID)?.changes, [], "adopted once")
         XCTAssertEqual(registry.count, 2)
     }
 
@@ -180,5 +180,73 @@ final class PeerRegistryTests: XCTestCase {
         let id = registry.snapshots[0].id
         XCTAssertNil(registry.setState(.notConnected, for: id))
         XCTAssertEqual(registry.setState(.connecting, for: id)?.state, .connecting)
+    }
+
+    // MARK: Eviction and proven names (hostile LAN)
+
+    func testThrowawayKeysCannotFillTheTableForGood() {
+        var registry = PeerRegistry(maxPeers: 4)
+        var first: UUID?
+        for n in 0..<4 {
+            let row = registry.adopt(peerID: pid("k\(n)"), name: "peer-k\(n)", now: t0.addingTimeInterval(Double(n)), makeID: makeID)
+            if n == 0 { first = row?.snapshot.id }
+        }
+        XCTAssertEqual(registry.count, 4)
+        // A row with a session (protected) is never evicted; the least
+        // recently seen empty row is.
+        let busy = registry.snapshots[1].id
+        let protected: Set<UUID> = [first!, busy]
+        let real = registry.apply(.resolved(service("real", id: "rr")), now: t0.addingTimeInterval(10), protected: protected, makeID: makeID)
+        guard case .evicted(let gone) = real.first, case .found(let row) = real.last else { return XCTFail("\(real)") }
+        XCTAssertEqual(gone.peerId, pid("k2"), "the oldest unprotected row went")
+        XCTAssertEqual(row.name, "real")
+        XCTAssertEqual(registry.count, 4)
+        // Nothing evictable: a new peer is turned away.
+        let all = Set(registry.snapshots.map(\.id))
+        XCTAssertNil(registry.adopt(peerID: pid("zz"), name: "peer-zz", now: t0, protected: all, makeID: makeID))
+        // The evicted peer comes back under its old UUID.
+        let back = registry.adopt(peerID: pid("k2"), name: "peer-k2", now: t0.addingTimeInterval(20), protected: protected, makeID: makeID)
+        XCTAssertEqual(back?.snapshot.id, gone.id)
+    }
+
+    func testOnlyPresentRowsCountAgainstTheUnverifiedCap() {
+        var registry = PeerRegistry(maxPeers: 8, maxUnverified: 2)
+        _ = registry.apply(.resolved(service("a", id: "1")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("b", id: "2")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.unverifiedCount, 2)
+        _ = registry.apply(.removed(key("a")), now: t0, makeID: makeID)
+        _ = registry.apply(.removed(key("b")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.unverifiedCount, 0, "lost rows do not count")
+        let changes = registry.apply(.resolved(service("c", id: "3")), now: t0, makeID: makeID)
+        guard case .found = changes.last else { return XCTFail("a new real peer is listed again: \(changes)") }
+    }
+
+    func testAnAdvertiserCannotRenameAProvenOrTrustedRow() {
+        let trustedID = makeID()
+        var registry = PeerRegistry(maxPeers: 8, known: [KnownPeer(peerID: pid("br"), uuid: trustedID, name: "bravo")])
+        _ = registry.apply(.resolved(service("bravo", id: "br")), now: t0, makeID: makeID)
+        let spoof = registry.apply(.resolved(service("evil", id: "br", address: "169.254.6.6", extra: [TXTEntry(key: "x", value: "y")])),
+                                   now: t0, makeID: makeID)
+        guard case .updated(let row) = spoof.first else { return XCTFail("\(spoof)") }
+        XCTAssertEqual(row.name, "bravo", "a paired row keeps its trusted name")
+        XCTAssertNil(row.info["x"])
+        XCTAssertEqual(row.endpoints.count, 2)
+        // The spoofed endpoint fails the identity check: it leaves the row, for good.
+        let spoofed = row.endpoints.first { $0.address == "169.254.6.6" }!
+        let dropped = registry.refuseEndpoint(spoofed, of: trustedID, now: t0)
+        guard case .updated(let after) = dropped.first else { return XCTFail("\(dropped)") }
+        XCTAssertEqual(after.endpoints.map(\.address), ["169.254.1.2"])
+        XCTAssertEqual(registry.apply(.resolved(service("evil", id: "br", address: "169.254.6.6")), now: t0, makeID: makeID), [],
+                       "a refused service is not merged again")
+
+        // A row proven by a handshake (dialled, not paired) keeps its name too.
+        _ = registry.apply(.resolved(service("charlie", id: "ch")), now: t0, makeID: makeID)
+        registry.markVerified(peerID: pid("ch"))
+        let renamed = registry.apply(.resolved(service("mallory", id: "ch", address: "169.254.7.7")), now: t0, makeID: makeID)
+        XCTAssertEqual(renamed.compactMap { if case .updated(let r) = $0 { r.name } else { nil } }, ["charlie"])
+        // An unproven row still follows its advertisements.
+        _ = registry.apply(.resolved(service("delta", id: "de")), now: t0, makeID: makeID)
+        let moved = registry.apply(.resolved(service("delta", id: "de", extra: [TXTEntry(key: "v", value: "2")])), now: t0, makeID: makeID)
+        XCTAssertEqual(moved.compactMap { if case .updated(let r) = $0 { r.info["v"] } else { nil } }, ["2"])
     }
 }

@@ -1,0 +1,29 @@
+/// A limit on sessions that turned one away, named so that the user (or
+/// the peer, in the close text) learns which limit it was and how to move it.
+public enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
+    /// All sessions, authenticated or not (`--max-sessions` plus the pending handshakes).
+    case sessions(Int)
+    /// Sessions with unpaired peers: `--max-sessions` less the slots kept for paired peers.
+    case unpairedSessions(Int)
+    /// Sessions with unpaired peers from one address.
+    case perAddress(Int)
+    /// Sessions from unpaired peers not yet accepted by a client (or opened to pair).
+    case unaccepted(Int)
+    /// Handshakes under way (`--max-pending`), none of them from a stranger we could evict.
+    case pendingHandshakes(Int)
+    /// Handshakes under way from one address (`--max-pending-per-address`).
+    case pendingPerAddress(Int)
+
+    /// What was reached, with the flag that sets it.
+    public var description: String {
+        switch self {
+        case .sessions(let n): return "this host's session limit (\(n) sessions; --max-sessions) is reached"
+        case .unpairedSessions(let n):
+            return "this host's limit on sessions with unpaired peers (\(n); the rest of --max-sessions is kept for paired peers) is reached"
+        case .perAddress(let n): return "this host's limit of \(n) sessions with unpaired peers per address is reached"
+        case .unaccepted(let n): return "this host's limit of \(n) sessions waiting for a decision or a pairing is reached"
+        case .pendingHandshakes(let n): return "this host's limit of \(n) handshakes under way (--max-pending) is reached"
+        case .pendingPerAddress(let n): return "this host's limit of \(n) handshakes under way per address (--max-pending-per-address) is reached"
+        }
+    }
+}

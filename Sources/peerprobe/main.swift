@@ -1,0 +1,137 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerIO
+
+// peerprobe: a hostile peer for the lab. It speaks peerd's wire protocol
+// with keys of its own and misbehaves in one chosen way, then prints what
+// the daemon did. Tests use it; it is no part of a normal install.
+
+let usage = """
+usage: peerprobe MODE ADDRESS PORT [ARG...]
+modes:
+  ping-flood SECONDS [invite]  handshake (and invite), then send pings without reading
+  pairing-data                 invite with the pairing flag, then send application data
+  pairing-idle                 invite with the pairing flag, then send nothing
+  idle SECONDS                 connect and send nothing
+  throwaway COUNT              COUNT handshakes, each with a fresh key, closed at once
+  hold COUNT SECONDS [pairing] open COUNT invited sessions and hold them
+Prints one line of results; exits 0 unless the probe itself failed.
+"""
+
+func say(_ text: String) { print(text); fflush(nil) }
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 3, let port = UInt16(arguments[2]) else {
+    FileHandleStderr.write(usage)
+    exit(2)
+}
+let (mode, address) = (arguments[0], arguments[1])
+let extra = Array(arguments.dropFirst(3))
+try? Sodium.initialize()
+signal(SIGPIPE, SIG_IGN)
+let clock = ContinuousClock()
+
+func seconds(since start: ContinuousClock.Instant) -> Double {
+    let d = start.duration(to: clock.now)
+    return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+}
+
+func invite(_ connection: ProbeConnection, pairing: Bool) throws -> String {
+    try connection.send(.invite(name: "probe", context: [], timeoutMilliseconds: 10_000, pairing: pairing))
+    while let message = try connection.next(timeout: 10) {
+        switch message {
+        case .accept: return "accepted"
+        case .decline(let reason, let text): return "declined \(reason.rawValue): \(text)"
+        case .close(let reason, let text): return "closed \(reason.rawValue): \(text)"
+        default: continue
+        }
+    }
+    return "closed"
+}
+
+do {
+    switch mode {
+    case "ping-flood":
+        let limit = Double(extra.first ?? "10") ?? 10
+        let connection = try ProbeConnection(address: address, port: port)
+        _ = try connection.handshake()
+        if extra.dropFirst().first == "invite" {
+            try connection.send(.invite(name: "probe", context: [], timeoutMilliseconds: 300_000, pairing: false))
+        }
+        let start = clock.now
+        var sent = 0
+        var closed = false
+        while seconds(since: start) < limit {
+            do {
+                if try connection.trySend(.ping(UInt64(sent))) { sent += 1 } else { usleep(1000) }
+            } catch {
+                closed = true
+                break
+            }
+        }
+        say("pings \(sent) closed \(closed ? "yes" : "no") after \(Int(seconds(since: start))) s")
+    case "pairing-data":
+        let connection = try ProbeConnection(address: address, port: port)
+        _ = try connection.handshake()
+        let answer = try invite(connection, pairing: true)
+        guard answer == "accepted" else { say("invite \(answer)"); exit(0) }
+        try connection.send(.data(more: false, bytes: Array("smuggled".utf8)))
+        var outcome = "no close"
+        while let message = try connection.next(timeout: 5) {
+            if case .close(let reason, let text) = message { outcome = "close \(reason.rawValue): \(text)"; break }
+        }
+        say("invite accepted; after data: \(outcome)")
+    case "pairing-idle":
+        let connection = try ProbeConnection(address: address, port: port)
+        _ = try connection.handshake()
+        let answer = try invite(connection, pairing: true)
+        guard answer == "accepted" else { say("invite \(answer)"); exit(0) }
+        let start = clock.now
+        var outcome = "still open"
+        while seconds(since: start) < 30 {
+            guard let message = try? connection.next(timeout: 30) else { outcome = "closed"; break }
+            if case .close(let reason, let text) = message { outcome = "close \(reason.rawValue): \(text)"; break }
+        }
+        say("invite accepted; \(outcome) after \(Int(seconds(since: start).rounded())) s")
+    case "idle":
+        let limit = Double(extra.first ?? "10") ?? 10
+        let connection = try ProbeConnection(address: address, port: port)
+        let start = clock.now
+        let closed = connection.closedByPeer(timeout: limit)
+        say(closed ? "closed after \((seconds(since: start) * 10).rounded() / 10) s" : "open after \(Int(limit)) s")
+    case "throwaway":
+        let count = Int(extra.first ?? "1") ?? 1
+        var done = 0
+        for _ in 0..<count {
+            guard let connection = try? ProbeConnection(address: address, port: port), (try? connection.handshake()) != nil else { continue }
+            try? connection.send(.close(reason: .closedLocally, text: ""))
+            done += 1
+        }
+        say("handshakes \(done) of \(count)")
+    case "hold":
+        let count = Int(extra.first ?? "1") ?? 1
+        let limit = Double(extra.dropFirst().first ?? "10") ?? 10
+        let pairing = extra.dropFirst(2).first == "pairing"
+        var held: [ProbeConnection] = []
+        var outcomes: [String: Int] = [:]
+        for _ in 0..<count {
+            guard let connection = try? ProbeConnection(address: address, port: port) else { outcomes["refused", default: 0] += 1; continue }
+            guard (try? connection.handshake()) != nil else { outcomes["handshake failed", default: 0] += 1; continue }
+            try connection.send(.invite(name: "probe", context: [], timeoutMilliseconds: 300_000, pairing: pairing))
+            held.append(connection)
+        }
+        say("holding \(held.count) \(outcomes.map { "\($0.key) \($0.value)" }.sorted().joined(separator: " "))")
+        usleep(UInt32(limit * 1_000_000))
+    default:
+        FileHandleStderr.write(usage)
+        exit(2)
+    }
+} catch {
+    say("probe failed: \(error)")
+    exit(1)
+}
+
+enum FileHandleStderr {
+    static func write(_ text: String) { let bytes = Array(text.utf8); _ = Glibc.write(2, bytes, bytes.count) }
+}
