@@ -2,6 +2,7 @@
 #   make demo   install dependencies, build, start two lab hosts, show discovery
 #   make test   install dependencies, build, unit tests, two-host integration tests
 #   make build  compile (warnings are errors)
+#   make fuzz   libFuzzer harnesses for every parser of outside input, FUZZ_RUNS executions each
 
 SWIFT       ?= swift
 CONFIG      ?= debug
@@ -25,7 +26,11 @@ TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
 SYSCONFDIR  ?= /etc
 
-.PHONY: all deps build unit integration test demo clean install uninstall
+FUZZ_RUNS   ?= 1000000
+# The CI smoke: each harness from its corpus in Tests/fuzz/corpus.
+FUZZ_SMOKE_RUNS ?= 5000
+
+.PHONY: all deps build unit integration fuzz fuzz-smoke test demo clean install uninstall
 
 all: build
 
@@ -47,7 +52,13 @@ unit: build
 integration: build
 	PEERD_BIN=$(BIN) Tests/integration/run.sh
 
-test: unit integration
+fuzz: deps
+	SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_RUNS)
+
+fuzz-smoke: deps
+	SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+
+test: unit fuzz-smoke integration
 
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh

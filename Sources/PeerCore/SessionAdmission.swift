@@ -3,7 +3,8 @@
 /// the session layer passes what exists and performs the verdict.
 ///
 /// Rules:
-/// - A new TCP connection is a pending handshake. At most `maxPending` and
+/// - A new TCP connection is refused at once while `maxSessions` sessions
+///   are authenticated. Otherwise it is a pending handshake. At most `maxPending` and
 ///   `maxPendingPerAddress` of those; when full, the oldest pending one from
 ///   an address no known peer uses is evicted for the newcomer, so a flood
 ///   of idle connections cannot keep a real peer from handshaking. Only
@@ -73,12 +74,12 @@ public struct SessionAdmission: Sendable, Equatable {
     /// Handshakes under way per address.
     public var maxPendingPerAddress: Int
 
-    /// Limits from the configuration: a quarter of `maxSessions` (at least
-    /// one) kept for paired peers, a quarter for unaccepted sessions, and 4
+    /// Limits from the configuration: a quarter of `maxSessions` (none
+    /// below 4) kept for paired peers, a quarter for unaccepted sessions, and 4
     /// unpaired sessions per address.
     public init(maxSessions: Int, maxPending: Int, maxPendingPerAddress: Int) {
         self.maxSessions = maxSessions
-        reservedForPaired = maxSessions > 1 ? max(1, maxSessions / 4) : 0
+        reservedForPaired = maxSessions / 4
         maxPerAddress = 4
         maxUnaccepted = max(1, maxSessions / 4)
         self.maxPending = maxPending
@@ -87,7 +88,8 @@ public struct SessionAdmission: Sendable, Equatable {
 
     /// A connection arrives from `address` (`known`: a known peer's address).
     public func admitConnection(from address: String, known: Bool, pending: [Pending], authenticated: Int) -> ConnectionVerdict {
-        if authenticated + pending.count >= maxSessions + maxPending { return .refuse(.sessions(maxSessions)) }
+        // Every slot taken, even those kept for paired peers: no one can use a handshake.
+        if authenticated >= maxSessions { return .refuse(.sessions(maxSessions)) }
         if pending.filter({ $0.address == address }).count >= maxPendingPerAddress { return .refuse(.pendingPerAddress(maxPendingPerAddress)) }
         guard pending.count >= maxPending else { return .admit }
         if let victim = pending.filter({ !$0.known }).min(by: { $0.number < $1.number }) { return .admitEvicting(victim.number) }

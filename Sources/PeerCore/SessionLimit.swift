@@ -1,7 +1,7 @@
 /// A limit on sessions that turned one away, named so that the user (or
 /// the peer, in the close text) learns which limit it was and how to move it.
 public enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
-    /// All sessions, authenticated or not (`--max-sessions` plus the pending handshakes).
+    /// Authenticated sessions (`--max-sessions`).
     case sessions(Int)
     /// Sessions with unpaired peers: `--max-sessions` less the slots kept for paired peers.
     case unpairedSessions(Int)
@@ -11,7 +11,7 @@ public enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
     case unaccepted(Int)
     /// Handshakes under way (`--max-pending`), none of them from a stranger we could evict.
     case pendingHandshakes(Int)
-    /// Handshakes under way from one address (`--max-pending-per-address`).
+    /// Handshakes under way from one address (the `max-pending-per-address` setting).
     case pendingPerAddress(Int)
 
     /// What was reached, with the flag that sets it.
@@ -23,7 +23,7 @@ public enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
         case .perAddress(let n): return "this host's limit of \(n) sessions with unpaired peers per address is reached"
         case .unaccepted(let n): return "this host's limit of \(n) sessions waiting for a decision or a pairing is reached"
         case .pendingHandshakes(let n): return "this host's limit of \(n) handshakes under way (--max-pending) is reached"
-        case .pendingPerAddress(let n): return "this host's limit of \(n) handshakes under way per address (--max-pending-per-address) is reached"
+        case .pendingPerAddress(let n): return "this host's limit of \(n) handshakes under way per address is reached"
         }
     }
 }

@@ -94,6 +94,8 @@ public final class PeerSession {
     public var isTCPConnecting: Bool { connecting && !finished }
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
+    /// Whether the session is accepted and may carry a pairing.
+    public var canCarryPairing: Bool { lifecycle.canCarryPairing && !finished }
     /// The lifecycle phase.
     public var phase: SessionPhase { lifecycle.phase }
     /// Which side this is.
@@ -160,7 +162,7 @@ public final class PeerSession {
 
     /// Starts pairing as the initiator on this connected session.
     public func startPairing(nonce: [UInt8], timeout: TimeInterval) {
-        guard lifecycle.canCarryPairing, !finished, pairing == nil || pairing?.isFinished == true else { return }
+        guard canCarryPairing, pairing == nil || pairing?.isFinished == true else { return }
         let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: Date(), timeout: timeout, sha256: { Sodium.sha256($0) })
         pairing = machine
         performPairing(machine.start())

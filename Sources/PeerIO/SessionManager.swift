@@ -1012,7 +1012,7 @@ extension SessionManager {
     }
 
     private func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
-        if let session = sessionByPeer[peer.id], session.isConnected {
+        if let session = sessionByPeer[peer.id], session.canCarryPairing {
             session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
             return .success(peerTable[peer.id] ?? peer)
         }
@@ -1080,7 +1080,7 @@ extension SessionManager {
 
     /// Starts pairing on a session that was opened for it, once connected.
     func pairIfRequested(_ session: PeerSession) {
-        guard let peer = session.peerUUID, pairWhenConnected.remove(peer) != nil, session.isConnected else { return }
+        guard let peer = session.peerUUID, pairWhenConnected.remove(peer) != nil, session.canCarryPairing else { return }
         session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
     }
 
@@ -1167,10 +1167,14 @@ extension SessionManager {
     }
 
     /// Keeps a paired peer's current addresses in the trust store.
+    /// Only endpoints at the address of the live, authenticated session are
+    /// kept: an address someone merely advertised for the peer proves nothing.
     func rememberAddresses(of peer: UUID) {
         guard let row = peerTable[peer], let peerID = row.peerId, var record = trust.record(peerID: peerID),
-              !row.endpoints.isEmpty, record.addresses != row.endpoints else { return }
-        record.addresses = row.endpoints
+              let session = sessionByPeer[peer], session.isAuthenticated else { return }
+        let proven = row.endpoints.filter { $0.address == Self.plainAddress(session.remoteAddress) }
+        guard !proven.isEmpty, record.addresses != proven else { return }
+        record.addresses = proven
         do { try trust.upsert(record) } catch { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
     }
 

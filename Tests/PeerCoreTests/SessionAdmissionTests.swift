@@ -4,6 +4,13 @@ import XCTest
 final class SessionAdmissionTests: XCTestCase {
     private let admission = SessionAdmission(maxSessions: 8, maxPending: 3, maxPendingPerAddress: 2)   // 2 kept for paired, 2 unaccepted
 
+    func testSmallCapsKeepNoSlotAside() {
+        let two = SessionAdmission(maxSessions: 2, maxPending: 16, maxPendingPerAddress: 4)
+        XCTAssertEqual(two.reservedForPaired, 0)
+        XCTAssertNil(two.admitAuthenticated(paired: false, address: "b", others: [.init(address: "a", paired: false, accepted: true)]))
+        XCTAssertEqual(SessionAdmission(maxSessions: 64, maxPending: 16, maxPendingPerAddress: 4).reservedForPaired, 16)
+    }
+
     private func pending(_ number: Int, _ address: String, known: Bool = false) -> SessionAdmission.Pending {
         .init(number: number, address: address, known: known)
     }
@@ -22,7 +29,7 @@ final class SessionAdmissionTests: XCTestCase {
             ("all pending known: a stranger is refused", "d", false, [pending(1, "b", known: true), pending(2, "c", known: true), pending(3, "a", known: true)], 0,
              .refuse(.pendingHandshakes(3))),
             ("a known peer gets in past strangers", "k", true, [pending(1, "b"), pending(2, "c"), pending(3, "a")], 0, .admitEvicting(1)),
-            ("hard bound", "z", true, [pending(1, "b"), pending(2, "c"), pending(3, "a")], 8, .refuse(.sessions(8))),
+            ("every session slot taken", "z", true, [], 8, .refuse(.sessions(8))),
         ]
         for (name, address, known, pending, authenticated, expected) in cases {
             XCTAssertEqual(admission.admitConnection(from: address, known: known, pending: pending, authenticated: authenticated), expected, name)

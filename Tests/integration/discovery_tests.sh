@@ -181,6 +181,7 @@ PY
     lab_wait_for 60 grep -q 'not reading its events; dropping it' "$LAB_DIR/h1/peerd.log" || fail "the slow subscriber was not dropped"
     touch "$LAB_DIR/go"
     wait "$slow"
+    expect_eq "$(grep -c 'not reading its events' "$LAB_DIR/h1/peerd.log")" 1 "log lines for one dropped subscriber"
     expect_eq "$(jq -r .event.type "$LAB_DIR/slow.out")" error "last line to the slow subscriber"
     expect_eq "$(jq -r .event.error.code "$LAB_DIR/slow.out")" overloaded "error code"
     ctl 1 status >/dev/null || fail "the daemon stopped answering"

@@ -92,6 +92,8 @@ test_paired_peers_reconnect_after_restarts_and_keep_uuids() {
 test_unpair_removes_trust_on_both_sides() {
     two_peers
     pair_hosts 1 2
+    # The pairing's own session has ended; unpair travels on the paired session that follows.
+    lab_wait_for 10 state_is 1 host2 connected || fail "the paired peers did not reconnect after pairing"
     ctl 1 unpair host2 >/dev/null || fail "unpair failed"
     expect_eq "$(peer_field 1 host2 .paired)" false "host2 on host1 after unpair"
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json peers | jq -r '.peers[] | select(.name == \"host1\") | .paired')\" = false ]" \
@@ -184,7 +186,8 @@ test_partition_heals_and_queued_messages_arrive_in_order() {
 # peerd SIGKILLed 50 times in the middle of trust-store writes: the store
 # always loads, and no completed pairing is lost.
 test_trust_store_survives_50_sigkills_during_writes() {
-    two_peers
+    # Pairing invitations count toward the invitation rate: 50 rounds need more than 30 a minute.
+    two_peers --invitation-rate 600
     watch_on 2 "$LAB_DIR/w2.jsonl"
     local round delay completed kept=0 confirmed=0
     for round in $(seq 1 50); do

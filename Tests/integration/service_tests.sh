@@ -143,7 +143,7 @@ PY
     expect_eq "$(head -1 "$LAB_DIR/cap.out")" overloaded "the 65th client's answer"
     expect_eq "$(sed -n 2p "$LAB_DIR/cap.out")" closed "the 65th client's connection"
     ctl 1 status >/dev/null || fail "the daemon stopped serving after the flood"
-    grep -q "control client limit (64) reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
+    grep -q "too many control clients (64, --max-clients)" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
 }
 
 # 500 idle TCP connections to the session port are dropped (at once past the
@@ -178,7 +178,7 @@ PY
     ctl 3 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite.err" || fail "a real peer could not connect during the flood: $(cat "$LAB_DIR/invite.err")"
     lab_wait_for 20 grep -q "still open" "$LAB_DIR/flood.out" || fail "the flood client did not finish"
     expect_eq "$(awk '/still open/ {print $3}' "$LAB_DIR/flood.out")" 0 "idle connections left open"
-    grep -q "pending handshake limit reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
+    grep -q "handshakes under way per address is reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
     ctl 1 status >/dev/null || fail "host1 stopped serving"
 }
 
@@ -343,7 +343,7 @@ test_three_hosts_session_cap_refuses_the_next_connection() {
     expect_eq "$(status_field 1 .sessions)" 2 "sessions on host1"
     local port; port=$(status_field 1 .port)
     expect_eq "$(tcp_probe 2 1 "$port")" closed "a third connection at the cap"
-    grep -q "session limit (2) reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
+    grep -q "session limit (2 sessions; --max-sessions) is reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
     expect_eq "$(peer_state 1 host2)" connected "host2's session at the cap"
     expect_eq "$(peer_state 1 host3)" connected "host3's session at the cap"
     ctl 2 send host1 "still here" >/dev/null || fail "a session at the cap cannot send"

@@ -1,0 +1,74 @@
+import Glibc
+import PeerCore
+import PeerIO
+
+// libFuzzer harnesses for every parser of outside input, in one binary:
+// FUZZ_TARGET picks the parser (Tests/fuzz/run.sh builds and runs them).
+// Each must return without crashing, trapping or leaking for any input.
+
+/// The parser this process fuzzes, from FUZZ_TARGET.
+nonisolated(unsafe) let fuzzTarget: String = getenv("FUZZ_TARGET").map { String(cString: $0) } ?? "wire"
+
+/// One Noise responder and initiator key, made once.
+nonisolated(unsafe) let fuzzKeys: (NoiseKeyPair, NoiseKeyPair) = {
+    try? Sodium.initialize()
+    return (NoiseKeyPair.generate(), NoiseKeyPair.generate())
+}()
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+    let bytes = Array(UnsafeBufferPointer(start: data, count: size))
+    switch fuzzTarget {
+    case "wire":
+        // The frame reader over a stream, then the codec over each frame
+        // and over the raw input (a decrypted plaintext is attacker-chosen).
+        var reader = FrameReader()
+        reader.maxFrame = 8192
+        let half = bytes.count / 2
+        let frames = ((try? reader.append(bytes[..<half])) ?? []) + ((try? reader.append(bytes[half...])) ?? [])
+        for frame in frames { _ = try? WireCodec.decode(frame) }
+        if let message = try? WireCodec.decode(bytes) { _ = WireCodec.encode(message) }
+        var assembler = MessageAssembler(maxMessage: 1 << 16)
+        for chunk in stride(from: 0, to: bytes.count, by: 97) { _ = assembler.add(more: true, bytes: Array(bytes[chunk..<min(bytes.count, chunk + 97)])) }
+    case "handshake":
+        // Message 1 to a responder, and message 2 to an initiator.
+        var responder = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: PeerSession.prologue, localStatic: fuzzKeys.0)
+        if (try? responder.readMessage(bytes)) != nil { _ = try? responder.writeMessage([]) }
+        var initiator = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: PeerSession.prologue, localStatic: fuzzKeys.1)
+        _ = try? initiator.writeMessage([])
+        _ = try? initiator.readMessage(bytes)
+    case "control":
+        var lines = LineBuffer(maxLineBytes: 4096)
+        for line in lines.append(bytes) ?? [] {
+            if let request = try? JSONLines.decode(ControlRequest.self, from: line) { _ = ControlMethod(rawValue: request.method) }
+        }
+        _ = try? JSONLines.decode(ControlRequest.self, from: bytes)
+    case "config":
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let entries = try? ConfigFile.entries(text) {
+            for entry in entries { _ = try? ConfigFile.arguments(for: entry) }
+            _ = try? DaemonCommand.parse(entries.flatMap { (try? ConfigFile.arguments(for: $0)) ?? [] }, base: DaemonConfiguration(name: "fuzz"))
+        }
+    case "txt":
+        // A DNS TXT record: length-prefixed strings, as Avahi hands them on.
+        var entries: [TXTEntry] = []
+        var index = 0
+        while index < bytes.count {
+            let length = Int(bytes[index])
+            let end = min(bytes.count, index + 1 + length)
+            entries.append(TXTEntry(raw: String(decoding: bytes[(index + 1)..<end], as: UTF8.self)))
+            index = end
+        }
+        let key = ServiceKey(interfaceIndex: 2, family: .ipv4, name: String(decoding: bytes.prefix(63), as: UTF8.self), type: "_peerd._tcp", domain: "local")
+        let service = ResolvedService(key: key, interfaceName: "eth0", hostName: "h.local", address: "169.254.1.1", addressFamily: .ipv4, port: 1, txt: entries)
+        var registry = PeerRegistry(maxPeers: 4)
+        _ = registry.apply(.resolved(service), now: .init(timeIntervalSince1970: 0), makeID: { .init() })
+        _ = TerminalText.escape(key.name)
+        _ = try? TXTRecord(peerID: String(repeating: "a", count: 32), info: entries)
+    case "netlink":
+        _ = NetlinkRouteParser.parse(bytes)
+    default:
+        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, netlink")
+    }
+    return 0
+}

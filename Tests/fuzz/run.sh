@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer harnesses (Tests/fuzz/FuzzTargets.swift) with
+# -sanitize=fuzzer,address and runs each parser's harness.
+#
+# Usage: Tests/fuzz/run.sh RUNS [TARGET...]
+#   RUNS     executions per target (make fuzz: FUZZ_RUNS, 1,000,000; the CI smoke: 2,000)
+#   TARGET   wire handshake control config txt netlink (default: all)
+# Each target starts from its corpus in Tests/fuzz/corpus/TARGET (read-only:
+# new inputs go to a scratch copy) and stops at the first crash, leaving the
+# input in .build/fuzz/crash-*. The last line is "N passed, N failed".
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+RUNS=${1:-2000}; shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(wire handshake control config txt netlink)
+OUT="$ROOT/.build/fuzz"
+SWIFTC=${SWIFTC:-swiftc}
+mkdir -p "$OUT"
+FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
+MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CMalloc")
+
+build() {
+    # Rebuilt only when a source is newer than the binary.
+    local newest; newest=$(ls -t "$ROOT"/Sources/PeerCore/*.swift "$ROOT"/Sources/PeerIO/*.swift "$HERE"/FuzzTargets.swift | head -1)
+    [ -x "$OUT/peerd-fuzz" ] && [ "$OUT/peerd-fuzz" -nt "$newest" ] && return 0
+    echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; log in $OUT/build.log)"
+    {
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerCore -emit-module -emit-library -static -o libPeerCore.a "$ROOT"/Sources/PeerCore/*.swift) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a "$ROOT"/Sources/PeerIO/*.swift) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerCore \
+            -lsodium -lavahi-client -lavahi-common -o peerd-fuzz)
+    } >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -20; return 1; }
+}
+
+build || { echo "0 passed, 1 failed"; exit 1; }
+passed=0; failed=0
+for target in "${TARGETS[@]}"; do
+    scratch=$(mktemp -d)
+    cp -r "$HERE/corpus/$target/." "$scratch/" 2>/dev/null
+    chmod -R u+w "$scratch"
+    log="$OUT/$target.log"
+    if FUZZ_TARGET=$target "$OUT/peerd-fuzz" -runs="$RUNS" -max_len=65600 -rss_limit_mb=4096 -artifact_prefix="$OUT/crash-$target-" "$scratch" >"$log" 2>&1; then
+        echo "ok   fuzz $target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1)"
+        passed=$((passed + 1))
+    else
+        echo "FAIL fuzz $target (see $log)"; tail -n 30 "$log" | sed 's/^/    | /'
+        failed=$((failed + 1))
+    fi
+    rm -rf "$scratch"
+done
+echo "$passed passed, $failed failed"
+[ $failed -eq 0 ]
