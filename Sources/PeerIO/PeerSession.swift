@@ -45,8 +45,12 @@ public final class PeerSession {
     public private(set) var remoteStaticKey: [UInt8]?
     /// The id the remote proved (even when it was not the expected one).
     public private(set) var remotePeerID: String?
-    /// The remote address, for logs.
+    /// The remote address, for logs (with the port, for a dial).
     public private(set) var remoteAddress = "?"
+    /// The remote IP address alone, as rows list it (an IPv4 address seen
+    /// on a dual-stack socket loses its `::ffff:`): for per-address limits
+    /// and for remembering where a paired peer was.
+    public let remoteHost: String
     /// The most application bytes queued for sending.
     public let sendLimit: Int
     /// The invitation context sent (inviter side), kept for a retry.
@@ -79,15 +83,8 @@ public final class PeerSession {
     private var messagesSent: UInt64 = 0
     private var messagesReceived: UInt64 = 0
     private var messagesAcknowledged: UInt64 = 0
-    /// Reading stops above this many queued bytes and resumes below
-    /// ``lowWater``: what a peer makes us answer (pongs, acks, pairing
-    /// replies) cannot pile up while it does not read. Application data
-    /// alone never reaches it (``send(_:)`` stops at ``sendLimit``).
-    private var highWater: Int { sendLimit + 256 * 1024 }
-    private var lowWater: Int { sendLimit + 64 * 1024 }
-    /// A peer that leaves us above the high-water mark this long is closed.
-    private let stallTimeout: TimeInterval = 10
-    private var readingPausedSince: Date?
+    /// When to stop and resume reading as output backs up (``WriteWatermarks``).
+    private var watermarks: WriteWatermarks
     /// The most bytes ever queued here, so the owner knows to give memory back.
     public private(set) var peakQueuedBytes = 0
     /// Whether this is a dial whose TCP connect has not completed yet.
@@ -119,8 +116,10 @@ public final class PeerSession {
         handshake = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: Self.prologue,
                                              localStatic: NoiseKeyPair(secretKey: identity.secretKey))
         outbound = OutboundQueue(limit: sendLimit)
+        watermarks = WriteWatermarks(sendLimit: sendLimit)
         connecting = true
         remoteAddress = "\(endpoint.address):\(endpoint.port)"
+        remoteHost = endpoint.address
         let fd = try TCPConnector.startConnect(to: endpoint)
         attach(fd)
     }
@@ -140,15 +139,17 @@ public final class PeerSession {
         handshake = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: Self.prologue,
                                              localStatic: NoiseKeyPair(secretKey: identity.secretKey))
         outbound = OutboundQueue(limit: sendLimit)
+        watermarks = WriteWatermarks(sendLimit: sendLimit)
         connecting = false
         remoteAddress = TCPConnector.peerAddress(fd)
+        remoteHost = remoteAddress.hasPrefix("::ffff:") ? String(remoteAddress.dropFirst(7)) : remoteAddress
         attach(fd)
     }
 
     /// Clock tick: deadlines and keepalive.
     public func tick(now: Date) {
-        if let since = readingPausedSince, now.timeIntervalSince(since) >= stallTimeout {
-            fail("the peer has not read what we sent for \(Int(stallTimeout)) s (\(outbound.byteCount) bytes waiting)")
+        if watermarks.isStalled(now: now) {
+            fail("the peer has not read what we sent for \(Int(watermarks.stallTimeout)) s (\(outbound.byteCount) bytes waiting)")
             return
         }
         perform(lifecycle.tick(now: now))
@@ -260,10 +261,7 @@ public final class PeerSession {
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<16 {
             // Output backed up: stop reading until the peer drains it.
-            if outbound.byteCount > highWater {
-                pauseReading()
-                return
-            }
+            if watermarks.isPaused { return }
             let count: Int?
             do {
                 count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
@@ -426,16 +424,14 @@ public final class PeerSession {
         flush()
     }
 
-    private func pauseReading() {
-        guard readingPausedSince == nil else { return }
-        readingPausedSince = Date()
-        channel?.pauseReading()
-    }
-
-    private func resumeReadingIfDrained() {
-        guard readingPausedSince != nil, outbound.byteCount <= lowWater, !finished else { return }
-        readingPausedSince = nil
-        channel?.resumeReading()
+    /// Applies the watermarks to the queue's size now.
+    private func checkWatermarks() {
+        guard !finished else { return }
+        switch watermarks.queued(outbound.byteCount, now: Date()) {
+        case .pauseReading: channel?.pauseReading()
+        case .resumeReading: channel?.resumeReading()
+        case .none: break
+        }
     }
 
     private func writable() {
@@ -462,7 +458,7 @@ public final class PeerSession {
             return
         }
         channel.armWrite(!drained)
-        resumeReadingIfDrained()
+        checkWatermarks()
         if drained && closeAfterFlush { teardown() }
     }
 

@@ -100,21 +100,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Authenticated sessions other than `except`, for admission.
     private func authenticatedSessions(except: PeerSession? = nil) -> [SessionAdmission.Authenticated] {
         sessions.values.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.phase.isClosedPhase }.map {
-            SessionAdmission.Authenticated(address: Self.plainAddress($0.remoteAddress), paired: isPaired($0.remotePeerID),
+            SessionAdmission.Authenticated(address: $0.remoteHost, paired: isPaired($0.remotePeerID),
                                            accepted: $0.isConnected)
         }
     }
 
     private func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.record(peerID: $0) != nil } ?? false }
-
-    /// An address as rows list it: IPv4 without the `::ffff:` of a dual-stack
-    /// socket, and without the port `remoteAddress` may carry.
-    private static func plainAddress(_ address: String) -> String {
-        var text = address
-        if let colon = text.lastIndex(of: ":"), text.filter({ $0 == ":" }).count == 1 { text = String(text[..<colon]) }
-        if text.hasPrefix("::ffff:") { text.removeFirst(7) }
-        return text
-    }
 
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
     private var knownAddresses: Set<String> {
@@ -341,6 +332,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             let actions = lifecycle.clientStateChanged(state, generation: generation)
             if actions.contains(.forgetDiscoveries) {
                 publish(await identity.apply(.daemonLost))
+                unverifiedPeers = await identity.unverifiedCount()
             }
             perform(actions)
         case .groupState(_, let state):
@@ -362,6 +354,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             avahi.stopResolver(key)
             resolverLimitLogged = false
             publish(await identity.apply(.removed(key)))
+            // A lost row no longer counts against the unverified cap.
+            unverifiedPeers = await identity.unverifiedCount()
         case .browserFailed(_, let message):
             logger.error("browsing \(config.serviceType) failed: \(message)")
         case .resolved(_, let service):
@@ -434,12 +428,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 // Handshakes under way are capped in all and per address; a
                 // stranger's idle connection gives way to a newcomer, and
                 // known peers' addresses are never the ones to give way.
-                let plain = Self.plainAddress(address)
+                let host = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
                 let known = knownAddresses
                 let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.phase.isClosedPhase }
                 let verdict = admission.admitConnection(
-                    from: plain, known: known.contains(plain),
-                    pending: pending.map { .init(number: $0.number, address: Self.plainAddress($0.remoteAddress), known: known.contains(Self.plainAddress($0.remoteAddress))) },
+                    from: host, known: known.contains(host),
+                    pending: pending.map { .init(number: $0.number, address: $0.remoteHost, known: known.contains($0.remoteHost)) },
                     authenticated: authenticatedSessions().count)
                 switch verdict {
                 case .admit:
@@ -803,7 +797,7 @@ extension SessionManager {
             session.close("a connection from ourselves", reason: .protocolError)
             return
         }
-        if let limit = admission.admitAuthenticated(paired: isPaired(peerID), address: Self.plainAddress(session.remoteAddress),
+        if let limit = admission.admitAuthenticated(paired: isPaired(peerID), address: session.remoteHost,
                                                     others: authenticatedSessions(except: session)) {
             if refusedAtSessionCap.record() {
                 logger.warning("\(limit); refusing a session from \(peerID) at \(session.remoteAddress) (\(refusedAtSessionCap.count) refused so far)")
@@ -1172,7 +1166,7 @@ extension SessionManager {
     func rememberAddresses(of peer: UUID) {
         guard let row = peerTable[peer], let peerID = row.peerId, var record = trust.record(peerID: peerID),
               let session = sessionByPeer[peer], session.isAuthenticated else { return }
-        let proven = row.endpoints.filter { $0.address == Self.plainAddress(session.remoteAddress) }
+        let proven = row.endpoints.filter { $0.address == session.remoteHost }
         guard !proven.isEmpty, record.addresses != proven else { return }
         record.addresses = proven
         do { try trust.upsert(record) } catch { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }

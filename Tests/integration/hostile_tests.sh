@@ -251,3 +251,32 @@ PY
     expect_eq "$code" 3 "peerctl's exit code at the cap"
     echo "$out" | grep -q "refused the connection: too many control clients (2, --max-clients)" || fail "no clear message: $out"
 }
+
+# Point 6: the unverified cap counts only present rows, so it frees when a
+# flood of fake services leaves, and new real peers are listed again.
+test_three_hosts_unverified_cap_frees_when_a_flood_leaves() {
+    start_peerd 1 --max-unverified-peers 16
+    flood_services 2 40
+    local flooder=$LAB_PID
+    lab_wait_for 20 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .unverifiedPeers)\" = 16 ]" || fail "the flood did not fill the cap"
+    kill "$flooder"
+    lab_wait_for 20 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .unverifiedPeers)\" = 0 ]" \
+        || fail "lost rows still count against the cap: $(status_field 1 .unverifiedPeers)"
+    start_peerd 3
+    lab_wait_for 10 sees 1 host3 || fail "a new real peer is not listed after the flood left"
+}
+
+# Point 5: a local invitation refused at a session limit names the limit.
+test_three_hosts_local_session_limit_is_named() {
+    start_peerd 1 --max-sessions 1 --auto-accept all
+    start_peerd 2 --auto-accept all
+    start_peerd 3 --auto-accept all
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    lab_wait_for 5 sees 1 host3 || fail "host1 did not see host3"
+    ctl 1 invite host2 --wait >/dev/null || fail "the first session did not open"
+    local out code
+    out=$(ctl 1 invite host3 2>&1); code=$?
+    expect_eq "$code" 1 "invite's exit code at the limit"
+    echo "$out" | grep -q "session limit (1 sessions; --max-sessions) is reached (overloaded)" || fail "the error does not name the limit: $out"
+    ! echo "$out" | grep -q unreachable || fail "the local limit shows as unreachable: $out"
+}
