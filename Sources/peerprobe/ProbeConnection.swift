@@ -92,9 +92,3 @@ final class ProbeConnection {
         return ready.removeFirst()
     }
 }
-
-/// A probe failure, said plainly.
-struct ProbeError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

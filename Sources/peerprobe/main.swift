@@ -20,10 +20,11 @@ Prints one line of results; exits 0 unless the probe itself failed.
 """
 
 func say(_ text: String) { print(text); fflush(nil) }
+func complain(_ text: String) { let bytes = Array(text.utf8); _ = write(2, bytes, bytes.count) }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 3, let port = UInt16(arguments[2]) else {
-    FileHandleStderr.write(usage)
+    complain(usage)
     exit(2)
 }
 let (mode, address) = (arguments[0], arguments[1])
@@ -124,14 +125,10 @@ do {
         say("holding \(held.count) \(outcomes.map { "\($0.key) \($0.value)" }.sorted().joined(separator: " "))")
         usleep(UInt32(limit * 1_000_000))
     default:
-        FileHandleStderr.write(usage)
+        complain(usage)
         exit(2)
     }
 } catch {
     say("probe failed: \(error)")
     exit(1)
-}
-
-enum FileHandleStderr {
-    static func write(_ text: String) { let bytes = Array(text.utf8); _ = Glibc.write(2, bytes, bytes.count) }
 }

@@ -215,7 +215,7 @@ PY
         || fail "the daemon kept $(( $(rss_kb 1) - before )) kB after the clients left"
     # An outsider (nobody) is capped and cannot lock out root.
     lab_exec 1 setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 - "$(sock 1)" >"$LAB_DIR/outsider.out" 2>&1 <<'PY'
-import json, socket, sys
+import json, socket, sys, time
 held, refused = [], 0
 for _ in range(64):
     s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.settimeout(0.5)
@@ -224,10 +224,19 @@ for _ in range(64):
         if b"overloaded" in line: refused += 1; continue
     except socket.timeout: pass
     held.append(s)
-print(len(held), refused)
+print(len(held), refused, flush=True)
+# Outside the group a request line may be at most 4 KiB.
+s = held.pop(); s.settimeout(5)
+s.sendall(b'{"v":1,"id":1,"method":"status","params":{"context":"' + b"x" * 5000 + b'"}}\n')
+print(json.loads(s.makefile("rb").readline())["error"]["code"], flush=True)
+# An idle connection outside the group is closed after 30 s.
+s = held[0]; s.settimeout(40); start = time.time()
+print("closed" if s.recv(1) == b"" else "data", round(time.time() - start), flush=True)
 PY
-    local held; held=$(awk '{print $1}' "$LAB_DIR/outsider.out")
+    local held; held=$(awk 'NR == 1 {print $1}' "$LAB_DIR/outsider.out")
     [ "${held:-99}" -le 4 ] || fail "one uid outside the group held $held connections: $(cat "$LAB_DIR/outsider.out")"
+    expect_eq "$(sed -n 2p "$LAB_DIR/outsider.out")" badRequest "a 5 KB line from outside the group"
+    sed -n 3p "$LAB_DIR/outsider.out" | grep -Eq "^closed (2[89]|3[0-2])$" || fail "the idle outsider was not closed after 30 s: $(sed -n 3p "$LAB_DIR/outsider.out")"
     ctl 1 status >/dev/null || fail "root was locked out"
 }
 
