@@ -41,13 +41,55 @@ final class MessageQueueStoreTests: XCTestCase {
         handle.closeFile()
         let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
         XCTAssertEqual(reopened.pending(peer), [Array("whole".utf8)])
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).count, 9, "the partial record was trimmed")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).count, 8 + 10 + 5, "the partial record was trimmed")
     }
 
     func testCodecStopsAtAPartialRecord() {
-        let bytes = QueueFileCodec.encode([1, 2]) + QueueFileCodec.encode([]) + [0, 0, 0, 5, 9]
+        let bytes = QueueFileCodec.encodeFile([[1, 2], []]) + [0xA5, 0x5A, 0, 0, 0, 5, 9]
         let decoded = QueueFileCodec.decode(bytes)
         XCTAssertEqual(decoded.messages, [[1, 2], []])
-        XCTAssertEqual(decoded.wholeBytes, 10)
+        XCTAssertEqual(decoded.wholeBytes, 8 + 12 + 10)
+        XCTAssertTrue(decoded.needsRewrite)
+    }
+
+    func testABadRecordCostsOnlyItself() {
+        var bytes = QueueFileCodec.encodeFile([Array("first".utf8), Array("second".utf8), Array("third".utf8)])
+        bytes[8 + 15 + 12] ^= 0xFF   // a byte of "second"
+        let decoded = QueueFileCodec.decode(bytes)
+        XCTAssertEqual(decoded.messages, [Array("first".utf8), Array("third".utf8)])
+        XCTAssertEqual(decoded.skippedBytes, 16)
+        // A record whose length swallows what follows is skipped the same way.
+        var swallowing = QueueFileCodec.encodeFile([Array("a".utf8)]) + [0xA5, 0x5A, 0, 0, 0x0B, 0xB8, 0, 0, 0, 0] + Array("part".utf8)
+        swallowing += QueueFileCodec.encode(Array("after".utf8))
+        XCTAssertEqual(QueueFileCodec.decode(swallowing).messages, [Array("a".utf8), Array("after".utf8)])
+    }
+
+    func testVersion1FilesAreReadAndRewrittenAsVersion2() throws {
+        try FileManager.default.createDirectory(atPath: directory + "/queue", withIntermediateDirectories: true)
+        let path = directory + "/queue/\(peer).queue"
+        try Data([0, 0, 0, 2, 7, 8, 0, 0, 0, 1, 9]).write(to: URL(fileURLWithPath: path))
+        let store = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        XCTAssertEqual(store.pending(peer), [[7, 8], [9]])
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), QueueFileCodec.encodeFile([[7, 8], [9]]))
+    }
+
+    func testAFailedAppendLeavesTheFileAsItWas() throws {
+        var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        XCTAssertTrue(try store.append(Array("kept".utf8), for: peer))
+        let path = directory + "/queue/\(peer).queue"
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        // A file-size limit makes the next write stop part-way, as a full disk does.
+        signal(SIGXFSZ, SIG_IGN)
+        var saved = rlimit()
+        getrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        var tight = rlimit(rlim_cur: rlim_t(before.count + 6), rlim_max: saved.rlim_max)
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &tight)
+        XCTAssertThrowsError(try store.append(Array(repeating: 0x41, count: 3000), for: peer))
+        setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "no part of the failed message stays")
+        XCTAssertEqual(store.pending(peer), [Array("kept".utf8)])
+        XCTAssertTrue(try store.append(Array("later".utf8), for: peer))
+        let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        XCTAssertEqual(reopened.pending(peer), [Array("kept".utf8), Array("later".utf8)], "the failed message is never delivered; the later one is kept")
     }
 }
