@@ -34,6 +34,22 @@ public struct OutboundQueue: Sendable {
         byteCount += line.count
     }
 
+    /// Queues bytes of a stream (no line boundaries to keep), joined to the
+    /// last chunk while it has not started going out and stays under
+    /// `chunk` bytes: many small frames leave in one `send`.
+    public mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024) {
+        guard !bytes.isEmpty else { return }
+        if let last = chunks.indices.last, last > 0 || offset == 0, chunks[last].count + bytes.count <= chunk {
+            chunks[last].append(contentsOf: bytes)
+            byteCount += bytes.count
+        } else {
+            appendUnbounded(bytes)
+        }
+    }
+
+    /// Chunks waiting (a test's view of coalescing).
+    public var chunkCount: Int { chunks.count }
+
     /// Drops every whole line not yet started.
     public mutating func truncateToCurrentLine() {
         guard !chunks.isEmpty else { return }

@@ -85,6 +85,7 @@ public final class PeerSession {
     private var messagesAcknowledged: UInt64 = 0
     /// When to stop and resume reading as output backs up (``WriteWatermarks``).
     private var watermarks: WriteWatermarks
+    private var flushScheduled = false
     /// The most bytes ever queued here, so the owner knows to give memory back.
     public private(set) var peakQueuedBytes = 0
     /// Whether this is a dial whose TCP connect has not completed yet.
@@ -419,9 +420,26 @@ public final class PeerSession {
     private func sendFrame(_ message: [UInt8]) {
         // Bounded by the watermarks: past the high mark nothing more is read
         // from the peer, so nothing more is answered.
-        outbound.appendUnbounded(WireCodec.frame(message))
+        outbound.appendCoalescing(WireCodec.frame(message))
         peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
-        flush()
+        checkWatermarks()
+        scheduleFlush()
+    }
+
+    /// Frames made in one main-queue turn (handshake message 3 and the
+    /// invite, a burst of fragments, pongs for a batch of pings) go out
+    /// together at the end of the turn: with `TCP_NODELAY` that is one
+    /// segment where Nagle would have waited for an ACK.
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.flushScheduled = false
+                self.flush()
+            }
+        }
     }
 
     /// Applies the watermarks to the queue's size now.

@@ -13,6 +13,10 @@ public enum TCPConnector {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         }
         let descriptor = FileDescriptor(rawValue: fd)
+        do { try setNoDelay(descriptor) } catch {
+            descriptor.close()
+            throw error
+        }
         var result: Int32
         if endpoint.family == .ipv4 {
             var address = sockaddr_in()
@@ -40,6 +44,16 @@ public enum TCPConnector {
             throw SystemError("connect", errno: code, context: context)
         }
         return descriptor
+    }
+
+    /// Turns Nagle's algorithm off: peerd coalesces its own writes (one
+    /// flush per main-queue turn), and a small frame must not wait about
+    /// 40 ms for the peer's delayed ACK.
+    public static func setNoDelay(_ descriptor: FileDescriptor) throws(SystemError) {
+        var on: Int32 = 1
+        try Syscall.call("setsockopt", "TCP_NODELAY") {
+            setsockopt(descriptor.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
 
     /// After writability: nil if connected, else the connect error.

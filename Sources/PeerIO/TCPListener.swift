@@ -54,8 +54,14 @@ public struct TCPListener: Sendable {
     }
 
     /// Accepts one connection; nil when none is waiting.
+    /// Accepted sockets have `TCP_NODELAY` set (``TCPConnector/setNoDelay(_:)``).
     public func accept() throws(SystemError) -> FileDescriptor? {
-        try descriptor.acceptConnection(context: "session port \(port)")
+        guard let accepted = try descriptor.acceptConnection(context: "session port \(port)") else { return nil }
+        do { try TCPConnector.setNoDelay(accepted) } catch {
+            accepted.close()
+            throw error
+        }
+        return accepted
     }
 
     /// Closes the listener.

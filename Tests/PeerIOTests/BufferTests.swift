@@ -84,3 +84,25 @@ final class LineBufferScanTests: XCTestCase {
         XCTAssertEqual(buffer.pendingCount, 1)
     }
 }
+
+final class OutboundCoalescingTests: XCTestCase {
+    func testSmallFramesJoinUntilTheChunkIsFullOrStarted() {
+        var queue = OutboundQueue(limit: 1 << 20)
+        for _ in 0..<10 { queue.appendCoalescing([UInt8](repeating: 1, count: 100), chunk: 450) }
+        XCTAssertEqual(queue.byteCount, 1000)
+        XCTAssertEqual(queue.chunkCount, 3, "100-byte frames joined into chunks of at most 450 bytes")
+        // A chunk partly written is never extended (its offset is in flight).
+        var partial = OutboundQueue(limit: 1 << 20)
+        partial.appendCoalescing([1, 2, 3, 4])
+        var calls = 0
+        _ = partial.flush { _ in
+            calls += 1
+            return calls == 1 ? 2 : nil   // two bytes go, then the socket would block
+        }
+        partial.appendCoalescing([5])
+        XCTAssertEqual(partial.chunkCount, 2)
+        var written: [UInt8] = []
+        XCTAssertTrue(partial.flush { raw in written += raw; return raw.count })
+        XCTAssertEqual(written, [3, 4, 5], "bytes leave in order")
+    }
+}

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import PeerCore
 import XCTest
 @testable import PeerIO
 
@@ -83,6 +84,24 @@ final class TCPListenerTests: XCTestCase {
             let second = try XCTUnwrap(try acceptWithin(listener, seconds: 5))
             second.close()
         }
+    }
+
+    private func noDelay(_ fd: Int32) -> Int32 {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        XCTAssertEqual(getsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &value, &length), 0)
+        return value
+    }
+
+    func testSessionSocketsSetNoDelayOnBothSides() throws {
+        let listener = try TCPListener(port: 0)
+        defer { listener.close() }
+        let dialled = try TCPConnector.startConnect(to: Endpoint(interface: "lo", family: .ipv4, address: "127.0.0.1", port: listener.port))
+        defer { dialled.close() }
+        let accepted = try XCTUnwrap(try acceptWithin(listener, seconds: 5))
+        defer { accepted.close() }
+        XCTAssertNotEqual(noDelay(dialled.rawValue), 0, "the dialling side waits on no delayed ACK")
+        XCTAssertNotEqual(noDelay(accepted.rawValue), 0, "the accepting side waits on no delayed ACK")
     }
 
     func testBusyPortIsATypedError() throws {
