@@ -1,5 +1,11 @@
 /// peerd's configuration file, in the INI style of `avahi-daemon.conf`:
-/// a `[peerd]` section of `key = value` lines; `#` and `;` start comments.
+/// a `[peerd]` section of `key = value` lines.
+///
+/// Rules: UTF-8 (a leading byte-order mark is skipped); lines end in LF or
+/// CRLF; `#` or `;` starts a comment at the start of a line or after
+/// whitespace (`name = a # note` is `a`; `info = k=v#1` keeps its `#`);
+/// spaces around keys and values are dropped. Errors name the line, and
+/// show invisible characters as escapes (`\u{200b}`, `\x00`).
 /// Every command-line flag has a key of the same name without the dashes;
 /// a flag given on the command line overrides the file.
 public enum ConfigFile {
@@ -23,23 +29,25 @@ public enum ConfigFile {
         var entries: [ConfigFileEntry] = []
         var section: String?
         var seen: Set<String> = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
+        // "\r\n" is one Character in Swift: both endings split a line.
+        for (index, raw) in body.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }).enumerated() {
             let number = index + 1
-            let line = trim(raw)
+            let line = trim(withoutComment(raw))
             if line.isEmpty || line.hasPrefix("#") || line.hasPrefix(";") { continue }
             if line.hasPrefix("[") {
-                guard line.hasSuffix("]") else { throw UsageError("line \(number): '\(line)' is not a [section] header") }
+                guard line.hasSuffix("]") else { throw UsageError("line \(number): '\(visible(line))' is not a [section] header") }
                 let name = trim(line.dropFirst().dropLast())
-                guard name == "peerd" else { throw UsageError("line \(number): unknown section [\(name)]; peerd reads [peerd]") }
+                guard name == "peerd" else { throw UsageError("line \(number): unknown section [\(visible(name))]; peerd reads [peerd]") }
                 section = name
                 continue
             }
-            guard let eq = line.firstIndex(of: "=") else { throw UsageError("line \(number): expected key = value, got '\(line)'") }
-            guard section != nil else { throw UsageError("line \(number): '\(line)' comes before the [peerd] section") }
+            guard let eq = line.firstIndex(of: "=") else { throw UsageError("line \(number): expected key = value, got '\(visible(line))'") }
+            guard section != nil else { throw UsageError("line \(number): '\(visible(line))' comes before the [peerd] section") }
             let key = trim(line[..<eq]).lowercased()
             let value = trim(line[line.index(after: eq)...])
             guard valueKeys.contains(key) || switchKeys.contains(key) else {
-                throw UsageError("line \(number): unknown key '\(key)'")
+                throw UsageError("line \(number): unknown key '\(visible(key))'")
             }
             guard repeatableKeys.contains(key) || seen.insert(key).inserted else {
                 throw UsageError("line \(number): '\(key)' is set twice")
@@ -59,6 +67,50 @@ public enum ConfigFile {
             }
         }
         return ["--\(entry.key)", entry.value]
+    }
+
+    /// The file's bytes as text: a leading byte-order mark is dropped, and
+    /// bytes that are not UTF-8 are an error naming their line.
+    public static func text(of bytes: [UInt8]) throws(UsageError) -> String {
+        let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
+        if let text = String(validating: body, as: UTF8.self) { return text }
+        var number = 1
+        for line in body.split(separator: 0x0A, omittingEmptySubsequences: false) {
+            if String(validating: line, as: UTF8.self) == nil { break }
+            number += 1
+        }
+        throw UsageError("line \(number): not UTF-8 (is this a configuration file?)")
+    }
+
+    /// Text for an error message: controls, bidi controls and invisible
+    /// characters (zero-width and format characters, unusual spaces) shown
+    /// as escapes, so what is wrong can be seen and nothing reaches the
+    /// terminal raw.
+    public static func visible(_ text: some StringProtocol) -> String {
+        var out = ""
+        for scalar in String(text).unicodeScalars {
+            let invisible = scalar.properties.generalCategory == .format
+                || (scalar.properties.generalCategory == .spaceSeparator && scalar != " ")
+                || scalar.properties.generalCategory == .lineSeparator || scalar.properties.generalCategory == .paragraphSeparator
+            if invisible {
+                out += "\\u{" + String(scalar.value, radix: 16) + "}"
+            } else {
+                out += TerminalText.escape(String(scalar))
+            }
+        }
+        return out
+    }
+
+    /// The line without its comment: from a `#` or `;` at the start or
+    /// after whitespace.
+    private static func withoutComment(_ line: some StringProtocol) -> Substring {
+        var previousIsSpace = true
+        for index in line.indices {
+            let character = line[index]
+            if (character == "#" || character == ";") && previousIsSpace { return Substring(line[..<index]) }
+            previousIsSpace = character.isWhitespace
+        }
+        return Substring(line)
     }
 
     private static func trim(_ text: some StringProtocol) -> String {

@@ -106,7 +106,7 @@ public enum WireCodec {
         case 0x01:
             let timeout = try reader.u32("invite timeout")
             let flags = try reader.u8("invite flags")
-            guard flags & ~1 == 0 else { throw .invalidText("invite flags 0x\(String(flags, radix: 16))") }
+            guard flags & ~1 == 0 else { throw .unknownFlags("invite flags", flags) }
             let nameLength = Int(try reader.u8("invite name length"))
             let name = try reader.text(nameLength, "invite name")
             let contextLength = Int(try reader.u16("invite context length"))
@@ -119,7 +119,7 @@ public enum WireCodec {
             message = .decline(reason: reason, text: text)
         case 0x04:
             let flags = try reader.u8("data flags")
-            guard flags & ~1 == 0 else { throw .invalidText("data flags 0x\(String(flags, radix: 16))") }
+            guard flags & ~1 == 0 else { throw .unknownFlags("data flags", flags) }
             message = .data(more: flags & 1 == 1, bytes: reader.rest())
         case 0x05:
             message = .ping(try reader.u64("ping"))

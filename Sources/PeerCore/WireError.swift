@@ -14,6 +14,8 @@ public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
     case invalidText(String)
     /// A frame length of zero (the 2-byte prefix) or over the Noise limit.
     case badFrameLength(Int)
+    /// A flags byte with bits this version does not define.
+    case unknownFlags(String, UInt8)
 
     /// A sentence for logs and close reasons.
     public var description: String {
@@ -25,6 +27,7 @@ public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
         case .fieldTooLong(let what, let n): return "\(what) of \(n) bytes is over its limit"
         case .invalidText(let what): return "\(what) is not UTF-8"
         case .badFrameLength(let n): return "frame length \(n) is out of range"
+        case .unknownFlags(let what, let flags): return "\(what) 0x\(String(flags, radix: 16)) has bits this version does not define"
         }
     }
 }

@@ -5,13 +5,20 @@ import Glibc
 /// a crash the path holds either the old contents or the new, never a mix.
 public enum AtomicFile {
     /// Reads a whole file; nil when it does not exist. At most `limit` bytes.
+    /// Only a regular file is read: a FIFO, device or directory at `path`
+    /// is an error at once (opened non-blocking, so a FIFO cannot hang us).
     public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8]? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw SystemError("open", errno: errno, context: path)
         }
         defer { close(fd) }
+        var info = stat()
+        try Syscall.call("fstat", path) { fstat(fd, &info) }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw SystemError("open", errno: EINVAL, context: "\(path) is not a regular file")
+        }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while bytes.count <= limit {

@@ -285,6 +285,11 @@ public final class PeerSession {
                 guard !finished else { return }
                 received(frame)
             }
+            // A bad length that came after those frames, now that they are handled.
+            do { _ = try frames.append([UInt8]()) } catch {
+                fail("\(error)")
+                return
+            }
         }
     }
 

@@ -221,7 +221,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 await self.route(event)
             }
         }
-        logger.info("peerd \(Self.version) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(config.socketPath)")
+        logger.info("peerd \(Self.version) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
         perform(lifecycle.start())
         lastNotifiedStatus = serviceStatusLine()
         notifier.ready(status: lastNotifiedStatus)

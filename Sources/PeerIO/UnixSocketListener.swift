@@ -40,10 +40,27 @@ public struct UnixSocketListener: Sendable {
     }
 
     /// Adopts a socket systemd bound and listens on (socket activation).
+    /// Its path is the one the socket is bound to (`getsockname`), not the
+    /// one configured: status and logs name the socket peerd was given.
+    /// `path` is kept only when the kernel names none (an abstract socket).
     public init(activated descriptor: FileDescriptor, path: String) {
         self.descriptor = descriptor
-        self.path = path
+        self.path = Self.boundPath(of: descriptor) ?? path
         activated = true
+    }
+
+    /// The filesystem path a Unix socket is bound to, if any.
+    public static func boundPath(of descriptor: FileDescriptor) -> String? {
+        var address = sockaddr_un()
+        var length = socklen_t(MemoryLayout<sockaddr_un>.size)
+        let ok = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor.rawValue, $0, &length) }
+        } == 0
+        let pathBytes = Int(length) - MemoryLayout<sa_family_t>.size
+        guard ok, address.sun_family == sa_family_t(AF_UNIX), pathBytes > 1 else { return nil }
+        let bytes = withUnsafeBytes(of: address.sun_path) { Array($0.prefix(min(pathBytes, $0.count))) }
+        guard bytes.first != 0 else { return nil }
+        return String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
     }
 
     /// Accepts one client; nil when none is waiting.

@@ -21,7 +21,9 @@ let configText: String?
 do {
     let bytes = try AtomicFile.read(configPath, limit: 1 << 20)
     if bytes == nil, explicitConfig != nil { fail("\(configPath): no such file", code: 2) }
-    configText = bytes.map { String(decoding: $0, as: UTF8.self) }
+    do { configText = try bytes.map { bytes throws(UsageError) in try ConfigFile.text(of: bytes) } } catch {
+        fail("\(configPath): \(error)", code: 2)
+    }
 } catch {
     fail("\(configPath): \(error)", code: 2)
 }

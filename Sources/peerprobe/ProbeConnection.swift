@@ -26,12 +26,13 @@ final class ProbeConnection {
 
     deinit { close(fd) }
 
-    /// Runs the handshake as initiator with a fresh key; returns the responder's peer id.
-    func handshake() throws -> String {
+    /// Runs the handshake as initiator with a fresh key; returns the
+    /// responder's peer id. `trailing` goes out in the same write as message 3.
+    func handshake(trailing: [UInt8] = []) throws -> String {
         var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: PeerSession.prologue, localStatic: NoiseKeyPair.generate())
         try writeFrame(try state.writeMessage([]))
         _ = try state.readMessage(try readFrame(timeout: 5))
-        try writeFrame(try state.writeMessage([]))
+        try writeFrame(try state.writeMessage([]), trailing: trailing)
         let split = try state.split()
         send = split.send
         receive = split.receive
@@ -40,8 +41,13 @@ final class ProbeConnection {
 
     /// Encrypts and sends one message.
     func send(_ message: WireMessage) throws {
+        try sendPlaintext(WireCodec.encode(message))
+    }
+
+    /// Encrypts and sends any plaintext, well-formed or not.
+    func sendPlaintext(_ plaintext: [UInt8]) throws {
         guard var cipher = send else { throw ProbeError("no session yet") }
-        let ciphertext = try cipher.encrypt(ad: [], WireCodec.encode(message))
+        let ciphertext = try cipher.encrypt(ad: [], plaintext)
         send = cipher
         try writeFrame(ciphertext)
     }
@@ -70,8 +76,8 @@ final class ProbeConnection {
         return recv(fd, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) <= 0 || pfd.revents & Int16(POLLHUP | POLLERR) != 0
     }
 
-    func writeFrame(_ message: [UInt8]) throws {
-        let bytes = WireCodec.frame(message)
+    func writeFrame(_ message: [UInt8], trailing: [UInt8] = []) throws {
+        let bytes = WireCodec.frame(message) + trailing
         var offset = 0
         while offset < bytes.count {
             let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }

@@ -16,6 +16,8 @@ modes:
   idle SECONDS                 connect and send nothing
   throwaway COUNT              COUNT handshakes, each with a fresh key, closed at once
   hold COUNT SECONDS [pairing] open COUNT invited sessions and hold them
+  bad-length                   a zero frame length in the same write as handshake message 3
+  bad-flags                    an invite with an undefined flag bit
 Prints one line of results; exits 0 unless the probe itself failed.
 """
 
@@ -95,6 +97,21 @@ do {
             if case .close(let reason, let text) = message { outcome = "close \(reason.rawValue): \(text)"; break }
         }
         say("invite accepted; \(outcome) after \(Int(seconds(since: start).rounded())) s")
+    case "bad-length", "bad-flags":
+        let connection = try ProbeConnection(address: address, port: port)
+        if mode == "bad-length" {
+            _ = try connection.handshake(trailing: [0, 0])
+        } else {
+            _ = try connection.handshake()
+            var invite = WireCodec.encode(.invite(name: "probe", context: [], timeoutMilliseconds: 10_000))
+            invite[6] = 0x02
+            try connection.sendPlaintext(invite)
+        }
+        var outcome = "closed without a close message"
+        while let message = try? connection.next(timeout: 5) {
+            if case .close(let reason, let text) = message { outcome = "close \(reason.rawValue): \(text)"; break }
+        }
+        say(outcome)
     case "idle":
         let limit = Double(extra.first ?? "10") ?? 10
         let connection = try ProbeConnection(address: address, port: port)

@@ -38,9 +38,9 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x02, 0], .trailingBytes("message type 0x2")),
             ([1, 0x01, 0, 0, 0, 1, 0, 5, 0x61], .truncated("invite name")),
             ([1, 0x01, 0, 0, 0, 1, 0, 0, 0x10, 0x01], .fieldTooLong("invite context", 4097)),
-            ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0], .invalidText("invite flags 0x2")),
+            ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0], .unknownFlags("invite flags", 2)),
             ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
-            ([1, 0x04, 2], .invalidText("data flags 0x2")),
+            ([1, 0x04, 2], .unknownFlags("data flags", 2)),
         ]
         for (bytes, expected) in cases {
             XCTAssertThrowsError(try WireCodec.decode(bytes), "\(bytes)") { XCTAssertEqual($0 as? WireError, expected, "\(bytes)") }
@@ -82,6 +82,23 @@ final class WireCodecTests: XCTestCase {
         var tooBig = FrameReader()
         tooBig.maxFrame = 8192
         XCTAssertThrowsError(try tooBig.append([0x20, 0x01])) { XCTAssertEqual($0 as? WireError, .badFrameLength(8193)) }
+    }
+
+    func testABadLengthAfterWholeFramesComesAfterThem() throws {
+        var reader = FrameReader()
+        XCTAssertEqual(try reader.append([0, 2, 7, 7, 0, 1, 8, 0, 0, 0, 1]), [[7, 7], [8]], "the frames before the bad length first")
+        XCTAssertThrowsError(try reader.append([UInt8]())) { XCTAssertEqual($0 as? WireError, .badFrameLength(0)) }
+        XCTAssertThrowsError(try reader.append([0, 1, 5])) { XCTAssertEqual($0 as? WireError, .badFrameLength(0)) }
+    }
+
+    func testUnknownFlagBitsAreNamedAsSuch() {
+        var invite = WireCodec.encode(.invite(name: "a", context: [], timeoutMilliseconds: 1000))
+        invite[6] = 0x02
+        XCTAssertThrowsError(try WireCodec.decode(invite)) { error in
+            XCTAssertEqual(error as? WireError, .unknownFlags("invite flags", 2))
+            XCTAssertEqual("\(error)", "invite flags 0x2 has bits this version does not define")
+        }
+        XCTAssertThrowsError(try WireCodec.decode([1, 4, 0x80])) { XCTAssertEqual($0 as? WireError, .unknownFlags("data flags", 0x80)) }
     }
 
     func testCloseReasonCodesRoundTrip() {

@@ -44,7 +44,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
         _ = try? JSONLines.decode(ControlRequest.self, from: bytes)
     case "config":
-        let text = String(decoding: bytes, as: UTF8.self)
+        // The file's bytes as peerd reads them: UTF-8 check, BOM, then entries.
+        _ = ConfigFile.visible(String(decoding: bytes.prefix(512), as: UTF8.self))
+        guard let text = try? ConfigFile.text(of: bytes) else { break }
         if let entries = try? ConfigFile.entries(text) {
             for entry in entries { _ = try? ConfigFile.arguments(for: entry) }
             _ = try? DaemonCommand.parse(entries.flatMap { (try? ConfigFile.arguments(for: $0)) ?? [] }, base: DaemonConfiguration(name: "fuzz"))

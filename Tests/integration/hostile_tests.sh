@@ -289,3 +289,15 @@ test_three_hosts_local_session_limit_is_named() {
     echo "$out" | grep -q "session limit (1 sessions; --max-sessions) is reached (overloaded)" || fail "the error does not name the limit: $out"
     ! echo "$out" | grep -q unreachable || fail "the local limit shows as unreachable: $out"
 }
+
+# Issue 10, point 9: a bad frame length in the same write as handshake
+# message 3 is answered like one that comes later, and an undefined flag bit
+# is named as such.
+test_bad_frames_get_a_close_with_the_right_reason() {
+    start_peerd 1
+    local port out; port=$(status_field 1 .port)
+    out=$(probe 2 bad-length "$(lab_address 1)" "$port")
+    expect_eq "$out" "close protocolError: frame length 0 is out of range" "a bad length right after message 3"
+    out=$(probe 2 bad-flags "$(lab_address 1)" "$port")
+    expect_eq "$out" "close protocolError: invite flags 0x2 has bits this version does not define" "an invite with an undefined flag"
+}

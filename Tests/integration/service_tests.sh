@@ -22,7 +22,9 @@ with open(sys.argv[2], "a") as log:
 PY
     lab_spawn 1 "$LAB_DIR/notify.err" /usr/bin/python3 "$LAB_DIR/notify.py" "$LAB_DIR/notify.sock" "$LAB_DIR/notify.log"
     lab_wait_for 5 test -S "$LAB_DIR/notify.sock" || fail "notify listener did not start"
-    local command; command=$(unit_exec_start)
+    # The unit's --socket (/run/peerd/peerd.sock) is left as it is: under
+    # activation, status and the log must name the socket peerd was given.
+    local command; command=$(unit_exec_start | sed "s|--socket $LAB_DIR/h1/act.sock|--socket /run/peerd/peerd.sock|")
     [ -n "$command" ] || fail "no ExecStart in the unit"
     # shellcheck disable=SC2086
     # systemd-socket-activate starts the command with a fresh environment: -E passes variables.
@@ -32,6 +34,7 @@ PY
     [ ! -e "$LAB_DIR/h1/state/identity.key" ] || fail "peerd started before any client came"
     # The first client starts peerd and is served through the passed socket.
     expect_eq "$("$BIN/peerctl" --socket "$LAB_DIR/h1/act.sock" --json status | jq -r .socket)" "$LAB_DIR/h1/act.sock" "status through the activated socket"
+    grep -q "control socket $LAB_DIR/h1/act.sock" "$LAB_DIR/h1/peerd.log" || fail "the start-up log does not name the activated socket"
     lab_wait_for 5 grep -q 'READY=1' "$LAB_DIR/notify.log" || fail "no READY=1"
     grep -q '^STATUS=' "$LAB_DIR/notify.log" || fail "no STATUS= line"
     lab_wait_for 5 grep -q 'WATCHDOG=1' "$LAB_DIR/notify.log" || fail "no watchdog ping"
@@ -122,6 +125,17 @@ test_configuration_file() {
     out=$(lab_exec 1 "$BIN/peerd" --config "$conf" --check-config 2>&1); expect_eq $? 2 "exit code for a bad value"
     echo "$out" | grep -q "line 2" || fail "the error does not name line 2: $out"
     out=$(lab_exec 1 "$BIN/peerd" --config "$LAB_DIR/missing.conf" --check-config 2>&1); expect_eq $? 2 "exit code for a missing file"
+    # Issue 10, point 11: CRLF and a BOM are fine; a FIFO, a binary file and
+    # invalid UTF-8 are clear errors, never a hang or raw bytes on the terminal.
+    printf '\xef\xbb\xbf[peerd]\r\nname = crlf # a note\r\n' >"$conf"
+    lab_exec 1 "$BIN/peerd" --config "$conf" --check-config >/dev/null || fail "a CRLF file with a BOM did not check"
+    mkfifo "$LAB_DIR/fifo.conf"
+    out=$(timeout 5 "$BIN/peerd" --config "$LAB_DIR/fifo.conf" --check-config 2>&1); expect_eq $? 2 "exit code for a FIFO"
+    echo "$out" | grep -q "not a regular file" || fail "no clear error for a FIFO: $out"
+    printf '\x00\x1b[2J\xff\xfe binary' >"$conf"
+    out=$(lab_exec 1 "$BIN/peerd" --config "$conf" --check-config 2>&1); expect_eq $? 2 "exit code for a binary file"
+    echo "$out" | grep -q "line 1: not UTF-8" || fail "no clear error for a binary file: $out"
+    ! echo "$out" | grep -q $'\e' || fail "the binary file reached the terminal raw"
 }
 
 # More than 64 control clients: the one over the cap is refused cleanly.

@@ -112,6 +112,13 @@ test_session_without_a_deciding_client_is_declined() {
 # Both sides invite at the same moment, 50 times: always exactly one session.
 test_crossing_invitations_collapse_into_one_session() {
     two_peers
+    # Subscribers on both hosts: a session sets up in about 2 ms, faster than
+    # the two peerctl processes start, so one invitation may arrive before
+    # the other side's invite is made. It then waits for a decision, and the
+    # local invite accepts it (our invitation is our yes), instead of being
+    # declined for want of a subscriber.
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
     local round
     for round in $(seq 1 50); do
         ctl 1 invite host2 --wait >"$LAB_DIR/a.out" 2>&1 & local a=$!
