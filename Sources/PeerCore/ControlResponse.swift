@@ -24,4 +24,16 @@ public struct ControlResponse<Result: Codable & Sendable>: Codable, Sendable {
         result = nil
         self.error = error
     }
+
+    private enum CodingKeys: String, CodingKey { case v, id, result, error }
+
+    /// Encodes `id` always, as `null` when the request had none
+    /// (docs/control-protocol.md), and `result` or `error`, whichever is set.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(v, forKey: .v)
+        if let id { try container.encode(id, forKey: .id) } else { try container.encodeNil(forKey: .id) }
+        try container.encodeIfPresent(result, forKey: .result)
+        try container.encodeIfPresent(error, forKey: .error)
+    }
 }

@@ -17,4 +17,11 @@ public struct Endpoint: Codable, Hashable, Sendable {
         self.address = address
         self.port = port
     }
+
+    /// `address:port`, with an IPv6 address in brackets and its interface
+    /// as the scope (`[fe80::1%eth0]:4000`), so the port cannot be read as
+    /// part of the address.
+    public var hostPort: String {
+        family == .ipv6 ? "[\(address)\(interface.isEmpty ? "" : "%" + interface)]:\(port)" : "\(address):\(port)"
+    }
 }

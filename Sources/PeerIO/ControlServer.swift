@@ -32,6 +32,8 @@ public final class ControlServer {
     /// Unfinished request bytes all clients together may hold beyond their
     /// free allowance. A line that would pass it gets `overloaded`.
     public let requestBytesLimit: Int
+    /// The name of the group whose members may drive the daemon (`--group`), for messages.
+    public var groupName = "peerd"
     /// Who may do what; set before ``start()``.
     public var policy = AccessPolicy(groupID: nil, publicRead: false)
     /// Answers requests; set before ``start()``.
@@ -187,6 +189,12 @@ public final class ControlServer {
 
     private func received(_ line: [UInt8], on connection: ControlConnection) {
         if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+        // What the decoder would blur: `v` other than the integer 1, and a
+        // parameter of the wrong JSON type, named.
+        if let error = ControlRequestCheck.check(line) {
+            reply(connection, id: (try? JSONLines.decode(IDOnly.self, from: line))?.id, error: error)
+            return
+        }
         let request: ControlRequest
         do {
             request = try JSONLines.decode(ControlRequest.self, from: line)
@@ -208,7 +216,7 @@ public final class ControlServer {
         guard let client = connection.credentials, policy.allows(method, for: client) else {
             let who = connection.credentials.map { "uid \($0.uid)" } ?? "an unknown client"
             let open = policy.publicRead ? " (only status and peers are open to everyone)" : ""
-            reply(connection, id: request.id, error: ControlError(.permissionDenied, "\(who) may not call '\(method.rawValue)': only root and members of the peerd group may\(open)"))
+            reply(connection, id: request.id, error: ControlError(.permissionDenied, "\(who) may not call '\(method.rawValue)': only root and members of the \(groupName) group may\(open)"))
             return
         }
         guard let handler else {

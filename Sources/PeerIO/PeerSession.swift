@@ -119,7 +119,7 @@ public final class PeerSession {
         outbound = OutboundQueue(limit: sendLimit)
         watermarks = WriteWatermarks(sendLimit: sendLimit)
         connecting = true
-        remoteAddress = "\(endpoint.address):\(endpoint.port)"
+        remoteAddress = endpoint.hostPort
         remoteHost = endpoint.address
         let fd = try TCPConnector.startConnect(to: endpoint)
         attach(fd)

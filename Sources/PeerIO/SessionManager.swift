@@ -186,6 +186,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     public func start() {
         control.handler = self
         control.maxClients = config.maxClients
+        control.groupName = config.group
         control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
         if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
         control.start()
@@ -379,7 +380,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             case .found(let snapshot):
                 kind = .peerFound
                 peer = snapshot
-                logger.info("peer found: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased()) at \(snapshot.endpoints.map { "\($0.address)%\($0.interface):\($0.port)" }.joined(separator: ", "))")
+                logger.info("peer found: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased()) at \(snapshot.endpoints.map(\.hostPort).joined(separator: ", "))")
             case .updated(let snapshot):
                 kind = .peerUpdated
                 peer = snapshot
@@ -750,7 +751,7 @@ extension SessionManager {
                 logger.debug("session \(session.number): dialling \(session.remoteAddress)")
                 return true
             } catch {
-                logger.info("cannot dial \(endpoint.address):\(endpoint.port): \(error)")
+                logger.info("cannot dial \(endpoint.hostPort): \(error)")
             }
         }
         return false

@@ -7,7 +7,7 @@ public enum TCPConnector {
     /// Begins connecting to `endpoint`; the descriptor becomes writable when
     /// the connect finishes (check ``finishConnect(_:)``).
     public static func startConnect(to endpoint: Endpoint) throws(SystemError) -> FileDescriptor {
-        let context = "\(endpoint.address):\(endpoint.port)"
+        let context = endpoint.hostPort
         let family = endpoint.family == .ipv4 ? AF_INET : AF_INET6
         let fd = try Syscall.call("socket", context) {
             socket(family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)

@@ -148,7 +148,7 @@ struct PeerctlRenderer {
     private func addresses(_ endpoints: [Endpoint]) -> String {
         guard !endpoints.isEmpty else { return "-" }
         let unique = endpoints.reduce(into: [String]()) { list, e in
-            let text = e.family == .ipv6 ? "[\(e.address)%\(e.interface)]:\(e.port)" : "\(e.address):\(e.port)"
+            let text = e.hostPort
             if !list.contains(text) { list.append(text) }
         }
         return unique.joined(separator: " ")
