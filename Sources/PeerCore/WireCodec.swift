@@ -167,6 +167,14 @@ public enum WireCodec {
         return out
     }
 
+    /// Bytes on the wire for one application message of `size` bytes: per
+    /// fragment, the 2-byte frame length, the 16-byte tag and 3 bytes of
+    /// header.
+    public static func framedSize(ofMessage size: Int) -> Int {
+        let fragments = max(1, (size + maxFragment - 1) / maxFragment)
+        return size + fragments * (2 + 16 + 3)
+    }
+
     /// Prefixes a Noise message with its 2-byte big-endian length.
     public static func frame(_ noiseMessage: [UInt8]) -> [UInt8] {
         [UInt8(noiseMessage.count >> 8), UInt8(noiseMessage.count & 0xFF)] + noiseMessage

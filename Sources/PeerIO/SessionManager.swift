@@ -55,8 +55,10 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         limits.maxMessage = config.maxMessage
         return limits
     }
-    /// Application bytes queued per session before `send` answers `busy`.
-    private let sessionSendLimit = 4 << 20
+    /// Application bytes queued per session before `send` answers `busy`:
+    /// 4 MiB, or one whole `--max-message` message with its framing when
+    /// that is larger, so every size up to `--max-message` can be sent.
+    private var sessionSendLimit: Int { max(4 << 20, WireCodec.framedSize(ofMessage: config.maxMessage)) }
 
     // Pairing and trust.
     private var trust: TrustStore

@@ -91,6 +91,15 @@ final class WireCodecTests: XCTestCase {
         XCTAssertThrowsError(try reader.append([0, 1, 5])) { XCTAssertEqual($0 as? WireError, .badFrameLength(0)) }
     }
 
+    func testFramedSizeCountsEveryFragmentsOverhead() {
+        XCTAssertEqual(WireCodec.framedSize(ofMessage: 0), 21)
+        XCTAssertEqual(WireCodec.framedSize(ofMessage: WireCodec.maxFragment), WireCodec.maxFragment + 21)
+        XCTAssertEqual(WireCodec.framedSize(ofMessage: WireCodec.maxFragment + 1), WireCodec.maxFragment + 1 + 42)
+        let message = [UInt8](repeating: 7, count: 200_000)
+        let wire = WireCodec.fragments(of: message).reduce(0) { $0 + 2 + 16 + WireCodec.encode($1).count }
+        XCTAssertEqual(WireCodec.framedSize(ofMessage: message.count), wire)
+    }
+
     func testUnknownFlagBitsAreNamedAsSuch() {
         var invite = WireCodec.encode(.invite(name: "a", context: [], timeoutMilliseconds: 1000))
         invite[6] = 0x02

@@ -256,3 +256,18 @@ PY
     [ "$rss" -lt 200000 ] || fail "the sender's daemon grew to ${rss} kB"
     lab_wait_for 10 state_is 1 host2 connected || fail "the session did not survive the stall"
 }
+
+# Issue 10, point 5: every size up to --max-message can be sent (the session's
+# send limit grows to hold one whole message); one byte more is refused.
+test_messages_up_to_max_message_are_sendable() {
+    two_peers --max-message 6291456
+    connect_peers
+    lab_spawn 2 "$LAB_DIR/big.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 1
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+    head -c 6291456 /dev/zero | tr '\0' 'm' | timeout 20 "$BIN/peerctl" --socket "$(sock 1)" send host2 - >"$LAB_DIR/send.out" 2>&1 \
+        || fail "a message of exactly --max-message bytes was not sent: $(cat "$LAB_DIR/send.out")"
+    lab_wait_for 20 sh -c "[ \$(wc -c <'$LAB_DIR/big.txt') -ge 6291457 ]" || fail "host2 received $(wc -c <"$LAB_DIR/big.txt") bytes"
+    expect_eq "$(tr -d 'm\n' <"$LAB_DIR/big.txt" | wc -c)" 0 "the message's content"
+    local out; out=$(head -c 6291457 /dev/zero | "$BIN/peerctl" --socket "$(sock 1)" send host2 - 2>&1); expect_eq $? 1 "exit code one byte over"
+    echo "$out" | grep -q "invalidParams" || fail "one byte over --max-message is not a clear error: $out"
+}
