@@ -34,6 +34,7 @@ final class IdentityKeyTests: XCTestCase {
         let key = IdentityKey(secretKey: secret)
         XCTAssertEqual(Hex.encode(key.publicKey), "8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a")
         XCTAssertEqual(key.peerID, Hex.encode(Sodium.sha256(key.publicKey).prefix(16)))
+        XCTAssertEqual(key.peerID, "300c9c9603b92a4b39ed3958bf924011", "the example in docs/identity.md")
     }
 
     func testCorruptFileIsReportedAndNeverReplaced() throws {
