@@ -6,7 +6,12 @@ public enum PairingAction: Equatable, Sendable {
     case showCode(String)
     /// Responder: ask the user to type the code shown on the initiator.
     case askUser(code: String)
-    /// Both sides: store the peer in the trust store.
+    /// Responder, the code matched: store the peer in the trust store now,
+    /// and report with ``PairingLifecycle/trustStored(_:)``; the
+    /// confirmation goes out only once the trust is on disk.
+    case storeTrust
+    /// The pairing completed on this side (the responder has stored the
+    /// trust; the initiator must store it now).
     case paired
     /// The pairing ended without trust.
     case failed(PairingFailure, String)

@@ -14,6 +14,9 @@ public enum PairingFailure: String, Codable, Sendable, CaseIterable {
     case protocolError
     /// The session ended first.
     case sessionClosed
+    /// The responder could not store the trust (a full disk, say), so it
+    /// confirmed nothing; neither side trusts the other.
+    case storageFailed
 
     /// The one-byte wire code.
     public var code: UInt8 { UInt8(Self.allCases.firstIndex(of: self)! + 1) }

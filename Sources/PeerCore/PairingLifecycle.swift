@@ -92,10 +92,21 @@ public struct PairingLifecycle: Sendable {
         }
     }
 
-    /// Responder: the user typed `typed`. A mismatch fails as `wrongCode`.
+    /// Responder: the user typed `typed`. A mismatch fails as `wrongCode`;
+    /// a match asks for the trust to be stored before anything is confirmed.
     public mutating func userConfirmed(code typed: String) -> [PairingAction] {
         guard case .awaitingUser(let code) = step else { return [] }
         guard typed == code else { return fail(.wrongCode, "the code typed does not match") }
+        step = .storingTrust
+        return [.storeTrust]
+    }
+
+    /// Responder: the trust store was written (`true`) or could not be.
+    /// Only a stored trust is confirmed; otherwise the pairing is rejected
+    /// as `storageFailed`, so the two sides always agree.
+    public mutating func trustStored(_ stored: Bool) -> [PairingAction] {
+        guard step == .storingTrust else { return [] }
+        guard stored else { return fail(.storageFailed, "the other host could not store the pairing (its disk may be full)") }
         step = .paired
         return [.send(.pairConfirm), .paired]
     }

@@ -8,6 +8,8 @@ public enum PairingStep: Equatable, Sendable {
     case awaitingReveal
     /// Responder: code computed, waiting for the user to type it.
     case awaitingUser(code: String)
+    /// Responder: the code matched; waiting for the trust to be stored.
+    case storingTrust
     /// Initiator: code shown, waiting for the responder's confirmation.
     case awaitingConfirmation(code: String)
     /// Trust established on this side.

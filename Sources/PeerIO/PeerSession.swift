@@ -189,6 +189,14 @@ public final class PeerSession {
         performPairing(actions)
     }
 
+    /// Responder: the trust store was written (or not); confirm or reject.
+    public func trustStored(_ stored: Bool) {
+        guard var machine = pairing else { return }
+        let actions = machine.trustStored(stored)
+        pairing = machine
+        performPairing(actions)
+    }
+
     /// Either side: the user rejected the pairing.
     public func rejectPairing() {
         guard var machine = pairing else { return }

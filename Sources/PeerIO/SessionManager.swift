@@ -345,8 +345,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             case .failure(let message): perform(publisher.failed(message))
             case .pending: break
             }
-        case .serviceFound(_, let key, let ourOwn):
-            guard !ourOwn else { return }
+        case .serviceFound(_, let key, _):
+            // Avahi's "our own" flag is not trusted to mean us: a peer whose
+            // name collided with ours is flagged so while our entry group
+            // still holds the name, and never announced again after we
+            // rename. What is ours is decided by the resolved peer id.
             guard avahi.resolverCount < maxResolvers else {
                 if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
                 resolverLimitLogged = true
@@ -533,12 +536,10 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 return
             }
             session.pairingCodeEntered(code)
-            if session.pairing?.step == .paired, let peer = peerTable[info.peer] {
-                if peer.paired {
-                    reply(connection, id: id, result: PeerResult(peer: peer))
-                } else {
-                    reply(connection, id: id, error: ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log)"))
-                }
+            if session.pairing?.step == .paired, let peer = peerTable[info.peer], peer.paired {
+                reply(connection, id: id, result: PeerResult(peer: peer))
+            } else if session.pairing?.step == .failed(.storageFailed) {
+                reply(connection, id: id, error: ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log); the pairing was rejected on both hosts"))
             } else {
                 reply(connection, id: id, error: ControlError(.wrongCode, "the code does not match the one shown on '\(info.name)'; the pairing failed"))
             }
@@ -1221,21 +1222,25 @@ extension SessionManager {
             pairingInfo[id] = info
             logger.notice("'\(info.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
             emit(ControlEvent(seq: 0, type: .pairingRequest, time: Date(), peer: peerTable[peer], pairing: info))
+        case .storeTrust:
+            // Responder: the trust goes to disk before the confirmation goes out.
+            let stored = storeTrust(for: session, peer: peer, name: info.name)
+            session.trustStored(stored)
         case .paired:
             pairings[id] = nil
             pairingInfo[id] = nil
-            guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return }
-            var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: peerTable[peer]?.name ?? info.name, uuid: peer, pairedAt: Date())
-            if let endpoints = peerTable[peer]?.endpoints, !endpoints.isEmpty { record.addresses = endpoints }
-            do {
-                try trust.upsert(record)
-            } catch {
-                logger.error("cannot store the pairing with '\(record.name)': \(error)")
-                emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: .sessionClosed))
+            guard let peerID = session.remotePeerID else { return }
+            // The responder stored the trust already; the initiator stores it now.
+            if trust.record(peerID: peerID)?.publicKey != session.remoteStaticKey.map(Hex.encode), !storeTrust(for: session, peer: peer, name: info.name) {
+                // The responder trusts us already: take that back, so the two agree.
+                session.sendUnpair()
+                emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: .storageFailed))
+                if session.isForPairing { session.close("pairing failed: storageFailed") }
                 return
             }
             refresh(peer)
-            logger.notice("paired with '\(record.name)' (\(peerID))")
+            let name = trust.record(peerID: peerID)?.name ?? info.name
+            logger.notice("paired with '\(name)' (\(peerID))")
             emit(ControlEvent(seq: 0, type: .paired, time: Date(), peer: peerTable[peer], pairing: info))
             // A session opened to pair ends with it; paired peers then
             // connect afresh, as peers that trust each other.
@@ -1251,6 +1256,21 @@ extension SessionManager {
             emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: failure))
             // A session opened only to pair ends with the pairing.
             if session.isForPairing { session.close("pairing failed: \(failure.rawValue)") }
+        }
+    }
+
+    /// Writes the trust record for the session's proven key; false (logged)
+    /// when the trust store cannot be written.
+    private func storeTrust(for session: PeerSession, peer: UUID, name: String) -> Bool {
+        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return false }
+        var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: peerTable[peer]?.name ?? name, uuid: peer, pairedAt: Date())
+        if let endpoints = peerTable[peer]?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
+        do {
+            try trust.upsert(record)
+            return true
+        } catch {
+            logger.error("cannot store the pairing with '\(record.name)': \(error)")
+            return false
         }
     }
 

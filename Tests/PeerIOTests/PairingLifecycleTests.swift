@@ -38,11 +38,31 @@ final class PairingLifecycleTests: XCTestCase {
         XCTAssertEqual(shown, asked)
         XCTAssertTrue(PairingCode.isWellFormed(shown))
         XCTAssertEqual(shown, PairingCode.derive(handshakeHash: h, initiatorNonce: na, responderNonce: nb, sha256: sha))
-        let confirm = b.userConfirmed(code: shown)
+        // The trust is stored before anything is confirmed.
+        XCTAssertEqual(b.userConfirmed(code: shown), [.storeTrust])
+        XCTAssertEqual(b.step, .storingTrust)
+        let confirm = b.trustStored(true)
         XCTAssertEqual(confirm, [.send(.pairConfirm), .paired])
         XCTAssertEqual(a.received(.pairConfirm), [.paired])
         XCTAssertEqual(a.step, .paired)
         XCTAssertEqual(b.step, .paired)
+    }
+
+    func testATrustStoreThatCannotBeWrittenRejectsOnBothSides() {
+        var (a, b, shown, _) = exchange()
+        XCTAssertEqual(b.userConfirmed(code: shown), [.storeTrust])
+        let actions = b.trustStored(false)
+        let text = "the other host could not store the pairing (its disk may be full)"
+        XCTAssertEqual(actions, [.send(.pairReject(reason: .storageFailed, text: text)), .failed(.storageFailed, text)], "no pairConfirm goes out")
+        guard case .send(let reject) = actions[0] else { return XCTFail() }
+        XCTAssertEqual(a.received(reject), [.failed(.storageFailed, text)], "the initiator does not print paired")
+        XCTAssertEqual(b.trustStored(true), [], "a late success changes nothing")
+    }
+
+    func testPairingFailureWireCodesArePinned() {
+        XCTAssertEqual(PairingFailure.allCases.map(\.code), Array(1...8))
+        XCTAssertEqual(PairingFailure.storageFailed.code, 8)
+        XCTAssertEqual(PairingFailure(code: 8), .storageFailed)
     }
 
     func testWrongCodeFailsBothSides() {

@@ -149,6 +149,10 @@ test_name_collision_renames() {
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq -r .publication)\" = established ]" || fail "renamed service not established"
     expect_eq "$(status_field 2 .requestedName)" twin "requested name"
     lab_wait_for 5 sees 1 "twin #2" || fail "host1 does not see the renamed host2"
+    # Issue 10, point 7: the renamed host lists the host it collided with
+    # (Avahi flagged that one as our own while our entry group held the name).
+    lab_wait_for 10 sees 2 twin || fail "the renamed host2 never lists host1: $(json 2 peers | jq -c '[.peers[].name]')"
+    expect_eq "$(peer_field 2 twin .peerId)" "$(status_field 1 .peerId)" "the peer host2 lists as twin"
     ctl 2 status | grep -q "renamed after a collision" || fail "human status does not explain the rename"
 }
 

@@ -305,3 +305,23 @@ test_corrupt_trust_store_refuses_to_start_until_reset() {
     ls "$LAB_DIR/h1/state/" | grep -q '^trust.json.corrupt' || fail "the corrupt file was not kept aside: $(ls "$LAB_DIR/h1/state/")"
     expect_eq "$(json 1 paired | jq '.peers | length')" 0 "trusted peers after the reset"
 }
+
+# Issue 10, point 4: a responder that cannot store the trust (a full disk)
+# rejects the pairing; the initiator is told, and neither side trusts the other.
+test_a_full_disk_rejects_the_pairing_on_both_sides() {
+    mkdir -p "$LAB_DIR/h2/state"
+    mount -t tmpfs -o size=256k tmpfs "$LAB_DIR/h2/state" || fail "cannot mount a small tmpfs"
+    trap 'umount "$LAB_DIR/h2/state" 2>/dev/null; lab_down' EXIT
+    two_peers
+    dd if=/dev/zero of="$LAB_DIR/h2/state/fill" bs=4k >/dev/null 2>&1
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    begin_pairing || fail "no pairing request on host2"
+    local id code out; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
+    out=$(ctl 2 pair-accept "$id" --code "$code" 2>&1); expect_eq $? 1 "pair-accept's exit code on a full disk"
+    echo "$out" | grep -q storageFailed || fail "pair-accept did not say storageFailed: $out"
+    wait "$PAIRER"; expect_eq $? 1 "pair's exit code when the other host could not store the pairing"
+    grep -q storageFailed "$LAB_DIR/pair.out" || fail "the initiator was not told storageFailed: $(cat "$LAB_DIR/pair.out")"
+    ! grep -q "^paired with" "$LAB_DIR/pair.out" || fail "the initiator printed paired"
+    expect_eq "$(json 1 paired | jq '.peers | length')" 0 "trusted peers on host1"
+    expect_eq "$(json 2 paired | jq '.peers | length')" 0 "trusted peers on host2"
+}
