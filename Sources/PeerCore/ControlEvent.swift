@@ -25,11 +25,15 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var pairing: PairingInfo?
     /// Why a pairing failed (`pairingFailed`).
     public var pairingFailure: PairingFailure?
+    /// What the peer's daemon acknowledged (`delivered`).
+    public var delivery: DeliveryInfo?
 
     /// Creates an event.
     public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
                 reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
-                mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil) {
+                mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil,
+                delivery: DeliveryInfo? = nil) {
+        self.delivery = delivery
         self.pairing = pairing
         self.pairingFailure = pairingFailure
         self.seq = seq

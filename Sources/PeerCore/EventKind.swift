@@ -10,6 +10,9 @@ public enum EventKind: String, Codable, Sendable {
     /// had no session and no endpoints. It leaves the list; if the peer
     /// returns, it comes back under the same UUID.
     case peerRemoved
+    /// The peer's daemon acknowledged messages sent on a session: every
+    /// message up to `delivery.through` reached it (live only, never replayed).
+    case delivered
     /// A peer's session state changed; `reason` says why.
     case stateChanged
     /// Our invitation never reached the peer: no address answered, or the

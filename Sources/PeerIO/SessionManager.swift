@@ -637,11 +637,13 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.notConnected, "'\(peer.name)' is not connected; \(hint)"))
                 return
             }
-            guard session.send(Array(data)) != nil else {
+            guard let number = session.send(Array(data)) else {
                 reply(connection, id: id, error: ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
                 return
             }
-            reply(connection, id: id, result: SendResult(bytes: data.count))
+            // OK means: queued on this session, in order. A `delivered`
+            // event says when the peer's daemon has it.
+            reply(connection, id: id, result: SendResult(bytes: data.count, session: session.number, number: number))
         }
     }
 
@@ -1151,8 +1153,13 @@ extension SessionManager {
         if sent > 0 { logger.info("sent \(sent) queued message\(sent == 1 ? "" : "s") to '\(peerTable[peer]?.name ?? peerID)'") }
     }
 
-    /// The peer acknowledged messages: queued ones it has are off the disk.
+    /// The peer acknowledged messages: clients hear it (`delivered`), and
+    /// queued ones it has are off the disk.
     public func session(_ session: PeerSession, acknowledged count: UInt64) {
+        if let peer = session.peerUUID, count > 0 {
+            emit(ControlEvent(seq: 0, type: .delivered, time: Date(), peer: peerTable[peer], delivery: DeliveryInfo(session: session.number, through: count)),
+                 replayable: false)
+        }
         guard let peer = session.peerUUID, sessionByPeer[peer] === session, let peerID = session.remotePeerID,
               var inFlight = queueInFlight[peer], !inFlight.isEmpty else { return }
         let done = inFlight.prefix { $0 <= count }.count

@@ -128,6 +128,8 @@ struct PeerctlRenderer {
         case .invitation:
             let invitation = event.invitation
             return "\(head)  \(who)  id \(invitation?.id ?? "")  \(invitation?.context ?? "")"
+        case .delivered:
+            return "\(head)  \(who)  session \(event.delivery?.session ?? 0): messages through \(event.delivery?.through ?? 0) delivered"
         case .message:
             return "\(head)  from \(event.message?.from.uuidString.lowercased().prefix(8) ?? "")  \(event.message?.size ?? 0) bytes"
         case .identityMismatch:

@@ -271,3 +271,33 @@ test_messages_up_to_max_message_are_sendable() {
     local out; out=$(head -c 6291457 /dev/zero | "$BIN/peerctl" --socket "$(sock 1)" send host2 - 2>&1); expect_eq $? 1 "exit code one byte over"
     echo "$out" | grep -q "invalidParams" || fail "one byte over --max-message is not a clear error: $out"
 }
+
+# Issue 10, point 2: a plain send's OK means "queued on this session, in
+# order"; a `delivered` event means the peer's daemon has it. Through a
+# SIGKILL of the receiver mid-stream, nothing is claimed delivered that the
+# receiving client did not get.
+test_plain_send_ok_and_delivered_mean_what_they_say() {
+    two_peers
+    connect_peers
+    watch_on 1 "$LAB_DIR/w1.jsonl"
+    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+    local first; first=$(json 1 send host2 "m1")
+    expect_eq "$(echo "$first" | jq -r .number)" 1 "the first message's number on the session"
+    local session; session=$(echo "$first" | jq -r .session)
+    lab_wait_for 5 sh -c "jq -e 'select(.type == \"delivered\" and .delivery.session == $session and .delivery.through >= 1)' '$LAB_DIR/w1.jsonl'" \
+        || fail "no delivered event for the first message"
+    grep -qx m1 "$LAB_DIR/recv2.txt" || fail "delivered, but the client did not get it"
+    # Mid-stream, the receiving daemon dies.
+    ( for i in $(seq 2 400); do "$BIN/peerctl" --socket "$(sock 1)" --json send host2 "m$i" 2>/dev/null || break; done ) >"$LAB_DIR/sent.jsonl" &
+    local sender=$!
+    lab_wait_for 10 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 50 ]" || fail "the stream did not start"
+    stop_peerd 2 KILL
+    wait "$sender"
+    local oks through; oks=$(( $(wc -l <"$LAB_DIR/sent.jsonl") + 1 ))
+    through=$(jq -s --argjson s "$session" '[.[] | select(.type == "delivered" and .delivery.session == $s) | .delivery.through] | max' "$LAB_DIR/w1.jsonl")
+    note "$oks messages got OK; the last delivered event covers $through; the client got $(wc -l <"$LAB_DIR/recv2.txt")"
+    local i
+    for i in $(seq 1 "$through"); do grep -qx "m$i" "$LAB_DIR/recv2.txt" || fail "m$i was reported delivered but never reached the client"; done
+    [ "$through" -le "$oks" ] || fail "more delivered than sent"
+}
