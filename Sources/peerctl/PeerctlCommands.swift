@@ -189,6 +189,8 @@ struct PeerctlCommands {
             while true {
                 do {
                     let result = try client.call(.send, params: params, as: SendResult.self)
+                    // --json: one result per message (session and number, to match `delivered` events).
+                    if json { emit(PeerctlRenderer.json(result)) }
                     total += result.bytes
                     if result.queued { queued += 1 }
                     break
