@@ -27,13 +27,17 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var pairingFailure: PairingFailure?
     /// What the peer's daemon acknowledged (`delivered`).
     public var delivery: DeliveryInfo?
+    /// Words with `reason` (`stateChanged` to `notConnected`, `inviteFailed`):
+    /// the close text, such as the limit that refused the session.
+    public var detail: String?
 
     /// Creates an event.
     public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
                 reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
                 mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil,
-                delivery: DeliveryInfo? = nil) {
+                delivery: DeliveryInfo? = nil, detail: String? = nil) {
         self.delivery = delivery
+        self.detail = detail
         self.pairing = pairing
         self.pairingFailure = pairingFailure
         self.seq = seq

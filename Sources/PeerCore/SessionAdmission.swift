@@ -3,8 +3,7 @@
 /// the session layer passes what exists and performs the verdict.
 ///
 /// Rules:
-/// - A new TCP connection is refused at once while `maxSessions` sessions
-///   are authenticated. Otherwise it is a pending handshake. At most `maxPending` and
+/// - A new TCP connection is a pending handshake. At most `maxPending` and
 ///   `maxPendingPerAddress` of those; when full, the oldest pending one from
 ///   an address no known peer uses is evicted for the newcomer, so a flood
 ///   of idle connections cannot keep a real peer from handshaking. Only
@@ -87,9 +86,10 @@ public struct SessionAdmission: Sendable, Equatable {
     }
 
     /// A connection arrives from `address` (`known`: a known peer's address).
-    public func admitConnection(from address: String, known: Bool, pending: [Pending], authenticated: Int) -> ConnectionVerdict {
-        // Every slot taken, even those kept for paired peers: no one can use a handshake.
-        if authenticated >= maxSessions { return .refuse(.sessions(maxSessions)) }
+    /// Even with every session slot taken the handshake is admitted (within
+    /// the pending bounds): only after it can the refusal be sent, naming
+    /// the limit, in a `close` the peer can read.
+    public func admitConnection(from address: String, known: Bool, pending: [Pending]) -> ConnectionVerdict {
         if pending.filter({ $0.address == address }).count >= maxPendingPerAddress { return .refuse(.pendingPerAddress(maxPendingPerAddress)) }
         guard pending.count >= maxPending else { return .admit }
         if let victim = pending.filter({ !$0.known }).min(by: { $0.number < $1.number }) { return .admitEvicting(victim.number) }

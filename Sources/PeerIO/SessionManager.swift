@@ -439,8 +439,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.phase.isClosedPhase }
                 let verdict = admission.admitConnection(
                     from: host, known: known.contains(host),
-                    pending: pending.map { .init(number: $0.number, address: $0.remoteHost, known: known.contains($0.remoteHost)) },
-                    authenticated: authenticatedSessions().count)
+                    pending: pending.map { .init(number: $0.number, address: $0.remoteHost, known: known.contains($0.remoteHost)) })
                 switch verdict {
                 case .admit:
                     break
@@ -694,14 +693,14 @@ extension SessionManager {
         control.broadcast(journal.record(event, replayable: replayable))
     }
 
-    private func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?) {
+    private func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?, detail: String? = nil) {
         guard (peerStates[peer] ?? .notConnected) != state else { return }
         peerStates[peer] = state == .notConnected ? nil : state
         guard var row = peerTable[peer] else { return }
         row.state = state
         peerTable[peer] = row
         logger.info("peer '\(row.name)' \(peer.uuidString.lowercased()): \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
-        emit(ControlEvent(seq: 0, type: .stateChanged, time: Date(), peer: row, reason: reason))
+        emit(ControlEvent(seq: 0, type: .stateChanged, time: Date(), peer: row, reason: reason, detail: detail))
     }
 
     /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
@@ -983,10 +982,10 @@ extension SessionManager {
                 return
             }
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
-            emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: peerTable[peer], reason: reason))
+            emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: peerTable[peer], reason: reason, detail: text))
             return
         }
-        setState(.notConnected, for: peer, reason: reason)
+        setState(.notConnected, for: peer, reason: reason, detail: text)
     }
 }
 

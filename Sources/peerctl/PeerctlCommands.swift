@@ -153,7 +153,7 @@ struct PeerctlCommands {
                 return 0
             case .stateChanged where event.peer?.state == .notConnected, .inviteFailed:
                 if json { emit(PeerctlRenderer.json(event)) }
-                printError("the invitation to '\(peer.name)' ended: \(event.reason?.rawValue ?? "unknown")")
+                printError("the invitation to '\(peer.name)' ended: \(event.reason?.rawValue ?? "unknown")\(event.detail.map { ": \($0)" } ?? "")")
                 return 1
             case .identityMismatch:
                 if let mismatch = event.mismatch {

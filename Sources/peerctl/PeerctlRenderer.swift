@@ -124,7 +124,7 @@ struct PeerctlRenderer {
         case .peerFound, .peerUpdated, .peerLost, .peerRemoved:
             return "\(head)  \(who)  \(addresses(event.peer?.endpoints ?? []))"
         case .stateChanged, .inviteFailed:
-            return "\(head)  \(who)  \(event.peer?.state.rawValue ?? "")\(event.reason.map { " (\($0.rawValue))" } ?? "")"
+            return "\(head)  \(who)  \(event.peer?.state.rawValue ?? "")\(event.reason.map { " (\($0.rawValue))" } ?? "")\(event.detail.map { ": \($0)" } ?? "")"
         case .invitation:
             let invitation = event.invitation
             return "\(head)  \(who)  id \(invitation?.id ?? "")  \(invitation?.context ?? "")"

@@ -356,7 +356,9 @@ test_three_hosts_session_cap_refuses_the_next_connection() {
     ctl 3 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite3.err" || fail "host3: $(cat "$LAB_DIR/invite3.err")"
     expect_eq "$(status_field 1 .sessions)" 2 "sessions on host1"
     local port; port=$(status_field 1 .port)
-    expect_eq "$(tcp_probe 2 1 "$port")" closed "a third connection at the cap"
+    # A third peer at the cap completes its handshake and is told which limit refused it.
+    expect_eq "$(probe 2 pairing-idle "$(lab_address 1)" "$port")" "invite closed closedLocally: this host's session limit (2 sessions; --max-sessions) is reached" \
+        "a third session at the cap"
     grep -q "session limit (2 sessions; --max-sessions) is reached" "$LAB_DIR/h1/peerd.log" || fail "no log line for the cap"
     expect_eq "$(peer_state 1 host2)" connected "host2's session at the cap"
     expect_eq "$(peer_state 1 host3)" connected "host3's session at the cap"
