@@ -46,6 +46,10 @@ public final class ControlConnection {
     public let client: ClientAdmission.Client
     /// Whether the connection is on its way out (dropped, finishing or closed).
     public var isClosing: Bool { closing || closed }
+    /// Bytes queued for the client and not yet written.
+    public var queuedBytes: Int { outbound.byteCount }
+    /// Called when the queue has just drained (the client caught up).
+    public var onDrained: (@MainActor () -> Void)?
     private let callbacks: Callbacks
     private let logger: Logger
     private var lines: LineBuffer
@@ -54,6 +58,8 @@ public final class ControlConnection {
     private var closing = false
     private var closed = false
     private let drainTimeout: Double = 5
+    /// Whether output waits for the socket (the write source is armed).
+    private var waitingToWrite = false
     /// When the unfinished line's first byte arrived.
     private var lineStarted: Date?
     /// When the last whole request arrived (or the connection opened).
@@ -196,7 +202,12 @@ public final class ControlConnection {
             close()
             return
         }
+        // A queue that had to wait for the socket and is now empty: the
+        // client caught up, and whoever held back for it may go on.
+        let caughtUp = drained && waitingToWrite
+        waitingToWrite = !drained
         channel.armWrite(!drained)
         if drained && closing { close() }
+        if caughtUp && !closing { onDrained?() }
     }
 }

@@ -92,6 +92,26 @@ public final class ControlServer {
         for connection in Array(connections.values) { connection.tick(now: now) }
     }
 
+    /// The most bytes queued for any one subscriber: how far the slowest
+    /// is behind, for holding back the flow toward subscribers.
+    public var subscriberBacklog: Int {
+        connections.values.filter { $0.isSubscriber && !$0.isClosing }.map(\.queuedBytes).max() ?? 0
+    }
+
+    /// Called when a subscriber's queue drains (set by the daemon).
+    public var onSubscriberDrained: (@MainActor () -> Void)?
+
+    /// Drops every subscriber more than `bytes` behind, with a final error:
+    /// it did not catch up while the flow toward it was held back.
+    public func dropSubscribers(behindBy bytes: Int, now: Date) {
+        for connection in connections.values where connection.isSubscriber && !connection.isClosing && connection.queuedBytes > bytes {
+            logger.warning("control client \(connection.number) did not catch up with its events within the hold; dropping it")
+            let error = ControlError(.overloaded, "subscriber too slow: \(connection.queuedBytes) bytes of events unread while the flow was held back; resubscribe")
+            let final = ControlEvent(seq: 0, type: .error, time: now, error: error)
+            if let line = try? JSONLines.encode(EventLine(final)) { connection.drop(finalLine: line) }
+        }
+    }
+
     /// Unfinished request bytes held beyond the free allowances, in all.
     public var heldRequestBytes: Int { heldTotal }
 
@@ -139,6 +159,7 @@ public final class ControlServer {
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
                     closed: { [weak self] connection in self?.forget(connection) },
                     holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false }))
+            connection.onDrained = { [weak self] in self?.onSubscriberDrained?() }
             connections[ObjectIdentifier(connection)] = connection
         }
     }

@@ -269,8 +269,8 @@ public final class PeerSession {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<16 {
-            // Output backed up: stop reading until the peer drains it.
-            if watermarks.isPaused { return }
+            // Output backed up, or the clients are behind: read no more now.
+            if watermarks.isPaused || heldForClients { return }
             let count: Int?
             do {
                 count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
@@ -455,14 +455,29 @@ public final class PeerSession {
         }
     }
 
+    /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
+    public private(set) var heldForClients = false
+
+    /// Stops (or resumes) reading from the peer because the clients that
+    /// receive its messages are behind: the flow is held back toward them,
+    /// rather than queued or dropped.
+    public func holdReading(_ hold: Bool) {
+        guard hold != heldForClients else { return }
+        heldForClients = hold
+        updateReading()
+    }
+
     /// Applies the watermarks to the queue's size now.
     private func checkWatermarks() {
         guard !finished else { return }
-        switch watermarks.queued(outbound.byteCount, now: Date()) {
-        case .pauseReading: channel?.pauseReading()
-        case .resumeReading: channel?.resumeReading()
-        case .none: break
-        }
+        _ = watermarks.queued(outbound.byteCount, now: Date())
+        updateReading()
+    }
+
+    /// Reads while neither the watermarks nor the clients hold it back.
+    private func updateReading() {
+        guard !finished, let channel else { return }
+        if heldForClients || watermarks.isPaused { channel.pauseReading() } else { channel.resumeReading() }
     }
 
     private func writable() {

@@ -44,6 +44,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     // the crossing rule on their way out.
     private var sessions: [ObjectIdentifier: PeerSession] = [:]
     private var sessionByPeer: [UUID: PeerSession] = [:]
+    /// Since when sessions are held back for a subscriber that is behind.
+    private var heldSince: Date?
     private var peerStates: [UUID: ConnectionState] = [:]
     private var invitations: [String: PeerSession] = [:]
     private var invitationInfo: [String: InvitationInfo] = [:]
@@ -143,7 +145,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             throw .sessionPort(error)
         }
         do {
-            control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
+            // Room for one whole message event past --subscriber-queue: the
+            // flow toward subscribers is held back at half of it, so only
+            // the message that crossed the mark can come on top.
+            control = try ControlServer(path: config.socketPath,
+                                        queueLimit: config.subscriberQueueBytes + ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage),
                                         maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger,
                                         activated: activatedControlSocket, mode: config.publicRead ? 0o666 : 0o660,
                                         group: PeerCredentials.groupID(named: config.group))
@@ -187,6 +193,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Starts serving: control clients, the session port, and Avahi.
     public func start() {
         control.handler = self
+        control.onSubscriberDrained = { [weak self] in self?.releaseHeldSessions() }
         control.maxClients = config.maxClients
         control.groupName = config.group
         control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
@@ -765,6 +772,7 @@ extension SessionManager {
         let now = Date()
         for session in Array(sessions.values) { session.tick(now: now) }
         control.tick(now: now)
+        checkHold(now: now)
         for (peer, deadline) in awaitingCrossed where now >= deadline {
             awaitingCrossed[peer] = nil
             if sessionByPeer[peer] == nil { setState(.notConnected, for: peer, reason: .closedByPeer) }
@@ -937,6 +945,32 @@ extension SessionManager {
         guard let peer = session.peerUUID else { return }
         let info = MessageInfo(from: peer, data: Data(message).base64EncodedString(), size: message.count)
         emit(ControlEvent(seq: 0, type: .message, time: Date(), peer: nil, message: info), replayable: false)
+        // A subscriber is behind: hold the flow back (this session stops
+        // reading) until it catches up, rather than queue more or drop it.
+        if control.subscriberBacklog > subscriberHoldMark {
+            session.holdReading(true)
+            if heldSince == nil { heldSince = Date() }
+        }
+    }
+
+    /// Past this many bytes queued for a subscriber, sessions delivering
+    /// messages stop reading; below an eighth of `--subscriber-queue` they go on.
+    private var subscriberHoldMark: Int { config.subscriberQueueBytes / 2 }
+
+    /// Subscribers caught up (or were dropped): held sessions read again.
+    private func releaseHeldSessions() {
+        guard heldSince != nil, control.subscriberBacklog <= config.subscriberQueueBytes / 8 else { return }
+        heldSince = nil
+        for session in sessions.values where session.heldForClients { session.holdReading(false) }
+    }
+
+    /// A subscriber that has not caught up within 5 s of the hold is
+    /// dropped, so one stuck client cannot stall every session for long.
+    private func checkHold(now: Date) {
+        guard let since = heldSince, now.timeIntervalSince(since) >= 5 else { return }
+        control.dropSubscribers(behindBy: subscriberHoldMark, now: now)
+        heldSince = nil
+        for session in sessions.values where session.heldForClients { session.holdReading(false) }
     }
 
     /// The session ended.

@@ -301,3 +301,25 @@ test_plain_send_ok_and_delivered_mean_what_they_say() {
     for i in $(seq 1 "$through"); do grep -qx "m$i" "$LAB_DIR/recv2.txt" || fail "m$i was reported delivered but never reached the client"; done
     [ "$through" -le "$oks" ] || fail "more delivered than sent"
 }
+
+# Issue 10, point 6: a recv client that keeps up is never dropped; when it
+# falls behind, the session stops reading until it catches up.
+test_a_receiving_client_that_keeps_up_is_not_dropped() {
+    two_peers
+    connect_peers
+    python3 -c 'import sys; [sys.stdout.write("%03d" % i + "x" * 65530 + "\n") for i in range(300)]' >"$LAB_DIR/small.txt"
+    python3 -c 'import sys; [sys.stdout.write("%03d" % i + "y" * 1048570 + "\n") for i in range(20)]' >"$LAB_DIR/large.txt"
+    local kind count
+    for kind in small:300 large:20; do
+        count=${kind#*:}; kind=${kind%%:*}
+        lab_spawn 2 "$LAB_DIR/recv-$kind.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count "$count"
+        local receiver=$LAB_PID
+        lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+        timeout 60 "$BIN/peerctl" --socket "$(sock 1)" send --lines host2 - <"$LAB_DIR/$kind.txt" >/dev/null 2>"$LAB_DIR/send-$kind.err" || fail "sending $kind messages: $(cat "$LAB_DIR/send-$kind.err")"
+        lab_wait_for 60 sh -c "! kill -0 $receiver 2>/dev/null" || fail "recv did not get all $count $kind messages: $(wc -l <"$LAB_DIR/recv-$kind.txt")"
+        ! grep -q overloaded "$LAB_DIR/recv-$kind.txt" || fail "the $kind receiver was dropped"
+        expect_eq "$(wc -l <"$LAB_DIR/recv-$kind.txt")" "$count" "$kind messages received"
+        expect_eq "$(cut -c1-3 "$LAB_DIR/recv-$kind.txt" | tr '\n' ' ')" "$(cut -c1-3 "$LAB_DIR/$kind.txt" | tr '\n' ' ')" "$kind messages in order"
+    done
+    ! grep -q "not reading its events" "$LAB_DIR/h2/peerd.log" || fail "host2 dropped a subscriber"
+}
