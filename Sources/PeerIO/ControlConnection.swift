@@ -86,10 +86,11 @@ public final class ControlConnection {
     /// Queues one line. Returns false when the queue is full or the
     /// connection is closing: the caller decides (a subscriber whose queue
     /// is full is dropped with ``drop(finalLine:)``).
+    /// `extra` lets this one line pass the queue's limit by that much.
     @discardableResult
-    public func send(_ line: [UInt8]) -> Bool {
+    public func send(_ line: [UInt8], extra: Int = 0) -> Bool {
         guard !closing, !closed else { return false }
-        guard outbound.append(line) else { return false }
+        guard outbound.append(line, extra: extra) else { return false }
         flush()
         return true
     }

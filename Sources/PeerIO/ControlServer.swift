@@ -77,8 +77,9 @@ public final class ControlServer {
     /// with a final `error` event, and logged once.
     public func broadcast(_ event: ControlEvent) {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return }
+        let extra = event.type == .message ? messageAllowance : 0
         for connection in connections.values where connection.isSubscriber && !connection.isClosing {
-            if !connection.send(line) {
+            if !connection.send(line, extra: extra) {
                 logger.warning("control client \(connection.number) is not reading its events; dropping it")
                 let error = ControlError(.overloaded, "subscriber too slow: more than \(queueLimit) bytes of events unread; resubscribe with since=\(event.seq - 1)")
                 let final = ControlEvent(seq: 0, type: .error, time: event.time, error: error)
@@ -97,6 +98,12 @@ public final class ControlServer {
     public var subscriberBacklog: Int {
         connections.values.filter { $0.isSubscriber && !$0.isClosing }.map(\.queuedBytes).max() ?? 0
     }
+
+    /// How far past its queue limit a subscriber may be taken by one
+    /// `message` event (set by the daemon from `--max-message`): the flow of
+    /// messages is held back at half the limit, so one message that crosses
+    /// it must still fit. Other events get no such room.
+    public var messageAllowance = 0
 
     /// Called when a subscriber's queue drains (set by the daemon).
     public var onSubscriberDrained: (@MainActor () -> Void)?

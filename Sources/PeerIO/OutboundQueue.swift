@@ -21,8 +21,10 @@ public struct OutboundQueue: Sendable {
     /// Queues a line; false (and nothing queued) if it would pass the limit.
     /// An empty queue takes any one line, so a line longer than the limit
     /// (a large message in base64) can still reach a client that keeps up.
-    public mutating func append(_ line: [UInt8]) -> Bool {
-        guard byteCount == 0 || byteCount + line.count <= limit else { return false }
+    /// `extra` raises the bound for this line alone (room for one large
+    /// message event on top of a backlog of small ones).
+    public mutating func append(_ line: [UInt8], extra: Int = 0) -> Bool {
+        guard byteCount == 0 || byteCount + line.count <= limit + extra else { return false }
         appendUnbounded(line)
         return true
     }

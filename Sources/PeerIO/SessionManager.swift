@@ -145,11 +145,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             throw .sessionPort(error)
         }
         do {
-            // Room for one whole message event past --subscriber-queue: the
-            // flow toward subscribers is held back at half of it, so only
-            // the message that crossed the mark can come on top.
-            control = try ControlServer(path: config.socketPath,
-                                        queueLimit: config.subscriberQueueBytes + ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage),
+            control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
                                         maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger,
                                         activated: activatedControlSocket, mode: config.publicRead ? 0o666 : 0o660,
                                         group: PeerCredentials.groupID(named: config.group))
@@ -194,6 +190,10 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     public func start() {
         control.handler = self
         control.onSubscriberDrained = { [weak self] in self?.releaseHeldSessions() }
+        // Room for one whole message event past --subscriber-queue: the flow
+        // of messages is held back at half of it, so only the message that
+        // crossed the mark can come on top.
+        control.messageAllowance = ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage)
         control.maxClients = config.maxClients
         control.groupName = config.group
         control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
@@ -957,11 +957,10 @@ extension SessionManager {
     /// messages stop reading; below an eighth of `--subscriber-queue` they go on.
     private var subscriberHoldMark: Int { config.subscriberQueueBytes / 2 }
 
-    /// Subscribers caught up (or were dropped): held sessions read again.
+    /// Subscribers caught up: held sessions read again.
     private func releaseHeldSessions() {
         guard heldSince != nil, control.subscriberBacklog <= config.subscriberQueueBytes / 8 else { return }
-        heldSince = nil
-        for session in sessions.values where session.heldForClients { session.holdReading(false) }
+        endHold()
     }
 
     /// A subscriber that has not caught up within 5 s of the hold is
@@ -969,6 +968,10 @@ extension SessionManager {
     private func checkHold(now: Date) {
         guard let since = heldSince, now.timeIntervalSince(since) >= 5 else { return }
         control.dropSubscribers(behindBy: subscriberHoldMark, now: now)
+        endHold()
+    }
+
+    private func endHold() {
         heldSince = nil
         for session in sessions.values where session.heldForClients { session.holdReading(false) }
     }

@@ -8,7 +8,10 @@ import XCTest
 @MainActor
 private final class PeersOnly: ControlRequestHandler {
     func handle(_ method: ControlMethod, params: ControlParams, id: RequestID, connection: ControlConnection) {
-        if method == .peers {
+        if method == .subscribe {
+            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: SubscribeResult(seq: 0, replayed: 0, truncated: false))))
+            connection.isSubscriber = true
+        } else if method == .peers {
             connection.send(try! JSONLines.encode(ControlResponse(id: id, result: PeersResult(peers: []))))
         } else {
             connection.send(try! JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: ControlError(.notFound, "stub"))))
@@ -163,5 +166,24 @@ final class ControlServerLimitsTests: XCTestCase {
         }
         for stream in streams { _ = await stream.value }
         XCTAssertLessThan(slowest, .milliseconds(500), "the main loop stalled for \(slowest)")
+    }
+
+    func testASubscriberBehindIsMeasuredAndDroppedOnlyWhenTold() async throws {
+        let server = try server()
+        server.start()
+        defer { server.stop(time: Date()) }
+        let client = try RawClient(path)
+        var small: Int32 = 4096
+        setsockopt(client.fd, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+        Task.detached { client.write(Array(#"{"v":1,"id":1,"method":"subscribe"}"#.utf8) + [10]) }
+        await waitUntil("the client subscribes") { server.subscriberCount == 1 }
+        let peer = PeerSnapshot(id: UUID(), peerId: nil, name: String(repeating: "n", count: 2000), state: .notConnected, endpoints: [],
+                                info: [:], lastSeen: Date(), lost: false)
+        for seq in 1...200 { server.broadcast(ControlEvent(seq: UInt64(seq), type: .peerFound, time: Date(), peer: peer)) }
+        XCTAssertGreaterThan(server.subscriberBacklog, 100_000, "the unread events are counted")
+        XCTAssertEqual(server.subscriberCount, 1, "behind, but not dropped: the daemon holds the flow back instead")
+        server.dropSubscribers(behindBy: 100_000, now: Date())
+        let tail = await Task.detached { client.readToEnd() }.value
+        XCTAssertTrue(tail.contains("overloaded") && tail.contains("while the flow was held back"), String(tail.suffix(300)))
     }
 }
