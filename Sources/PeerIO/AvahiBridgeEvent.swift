@@ -9,9 +9,9 @@ public enum AvahiBridgeEvent: Sendable, Equatable {
     /// Our entry group changed state.
     case groupState(generation: UInt64, EntryGroupState)
     /// The browser found a service instance. `ourOwn` is Avahi's
-    /// `AVAHI_LOOKUP_RESULT_OUR_OWN`, kept for logs only: Avahi also sets it
-    /// on another host's service whose name our entry group held at that
-    /// moment, so what is ours is decided by the resolved peer id.
+    /// `AVAHI_LOOKUP_RESULT_OUR_OWN`: the record is one of this host's. Avahi
+    /// also sets it on another host's service whose name our entry group
+    /// held at that moment; peerd browses again after a rename for that.
     case serviceFound(generation: UInt64, ServiceKey, ourOwn: Bool)
     /// The browser says the instance went away.
     case serviceRemoved(generation: UInt64, ServiceKey)

@@ -83,6 +83,15 @@ public final class AvahiController {
         }
     }
 
+    /// Frees the browsers and starts new ones: they report every service in
+    /// Avahi's cache afresh. Resolvers stay as they are.
+    public func restartBrowsing(type: String, interfaces: [Int32]) throws(AvahiError) {
+        let old = browsers
+        browsers = []
+        locked { for browser in old { _ = avahi_service_browser_free(browser) } }
+        try startBrowsing(type: type, interfaces: interfaces)
+    }
+
     /// Starts the resolver for `key` unless one runs. It stays open, so
     /// Avahi reports changed TXT or addresses, until ``stopResolver(_:)``.
     /// Returns false when it could not start (Avahi's object limit).

@@ -44,6 +44,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     // the crossing rule on their way out.
     private var sessions: [ObjectIdentifier: PeerSession] = [:]
     private var sessionByPeer: [UUID: PeerSession] = [:]
+    /// The renamed name we browsed again for (``browseAgainAfterRename()``).
+    private var rebrowsedFor: String?
     /// Since when sessions are held back for a subscriber that is behind.
     private var heldSince: Date?
     private var peerStates: [UUID: ConnectionState] = [:]
@@ -304,6 +306,22 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         }
     }
 
+    /// After a collision rename, browsing starts over once: Avahi flagged
+    /// the service we collided with as our own while our entry group held
+    /// its name, and will not announce it again, so only a new browser
+    /// (which reports every cached service, that one now not ours) lets
+    /// this host list the peer it collided with.
+    private func browseAgainAfterRename() {
+        guard publisher.name != publisher.requestedName, rebrowsedFor != publisher.name else { return }
+        rebrowsedFor = publisher.name
+        do {
+            try avahi.restartBrowsing(type: config.serviceType, interfaces: interfaceIndexes)
+            logger.debug("browsing again after the rename to '\(publisher.name)'")
+        } catch {
+            logger.warning("cannot browse \(config.serviceType) again after the rename: \(error)")
+        }
+    }
+
     private func createClient() {
         do {
             try avahi.createClient(generation: lifecycle.generation)
@@ -347,16 +365,15 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             perform(actions)
         case .groupState(_, let state):
             switch state {
-            case .established: perform(publisher.established())
+            case .established:
+                perform(publisher.established())
+                browseAgainAfterRename()
             case .collision: perform(publisher.collision())
             case .failure(let message): perform(publisher.failed(message))
             case .pending: break
             }
-        case .serviceFound(_, let key, _):
-            // Avahi's "our own" flag is not trusted to mean us: a peer whose
-            // name collided with ours is flagged so while our entry group
-            // still holds the name, and never announced again after we
-            // rename. What is ours is decided by the resolved peer id.
+        case .serviceFound(_, let key, let ourOwn):
+            guard !ourOwn else { return }
             guard avahi.resolverCount < maxResolvers else {
                 if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
                 resolverLimitLogged = true
