@@ -86,7 +86,7 @@ public final class ControlClient {
     private func send(_ request: ControlRequest) throws(ControlClientError) {
         do {
             let bytes = try JSONLines.encode(request)
-            try descriptor.writeAll(bytes, context: path)
+            try descriptor.sendAll(bytes, context: path)
         } catch let error as SystemError {
             // A daemon at its client limit writes why, then closes: read
             // that rather than report a broken pipe.

@@ -49,6 +49,19 @@ public struct FileDescriptor: Hashable, Sendable {
         try Syscall.nonBlocking("send") { Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Sends all of `bytes` on a blocking socket with `MSG_NOSIGNAL`: a peer
+    /// that has closed is `EPIPE`, never SIGPIPE, whatever the process does
+    /// with that signal.
+    public func sendAll(_ bytes: [UInt8], context: String = "") throws(SystemError) {
+        var offset = 0
+        while offset < bytes.count {
+            let start = offset
+            offset += try Syscall.call("send", context) {
+                bytes.withUnsafeBytes { raw in Glibc.send(rawValue, raw.baseAddress! + start, raw.count - start, Int32(MSG_NOSIGNAL)) }
+            }
+        }
+    }
+
     /// Writes all of `bytes`, blocking; for regular files and blocking sockets.
     public func writeAll(_ bytes: [UInt8], context: String = "") throws(SystemError) {
         var offset = 0
