@@ -44,7 +44,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
                       /run/peerd/peerd.sock)
       --json          machine-readable output; `watch --json` prints one
-                      object per line
+                      object per line, `send --json` one result (session,
+                      number) per message
       -h, --help      this help; `peerctl COMMAND --help` for a command's
       --version       print the version
 

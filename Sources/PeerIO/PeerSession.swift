@@ -143,7 +143,7 @@ public final class PeerSession {
         watermarks = WriteWatermarks(sendLimit: sendLimit)
         connecting = false
         remoteAddress = TCPConnector.peerAddress(fd)
-        remoteHost = remoteAddress.hasPrefix("::ffff:") ? String(remoteAddress.dropFirst(7)) : remoteAddress
+        remoteHost = TCPConnector.plainHost(remoteAddress)
         attach(fd)
     }
 

@@ -458,7 +458,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 // Handshakes under way are capped in all and per address; a
                 // stranger's idle connection gives way to a newcomer, and
                 // known peers' addresses are never the ones to give way.
-                let host = address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
+                let host = TCPConnector.plainHost(address)
                 let known = knownAddresses
                 let pending = sessions.values.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.phase.isClosedPhase }
                 let verdict = admission.admitConnection(

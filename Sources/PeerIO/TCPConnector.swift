@@ -64,6 +64,13 @@ public enum TCPConnector {
         return error == 0 ? nil : error
     }
 
+    /// An address as rows list it: an IPv4 peer seen on a dual-stack socket
+    /// loses its `::ffff:` prefix. One rule for per-address limits, known
+    /// addresses and remembered addresses.
+    public static func plainHost(_ address: String) -> String {
+        address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
+    }
+
     /// The numeric address of the connected peer, for logs.
     public static func peerAddress(_ descriptor: FileDescriptor) -> String {
         var storage = sockaddr_storage()
