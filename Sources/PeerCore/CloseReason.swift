@@ -23,6 +23,10 @@ public enum CloseReason: String, Codable, Sendable, CaseIterable {
     /// Wire only: this connection lost the crossing-invitation rule to the
     /// other one between the same two peers. Never reported as a state change.
     case duplicate
+    /// The receiver cannot take messages now (its inbox is full, or could
+    /// not be written): unacknowledged messages stay with the sender, who
+    /// tries again later. Sent and reported as it is.
+    case busy
 
     /// The one-byte wire code.
     public var code: UInt8 {

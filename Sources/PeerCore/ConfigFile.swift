@@ -15,7 +15,7 @@ public enum ConfigFile {
     /// Keys that take a value, with the flag each stands for.
     public static let valueKeys: Set<String> = [
         "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "max-unverified-peers", "event-history",
-        "subscriber-queue", "log-level", "max-message", "max-sessions", "auto-accept", "auto-connect",
+        "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
     ]
     /// Keys that are yes/no switches.

@@ -30,12 +30,15 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     /// Words with `reason` (`stateChanged` to `notConnected`, `inviteFailed`):
     /// the close text, such as the limit that refused the session.
     public var detail: String?
+    /// The message stored in the inbox (`stored`): no data.
+    public var stored: InboxMessage?
 
     /// Creates an event.
     public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
                 reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
                 mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil,
-                delivery: DeliveryInfo? = nil, detail: String? = nil) {
+                delivery: DeliveryInfo? = nil, detail: String? = nil, stored: InboxMessage? = nil) {
+        self.stored = stored
         self.delivery = delivery
         self.detail = detail
         self.pairing = pairing

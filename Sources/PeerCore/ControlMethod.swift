@@ -34,4 +34,8 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case unpair
     /// The messages queued for offline paired peers.
     case queue
+    /// The messages waiting in the inbox, without data (`peer`, `max`).
+    case inbox
+    /// Take messages from the inbox: they are returned and leave it (`peer`, `max`).
+    case take
 }

@@ -20,9 +20,19 @@ public struct ControlParams: Codable, Sendable, Equatable {
     /// `send`: queue durably when a paired peer is offline.
     public var queue: Bool?
 
+    /// `subscribe`: this client takes messages (inbox first, then live).
+    public var take: Bool?
+    /// `subscribe` with `take`: take at most this many messages.
+    public var count: Int?
+    /// `inbox`/`take`: at most this many messages.
+    public var max: Int?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
-                invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil) {
+                invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,
+                take: Bool? = nil, count: Int? = nil, max: Int? = nil) {
+        self.take = take
+        self.count = count
+        self.max = max
         self.queue = queue
         self.pairing = pairing
         self.code = code

@@ -15,6 +15,9 @@ public enum ControlRequestCheck {
         "pairing": (.string, "a string (the pairing id)"),
         "code": (.string, "a string of 6 digits"),
         "queue": (.bool, "true or false"),
+        "take": (.bool, "true or false"),
+        "count": (.naturalNumber, "a whole number ≥ 0"),
+        "max": (.naturalNumber, "a whole number ≥ 0"),
     ]
 
     private enum Kind { case string, number, naturalNumber, bool }

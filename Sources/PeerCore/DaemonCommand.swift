@@ -45,6 +45,9 @@ public enum DaemonCommand: Equatable, Sendable {
       --log-level LEVEL       error, warning, notice, info or debug (default: info)
       --max-message BYTES     largest message a peer may send; larger closes the
                               session as tooLarge (default: 16777216)
+      --inbox-size BYTES      disk kept for messages no client has taken yet;
+                              when full, peers get busy and keep their queues
+                              (default: 67108864; at least one --max-message)
       --max-sessions N        most sessions at once (default: 64)
       --max-clients N         most control clients at once (default: 64)
       --connection-rate N     new session connections per second from one
@@ -164,6 +167,7 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--event-history": config.eventHistory = try cursor.integer(for: option, in: 1...1_000_000)
             case "--subscriber-queue": config.subscriberQueueBytes = try cursor.integer(for: option, in: 4096...(1 << 30))
             case "--max-message": config.maxMessage = try cursor.integer(for: option, in: 1024...(1 << 30))
+            case "--inbox-size": config.inboxBytes = try cursor.integer(for: option, in: 65536...(1 << 40))
             case "--max-sessions": config.maxSessions = try cursor.integer(for: option, in: 1...4096)
             case "--connection-rate": config.connectionRate = try cursor.integer(for: option, in: 1...100_000)
             case "--invitation-rate": config.invitationRate = try cursor.integer(for: option, in: 1...100_000)
@@ -194,6 +198,12 @@ public enum DaemonCommand: Equatable, Sendable {
             default:
                 throw UsageError("unknown option '\(option)' (see peerd --help)")
             }
+        }
+        // A message the daemon accepts must fit the inbox, or it could never
+        // be stored and its sender would be refused forever.
+        let largest = InboxFileCodec.recordSize(dataCount: config.maxMessage)
+        guard config.inboxBytes >= largest else {
+            throw UsageError("--inbox-size \(config.inboxBytes) cannot hold one --max-message message (\(config.maxMessage) bytes take \(largest) on disk)")
         }
         // Check the TXT limits now, so a bad --info is a usage error before
         // anything starts. Peer ids are always 32 hex digits.

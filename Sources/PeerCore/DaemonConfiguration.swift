@@ -36,6 +36,8 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var logLevel = LogLevel.info
     /// The largest application message, reassembled (`--max-message`).
     public var maxMessage = 16 << 20
+    /// `--inbox-size`: record bytes the durable inbox holds (64 MiB).
+    public var inboxBytes = 64 << 20
     /// The most sessions (connected or being set up) at once.
     public var maxSessions = 64
     /// Which invitations are accepted without a client.

@@ -22,6 +22,8 @@ public enum EventKind: String, Codable, Sendable {
     case invitation
     /// A message arrived from a connected peer (live only, never replayed).
     case message
+    /// A message no client took was stored in the inbox (no data; for watchers).
+    case stored
     /// A dialled peer proved a key that does not match its advertised id.
     case identityMismatch
     /// A peer asks to pair; `pairing.code` is what its user sees.

@@ -22,8 +22,12 @@ public enum PeerctlCommand: Equatable, Sendable {
     case send(peer: String, text: String, lines: Bool, queue: Bool = false)
     /// Messages queued for offline paired peers.
     case queue
-    /// Print messages as they arrive.
+    /// Print messages: those waiting in the inbox first, then as they arrive.
     case recv(from: String?, count: Int?)
+    /// List the inbox (no data).
+    case inbox(from: String?, max: Int?)
+    /// Print messages waiting in the inbox, taking them; never waits.
+    case take(from: String?, count: Int?)
     /// Wait until a peer reaches a state.
     case wait(peer: String, state: ConnectionState, timeout: Double?)
     /// Pair with a peer: show the code, wait for the other side to confirm.
@@ -45,5 +49,5 @@ public enum PeerctlCommand: Equatable, Sendable {
 
     /// Every command name, for help and errors.
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
-                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue"]
+                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take"]
 }

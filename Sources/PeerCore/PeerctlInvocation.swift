@@ -28,7 +28,12 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     send a message (- reads it from stdin; --lines: one per line;
                     --queue: store it for an offline paired peer)
       queue         messages waiting for offline paired peers
-      recv          print messages as they arrive [--from PEER] [--count N]
+      recv          print messages: the inbox's first, then as they arrive
+                    [--from PEER] [--count N]
+      inbox         list messages that arrived while no client took them
+                    [--from PEER] [--max N]
+      take          print and take messages from the inbox, without waiting
+                    [--from PEER] [--count N]
       wait PEER --state STATE
                     wait until PEER is notConnected, connecting or connected
       pair PEER     pair with a peer: shows a 6-digit code to confirm on PEER
@@ -130,8 +135,28 @@ public struct PeerctlInvocation: Equatable, Sendable {
             return """
             Usage: peerctl [--json] recv [--from PEER] [--count N]
 
-            Prints messages as they arrive, one per line (with --json: one object
-            per line, data in base64). Stops after N messages when --count is given.
+            Prints messages one per line (with --json: one object per line, data in
+            base64): first those waiting in the inbox (messages that arrived while no
+            client took them), oldest first, then each as it arrives. While recv runs,
+            messages come to it rather than to the inbox; with --from, only that
+            peer's. Stops after N messages when --count is given; messages after the
+            N-th stay in the inbox.
+            """
+        case "inbox":
+            return """
+            Usage: peerctl [--json] inbox [--from PEER] [--max N]
+
+            Lists the messages waiting in the inbox (without their data): id, sender,
+            when it arrived, size; then how full the inbox is (--inbox-size on peerd).
+            Shows at most N (default 1000).
+            """
+        case "take":
+            return """
+            Usage: peerctl [--json] take [--from PEER] [--count N]
+
+            Prints the messages waiting in the inbox, oldest first, as recv does, and
+            takes them: once printed they leave the inbox. Takes at most N (default:
+            all that wait), and never waits for new ones. Exits 0 also when none wait.
             """
         case "wait":
             return """
@@ -253,10 +278,12 @@ public struct PeerctlInvocation: Equatable, Sendable {
                 case "--queue" where name == "send":
                     try cursor.flag(option)
                     queue = true
-                case "--from" where name == "recv":
+                case "--from" where name == "recv" || name == "inbox" || name == "take":
                     from = try cursor.value(for: option)
-                case "--count" where name == "recv":
+                case "--count" where name == "recv" || name == "take":
                     count = try cursor.integer(for: option, in: 1...Int(Int32.max))
+                case "--max" where name == "inbox":
+                    count = try cursor.integer(for: option, in: 1...10_000)
                 case "--state" where name == "wait":
                     let text = try cursor.value(for: option)
                     guard let parsed = ConnectionState(rawValue: text) else {
@@ -300,6 +327,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "recv":
             guard positionals.isEmpty else { throw UsageError("'recv' takes no arguments") }
             command = .recv(from: from, count: count)
+        case "inbox", "take":
+            guard positionals.isEmpty else { throw UsageError("'\(name)' takes no arguments") }
+            command = name == "inbox" ? .inbox(from: from, max: count) : .take(from: from, count: count)
         case "wait":
             guard positionals.count == 1 else { throw UsageError("'wait' takes one PEER") }
             guard let state else { throw UsageError("'wait' needs --state notConnected|connecting|connected") }

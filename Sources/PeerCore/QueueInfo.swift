@@ -12,9 +12,13 @@ public struct QueueInfo: Codable, Sendable, Equatable {
     public var messages: Int
     /// How many bytes they hold.
     public var bytes: Int
+    /// The peer's words when it last closed the session as `busy` (its
+    /// inbox was full), until it acknowledges messages again.
+    public var busy: String?
 
     /// Creates it.
-    public init(peer: UUID, name: String, peerId: String, messages: Int, bytes: Int) {
+    public init(peer: UUID, name: String, peerId: String, messages: Int, bytes: Int, busy: String? = nil) {
+        self.busy = busy
         self.peer = peer
         self.name = name
         self.peerId = peerId

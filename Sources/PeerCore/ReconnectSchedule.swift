@@ -11,6 +11,9 @@ public struct ReconnectSchedule: Sendable {
     /// The spread, as a fraction of the delay.
     public let jitter: Double
     private var entries: [UUID: (attempts: Int, due: Date)] = [:]
+    /// Peers not to dial before a time: one answered `busy` (its inbox is
+    /// full), or one this host refused as `busy` (until its inbox has room).
+    private var pausedUntil: [UUID: Date] = [:]
 
     /// A schedule with the defaults.
     public init(initialDelay: TimeInterval = 1, maxDelay: TimeInterval = 60, jitter: Double = 0.2) {
@@ -21,6 +24,7 @@ public struct ReconnectSchedule: Sendable {
 
     /// Whether `peer` should be tried at `now` (a peer never seen is due).
     public func isDue(_ peer: UUID, now: Date) -> Bool {
+        if let until = pausedUntil[peer], now < until { return false }
         guard let entry = entries[peer] else { return true }
         return now >= entry.due
     }
@@ -40,6 +44,23 @@ public struct ReconnectSchedule: Sendable {
     /// The peer is connected: start over next time.
     public mutating func succeeded(_ peer: UUID) {
         entries[peer] = nil
+        pausedUntil[peer] = nil
+    }
+
+    /// Do not dial `peer` before `until` (its own dials are still taken).
+    public mutating func pause(_ peer: UUID, until: Date) {
+        pausedUntil[peer] = until
+    }
+
+    /// Dial `peer` again as its backoff allows, and at once if it waited
+    /// only for the pause.
+    public mutating func resume(_ peer: UUID) {
+        pausedUntil[peer] = nil
+    }
+
+    /// Whether `peer` is paused at `now`.
+    public func isPaused(_ peer: UUID, now: Date) -> Bool {
+        pausedUntil[peer].map { now < $0 } ?? false
     }
 
     /// A local link came up or gained an address: every peer is worth a try

@@ -140,7 +140,7 @@ public struct SessionLifecycle: Sendable {
             // The peer's reason is kept when it is an answer to our invitation.
             let local: CloseReason = switch (reason, phase) {
             case (.declined, .inviting), (.timedOut, .inviting), (.timedOut, .awaitingDecision),
-                 (.duplicate, _), (.tooLarge, _), (.protocolError, _): reason
+                 (.duplicate, _), (.tooLarge, _), (.protocolError, _), (.busy, _): reason
             default: .closedByPeer
             }
             return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
@@ -267,7 +267,7 @@ public struct SessionLifecycle: Sendable {
 
     private mutating func finish(_ reason: CloseReason, _ text: String, notify: Bool) -> [SessionAction] {
         phase = .closed(reason)
-        let wireReason: CloseReason = reason == .closedLocally || reason == .duplicate || reason == .timedOut || reason == .tooLarge || reason == .protocolError ? reason : .closedByPeer
+        let wireReason: CloseReason = reason == .closedLocally || reason == .duplicate || reason == .timedOut || reason == .tooLarge || reason == .protocolError || reason == .busy ? reason : .closedByPeer
         return (notify ? [.send(.close(reason: wireReason, text: text))] : []) + [.finish(reason, text)]
     }
 

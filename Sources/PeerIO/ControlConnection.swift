@@ -50,6 +50,13 @@ public final class ControlConnection {
     public var queuedBytes: Int { outbound.byteCount }
     /// Called when the queue has just drained (the client caught up).
     public var onDrained: (@MainActor () -> Void)?
+    /// Called after bytes were written to the socket (see ``writtenTotal``).
+    public var onWritten: (@MainActor (ControlConnection) -> Void)?
+    /// Bytes ever queued for the client. A line queued when this was `n`
+    /// is written whole once ``writtenTotal`` reaches `n + line.count`.
+    public private(set) var queuedTotal: UInt64 = 0
+    /// Bytes ever written to the socket (the kernel has them).
+    public var writtenTotal: UInt64 { queuedTotal - UInt64(outbound.byteCount) }
     private let callbacks: Callbacks
     private let logger: Logger
     private var lines: LineBuffer
@@ -91,6 +98,7 @@ public final class ControlConnection {
     public func send(_ line: [UInt8], extra: Int = 0) -> Bool {
         guard !closing, !closed else { return false }
         guard outbound.append(line, extra: extra) else { return false }
+        queuedTotal += UInt64(line.count)
         flush()
         return true
     }
@@ -107,6 +115,7 @@ public final class ControlConnection {
     public func finish(finalLine: [UInt8]) {
         guard !closing, !closed else { return }
         outbound.appendUnbounded(finalLine)
+        queuedTotal += UInt64(finalLine.count)
         finishAfterDrain()
     }
 
@@ -195,6 +204,8 @@ public final class ControlConnection {
 
     private func flush() {
         guard !closed else { return }
+        let before = outbound.byteCount
+        defer { if outbound.byteCount < before, !closed, !closing { onWritten?(self) } }
         let drained: Bool
         do {
             drained = try outbound.flush { raw in try descriptor.send(raw) }

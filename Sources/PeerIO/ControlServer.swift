@@ -74,18 +74,32 @@ public final class ControlServer {
     }
 
     /// Sends an event to every subscriber; one whose queue is full is dropped
-    /// with a final `error` event, and logged once.
+    /// with a final `error` event, and logged once. (`message` events go
+    /// only to the clients taking messages: see ``send(_:to:)``.)
     public func broadcast(_ event: ControlEvent) {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return }
-        let extra = event.type == .message ? messageAllowance : 0
         for connection in connections.values where connection.isSubscriber && !connection.isClosing {
-            if !connection.send(line, extra: extra) {
-                logger.warning("control client \(connection.number) is not reading its events; dropping it")
-                let error = ControlError(.overloaded, "subscriber too slow: more than \(queueLimit) bytes of events unread; resubscribe with since=\(event.seq - 1)")
-                let final = ControlEvent(seq: 0, type: .error, time: event.time, error: error)
-                if let finalLine = try? JSONLines.encode(EventLine(final)) { connection.drop(finalLine: finalLine) }
-            }
+            send(line, of: event, to: connection)
         }
+    }
+
+    /// Sends one event to one subscriber, a `message` event with room for
+    /// one largest message. Returns false when the subscriber was too far
+    /// behind: it is dropped with a final `error` event.
+    @discardableResult
+    public func send(_ event: ControlEvent, to connection: ControlConnection) -> Bool {
+        guard let line = try? JSONLines.encode(EventLine(event)) else { return false }
+        return send(line, of: event, to: connection)
+    }
+
+    private func send(_ line: [UInt8], of event: ControlEvent, to connection: ControlConnection) -> Bool {
+        guard !connection.isClosing else { return false }
+        if connection.send(line, extra: event.type == .message ? messageAllowance : 0) { return true }
+        logger.warning("control client \(connection.number) is not reading its events; dropping it")
+        let error = ControlError(.overloaded, "subscriber too slow: more than \(queueLimit) bytes of events unread; resubscribe with since=\(event.seq - 1)")
+        let final = ControlEvent(seq: 0, type: .error, time: event.time, error: error)
+        if let finalLine = try? JSONLines.encode(EventLine(final)) { connection.drop(finalLine: finalLine) }
+        return false
     }
 
     /// The clock: unfinished lines and idle clients outside the group.
@@ -107,6 +121,11 @@ public final class ControlServer {
 
     /// Called when a subscriber's queue drains (set by the daemon).
     public var onSubscriberDrained: (@MainActor () -> Void)?
+    /// Called after bytes were written to a client (set by the daemon: the
+    /// inbox forgets a message once its event is written whole).
+    public var onClientWrote: (@MainActor (ControlConnection) -> Void)?
+    /// Called when a client is gone (set by the daemon).
+    public var onClientClosed: (@MainActor (ControlConnection) -> Void)?
 
     /// Drops every subscriber more than `bytes` behind, with a final error:
     /// it did not catch up while the flow toward it was held back.
@@ -167,6 +186,7 @@ public final class ControlServer {
                     closed: { [weak self] connection in self?.forget(connection) },
                     holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false }))
             connection.onDrained = { [weak self] in self?.onSubscriberDrained?() }
+            connection.onWritten = { [weak self] connection in self?.onClientWrote?(connection) }
             connections[ObjectIdentifier(connection)] = connection
         }
     }
@@ -174,6 +194,7 @@ public final class ControlServer {
     private func forget(_ connection: ControlConnection) {
         _ = hold(0, for: connection)
         connections[ObjectIdentifier(connection)] = nil
+        onClientClosed?(connection)
     }
 
     /// Records that `connection`'s unfinished line holds `bytes`; false if

@@ -410,8 +410,15 @@ public final class PeerSession {
                 if !lifecycle.isForPairing { frames.maxFrame = WireCodec.maxNoiseMessage }
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
+                // Acknowledged only once a client or the inbox has it. When
+                // neither can, what came before is acknowledged and the
+                // session ends as busy: the sender keeps the rest.
+                if let refusal = delegate?.session(self, delivered: message) {
+                    acknowledge(every: 1)
+                    perform(lifecycle.closeLocally(refusal, reason: .busy))
+                    return
+                }
                 messagesReceived += 1
-                delegate?.session(self, delivered: message)
                 acknowledge(every: 64)
             case .finish(let reason, let text):
                 finish(reason, text)

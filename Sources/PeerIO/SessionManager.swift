@@ -88,6 +88,17 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// disk until acknowledged, and are sent again on the next session if
     /// this one dies first (at-least-once).
     private var queueInFlight: [UUID: [UInt64]] = [:]
+    /// Messages no client takes wait here (see ``InboxDelivery``).
+    private lazy var inbox = InboxDelivery(
+        stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
+        control: control, logger: logger,
+        lookUp: { [unowned self] peerID in self.sender(peerID) },
+        number: { [unowned self] event in self.journal.record(event, replayable: false) })
+    /// Peers this host closed as `busy` (its inbox was full): dialled again
+    /// once a client takes messages.
+    private var refusedForInbox: Set<UUID> = []
+    /// Peers that answered `busy`, with their words, until they acknowledge again.
+    private var peerBusy: [String: String] = [:]
 
     /// Every row as clients see it, in first-seen order.
     private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0] } }
@@ -192,6 +203,9 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     public func start() {
         control.handler = self
         control.onSubscriberDrained = { [weak self] in self?.releaseHeldSessions() }
+        control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
+        control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
+        inbox.onRoom = { [weak self] in self?.inboxHasRoom() }
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that
         // crossed the mark can come on top.
@@ -570,7 +584,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             let list = queues.peerIDs.map { peerID -> QueueInfo in
                 let record = trust.record(peerID: peerID)
                 return QueueInfo(peer: record?.uuid ?? UUID(), name: record?.name ?? peerID, peerId: peerID,
-                                 messages: queues.pending(peerID).count, bytes: queues.bytes(peerID))
+                                 messages: queues.pending(peerID).count, bytes: queues.bytes(peerID), busy: peerBusy[peerID])
             }
             reply(connection, id: id, result: QueueResult(queues: list))
         case .pairings:
@@ -603,7 +617,59 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             for event in replay.events {
                 guard let line = try? JSONLines.encode(EventLine(event)), connection.send(line) else { break }
             }
+            if params.take == true {
+                switch senderID(params.peer) {
+                case .success(let from): inbox.addTaker(connection, from: from, count: params.count)
+                case .failure(let error): connection.drop(finalLine: (try? JSONLines.encode(EventLine(ControlEvent(seq: 0, type: .error, time: Date(), error: error)))) ?? [])
+                }
+            }
+        case .inbox:
+            switch senderID(params.peer) {
+            case .success(let from): reply(connection, id: id, result: inbox.list(from: from, max: min(params.max ?? 1000, 10_000)))
+            case .failure(let error): reply(connection, id: id, error: error)
+            }
+        case .take:
+            switch senderID(params.peer) {
+            case .success(let from):
+                do {
+                    let taken = try inbox.take(from: from, max: min(params.max ?? 100, 10_000))
+                    reply(connection, id: id, result: taken.result)
+                    inbox.answered(connection, ids: taken.ids)
+                } catch {
+                    reply(connection, id: id, error: ControlError(.storageFailed, "cannot read the inbox: \(error)"))
+                }
+            case .failure(let error): reply(connection, id: id, error: error)
+            }
         }
+    }
+
+    /// The peer id a `peer` parameter names for the inbox: a row's (by
+    /// UUID, prefix or name), or a 32-digit peer id as it is (a sender of
+    /// stored messages may have no row now). nil for every sender.
+    private func senderID(_ selector: String?) -> Result<String?, ControlError> {
+        guard let selector else { return .success(nil) }
+        if selector.utf8.count == 32, selector.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) { return .success(selector) }
+        switch PeerSelector.select(selector, from: peers) {
+        case .success(let row):
+            guard let peerID = row.peerId else { return .failure(ControlError(.invalidParams, "'\(row.name)' advertises no peer id, so it cannot send messages")) }
+            return .success(peerID)
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
+    /// Who sent a stored or arriving message, as clients see it.
+    private func sender(_ peerID: String) -> InboxDelivery.Sender {
+        if let record = trust.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
+        let row = peerTable.values.first { $0.peerId == peerID }
+        return .init(uuid: row?.id, name: row?.name, paired: false)
+    }
+
+    /// A client took messages: peers this host refused as busy may come again.
+    private func inboxHasRoom() {
+        guard !refusedForInbox.isEmpty else { return }
+        for peer in refusedForInbox { reconnect.resume(peer) }
+        refusedForInbox.removeAll()
     }
 
     private func handleSessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, id: RequestID, connection: ControlConnection) {
@@ -958,16 +1024,22 @@ extension SessionManager {
     }
 
     /// A message arrived: a live event for subscribers.
-    public func session(_ session: PeerSession, delivered message: [UInt8]) {
-        guard let peer = session.peerUUID else { return }
-        let info = MessageInfo(from: peer, data: Data(message).base64EncodedString(), size: message.count)
-        emit(ControlEvent(seq: 0, type: .message, time: Date(), peer: nil, message: info), replayable: false)
+    public func session(_ session: PeerSession, delivered message: [UInt8]) -> String? {
+        guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return "the session has no proven peer" }
+        if case .refused(let why) = inbox.arrived(message, from: peerID, now: Date()) {
+            logger.warning("closing the session with '\(peerTable[peer]?.name ?? peerID)' as busy: \(why)")
+            // Not dialled again until a client takes messages here.
+            refusedForInbox.insert(peer)
+            reconnect.pause(peer, until: .distantFuture)
+            return "'\(publisher.name)': \(why)"
+        }
         // A subscriber is behind: hold the flow back (this session stops
         // reading) until it catches up, rather than queue more or drop it.
         if control.subscriberBacklog > subscriberHoldMark {
             session.holdReading(true)
             if heldSince == nil { heldSince = Date() }
         }
+        return nil
     }
 
     /// Past this many bytes queued for a subscriber, sessions delivering
@@ -1038,6 +1110,13 @@ extension SessionManager {
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
             emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: peerTable[peer], reason: reason, detail: text))
             return
+        }
+        if reason == .busy, !refusedForInbox.contains(peer) {
+            // The peer's inbox is full: its queue waits here, and it is not
+            // dialled for 30 s (it dials us once a client takes messages).
+            logger.notice("'\(peerTable[peer]?.name ?? "peer")' is busy: \(text); its queued messages wait")
+            if let peerID = session.remotePeerID { peerBusy[peerID] = text }
+            reconnect.pause(peer, until: Date().addingTimeInterval(30))
         }
         setState(.notConnected, for: peer, reason: reason, detail: text)
     }
@@ -1217,6 +1296,7 @@ extension SessionManager {
               var inFlight = queueInFlight[peer], !inFlight.isEmpty else { return }
         let done = inFlight.prefix { $0 <= count }.count
         guard done > 0 else { return }
+        peerBusy[peerID] = nil
         inFlight.removeFirst(done)
         queueInFlight[peer] = inFlight
         do { try queues.removeFirst(done, for: peerID) } catch {

@@ -52,6 +52,11 @@ struct PeerctlCommands {
             emit(json ? PeerctlRenderer.json(result) : render.queues(result.queues))
         case .recv(let from, let count):
             return try receive(from: from, count: count)
+        case .inbox(let from, let max):
+            let result = try client.call(.inbox, params: ControlParams(peer: from, max: max), as: InboxResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.inbox(result))
+        case .take(let from, let count):
+            return try take(from: from, count: count)
         case .wait(let selector, let state, let timeout):
             return try waitFor(selector, state: state, timeout: timeout ?? 30)
         case .pair(let selector):
@@ -209,9 +214,10 @@ struct PeerctlCommands {
         return 0
     }
 
+    /// Takes messages: the daemon sends what waits in the inbox first, then
+    /// live ones, and only as many as asked (the rest stay in the inbox).
     private func receive(from selector: String?, count: Int?) throws(ControlClientError) -> Int32 {
-        let from = try selector.map { selector throws(ControlClientError) in try lookUp(selector).id }
-        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        _ = try client.call(.subscribe, params: ControlParams(peer: selector, take: true, count: count), as: SubscribeResult.self)
         var received = 0
         while count.map({ received < $0 }) ?? true {
             let (event, _) = try client.nextEvent()
@@ -219,19 +225,35 @@ struct PeerctlCommands {
                 printError(event.error?.message ?? "the daemon ended the subscription")
                 return 1
             }
-            guard event.type == .message, let message = event.message, from == nil || message.from == from else { continue }
+            guard event.type == .message, let message = event.message else { continue }
             received += 1
-            if json {
-                emit(PeerctlRenderer.json(event))
-            } else {
-                let bytes = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
-                // Raw for pipes and files; escaped for a person's terminal,
-                // where a peer's bytes must not drive the terminal.
-                let text = String(decoding: bytes, as: UTF8.self)
-                emit(isatty(1) == 1 ? TerminalText.escape(text) : text)
-            }
+            if json { emit(PeerctlRenderer.json(event)) } else { printMessage(message) }
         }
         return 0
+    }
+
+    /// Prints and takes what waits in the inbox, a batch per request.
+    private func take(from selector: String?, count: Int?) throws(ControlClientError) -> Int32 {
+        var taken = 0
+        while count.map({ taken < $0 }) ?? true {
+            let want = min(100, (count ?? Int.max) - taken)
+            let result = try client.call(.take, params: ControlParams(peer: selector, max: want), as: TakeResult.self)
+            for message in result.messages {
+                if json { emit(PeerctlRenderer.json(message)) } else { printMessage(message) }
+            }
+            taken += result.messages.count
+            if result.messages.isEmpty || result.remaining == 0 { break }
+        }
+        if taken == 0 && !json { printError("the inbox holds no messages\(selector.map { " from '\($0)'" } ?? "")") }
+        return 0
+    }
+
+    private func printMessage(_ message: MessageInfo) {
+        let bytes = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
+        // Raw for pipes and files; escaped for a person's terminal, where a
+        // peer's bytes must not drive the terminal.
+        let text = String(decoding: bytes, as: UTF8.self)
+        emit(isatty(1) == 1 ? TerminalText.escape(text) : text)
     }
 
     private func waitFor(_ selector: String, state: ConnectionState, timeout: Double) throws(ControlClientError) -> Int32 {

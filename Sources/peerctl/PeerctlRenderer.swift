@@ -95,11 +95,24 @@ struct PeerctlRenderer {
     /// `peerctl queue`.
     func queues(_ list: [QueueInfo]) -> String {
         guard !list.isEmpty else { return "no queued messages" }
-        var table = TextTable(header: ["ID", "NAME", "MESSAGES", "BYTES"])
+        var table = TextTable(header: ["ID", "NAME", "MESSAGES", "BYTES", "STATE"])
         for q in list {
-            table.rows.append([String(q.peer.uuidString.lowercased().prefix(8)), q.name, String(q.messages), String(q.bytes)])
+            table.rows.append([String(q.peer.uuidString.lowercased().prefix(8)), q.name, String(q.messages), String(q.bytes),
+                               q.busy.map { "busy: \($0)" } ?? "waiting"])
         }
         return table.render()
+    }
+
+    /// `peerctl inbox`.
+    func inbox(_ result: InboxResult) -> String {
+        let summary = "\(result.count) message\(result.count == 1 ? "" : "s") waiting, \(result.bytes) of \(result.limit) bytes"
+        guard !result.messages.isEmpty else { return result.count == 0 ? "the inbox is empty (\(result.bytes) of \(result.limit) bytes)" : summary }
+        var table = TextTable(header: ["ID", "FROM", "NAME", "RECEIVED", "BYTES"])
+        for m in result.messages {
+            table.rows.append([String(m.id), m.from.map { String($0.uuidString.lowercased().prefix(8)) } ?? m.peerId, m.name ?? "-",
+                               RelativeTime.describe(m.received, now: now), String(m.size)])
+        }
+        return table.render() + "\n" + summary
     }
 
     /// `peerctl paired`.
@@ -131,7 +144,11 @@ struct PeerctlRenderer {
         case .delivered:
             return "\(head)  \(who)  session \(event.delivery?.session ?? 0): messages through \(event.delivery?.through ?? 0) delivered"
         case .message:
-            return "\(head)  from \(event.message?.from.uuidString.lowercased().prefix(8) ?? "")  \(event.message?.size ?? 0) bytes"
+            let from = event.message.map { $0.from?.uuidString.lowercased().prefix(8).description ?? $0.peerId ?? "" } ?? ""
+            return "\(head)  from \(from)  \(event.message?.size ?? 0) bytes\(event.message?.inbox.map { " (inbox #\($0))" } ?? "")"
+        case .stored:
+            let m = event.stored
+            return "\(head)  from \(m.map { $0.from?.uuidString.lowercased().prefix(8).description ?? $0.peerId } ?? "")  \(m?.size ?? 0) bytes kept in the inbox as #\(m?.id ?? 0)"
         case .identityMismatch:
             let m = event.mismatch
             return "\(head)  \(who)  \(m?.address ?? ""): advertised \(m?.expected ?? ""), proved \(m?.actual ?? "")"

@@ -1,0 +1,195 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+
+/// The durable inbox: messages that arrived while no client took them, in
+/// one append-only file, `<state-dir>/inbox` (``InboxFileCodec``).
+///
+/// Memory holds only the index; data is read back when a client takes it.
+/// An append is `fdatasync`ed before it returns, so the peer is acknowledged
+/// only for what is on disk. An append that fails (a full disk) leaves the
+/// file as it was: it is cut back, or, if even that fails, the next change
+/// rewrites the file whole from the index. Taking a message rewrites its one
+/// state byte; the file is emptied once nothing waits, and compacted when
+/// taken records make up most of it.
+public final class MessageInbox {
+    /// The inbox file.
+    public let path: String
+    /// The most record bytes it holds (`--inbox-size`).
+    public let limit: Int
+    /// The waiting messages, oldest first.
+    public var entries: ArraySlice<InboxEntry> { storage[head...] }
+    /// Record bytes of the waiting messages.
+    public private(set) var bytes = 0
+    /// Waiting messages per sender: count and record bytes.
+    public private(set) var bySender: [String: (count: Int, bytes: Int)] = [:]
+    /// The index; entries before `head` were taken (taking is mostly from
+    /// the front, so it costs no shifting).
+    private var storage: [InboxEntry] = []
+    private var head = 0
+    private var descriptor: FileDescriptor
+    private var fileSize: Int
+    private var nextID: UInt64
+    /// The file may hold bytes the index does not know of (a failed append
+    /// could not be cut back): the next change rewrites it first.
+    private var damaged = false
+
+    /// Opens (and creates) the inbox under `stateDirectory`, loading its
+    /// index. Damaged records are skipped and the file rewritten without them.
+    public init(stateDirectory: String, limit: Int, logger: Logger) throws(SystemError) {
+        self.limit = limit
+        let path = stateDirectory + "/inbox"
+        self.path = path
+        try AtomicFile.makeDirectories(stateDirectory)
+        // Read whole, whatever --inbox-size is now: what was stored under a
+        // larger limit is still delivered (new messages wait until it drains).
+        let existing = try AtomicFile.read(path, limit: Int(Int32.max)) ?? []
+        let decoded = InboxFileCodec.decode(existing)
+        nextID = decoded.lastID + 1
+        let fd = try Syscall.call("open", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
+        descriptor = FileDescriptor(rawValue: fd)
+        fileSize = existing.count
+        storage = decoded.entries
+        for entry in storage { count(entry, 1) }
+        if existing.isEmpty || decoded.skippedBytes > 0 || decoded.wholeBytes != existing.count {
+            if !existing.isEmpty {
+                logger.warning("inbox \(path): skipping \(existing.count - decoded.wholeBytes + decoded.skippedBytes) bytes of damaged or cut-short records; \(entries.count) messages kept")
+            }
+            damaged = true
+            try rewrite()
+        }
+    }
+
+    deinit { descriptor.close() }
+
+    /// Stores `data` from `peerID`, durably. Returns its entry; on an error
+    /// nothing is stored and the file is as it was.
+    public func append(_ data: [UInt8], from peerID: String, at time: Date) throws(SystemError) -> InboxEntry {
+        if damaged { try rewrite() }
+        let record = InboxFileCodec.encode(id: nextID, received: time, peerID: peerID, data: data)
+        let start = fileSize
+        do {
+            try Syscall.call("pwrite", path) { record.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, off_t(start)) } }
+                .checkWhole(record.count, path: path)
+            try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
+        } catch {
+            // Cut back, so no part of this message stays.
+            if ftruncate(descriptor.rawValue, off_t(start)) != 0 || fdatasync(descriptor.rawValue) != 0 { damaged = true }
+            throw error
+        }
+        let entry = InboxEntry(id: nextID, peerID: peerID, received: Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000),
+                               size: data.count, offset: start)
+        nextID += 1
+        fileSize += record.count
+        storage.append(entry)
+        count(entry, 1)
+        return entry
+    }
+
+    /// The data of a waiting message, read back and checked.
+    public func data(of entry: InboxEntry) throws(SystemError) -> [UInt8] {
+        var record = [UInt8](repeating: 0, count: entry.recordSize)
+        let count = try Syscall.call("pread", path) { record.withUnsafeMutableBytes { pread(descriptor.rawValue, $0.baseAddress, $0.count, off_t(entry.offset)) } }
+        guard count == record.count, let data = InboxFileCodec.data(ofRecord: record) else {
+            throw SystemError("pread", errno: EIO, context: "\(path): message \(entry.id) does not read back whole")
+        }
+        return data
+    }
+
+    /// Marks messages taken: they leave the inbox for good.
+    public func remove(_ ids: Set<UInt64>) throws(SystemError) {
+        // Clients take from the front: look there first, not at every entry.
+        let front = entries.prefix { ids.contains($0.id) }
+        let gone = front.count == ids.count ? Array(front) : entries.filter { ids.contains($0.id) }
+        guard !gone.isEmpty else { return }
+        if !damaged {
+            for entry in gone {
+                var state = InboxFileCodec.taken
+                try Syscall.call("pwrite", path) { pwrite(descriptor.rawValue, &state, 1, off_t(entry.offset + InboxFileCodec.stateOffset)) }
+            }
+            try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
+        }
+        for entry in gone { count(entry, -1) }
+        if front.count == gone.count {
+            head += gone.count
+        } else {
+            storage = entries.filter { !ids.contains($0.id) }
+            head = 0
+        }
+        if head > 1024 && head > storage.count / 2 {
+            storage.removeFirst(head)
+            head = 0
+        }
+        if damaged || entries.isEmpty || fileSize > 2 * (bytes + InboxFileCodec.header.count) + (1 << 20) {
+            try rewrite()
+        }
+    }
+
+    /// Writes the waiting messages to a new file and renames it over the
+    /// old one, streaming record by record (never the whole inbox in memory).
+    private func rewrite() throws(SystemError) {
+        if entries.isEmpty {
+            // Nothing waits: the header alone, in place.
+            try Syscall.call("ftruncate", path) { ftruncate(descriptor.rawValue, 0) }
+            try Syscall.call("pwrite", path) { InboxFileCodec.header.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, 0) } }
+                .checkWhole(InboxFileCodec.header.count, path: path)
+            try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
+            fileSize = InboxFileCodec.header.count
+            storage = []
+            head = 0
+            damaged = false
+            return
+        }
+        let temporary = "\(path).tmp.\(getpid())"
+        unlink(temporary)
+        let fd = try Syscall.call("open", temporary) { open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        let file = FileDescriptor(rawValue: fd)
+        var moved: [InboxEntry] = []
+        var size = InboxFileCodec.header.count
+        do {
+            try file.writeAll(InboxFileCodec.header, context: temporary)
+            for entry in entries {
+                let record = InboxFileCodec.encode(id: entry.id, received: entry.received, peerID: entry.peerID, data: try data(of: entry))
+                try file.writeAll(record, context: temporary)
+                var copy = entry
+                copy.offset = size
+                moved.append(copy)
+                size += record.count
+            }
+            try Syscall.call("fsync", temporary) { fsync(fd) }
+            try Syscall.call("rename", path) { rename(temporary, path) }
+        } catch {
+            file.close()
+            unlink(temporary)
+            throw error
+        }
+        descriptor.close()
+        descriptor = file
+        fileSize = size
+        storage = moved
+        head = 0
+        damaged = false
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        let dirFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if dirFD >= 0 {
+            fsync(dirFD)
+            close(dirFD)
+        }
+    }
+}
+
+extension MessageInbox {
+    private func count(_ entry: InboxEntry, _ sign: Int) {
+        let old = bySender[entry.peerID] ?? (0, 0)
+        let new = (count: old.count + sign, bytes: old.bytes + sign * entry.recordSize)
+        bySender[entry.peerID] = new.count == 0 ? nil : new
+        bytes += sign * entry.recordSize
+    }
+}
+
+private extension Int {
+    /// A short write to a regular file means the disk is full.
+    func checkWhole(_ expected: Int, path: String) throws(SystemError) {
+        guard self == expected else { throw SystemError("pwrite", errno: ENOSPC, context: "\(path): \(self) of \(expected) bytes written") }
+    }
+}
