@@ -79,7 +79,7 @@ public final class ControlServer {
     public func broadcast(_ event: ControlEvent) {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return }
         for connection in connections.values where connection.isSubscriber && !connection.isClosing {
-            send(line, of: event, to: connection)
+            _ = send(line, of: event, to: connection)
         }
     }
 

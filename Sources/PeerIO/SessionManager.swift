@@ -95,7 +95,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         lookUp: { [unowned self] peerID in self.sender(peerID) },
         number: { [unowned self] event in self.journal.record(event, replayable: false) })
     /// Peers this host closed as `busy` (its inbox was full): dialled again
-    /// once a client takes messages.
+    /// once a client takes messages, or after 30 s.
     private var refusedForInbox: Set<UUID> = []
     /// Peers that answered `busy`, with their words, until they acknowledge again.
     private var peerBusy: [String: String] = [:]
@@ -1028,9 +1028,10 @@ extension SessionManager {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return "the session has no proven peer" }
         if case .refused(let why) = inbox.arrived(message, from: peerID, now: Date()) {
             logger.warning("closing the session with '\(peerTable[peer]?.name ?? peerID)' as busy: \(why)")
-            // Not dialled again until a client takes messages here.
+            // Not dialled again for 30 s, or until a client takes messages
+            // here (a disk that was full may have room again by itself).
             refusedForInbox.insert(peer)
-            reconnect.pause(peer, until: .distantFuture)
+            reconnect.pause(peer, until: Date().addingTimeInterval(30))
             return "'\(publisher.name)': \(why)"
         }
         // A subscriber is behind: hold the flow back (this session stops

@@ -52,3 +52,22 @@ final class ReconnectScheduleTests: XCTestCase {
         XCTAssertEqual(schedule.attempted(peer, now: t0, random: 0.5).timeIntervalSince(t0), 1)
     }
 }
+
+final class ReconnectPauseTests: XCTestCase {
+    func testAPausedPeerIsNotDueUntilThePauseEndsOrItIsResumedOrConnects() {
+        let peer = UUID()
+        let now = Date(timeIntervalSince1970: 1000)
+        var schedule = ReconnectSchedule()
+        schedule.pause(peer, until: now.addingTimeInterval(30))
+        XCTAssertFalse(schedule.isDue(peer, now: now))
+        XCTAssertFalse(schedule.isDue(peer, now: now.addingTimeInterval(29)))
+        XCTAssertTrue(schedule.isDue(peer, now: now.addingTimeInterval(30)))
+        schedule.pause(peer, until: .distantFuture)
+        XCTAssertTrue(schedule.isPaused(peer, now: now))
+        schedule.resume(peer)
+        XCTAssertTrue(schedule.isDue(peer, now: now))
+        schedule.pause(peer, until: .distantFuture)
+        schedule.succeeded(peer)
+        XCTAssertTrue(schedule.isDue(peer, now: now), "a session that connected ends the pause")
+    }
+}

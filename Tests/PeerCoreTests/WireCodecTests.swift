@@ -110,6 +110,15 @@ final class WireCodecTests: XCTestCase {
         XCTAssertThrowsError(try WireCodec.decode([1, 4, 0x80])) { XCTAssertEqual($0 as? WireError, .unknownFlags("data flags", 0x80)) }
     }
 
+    /// The wire codes are the protocol (docs/protocol.md): pinned here, so
+    /// reordering the cases can never change them.
+    func testCloseReasonCodesArePinned() {
+        let pinned: [CloseReason: UInt8] = [.declined: 1, .timedOut: 2, .handshakeFailed: 3, .identityMismatch: 4, .closedByPeer: 5,
+                                            .closedLocally: 6, .keepaliveLost: 7, .tooLarge: 8, .protocolError: 9, .duplicate: 10, .busy: 11]
+        XCTAssertEqual(pinned.count, CloseReason.allCases.count)
+        for (reason, code) in pinned { XCTAssertEqual(reason.code, code, "\(reason)") }
+    }
+
     func testCloseReasonCodesRoundTrip() {
         for reason in CloseReason.allCases { XCTAssertEqual(CloseReason(code: reason.code), reason) }
         XCTAssertEqual(CloseReason(code: 200), .protocolError)
