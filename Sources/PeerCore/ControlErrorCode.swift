@@ -1,5 +1,5 @@
 /// Typed error codes of the control protocol.
-public enum ControlErrorCode: String, Codable, Sendable {
+public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// The line is not valid JSON or lacks required fields.
     case badRequest
     /// `v` is not a version this daemon speaks.

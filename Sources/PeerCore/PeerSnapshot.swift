@@ -20,6 +20,8 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
     public var lost: Bool
     /// True when the peer is in this host's trust store.
     public var paired: Bool = false
+    /// The other end of the live session (`host:port`), when there is one.
+    public var session: String?
 
     /// Creates a snapshot.
     public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],

@@ -211,7 +211,13 @@ public struct SessionLifecycle: Sendable {
     /// the same as silence; `closedByPeer` means the peer said goodbye.
     public mutating func transportClosed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
-        if phase == .handshaking { return finish(.handshakeFailed, why, notify: false) }
+        if phase == .handshaking {
+            // Before the handshake nothing can be said on the wire: a peer
+            // that turns a dial away at its limits just closes. Say which
+            // limits those are, so the user is not sent chasing keys.
+            guard role == .inviter else { return finish(.handshakeFailed, why, notify: false) }
+            return finish(.handshakeFailed, "the peer closed the connection before the handshake finished (\(why)): it may be at its limit of connections still in their handshake (--max-pending) or of new connections per second (--connection-rate), or it does not speak this protocol", notify: false)
+        }
         return finish(.keepaliveLost, "the connection broke without a close: \(why)", notify: false)
     }
 

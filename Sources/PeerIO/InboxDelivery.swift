@@ -102,7 +102,7 @@ public final class InboxDelivery {
                 guard let connection = takers[taker] else { continue }
                 if control.send(event, to: connection) {
                     handed = true
-                    routing.handed(1, to: taker)
+                    if routing.handed(1, to: taker) { finishTaker(taker) }
                 }
             }
             // Every taker fell away: the inbox keeps it instead.

@@ -97,11 +97,14 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// Peers this host closed as `busy` (its inbox was full): dialled again
     /// once a client takes messages, or after 30 s.
     private var refusedForInbox: Set<UUID> = []
+    /// When each peer's last session ended (what a row without endpoints
+    /// shows as last seen).
+    private var sessionEnded: [UUID: Date] = [:]
     /// Peers that answered `busy`, with their words, until they acknowledge again.
     private var peerBusy: [String: String] = [:]
 
     /// Every row as clients see it, in first-seen order.
-    private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0] } }
+    private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0].map(presence) } }
 
     /// Rows the identity actor may not evict: paired peers, and peers with a session.
     private var protectedRows: Set<UUID> {
@@ -434,6 +437,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 logger.info("peer lost: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
             case .evicted(let snapshot):
                 logger.debug("peer row evicted to make room: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
+                sessionEnded[snapshot.id] = nil
                 peerTable[snapshot.id] = nil
                 peerOrder.removeAll { $0 == snapshot.id }
                 control.broadcast(journal.append(.peerRemoved, peer: snapshot, time: Date()))
@@ -1092,6 +1096,7 @@ extension SessionManager {
         }
         guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
         sessionByPeer[peer] = nil
+        if session.isAuthenticated { sessionEnded[peer] = Date() }
         // Unacknowledged queued messages stay on disk for the next session.
         queueInFlight[peer] = nil
         if reason == .duplicate {
@@ -1136,7 +1141,14 @@ extension SessionManager {
         // Session state is the main actor's to say; the registry's copy may lag.
         row.state = peerStates[peer.id] ?? .notConnected
         row.paired = peer.peerId.map { trust.record(peerID: $0) != nil } ?? false
-        return row
+        return presence(row)
+    }
+
+    /// A row's presence as of now: a row known only through its session is
+    /// present while the session lives (see ``SessionPresence``).
+    private func presence(_ row: PeerSnapshot) -> PeerSnapshot {
+        let live = sessionByPeer[row.id].flatMap { $0.isAuthenticated && !$0.phase.isClosedPhase ? TCPConnector.plainHost($0.remoteHost) : nil }
+        return SessionPresence.apply(to: row, sessionAddress: live, lastSessionEnd: sessionEnded[row.id], now: Date())
     }
 
     private func refresh(_ peer: UUID) {

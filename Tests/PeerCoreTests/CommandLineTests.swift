@@ -48,7 +48,7 @@ final class DaemonCommandTests: XCTestCase {
         XCTAssertEqual(try DaemonCommand.parse(["--help"], defaultName: "h"), .help)
         for flag in ["--name", "--service-type", "--info", "--state-dir", "--interface", "--port", "--socket", "--max-peers",
                      "--event-history", "--subscriber-queue", "--log-level", "--version", "--help", "--max-message",
-                     "--max-sessions", "--auto-accept", "--auto-connect", "--pairing-timeout", "--reset-trust"] {
+                     "--max-sessions", "--auto-accept", "--auto-connect", "--pairing-timeout", "--reset-trust", "--inbox-size"] {
             XCTAssertTrue(DaemonCommand.helpText.contains(flag), "help lacks \(flag)")
         }
     }
@@ -64,6 +64,7 @@ final class DaemonCommandTests: XCTestCase {
             (["--frobnicate"], "unknown option"),
             (["stray"], "unexpected argument"),
             (["--help=yes"], "takes no value"),
+            (["--inbox-size", "65536"], "cannot hold one --max-message message"),
         ]
         for (args, expected) in cases {
             XCTAssertThrowsError(try DaemonCommand.parse(args, defaultName: "h"), "\(args)") { error in
@@ -100,6 +101,12 @@ final class PeerctlInvocationTests: XCTestCase {
         XCTAssertEqual(try PeerctlInvocation.parse(["disconnect", "b"]).command, .disconnect("b"))
         XCTAssertEqual(try PeerctlInvocation.parse(["send", "b", "-", "--lines"]).command, .send(peer: "b", text: "-", lines: true))
         XCTAssertEqual(try PeerctlInvocation.parse(["recv", "--from", "b", "--count", "3"]).command, .recv(from: "b", count: 3))
+        XCTAssertEqual(try PeerctlInvocation.parse(["inbox", "--from", "b", "--max", "5"]).command, .inbox(from: "b", max: 5))
+        XCTAssertEqual(try PeerctlInvocation.parse(["take"]).command, .take(from: nil, count: nil))
+        XCTAssertEqual(try PeerctlInvocation.parse(["--json", "take", "--count", "2"]).command, .take(from: nil, count: 2))
+        for bad in [["inbox", "--count", "2"], ["take", "--max", "2"], ["take", "x"], ["inbox", "--max", "0"]] {
+            XCTAssertThrowsError(try PeerctlInvocation.parse(bad), "\(bad)")
+        }
         XCTAssertEqual(try PeerctlInvocation.parse(["wait", "b", "--state", "connected", "--timeout", "2"]).command,
                        .wait(peer: "b", state: .connected, timeout: 2))
         for bad in [["invite"], ["send", "b"], ["send", "b", "text", "--lines"], ["wait", "b"], ["wait", "b", "--state", "up"],

@@ -57,16 +57,20 @@ test_session_invite_accept_and_messages_both_ways() {
     lab_wait_for 5 state_is 2 host1 connected || fail "host2 not connected"
     expect_eq "$(status_field 1 .sessions)" 1 "sessions on host1"
     lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 2
-    lab_spawn 1 "$LAB_DIR/recv1.txt" "$BIN/peerctl" --socket "$(sock 1)" recv --count 1
+    lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$BIN/peerctl" --socket "$(sock 1)" --json recv --count 1
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
     ctl 1 send host2 "hello from one" >/dev/null || fail "send 1→2"
     echo "second, from stdin" | ctl 1 send host2 - >/dev/null || fail "send 1→2 from stdin"
     ctl 2 send host1 "hello from two" >/dev/null || fail "send 2→1"
     lab_wait_for 5 grep -q "second, from stdin" "$LAB_DIR/recv2.txt" || fail "host2 did not receive both messages"
-    lab_wait_for 5 grep -q "hello from two" "$LAB_DIR/recv1.txt" || fail "host1 did not receive"
+    lab_wait_for 5 sh -c "[ -s '$LAB_DIR/recv1.jsonl' ]" || fail "host1 did not receive"
+    expect_eq "$(jq -r .message.data "$LAB_DIR/recv1.jsonl" | base64 -d)" "hello from two" "the message host1 received"
     expect_eq "$(head -1 "$LAB_DIR/recv2.txt")" "hello from one" "first message on host2"
-    expect_eq "$(jq -r 'select(.type == "message") | .message.from' "$LAB_DIR/w2.jsonl" | sort -u)" "$(peer_field 2 host1 .id)" "sender UUID in message events"
+    expect_eq "$(jq -r .message.from "$LAB_DIR/recv1.jsonl")" "$(peer_field 1 host2 .id)" "sender UUID in message events"
+    expect_eq "$(jq -r .message.peerId "$LAB_DIR/recv1.jsonl")" "$(status_field 2 .peerId)" "sender peer id in message events"
+    # A watcher does not take messages: it sees none of them.
+    expect_eq "$(jq -r 'select(.type == "message")' "$LAB_DIR/w2.jsonl" | wc -l)" 0 "message events for a watcher"
     ctl 1 disconnect host2 >/dev/null || fail "disconnect"
     lab_wait_for 5 state_is 2 host1 notConnected || fail "host2 still connected"
     lab_wait_for 5 state_is 1 host2 notConnected || fail "host1 still connected"
@@ -322,4 +326,22 @@ test_a_receiving_client_that_keeps_up_is_not_dropped() {
         expect_eq "$(cut -c1-3 "$LAB_DIR/recv-$kind.txt" | tr '\n' ' ')" "$(cut -c1-3 "$LAB_DIR/$kind.txt" | tr '\n' ' ')" "$kind messages in order"
     done
     ! grep -q "not reading its events" "$LAB_DIR/h2/peerd.log" || fail "host2 dropped a subscriber"
+}
+
+# Issue 10, point 12: a row made for a peer that connected without being
+# discovered is present while its session lives (with the session's
+# address) and lost once it ends; it does not stay "seen now" forever.
+test_a_row_known_only_by_its_session_is_lost_when_the_session_ends() {
+    start_peerd 1
+    watch_on 1 "$LAB_DIR/w1.jsonl"   # someone to decide, so the invitation waits
+    local port; port=$(status_field 1 .port)
+    lab_spawn 2 "$LAB_DIR/hold.out" "$BIN/peerprobe" hold "$(lab_address 1)" "$port" 1 4
+    lab_wait_for 10 grep -q "holding 1" "$LAB_DIR/hold.out" || fail "the probe did not connect: $(cat "$LAB_DIR/hold.out")"
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers | length == 1'" >/dev/null || fail "no row for the probe"
+    local row; row=$(json 1 peers | jq -c '.peers[0]')
+    expect_eq "$(echo "$row" | jq -c '[(.endpoints | length), .lost, .session]')" "[0,false,\"$(lab_address 2)\"]" "the row while its session lives"
+    ctl 1 peers | grep -q "(session $(lab_address 2))" || fail "peerctl peers does not show the session's address: $(ctl 1 peers)"
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers[0].lost'" >/dev/null || fail "the row stayed present after its session ended: $(json 1 peers | jq -c '.peers[0]')"
+    [ "$(json 1 peers | jq -r '.peers[0].session // "none"')" = none ] || fail "a session address without a session"
+    ctl 1 peers | grep -q "lost" || fail "peerctl peers does not say lost: $(ctl 1 peers)"
 }

@@ -1,0 +1,35 @@
+import Foundation
+import XCTest
+@testable import PeerCore
+
+/// Someone with only docs/ must be able to interoperate: every control
+/// method, error code, event type and wire close reason is documented.
+final class DocsCoverageTests: XCTestCase {
+    private func doc(_ name: String) throws -> String {
+        let path = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/\(name)").path
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    func testEveryControlMethodErrorAndEventIsInTheControlProtocol() throws {
+        let text = try doc("control-protocol.md")
+        for method in ControlMethod.allCases {
+            XCTAssertTrue(text.contains("`\(method.rawValue)`"), "method \(method.rawValue)")
+        }
+        for code in ControlErrorCode.allCases { XCTAssertTrue(text.contains("| `\(code.rawValue)`"), "error code \(code.rawValue)") }
+        for kind in ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "stateChanged", "inviteFailed", "invitation", "delivered",
+                     "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error"] {
+            XCTAssertNotNil(EventKind(rawValue: kind))
+            XCTAssertTrue(text.contains("| `\(kind)`"), "event \(kind)")
+        }
+        for reason in CloseReason.allCases where reason != .duplicate {
+            XCTAssertTrue(text.contains("`\(reason.rawValue)`"), "reason \(reason.rawValue)")
+        }
+    }
+
+    func testEveryCloseReasonHasItsWireCodeInTheProtocol() throws {
+        let text = try doc("protocol.md")
+        for reason in CloseReason.allCases {
+            XCTAssertTrue(text.contains("| \(reason.code) | \(reason.rawValue) |"), "close reason \(reason.rawValue) = \(reason.code)")
+        }
+    }
+}
