@@ -69,8 +69,18 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = try? TXTRecord(peerID: String(repeating: "a", count: 32), info: entries)
     case "netlink":
         _ = NetlinkRouteParser.parse(bytes)
+    case "disk":
+        // The queue and inbox files as peerd reads them after a crash or a
+        // bad sector: either format, any bytes.
+        _ = QueueFileCodec.decode(bytes)
+        _ = QueueFileCodec.decode(QueueFileCodec.header + bytes)
+        let inbox = InboxFileCodec.decode(InboxFileCodec.header + bytes)
+        for entry in inbox.entries.prefix(64) {
+            let end = min(bytes.count, entry.offset - InboxFileCodec.header.count + entry.recordSize)
+            _ = InboxFileCodec.data(ofRecord: Array(bytes[(entry.offset - InboxFileCodec.header.count)..<end]))
+        }
     default:
-        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, netlink")
+        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, netlink, disk")
     }
     return 0
 }
