@@ -92,12 +92,17 @@ public struct InboxRouting: Sendable {
             let live = takers.filter { $0.value.wants(peerID) }.keys.sorted()
             if !live.isEmpty { return .live(live) }
         }
+        return admit(paired: paired, size: size, usage: usage).map(Route.refuse) ?? .store
+    }
+
+    /// Why a message of `size` bytes cannot be stored now, or nil if it can.
+    public func admit(paired: Bool, size: Int, usage: Usage) -> Refusal? {
         let record = InboxFileCodec.recordSize(dataCount: size)
-        if usage.bytes + record > limit { return .refuse(.full(limit: limit, used: usage.bytes)) }
+        if usage.bytes + record > limit { return .full(limit: limit, used: usage.bytes) }
         if !paired && usage.unpairedBytes + record > unpairedLimit {
-            return .refuse(.unpairedShare(limit: unpairedLimit, used: usage.unpairedBytes))
+            return .unpairedShare(limit: unpairedLimit, used: usage.unpairedBytes)
         }
-        return .store
+        return nil
     }
 
     /// A client starts taking messages.

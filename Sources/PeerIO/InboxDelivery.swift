@@ -105,8 +105,10 @@ public final class InboxDelivery {
                     if routing.handed(1, to: taker) { finishTaker(taker) }
                 }
             }
-            // Every taker fell away: the inbox keeps it instead.
-            return handed ? .accepted : store(data, from: peerID, sender: sender, now: now)
+            if handed { return .accepted }
+            // Every taker fell away: the inbox keeps it instead, if it can.
+            if let refusal = routing.admit(paired: sender.paired, size: data.count, usage: usage) { return .refused(refusal.description) }
+            return store(data, from: peerID, sender: sender, now: now)
         case .store:
             return store(data, from: peerID, sender: sender, now: now)
         case .refuse(let refusal):

@@ -102,3 +102,26 @@ test_a_full_disk_on_the_receiver_keeps_messages_with_the_sender() {
     expect_eq "$(ctl 2 take | cut -c1-2 | tr '\n' ,)" "d1,d2,d3," "messages taken after the disk had room"
     expect_eq "$(ctl 2 take 2>/dev/null | wc -l)" 0 "messages left"
 }
+
+# The receiving daemon is SIGKILLed while queued messages pour into its
+# inbox: it acknowledged only what it had stored, so after a restart every
+# message is there (one whose acknowledgement was lost may be there twice),
+# in order.
+test_a_receiver_killed_while_storing_loses_no_queued_message() {
+    two_peers
+    pair_hosts 1 2
+    lab_wait_for 5 state_is 1 host2 connected || fail "not connected after pairing"
+    stop_peerd 2 TERM
+    seq 1 400 | sed 's/^/k/' | ctl 1 send --queue --lines host2 - >/dev/null || fail "send --queue --lines"
+    expect_eq "$(json 1 queue | jq '.queues[0].messages')" 400 "messages queued on host1"
+    start_peerd 2
+    lab_wait_for 20 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json inbox | jq .count)\" -ge 1 ]" || fail "nothing reached the inbox"
+    stop_peerd 2 KILL
+    local stored; stored=$(json 1 queue | jq '400 - (.queues[0].messages // 0)')
+    note "host1 saw $stored of 400 acknowledged before the SIGKILL"
+    start_peerd 2
+    lab_wait_for 30 queue_empty 1 || fail "host1's queue did not empty after the restart: $(json 1 queue)"
+    ctl 2 take >"$LAB_DIR/taken.txt"
+    expect_eq "$(awk '!seen[$0]++' "$LAB_DIR/taken.txt" | tr '\n' ' ')" "$(seq 1 400 | sed 's/^/k/' | tr '\n' ' ')" "every message, in order of first arrival"
+    note "$(wc -l <"$LAB_DIR/taken.txt") taken ($(( $(wc -l <"$LAB_DIR/taken.txt") - 400 )) twice)"
+}
