@@ -1027,7 +1027,8 @@ extension SessionManager {
         pairIfRequested(session)
     }
 
-    /// A message arrived: a live event for subscribers.
+    /// A message arrived: the clients taking messages get it, or the inbox
+    /// keeps it; if neither can, the words for the session's `busy` close.
     public func session(_ session: PeerSession, delivered message: [UInt8]) -> String? {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return "the session has no proven peer" }
         if case .refused(let why) = inbox.arrived(message, from: peerID, now: Date()) {
