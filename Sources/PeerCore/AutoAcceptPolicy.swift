@@ -1,9 +1,9 @@
 /// Which invitations the daemon accepts without asking a client.
 public enum AutoAcceptPolicy: String, Codable, Sendable, CaseIterable {
     /// Ask a client for every invitation.
-    case none
+    case none = "none"
     /// Accept paired peers; ask for the rest (the default).
-    case paired
+    case paired = "paired"
     /// Accept everyone (for closed labs only).
-    case all
+    case all = "all"
 }

@@ -1,9 +1,9 @@
 /// A peer's session state, as clients see it.
-public enum ConnectionState: String, Codable, Sendable, Hashable {
+public enum ConnectionState: String, Codable, Sendable, Hashable, CaseIterable {
     /// No session.
-    case notConnected
+    case notConnected = "notConnected"
     /// A session is being set up.
-    case connecting
+    case connecting = "connecting"
     /// A session is up.
-    case connected
+    case connected = "connected"
 }

@@ -1,35 +1,35 @@
 /// Typed error codes of the control protocol.
 public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// The line is not valid JSON or lacks required fields.
-    case badRequest
+    case badRequest = "badRequest"
     /// `v` is not a version this daemon speaks.
-    case unsupportedVersion
+    case unsupportedVersion = "unsupportedVersion"
     /// `method` is not known.
-    case unknownMethod
+    case unknownMethod = "unknownMethod"
     /// A parameter is missing or malformed.
-    case invalidParams
+    case invalidParams = "invalidParams"
     /// The client is neither root nor in the `peerd` group (see `--public-read`).
-    case permissionDenied
+    case permissionDenied = "permissionDenied"
     /// No peer matches the selector.
-    case notFound
+    case notFound = "notFound"
     /// More than one peer matches the selector.
-    case ambiguous
+    case ambiguous = "ambiguous"
     /// A subscriber fell too far behind and was dropped.
-    case overloaded
+    case overloaded = "overloaded"
     /// The daemon is shutting down.
-    case shuttingDown
+    case shuttingDown = "shuttingDown"
     /// The peer has no connected session (for `send`).
-    case notConnected
+    case notConnected = "notConnected"
     /// The session's send queue is full: wait and retry.
-    case busy
+    case busy = "busy"
     /// The peer cannot be dialled (no endpoint, or the session limit).
-    case unreachable
+    case unreachable = "unreachable"
     /// `pairAccept`: the code does not match; the pairing failed.
-    case wrongCode
+    case wrongCode = "wrongCode"
     /// The trust store or a queue could not be written.
-    case storageFailed
+    case storageFailed = "storageFailed"
     /// The peer's durable queue is full (64 MiB).
-    case queueFull
+    case queueFull = "queueFull"
     /// Anything else; the message says what.
     case `internal`
 }

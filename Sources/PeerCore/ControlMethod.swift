@@ -1,41 +1,41 @@
 /// The requests a client can make.
 public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     /// Daemon status: names, port, Avahi state, counts.
-    case status
+    case status = "status"
     /// Every peer row.
-    case peers
+    case peers = "peers"
     /// One peer, by UUID, unique UUID prefix or unique name (`params.peer`).
-    case peer
+    case peer = "peer"
     /// Stream events; `params.since` replays held events after that number.
-    case subscribe
+    case subscribe = "subscribe"
     /// Invite a peer to a session (`peer`, optional `context`, `timeout`).
-    case invite
+    case invite = "invite"
     /// The invitations waiting for a decision here.
-    case invitations
+    case invitations = "invitations"
     /// Accept an invitation (`invitation`).
-    case accept
+    case accept = "accept"
     /// Decline an invitation (`invitation`).
-    case decline
+    case decline = "decline"
     /// Close the session with a peer (`peer`).
-    case disconnect
+    case disconnect = "disconnect"
     /// Send one message to a connected peer (`peer`, `data` in base64).
-    case send
+    case send = "send"
     /// Pair with a peer (`peer`): opens or reuses a session, then the code exchange.
-    case pair
+    case pair = "pair"
     /// Confirm a pairing with the code shown on the other host (`pairing`, `code`).
-    case pairAccept
+    case pairAccept = "pairAccept"
     /// Reject a pairing (`pairing`).
-    case pairReject
+    case pairReject = "pairReject"
     /// The pairings in progress.
-    case pairings
+    case pairings = "pairings"
     /// The trust store: every paired peer.
-    case paired
+    case paired = "paired"
     /// Remove trust in a peer (`peer`) here, and tell it.
-    case unpair
+    case unpair = "unpair"
     /// The messages queued for offline paired peers.
-    case queue
+    case queue = "queue"
     /// The messages waiting in the inbox, without data (`peer`, `max`).
-    case inbox
+    case inbox = "inbox"
     /// Take messages from the inbox: they are returned and leave it (`peer`, `max`).
-    case take
+    case take = "take"
 }

@@ -1,41 +1,41 @@
 /// The kinds of event a subscriber receives.
-public enum EventKind: String, Codable, Sendable {
+public enum EventKind: String, Codable, Sendable, CaseIterable {
     /// A peer appeared, or a lost peer came back (same UUID).
-    case peerFound
+    case peerFound = "peerFound"
     /// A peer's endpoints, name or TXT changed.
-    case peerUpdated
+    case peerUpdated = "peerUpdated"
     /// A peer's last endpoint went away; the row stays, marked lost.
-    case peerLost
+    case peerLost = "peerLost"
     /// A row was evicted to make room for another peer: it was unpaired,
     /// had no session and no endpoints. It leaves the list; if the peer
     /// returns, it comes back under the same UUID.
-    case peerRemoved
+    case peerRemoved = "peerRemoved"
     /// The peer's daemon acknowledged messages sent on a session: every
     /// message up to `delivery.through` reached it (live only, never replayed).
-    case delivered
+    case delivered = "delivered"
     /// A peer's session state changed; `reason` says why.
-    case stateChanged
+    case stateChanged = "stateChanged"
     /// Our invitation never reached the peer: no address answered, or the
     /// handshake failed (`reason`). The peer's state did not change.
-    case inviteFailed
+    case inviteFailed = "inviteFailed"
     /// A peer invites us; a client must `accept` or `decline`.
-    case invitation
+    case invitation = "invitation"
     /// A message arrived from a connected peer (live only, never replayed).
-    case message
+    case message = "message"
     /// A message no client took was stored in the inbox (no data; for watchers).
-    case stored
+    case stored = "stored"
     /// A dialled peer proved a key that does not match its advertised id.
-    case identityMismatch
+    case identityMismatch = "identityMismatch"
     /// A peer asks to pair; `pairing.code` is what its user sees.
-    case pairingRequest
+    case pairingRequest = "pairingRequest"
     /// Our pairing request reached the code: show `pairing.code` to the user.
-    case pairingCode
+    case pairingCode = "pairingCode"
     /// The pairing completed; the peer is trusted.
-    case paired
+    case paired = "paired"
     /// A pairing failed; `pairingFailure` says why.
-    case pairingFailed
+    case pairingFailed = "pairingFailed"
     /// Trust in the peer was removed (here or by the peer).
-    case unpaired
+    case unpaired = "unpaired"
     /// The last event before the daemon drops the subscription.
-    case error
+    case error = "error"
 }

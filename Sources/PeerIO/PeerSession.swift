@@ -114,8 +114,7 @@ public final class PeerSession {
         inviteContext = context
         self.inviteTimeout = inviteTimeout
         lifecycle = SessionLifecycle(inviterAt: Date(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
-        handshake = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: Self.prologue,
-                                             localStatic: NoiseKeyPair(secretKey: identity.secretKey))
+        handshake = Self.handshakeState(initiator: true, identity: identity)
         outbound = OutboundQueue(limit: sendLimit)
         watermarks = WriteWatermarks(sendLimit: sendLimit)
         connecting = true
@@ -123,6 +122,17 @@ public final class PeerSession {
         remoteHost = endpoint.address
         let fd = try TCPConnector.startConnect(to: endpoint)
         attach(fd)
+    }
+
+    /// A fresh XX handshake. XX has no pre-messages, so the only way the
+    /// state can fail to be made (a pre-message key missing) cannot happen.
+    private static func handshakeState(initiator: Bool, identity: IdentityKey) -> NoiseHandshakeState {
+        do {
+            return try NoiseHandshakeState(pattern: .xx, initiator: initiator, prologue: prologue,
+                                           localStatic: NoiseKeyPair(secretKey: identity.secretKey))
+        } catch {
+            preconditionFailure("Noise XX needs no pre-message keys, yet: \(error)")
+        }
     }
 
     /// Takes an accepted connection; the remote invites us.
@@ -137,8 +147,7 @@ public final class PeerSession {
         inviteContext = []
         inviteTimeout = 0
         lifecycle = SessionLifecycle(inviteeAt: Date(), limits: limits)
-        handshake = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: Self.prologue,
-                                             localStatic: NoiseKeyPair(secretKey: identity.secretKey))
+        handshake = Self.handshakeState(initiator: false, identity: identity)
         outbound = OutboundQueue(limit: sendLimit)
         watermarks = WriteWatermarks(sendLimit: sendLimit)
         connecting = false

@@ -1,0 +1,47 @@
+import XCTest
+@testable import PeerCore
+
+/// Every value that crosses the wire or reaches the disk, pinned: JSON
+/// strings of the control protocol and the one-byte codes of the session
+/// protocol. Renaming or reordering a case fails here first.
+final class WireValuesTests: XCTestCase {
+    private func pin<T: RawRepresentable & CaseIterable>(_ type: T.Type, _ expected: [String], file: StaticString = #filePath, line: UInt = #line)
+        where T.RawValue == String {
+        XCTAssertEqual(T.allCases.map(\.rawValue).sorted(), expected.sorted(), "\(T.self)", file: file, line: line)
+    }
+
+    func testControlProtocolStrings() {
+        pin(ControlMethod.self, ["status", "peers", "peer", "subscribe", "invite", "invitations", "accept", "decline", "disconnect", "send",
+                                 "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take"])
+        pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
+                                    "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull",
+                                    "shuttingDown", "internal"])
+        pin(EventKind.self, ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "delivered", "stateChanged", "inviteFailed", "invitation",
+                             "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error"])
+        pin(ConnectionState.self, ["notConnected", "connecting", "connected"])
+        pin(AddressFamily.self, ["ipv4", "ipv6"])
+        pin(AvahiStatus.self, ["starting", "waitingForDaemon", "registering", "running", "collision", "reconnecting", "stopped"])
+        pin(PublicationState.self, ["idle", "registering", "established", "failed"])
+        pin(AutoAcceptPolicy.self, ["none", "paired", "all"])
+        pin(CloseReason.self, ["declined", "timedOut", "handshakeFailed", "identityMismatch", "closedByPeer", "closedLocally",
+                               "keepaliveLost", "tooLarge", "protocolError", "duplicate", "busy"])
+        pin(PairingFailure.self, ["rejected", "wrongCode", "timedOut", "commitmentMismatch", "lockedOut", "protocolError",
+                                  "sessionClosed", "storageFailed"])
+    }
+
+    func testPairingFailureCodesArePinned() {
+        let pinned: [PairingFailure: UInt8] = [.rejected: 1, .wrongCode: 2, .timedOut: 3, .commitmentMismatch: 4, .lockedOut: 5,
+                                               .protocolError: 6, .sessionClosed: 7, .storageFailed: 8]
+        XCTAssertEqual(pinned.count, PairingFailure.allCases.count)
+        for (failure, code) in pinned {
+            XCTAssertEqual(failure.code, code, "\(failure)")
+            XCTAssertEqual(PairingFailure(code: code), failure)
+        }
+        XCTAssertEqual(PairingFailure(code: 0), .protocolError)
+        XCTAssertEqual(PairingFailure(code: 99), .protocolError)
+    }
+
+    func testLogLevelsAreSyslogPriorities() {
+        XCTAssertEqual(LogLevel.allCases.map(\.rawValue), [3, 4, 5, 6, 7])
+    }
+}
