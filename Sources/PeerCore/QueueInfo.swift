@@ -2,8 +2,9 @@ import FoundationEssentials
 
 /// Messages waiting for one offline paired peer.
 public struct QueueInfo: Codable, Sendable, Equatable {
-    /// The peer's UUID.
-    public var peer: UUID
+    /// The peer's UUID; nil when it is no longer paired (the queue waits
+    /// for nobody until it pairs again or the file is removed).
+    public var peer: UUID?
     /// Its name.
     public var name: String
     /// Its peer id.
@@ -17,7 +18,7 @@ public struct QueueInfo: Codable, Sendable, Equatable {
     public var busy: String?
 
     /// Creates it.
-    public init(peer: UUID, name: String, peerId: String, messages: Int, bytes: Int, busy: String? = nil) {
+    public init(peer: UUID?, name: String, peerId: String, messages: Int, bytes: Int, busy: String? = nil) {
         self.busy = busy
         self.peer = peer
         self.name = name

@@ -4,37 +4,25 @@ import CMalloc
 import Glibc
 import PeerCore
 
-/// The daemon's owner of system objects: the Avahi client and entry group
-/// (through ``AvahiController``), the session listener, and the control
-/// server. It runs the pure lifecycles (``AvahiClientLifecycle``,
-/// ``ServicePublisher``) by performing the actions they return, feeds
-/// discovery events in order into the ``IdentityActor``, and publishes the
-/// resulting peer snapshots and events to clients.
+/// The daemon's session layer, being taken apart (issue 11): it owns the
+/// session listener and the control server, the sessions and their rules,
+/// pairing and the peer read model, and composes the components that
+/// already stand alone: ``DiscoveryCoordinator`` (Avahi and publication),
+/// ``QueuedDelivery``, ``InboxDelivery`` and ``ServiceHealth``.
 @MainActor
 public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
-    /// peerd's version string.
-    public static let version = "0.1.0"
-
     private let config: DaemonConfiguration
     private let logger: Logger
     private let identityKey: IdentityKey
-    private let txt: TXTRecord
-    private let interfaceIndexes: [Int32]
     private let identity: IdentityActor
     private let control: ControlServer
     private let sessionListener: TCPListener
-    private let avahi: AvahiController
-    private let avahiEvents: AsyncStream<AvahiBridgeEvent>
-    private var lifecycle = AvahiClientLifecycle()
-    private var publisher: ServicePublisher
+    private let discovery: DiscoveryCoordinator
     private var journal: EventJournal
     private var peerOrder: [UUID] = []
     private var peerTable: [UUID: PeerSnapshot] = [:]
     private var peersRejected = RefusalCounter()
-    private var unverifiedPeers = 0
-    private var resolverLimitLogged = false
     private var sessionAcceptSource: (any DispatchSourceRead)?
-    private var consumer: Task<Void, Never>?
     private let startedAt = Date()
     private var stopped = false
 
@@ -44,8 +32,6 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     // the crossing rule on their way out.
     private var sessions: [ObjectIdentifier: PeerSession] = [:]
     private var sessionByPeer: [UUID: PeerSession] = [:]
-    /// The renamed name we browsed again for (``browseAgainAfterRename()``).
-    private var rebrowsedFor: String?
     /// Since when sessions are held back for a subscriber that is behind.
     private var heldSince: Date?
     private var peerStates: [UUID: ConnectionState] = [:]
@@ -74,20 +60,13 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var netlink: NetlinkMonitor?
     private var linkStates: LinkStateTracker
     private var networkRetryPending = false
-    private let notifier = SystemdNotifier()
-    private var lastWatchdog = Date.distantPast
-    private var lastNotifiedStatus = ""
+    private let health = ServiceHealth()
     private var refusedHandshakes = RefusalCounter()
     private lazy var connectionLimiter = RateLimiter<String>(perSecond: Double(config.connectionRate), burst: Double(config.connectionRate * 2))
     private lazy var invitationLimiter = RateLimiter<Int>(perSecond: Double(config.invitationRate) / 60, burst: Double(config.invitationRate))
     private var refusedByRate = RefusalCounter()
     private var refusedAtSessionCap = RefusalCounter()
-    private var queues: MessageQueueStore
-    /// Per peer: the session numbers of the queued messages handed to its
-    /// current session and not yet acknowledged, oldest first. They stay on
-    /// disk until acknowledged, and are sent again on the next session if
-    /// this one dies first (at-least-once).
-    private var queueInFlight: [UUID: [UInt64]] = [:]
+    private let queued: QueuedDelivery
     /// Messages no client takes wait here (see ``InboxDelivery``).
     private lazy var inbox = InboxDelivery(
         stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
@@ -100,8 +79,6 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// When each peer's last session ended (what a row without endpoints
     /// shows as last seen).
     private var sessionEnded: [UUID: Date] = [:]
-    /// Peers that answered `busy`, with their words, until they acknowledge again.
-    private var peerBusy: [String: String] = [:]
 
     /// Every row as clients see it, in first-seen order.
     private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0].map(presence) } }
@@ -132,10 +109,6 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         Set(peerTable.values.flatMap { $0.endpoints.map(\.address) } + trust.document.peers.flatMap { ($0.addresses ?? []).map(\.address) })
     }
 
-    /// The maximum number of open resolvers: bounded by Avahi's per-client
-    /// object limit (1024 by default) anyway, and by the peer cap.
-    private var maxResolvers: Int { min(1000, max(64, config.maxPeers * 4)) }
-
     /// Binds every socket and loads the identity; nothing runs until ``start()``.
     /// Large buffers (a long request line, a backed-up session) are given
     /// their own mappings, so freeing them returns the memory at once:
@@ -145,6 +118,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         self.logger = logger
         _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
         do { try Sodium.initialize() } catch { throw .crypto(error.description) }
+        let interfaceIndexes: [Int32]
         do {
             interfaceIndexes = try config.interfaces.map { name throws(SystemError) in try InterfaceNames.index(of: name) }
         } catch {
@@ -153,6 +127,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
+        let txt: TXTRecord
         do { txt = try TXTRecord(peerID: loaded.key.peerID, info: config.info) } catch { throw .txt(error.description) }
         let portNote: String?
         do {
@@ -170,7 +145,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             throw .controlSocket(error)
         }
         let (stream, continuation) = AsyncStream.makeStream(of: AvahiBridgeEvent.self, bufferingPolicy: .unbounded)
-        avahiEvents = stream
+        let avahi: AvahiController
         do { avahi = try AvahiController(continuation: continuation) } catch {
             sessionListener.close()
             throw .avahi(error)
@@ -183,7 +158,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             throw .trust(error)
         }
         trust = opened.store
-        do { queues = try MessageQueueStore(stateDirectory: config.stateDirectory, logger: logger) } catch {
+        do { queued = try QueuedDelivery(stateDirectory: config.stateDirectory, logger: logger) } catch {
             sessionListener.close()
             control.stop(time: Date())
             avahi.shutdown()
@@ -193,7 +168,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         // Paired peers keep the UUIDs they were given, across restarts.
         identity = IdentityActor(maxPeers: config.maxPeers, maxUnverified: config.maxUnverifiedPeers,
                                  known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) })
-        publisher = ServicePublisher(name: config.name)
+        // The maximum number of open resolvers: bounded by Avahi's
+        // per-client object limit (1024 by default) anyway, and by the peer cap.
+        discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, logger: logger, name: config.name,
+                                         serviceType: config.serviceType, interfaceIndexes: interfaceIndexes, txt: txt,
+                                         port: sessionListener.port, ownPeerID: loaded.key.peerID,
+                                         maxResolvers: min(1000, max(64, config.maxPeers * 4)))
         linkStates = LinkStateTracker(watched: Set(interfaceIndexes))
         journal = EventJournal(capacity: config.eventHistory)
         if let portNote { logger.notice(portNote) }
@@ -241,33 +221,18 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 self.peerTable[row.id] = self.decorate(row)
             }
         }
-        // One consumer drains the bridge's stream, so events reach the
-        // identity actor in exactly Avahi's order.
-        let events = avahiEvents
-        consumer = Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.route(event)
-            }
-        }
-        logger.info("peerd \(Self.version) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
-        perform(lifecycle.start())
-        lastNotifiedStatus = serviceStatusLine()
-        notifier.ready(status: lastNotifiedStatus)
-        notifyWatchdog(now: Date())
+        logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
+        discovery.onChanges = { [weak self] changes in self?.publish(changes) }
+        discovery.protectedRows = { [weak self] in self?.protectedRows ?? [] }
+        discovery.start()
+        health.ready(status: serviceStatusLine(), now: Date())
     }
 
     /// The one-line status systemd shows (`systemctl status peerd`).
     private func serviceStatusLine() -> String {
         let peers = peers
         let connected = peerStates.values.filter { $0 == .connected }.count
-        return "'\(publisher.name)' \(publisher.state.rawValue); avahi \(lifecycle.status.rawValue); \(peers.filter { !$0.lost }.count) peers present, \(connected) connected"
-    }
-
-    private func notifyWatchdog(now: Date) {
-        guard let interval = notifier.watchdogInterval, now.timeIntervalSince(lastWatchdog) >= interval else { return }
-        lastWatchdog = now
-        notifier.watchdog()
+        return "'\(discovery.name)' \(discovery.publication.rawValue); avahi \(discovery.avahiStatus.rawValue); \(peers.filter { !$0.lost }.count) peers present, \(connected) connected"
     }
 
     /// Withdraws the service, frees Avahi, closes the sockets and removes the
@@ -275,146 +240,15 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     public func shutdown() {
         guard !stopped else { return }
         stopped = true
-        notifier.stopping()
-        _ = lifecycle.stop()
-        consumer?.cancel()
+        health.stopping()
         tickTimer?.cancel()
         netlink?.stop()
         for session in sessions.values { session.close("peerd is stopping") }
-        avahi.shutdown()
+        discovery.shutdown()
         sessionAcceptSource?.cancel()
         sessionListener.close()
         control.stop(time: Date())
         logger.info("stopped")
-    }
-
-    // MARK: Avahi lifecycle
-
-    private func perform(_ actions: [AvahiClientAction]) {
-        for action in actions {
-            switch action {
-            case .createClient:
-                createClient()
-            case .recreateClient:
-                publisher.clientLost()
-                avahi.freeClient()
-                logger.warning("lost avahi-daemon (\(lifecycle.lastMessage ?? "failure")); reconnecting")
-                createClient()
-            case .scheduleRetry(let seconds):
-                Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(seconds))
-                    guard let self, !self.stopped else { return }
-                    self.perform(self.lifecycle.retryDue())
-                }
-            case .startBrowsing:
-                do {
-                    try avahi.startBrowsing(type: config.serviceType, interfaces: interfaceIndexes)
-                } catch {
-                    logger.error("cannot browse \(config.serviceType): \(error)")
-                }
-            case .publish:
-                perform(publisher.clientRunning())
-            case .resetPublication:
-                perform(publisher.clientReset())
-            case .forgetDiscoveries, .shutdown:
-                // forgetDiscoveries is awaited in route(_:), in stream order.
-                break
-            }
-        }
-    }
-
-    /// After a collision rename, browsing starts over once: Avahi flagged
-    /// the service we collided with as our own while our entry group held
-    /// its name, and will not announce it again, so only a new browser
-    /// (which reports every cached service, that one now not ours) lets
-    /// this host list the peer it collided with.
-    private func browseAgainAfterRename() {
-        guard publisher.name != publisher.requestedName, rebrowsedFor != publisher.name else { return }
-        rebrowsedFor = publisher.name
-        do {
-            try avahi.restartBrowsing(type: config.serviceType, interfaces: interfaceIndexes)
-            logger.debug("browsing again after the rename to '\(publisher.name)'")
-        } catch {
-            logger.warning("cannot browse \(config.serviceType) again after the rename: \(error)")
-        }
-    }
-
-    private func createClient() {
-        do {
-            try avahi.createClient(generation: lifecycle.generation)
-        } catch {
-            logger.warning("cannot create Avahi client: \(error); retrying")
-            perform(lifecycle.creationFailed(message: error.description))
-        }
-    }
-
-    private func perform(_ actions: [PublisherAction]) {
-        for action in actions {
-            switch action {
-            case .register(let name):
-                switch avahi.register(name: name, type: config.serviceType, port: sessionListener.port, txt: txt.entries, interfaces: interfaceIndexes) {
-                case .committed: logger.debug("registering '\(name)'")
-                case .collision: perform(publisher.collision())
-                case .failed(let message): perform(publisher.failed(message))
-                }
-            case .reset:
-                avahi.resetGroup()
-            case .chooseAlternative(let name):
-                perform(publisher.alternativeChosen(avahi.alternativeName(for: name)))
-            case .log(let message):
-                logger.notice(message)
-            }
-        }
-    }
-
-    private func route(_ event: AvahiBridgeEvent) async {
-        // A freed client's late events describe objects that no longer exist.
-        guard event.generation == lifecycle.generation, !stopped else { return }
-        switch event {
-        case .clientState(let generation, let state):
-            if case .connecting = state { logger.notice("avahi-daemon is not running; waiting for it") }
-            if case .running = state { logger.info("connected to avahi-daemon") }
-            let actions = lifecycle.clientStateChanged(state, generation: generation)
-            if actions.contains(.forgetDiscoveries) {
-                publish(await identity.apply(.daemonLost))
-                unverifiedPeers = await identity.unverifiedCount()
-            }
-            perform(actions)
-        case .groupState(_, let state):
-            switch state {
-            case .established:
-                perform(publisher.established())
-                browseAgainAfterRename()
-            case .collision: perform(publisher.collision())
-            case .failure(let message): perform(publisher.failed(message))
-            case .pending: break
-            }
-        case .serviceFound(_, let key, let ourOwn):
-            guard !ourOwn else { return }
-            guard avahi.resolverCount < maxResolvers else {
-                if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
-                resolverLimitLogged = true
-                return
-            }
-            if !avahi.startResolver(key) { logger.warning("cannot resolve \(key): Avahi refused a resolver") }
-        case .serviceRemoved(_, let key):
-            avahi.stopResolver(key)
-            resolverLimitLogged = false
-            publish(await identity.apply(.removed(key)))
-            // A lost row no longer counts against the unverified cap.
-            unverifiedPeers = await identity.unverifiedCount()
-        case .browserFailed(_, let message):
-            logger.error("browsing \(config.serviceType) failed: \(message)")
-        case .resolved(_, let service):
-            // Our own service seen through another client (several peerd
-            // instances on one avahi-daemon) is still us.
-            guard service.advertisedPeerID != identityKey.peerID else { return }
-            publish(await identity.apply(.resolved(service), protected: protectedRows))
-            unverifiedPeers = await identity.unverifiedCount()
-        case .resolveFailed(_, let key, let message):
-            logger.debug("resolving \(key) failed: \(message)")
-            avahi.stopResolver(key)
-        }
     }
 
     /// Records the identity actor's changes, logs them, and sends them to subscribers.
@@ -585,11 +419,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.wrongCode, "the code does not match the one shown on '\(info.name)'; the pairing failed"))
             }
         case .queue:
-            let list = queues.peerIDs.map { peerID -> QueueInfo in
-                let record = trust.record(peerID: peerID)
-                return QueueInfo(peer: record?.uuid ?? UUID(), name: record?.name ?? peerID, peerId: peerID,
-                                 messages: queues.pending(peerID).count, bytes: queues.bytes(peerID), busy: peerBusy[peerID])
-            }
+            let list = queued.list { peerID in trust.record(peerID: peerID).map { ($0.uuid, $0.name) } }
             reply(connection, id: id, result: QueueResult(queues: list))
         case .pairings:
             reply(connection, id: id, result: PairingsResult(pairings: pairingInfo.values.sorted { $0.expires < $1.expires }))
@@ -712,13 +542,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             if params.queue == true, let peerID = peer.peerId, trust.record(peerID: peerID) != nil {
                 // Stored durably first, connected or not: it leaves the disk
                 // only when the peer acknowledges it.
-                do {
-                    guard try queues.append(Array(data), for: peerID) else {
-                        reply(connection, id: id, error: ControlError(.queueFull, "the queue for '\(peer.name)' holds \(queues.bytes(peerID)) bytes; the limit is \(queues.limitPerPeer)"))
-                        return
-                    }
-                } catch {
-                    reply(connection, id: id, error: ControlError(.storageFailed, "cannot store the message: \(error)"))
+                if case .failure(let error) = queued.enqueue(Array(data), for: peerID, name: peer.name) {
+                    reply(connection, id: id, error: error)
                     return
                 }
                 drainQueue(for: peer.id)
@@ -742,18 +567,15 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
 
     private func status() -> DaemonStatus {
         let peers = peers
-        var message = lifecycle.lastMessage
-        if lifecycle.status == .waitingForDaemon { message = "avahi-daemon is not running; peerd connects when it starts" }
-        if publisher.state == .failed { message = publisher.failure }
         return DaemonStatus(
-            version: Self.version, pid: getpid(), uptime: Int(Date().timeIntervalSince(startedAt)),
-            peerId: identityKey.peerID, requestedName: publisher.requestedName, name: publisher.name,
+            version: PeerdVersion.string, pid: getpid(), uptime: Int(Date().timeIntervalSince(startedAt)),
+            peerId: identityKey.peerID, requestedName: discovery.requestedName, name: discovery.name,
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
-            avahi: lifecycle.status, avahiMessage: message, publication: publisher.state,
+            avahi: discovery.avahiStatus, avahiMessage: discovery.statusMessage, publication: discovery.publication,
             peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
             peersRejected: peersRejected.count, eventSeq: journal.lastSeq, socket: control.path,
             sessions: sessions.count, subscribers: control.subscriberCount,
-            unverifiedPeers: unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
+            unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
     }
 
     private func reply(_ connection: ControlConnection, id: RequestID, result: some Codable & Sendable) {
@@ -840,7 +662,7 @@ extension SessionManager {
         while let endpoint = rest.popFirst() {
             do {
                 let session = try PeerSession(number: nextSessionNumber, dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
-                                              identity: identityKey, name: publisher.name, context: context, inviteTimeout: timeout,
+                                              identity: identityKey, name: discovery.name, context: context, inviteTimeout: timeout,
                                               limits: sessionLimits, sendLimit: sessionSendLimit, pairing: pairing, delegate: self)
                 nextSessionNumber += 1
                 session.peerUUID = peer
@@ -866,14 +688,7 @@ extension SessionManager {
         }
         reconnectPairedPeers(now: now)
         for peer in Array(sessionByPeer.keys) { drainQueue(for: peer) }
-        // The watchdog is fed from the main queue's own timer: a wedged main
-        // actor stops the pings and systemd restarts the daemon.
-        notifyWatchdog(now: now)
-        let line = serviceStatusLine()
-        if line != lastNotifiedStatus {
-            lastNotifiedStatus = line
-            notifier.status(line)
-        }
+        health.tick(now: now, status: serviceStatusLine())
     }
 
     // MARK: PeerSessionDelegate
@@ -889,7 +704,7 @@ extension SessionManager {
             Task { [weak self] in
                 guard let self else { return }
                 await self.identity.markVerified(peerID: peerID)
-                self.unverifiedPeers = await self.identity.unverifiedCount()
+                await self.discovery.refreshUnverified()
             }
             return
         }
@@ -916,7 +731,7 @@ extension SessionManager {
                 return
             }
             self.publish(adopted.changes)
-            self.unverifiedPeers = await self.identity.unverifiedCount()
+            await self.discovery.refreshUnverified()
             self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
         }
     }
@@ -1037,7 +852,7 @@ extension SessionManager {
             // here (a disk that was full may have room again by itself).
             refusedForInbox.insert(peer)
             reconnect.pause(peer, until: Date().addingTimeInterval(30))
-            return "'\(publisher.name)': \(why)"
+            return "'\(discovery.name)': \(why)"
         }
         // A subscriber is behind: hold the flow back (this session stops
         // reading) until it catches up, rather than queue more or drop it.
@@ -1099,7 +914,7 @@ extension SessionManager {
         sessionByPeer[peer] = nil
         if session.isAuthenticated { sessionEnded[peer] = Date() }
         // Unacknowledged queued messages stay on disk for the next session.
-        queueInFlight[peer] = nil
+        queued.sessionEnded(peer)
         if reason == .duplicate {
             // The other side's dial wins the crossing rule; its connection comes.
             awaitingCrossed[peer] = Date().addingTimeInterval(sessionLimits.handshakeTimeout * 2)
@@ -1122,7 +937,7 @@ extension SessionManager {
             // The peer's inbox is full: its queue waits here, and it is not
             // dialled for 30 s (it dials us once a client takes messages).
             logger.notice("'\(peerTable[peer]?.name ?? "peer")' is busy: \(text); its queued messages wait")
-            if let peerID = session.remotePeerID { peerBusy[peerID] = text }
+            if let peerID = session.remotePeerID { queued.peerBusy(peerID, text) }
             reconnect.pause(peer, until: Date().addingTimeInterval(30))
         }
         setState(.notConnected, for: peer, reason: reason, detail: text)
@@ -1184,8 +999,7 @@ extension SessionManager {
         do { try trust.remove(peerID: peerID) } catch {
             return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
         }
-        do { try queues.discard(peerID) } catch { logger.warning("cannot drop the queue for \(peerID): \(error)") }
-        queueInFlight[peer.id] = nil
+        queued.discard(peerID, peer: peer.id)
         if let session = sessionByPeer[peer.id] {
             session.sendUnpair()
             session.close("unpaired")
@@ -1285,18 +1099,8 @@ extension SessionManager {
     /// Hands queued messages to a connected peer's session, oldest first,
     /// as far as its send queue takes them; the rest wait for the next tick.
     func drainQueue(for peer: UUID) {
-        guard let session = sessionByPeer[peer], session.isConnected, let peerID = session.remotePeerID else { return }
-        let pending = queues.pending(peerID)
-        var inFlight = queueInFlight[peer] ?? []
-        guard pending.count > inFlight.count else { return }
-        var sent = 0
-        for message in pending.dropFirst(inFlight.count) {
-            guard let number = session.send(message) else { break }
-            inFlight.append(number)
-            sent += 1
-        }
-        queueInFlight[peer] = inFlight
-        if sent > 0 { logger.info("sent \(sent) queued message\(sent == 1 ? "" : "s") to '\(peerTable[peer]?.name ?? peerID)'") }
+        guard let session = sessionByPeer[peer] else { return }
+        queued.drain(to: session, peer: peer, name: peerTable[peer]?.name ?? session.remotePeerID ?? "peer")
     }
 
     /// The peer acknowledged messages: clients hear it (`delivered`), and
@@ -1306,16 +1110,8 @@ extension SessionManager {
             emit(ControlEvent(seq: 0, type: .delivered, time: Date(), peer: peerTable[peer], delivery: DeliveryInfo(session: session.number, through: count)),
                  replayable: false)
         }
-        guard let peer = session.peerUUID, sessionByPeer[peer] === session, let peerID = session.remotePeerID,
-              var inFlight = queueInFlight[peer], !inFlight.isEmpty else { return }
-        let done = inFlight.prefix { $0 <= count }.count
-        guard done > 0 else { return }
-        peerBusy[peerID] = nil
-        inFlight.removeFirst(done)
-        queueInFlight[peer] = inFlight
-        do { try queues.removeFirst(done, for: peerID) } catch {
-            logger.error("cannot update the queue for \(peerID): \(error); those messages will be sent again")
-        }
+        guard let peer = session.peerUUID, sessionByPeer[peer] === session, let peerID = session.remotePeerID else { return }
+        queued.acknowledged(count, peer: peer, peerID: peerID)
     }
 
     /// Keeps a paired peer's current addresses in the trust store.

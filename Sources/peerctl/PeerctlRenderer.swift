@@ -98,7 +98,7 @@ struct PeerctlRenderer {
         guard !list.isEmpty else { return "no queued messages" }
         var table = TextTable(header: ["ID", "NAME", "MESSAGES", "BYTES", "STATE"])
         for q in list {
-            table.rows.append([String(q.peer.uuidString.lowercased().prefix(8)), q.name, String(q.messages), String(q.bytes),
+            table.rows.append([q.peer.map { String($0.uuidString.lowercased().prefix(8)) } ?? "-", q.name, String(q.messages), String(q.bytes),
                                q.busy.map { "busy: \($0)" } ?? "waiting"])
         }
         return table.render()

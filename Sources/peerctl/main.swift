@@ -46,7 +46,7 @@ case .help(let topic):
     }
     exit(0)
 case .version:
-    emit("peerctl \(SessionManager.version)")
+    emit("peerctl \(PeerdVersion.string)")
     exit(0)
 default:
     break

@@ -1,0 +1,225 @@
+import FoundationEssentials
+import PeerCore
+
+/// Discovery: the Avahi client's lifecycle, this host's publication, and
+/// the browse/resolve stream.
+///
+/// It runs the pure lifecycles (``AvahiClientLifecycle``,
+/// ``ServicePublisher``) by performing the actions they return, keeps one
+/// resolver per service key under a cap, and feeds discovery events, in
+/// Avahi's order, to the ``IdentityActor``; the actor's changes go to
+/// ``onChanges`` (the peer directory).
+@MainActor
+public final class DiscoveryCoordinator {
+    private let avahi: AvahiController
+    private let events: AsyncStream<AvahiBridgeEvent>
+    private let identity: IdentityActor
+    private let logger: Logger
+    private let serviceType: String
+    private let interfaceIndexes: [Int32]
+    private let txt: TXTRecord
+    private let port: UInt16
+    private let ownPeerID: String
+    private let maxResolvers: Int
+    private var lifecycle = AvahiClientLifecycle()
+    private var publisher: ServicePublisher
+    private var resolverLimitLogged = false
+    /// The renamed name we browsed again for (``browseAgainAfterRename()``).
+    private var rebrowsedFor: String?
+    private var consumer: Task<Void, Never>?
+    private var stopped = false
+    /// The identity actor's changes, in order (set before ``start()``).
+    public var onChanges: @MainActor ([PeerChange]) -> Void = { _ in }
+    /// Rows the identity actor may not evict (set before ``start()``).
+    public var protectedRows: @MainActor () -> Set<UUID> = { [] }
+    /// Rows known from mDNS alone, as of the last change.
+    public private(set) var unverifiedPeers = 0
+
+    /// A coordinator for `avahi`, whose callbacks arrive on `events`.
+    /// `maxResolvers` bounds open resolvers (Avahi's per-client object
+    /// limit is 1024 by default).
+    public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, logger: Logger,
+                name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16, ownPeerID: String,
+                maxResolvers: Int) {
+        self.avahi = avahi
+        self.events = events
+        self.identity = identity
+        self.logger = logger
+        self.serviceType = serviceType
+        self.interfaceIndexes = interfaceIndexes
+        self.txt = txt
+        self.port = port
+        self.ownPeerID = ownPeerID
+        self.maxResolvers = maxResolvers
+        publisher = ServicePublisher(name: name)
+    }
+
+    /// The name this host is published under now (after any collision rename).
+    public var name: String { publisher.name }
+    /// The name asked for.
+    public var requestedName: String { publisher.requestedName }
+    /// Where the publication stands.
+    public var publication: PublicationState { publisher.state }
+    /// Where the link to avahi-daemon stands.
+    public var avahiStatus: AvahiStatus { lifecycle.status }
+    /// Words for `status`: why Avahi or the publication is not running.
+    public var statusMessage: String? {
+        if publisher.state == .failed { return publisher.failure }
+        if lifecycle.status == .waitingForDaemon { return "avahi-daemon is not running; peerd connects when it starts" }
+        return lifecycle.lastMessage
+    }
+
+    /// Starts the client, and one consumer that drains the bridge's stream,
+    /// so events reach the identity actor in exactly Avahi's order.
+    public func start() {
+        let events = events
+        consumer = Task { [weak self] in
+            for await event in events {
+                guard let self else { return }
+                await self.route(event)
+            }
+        }
+        perform(lifecycle.start())
+    }
+
+    /// Stops consuming and frees the client (withdrawing the service).
+    public func shutdown() {
+        guard !stopped else { return }
+        stopped = true
+        _ = lifecycle.stop()
+        consumer?.cancel()
+        avahi.shutdown()
+    }
+
+    /// Asks the identity actor how many rows are known from mDNS alone.
+    public func refreshUnverified() async {
+        unverifiedPeers = await identity.unverifiedCount()
+    }
+
+    private func perform(_ actions: [AvahiClientAction]) {
+        for action in actions {
+            switch action {
+            case .createClient:
+                createClient()
+            case .recreateClient:
+                publisher.clientLost()
+                avahi.freeClient()
+                logger.warning("lost avahi-daemon (\(lifecycle.lastMessage ?? "failure")); reconnecting")
+                createClient()
+            case .scheduleRetry(let seconds):
+                Task { [weak self] in
+                    try? await Task.sleep(for: .seconds(seconds))
+                    guard let self, !self.stopped else { return }
+                    self.perform(self.lifecycle.retryDue())
+                }
+            case .startBrowsing:
+                do {
+                    try avahi.startBrowsing(type: serviceType, interfaces: interfaceIndexes)
+                } catch {
+                    logger.error("cannot browse \(serviceType): \(error)")
+                }
+            case .publish:
+                perform(publisher.clientRunning())
+            case .resetPublication:
+                perform(publisher.clientReset())
+            case .forgetDiscoveries, .shutdown:
+                // forgetDiscoveries is awaited in route(_:), in stream order.
+                break
+            }
+        }
+    }
+
+    /// After a collision rename, browsing starts over once: Avahi flagged
+    /// the service we collided with as our own while our entry group held
+    /// its name, and will not announce it again, so only a new browser
+    /// (which reports every cached service, that one now not ours) lets
+    /// this host list the peer it collided with.
+    private func browseAgainAfterRename() {
+        guard publisher.name != publisher.requestedName, rebrowsedFor != publisher.name else { return }
+        rebrowsedFor = publisher.name
+        do {
+            try avahi.restartBrowsing(type: serviceType, interfaces: interfaceIndexes)
+            logger.debug("browsing again after the rename to '\(publisher.name)'")
+        } catch {
+            logger.warning("cannot browse \(serviceType) again after the rename: \(error)")
+        }
+    }
+
+    private func createClient() {
+        do {
+            try avahi.createClient(generation: lifecycle.generation)
+        } catch {
+            logger.warning("cannot create Avahi client: \(error); retrying")
+            perform(lifecycle.creationFailed(message: error.description))
+        }
+    }
+
+    private func perform(_ actions: [PublisherAction]) {
+        for action in actions {
+            switch action {
+            case .register(let name):
+                switch avahi.register(name: name, type: serviceType, port: port, txt: txt.entries, interfaces: interfaceIndexes) {
+                case .committed: logger.debug("registering '\(name)'")
+                case .collision: perform(publisher.collision())
+                case .failed(let message): perform(publisher.failed(message))
+                }
+            case .reset:
+                avahi.resetGroup()
+            case .chooseAlternative(let name):
+                perform(publisher.alternativeChosen(avahi.alternativeName(for: name)))
+            case .log(let message):
+                logger.notice(message)
+            }
+        }
+    }
+
+    private func route(_ event: AvahiBridgeEvent) async {
+        // A freed client's late events describe objects that no longer exist.
+        guard event.generation == lifecycle.generation, !stopped else { return }
+        switch event {
+        case .clientState(let generation, let state):
+            if case .connecting = state { logger.notice("avahi-daemon is not running; waiting for it") }
+            if case .running = state { logger.info("connected to avahi-daemon") }
+            let actions = lifecycle.clientStateChanged(state, generation: generation)
+            if actions.contains(.forgetDiscoveries) {
+                onChanges(await identity.apply(.daemonLost))
+                unverifiedPeers = await identity.unverifiedCount()
+            }
+            perform(actions)
+        case .groupState(_, let state):
+            switch state {
+            case .established:
+                perform(publisher.established())
+                browseAgainAfterRename()
+            case .collision: perform(publisher.collision())
+            case .failure(let message): perform(publisher.failed(message))
+            case .pending: break
+            }
+        case .serviceFound(_, let key, let ourOwn):
+            guard !ourOwn else { return }
+            guard avahi.resolverCount < maxResolvers else {
+                if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
+                resolverLimitLogged = true
+                return
+            }
+            if !avahi.startResolver(key) { logger.warning("cannot resolve \(key): Avahi refused a resolver") }
+        case .serviceRemoved(_, let key):
+            avahi.stopResolver(key)
+            resolverLimitLogged = false
+            onChanges(await identity.apply(.removed(key)))
+            // A lost row no longer counts against the unverified cap.
+            unverifiedPeers = await identity.unverifiedCount()
+        case .browserFailed(_, let message):
+            logger.error("browsing \(serviceType) failed: \(message)")
+        case .resolved(_, let service):
+            // Our own service seen through another client (several peerd
+            // instances on one avahi-daemon) is still us.
+            guard service.advertisedPeerID != ownPeerID else { return }
+            onChanges(await identity.apply(.resolved(service), protected: protectedRows()))
+            unverifiedPeers = await identity.unverifiedCount()
+        case .resolveFailed(_, let key, let message):
+            logger.debug("resolving \(key) failed: \(message)")
+            avahi.stopResolver(key)
+        }
+    }
+}
