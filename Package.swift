@@ -4,8 +4,10 @@ import PackageDescription
 /// peerd: peer-to-peer LAN discovery and session daemon.
 ///
 /// Layers, bottom up: C shims (`CAvahi`, `CSodium`), pure logic (`PeerCore`,
-/// no I/O), the I/O layer (`PeerIO`: syscalls, sockets, the Avahi bridge,
-/// crypto), and the thin executables `peerd` and `peerctl`.
+/// no I/O), the plain-syscall layer (`PeerSystem`: descriptors, typed
+/// syscalls, the control client), the I/O layer (`PeerIO`: sockets, the Avahi
+/// bridge, crypto, the daemon's components), and the thin executables `peerd`
+/// and `peerctl` (which needs only PeerSystem: no libavahi, no libsodium).
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -32,12 +34,13 @@ let package = Package(
         // glibc's malloc.h (mallopt, malloc_trim): memory goes back after bulk work.
         .systemLibrary(name: "CMalloc"),
         .target(name: "PeerCore", swiftSettings: strict),
-        .target(name: "PeerIO", dependencies: ["PeerCore", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
+        .target(name: "PeerSystem", dependencies: ["PeerCore"], swiftSettings: strict),
+        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
-        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
+        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerCore"], swiftSettings: strict),
-        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
-import PeerIO
+import PeerSystem
 
 /// Runs one peerctl command against the daemon; returns the exit code.
 struct PeerctlCommands {

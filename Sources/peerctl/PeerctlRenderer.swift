@@ -1,6 +1,6 @@
 import FoundationEssentials
 import PeerCore
-import PeerIO
+import PeerSystem
 
 /// peerctl's human output: aligned tables and key/value blocks.
 struct PeerctlRenderer {

@@ -1,7 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
-import PeerIO
+import PeerSystem
 
 // peerctl: a thin client of peerd's control socket. Exit codes: 0 ok,
 // 1 operational error, 2 usage error, 3 daemon unreachable.

@@ -20,15 +20,19 @@ mkdir -p "$OUT"
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
 MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CMalloc")
 
+# A target's sources, in every folder below it (paths hold no spaces).
+sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }
+
 build() {
     # Rebuilt only when a source is newer than the binary.
-    local newest; newest=$(ls -t "$ROOT"/Sources/PeerCore/*.swift "$ROOT"/Sources/PeerIO/*.swift "$HERE"/FuzzTargets.swift | head -1)
+    local newest; newest=$(ls -t $(sources PeerCore) $(sources PeerSystem) $(sources PeerIO) "$HERE"/FuzzTargets.swift | head -1)
     [ -x "$OUT/peerd-fuzz" ] && [ "$OUT/peerd-fuzz" -nt "$newest" ] && return 0
     echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; log in $OUT/build.log)"
     {
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerCore -emit-module -emit-library -static -o libPeerCore.a "$ROOT"/Sources/PeerCore/*.swift) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a "$ROOT"/Sources/PeerIO/*.swift) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerCore \
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerCore -emit-module -emit-library -static -o libPeerCore.a $(sources PeerCore)) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerSystem -emit-module -emit-library -static -o libPeerSystem.a $(sources PeerSystem)) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a $(sources PeerIO)) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerCore \
             -lsodium -lavahi-client -lavahi-common -o peerd-fuzz)
     } >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -20; return 1; }
 }

@@ -382,3 +382,11 @@ test_oversized_frame_before_acceptance_is_cut_off() {
     expect_eq "$(tcp_probe 2 1 "$port" 8192)" open "a client announcing 8192 bytes"
     ctl 2 invite host1 --wait >/dev/null 2>"$LAB_DIR/invite.err" || fail "a real peer could not connect: $(cat "$LAB_DIR/invite.err")"
 }
+
+# Issue 11: peerctl only speaks JSON over a Unix socket, so it links the
+# plain-syscall layer and not the daemon's C libraries.
+test_peerctl_links_neither_avahi_nor_sodium() {
+    local libs; libs=$(ldd "$BIN/peerctl") || fail "ldd peerctl failed"
+    ! echo "$libs" | grep -qE "libavahi|libsodium" || fail "peerctl links: $(echo "$libs" | grep -E "libavahi|libsodium")"
+    ldd "$BIN/peerd" | grep -q libavahi-client || fail "the check is blind: peerd shows no libavahi-client"
+}

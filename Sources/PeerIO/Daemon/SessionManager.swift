@@ -19,9 +19,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private let sessionListener: TCPListener
     private let discovery: DiscoveryCoordinator
     private var journal: EventJournal
-    private var peerOrder: [UUID] = []
-    private var peerTable: [UUID: PeerSnapshot] = [:]
-    private var peersRejected = RefusalCounter()
+    private let directory: PeerDirectory
     private var sessionAcceptSource: (any DispatchSourceRead)?
     private let startedAt = Date()
     private var stopped = false
@@ -34,9 +32,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var sessionByPeer: [UUID: PeerSession] = [:]
     /// Since when sessions are held back for a subscriber that is behind.
     private var heldSince: Date?
-    private var peerStates: [UUID: ConnectionState] = [:]
-    private var invitations: [String: PeerSession] = [:]
-    private var invitationInfo: [String: InvitationInfo] = [:]
+    private let invitations: InvitationDesk
     private var awaitingCrossed: [UUID: Date] = [:]
     private var nextSessionNumber = 1
     private var tickTimer: (any DispatchSourceTimer)?
@@ -50,20 +46,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     /// that is larger, so every size up to `--max-message` can be sent.
     private var sessionSendLimit: Int { max(4 << 20, WireCodec.framedSize(ofMessage: config.maxMessage)) }
 
-    // Pairing and trust.
-    private var trust: TrustStore
-    private var throttle = PairingThrottle()
-    private var pairings: [String: PeerSession] = [:]
-    private var pairingInfo: [String: PairingInfo] = [:]
-    private var pairWhenConnected: Set<UUID> = []
-    private var reconnect = ReconnectSchedule()
-    private var netlink: NetlinkMonitor?
-    private var linkStates: LinkStateTracker
-    private var networkRetryPending = false
+    private let pairing: PairingCoordinator
+    private let reconnect: ReconnectController
     private let health = ServiceHealth()
     private var refusedHandshakes = RefusalCounter()
     private lazy var connectionLimiter = RateLimiter<String>(perSecond: Double(config.connectionRate), burst: Double(config.connectionRate * 2))
-    private lazy var invitationLimiter = RateLimiter<Int>(perSecond: Double(config.invitationRate) / 60, burst: Double(config.invitationRate))
     private var refusedByRate = RefusalCounter()
     private var refusedAtSessionCap = RefusalCounter()
     private let queued: QueuedDelivery
@@ -73,19 +60,13 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         control: control, logger: logger,
         lookUp: { [unowned self] peerID in self.sender(peerID) },
         number: { [unowned self] event in self.journal.record(event, replayable: false) })
-    /// Peers this host closed as `busy` (its inbox was full): dialled again
-    /// once a client takes messages, or after 30 s.
-    private var refusedForInbox: Set<UUID> = []
-    /// When each peer's last session ended (what a row without endpoints
-    /// shows as last seen).
-    private var sessionEnded: [UUID: Date] = [:]
 
     /// Every row as clients see it, in first-seen order.
-    private var peers: [PeerSnapshot] { peerOrder.compactMap { peerTable[$0].map(presence) } }
+    private var peers: [PeerSnapshot] { directory.all }
 
     /// Rows the identity actor may not evict: paired peers, and peers with a session.
     private var protectedRows: Set<UUID> {
-        Set(trust.document.peers.map(\.uuid)).union(sessions.values.compactMap(\.peerUUID))
+        Set(pairing.records.map(\.uuid)).union(sessions.values.compactMap(\.peerUUID))
     }
 
     /// Which sessions are taken (``SessionAdmission``).
@@ -102,11 +83,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         }
     }
 
-    private func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.record(peerID: $0) != nil } ?? false }
+    private func isPaired(_ peerID: String?) -> Bool { pairing.isPaired(peerID) }
 
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
     private var knownAddresses: Set<String> {
-        Set(peerTable.values.flatMap { $0.endpoints.map(\.address) } + trust.document.peers.flatMap { ($0.addresses ?? []).map(\.address) })
+        Set(directory.endpointAddresses + pairing.records.flatMap { ($0.addresses ?? []).map(\.address) })
     }
 
     /// Binds every socket and loads the identity; nothing runs until ``start()``.
@@ -157,7 +138,6 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             avahi.shutdown()
             throw .trust(error)
         }
-        trust = opened.store
         do { queued = try QueuedDelivery(stateDirectory: config.stateDirectory, logger: logger) } catch {
             sessionListener.close()
             control.stop(time: Date())
@@ -174,8 +154,12 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                                          serviceType: config.serviceType, interfaceIndexes: interfaceIndexes, txt: txt,
                                          port: sessionListener.port, ownPeerID: loaded.key.peerID,
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)))
-        linkStates = LinkStateTracker(watched: Set(interfaceIndexes))
+        reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger)
         journal = EventJournal(capacity: config.eventHistory)
+        invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
+        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
+        pairing = PairingCoordinator(trust: opened.store, timeout: config.pairingTimeout, autoAccept: config.autoAccept,
+                                     directory: directory, logger: logger)
         if let portNote { logger.notice(portNote) }
         if loaded.created {
             logger.notice("generated a new identity key in \(config.stateDirectory)/\(IdentityKey.fileName)")
@@ -184,11 +168,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
 
     /// Starts serving: control clients, the session port, and Avahi.
     public func start() {
-        control.handler = self
-        control.onSubscriberDrained = { [weak self] in self?.releaseHeldSessions() }
-        control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
-        control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
-        inbox.onRoom = { [weak self] in self?.inboxHasRoom() }
+        wireComponents()
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that
         // crossed the mark can come on top.
@@ -207,31 +187,57 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
         tickTimer = timer
         timer.resume()
-        // A link coming back ends a partition sooner than any backoff would.
-        do {
-            netlink = try NetlinkMonitor { [weak self] changes in self?.networkChanged(changes) }
-        } catch {
-            logger.notice("not watching links and addresses (\(error)); paired peers are retried at their backoff only")
-        }
+        reconnect.start()
         // Rows for paired peers exist from the start, under their stored UUIDs.
         Task { [weak self] in
             guard let self else { return }
-            for row in await self.identity.snapshots() where self.peerTable[row.id] == nil {
-                self.peerOrder.append(row.id)
-                self.peerTable[row.id] = self.decorate(row)
-            }
+            self.directory.seed(await self.identity.snapshots())
         }
         logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
-        discovery.onChanges = { [weak self] changes in self?.publish(changes) }
-        discovery.protectedRows = { [weak self] in self?.protectedRows ?? [] }
         discovery.start()
         health.ready(status: serviceStatusLine(), now: Date())
+    }
+
+    /// Connects the components: who asks whom, and who hears what.
+    private func wireComponents() {
+        control.handler = self
+        control.onSubscriberDrained = { [weak self] in self?.releaseHeldSessions() }
+        control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
+        control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
+        inbox.onRoom = { [weak self] in self?.reconnect.inboxHasRoom() }
+        reconnect.hasSession = { [weak self] peer in self.map { $0.sessionByPeer[peer] != nil || $0.awaitingCrossed[peer] != nil } ?? true }
+        reconnect.stalledDials = { [weak self] in
+            guard let self else { return [] }
+            return self.sessionByPeer.values.filter { $0.isTCPConnecting && self.pairing.isPaired($0.expectedPeerID) }
+        }
+        reconnect.paired = { [weak self] in self?.pairing.records ?? [] }
+        reconnect.row = { [weak self] peer in self?.directory.row(peer) }
+        reconnect.dial = { [weak self] peer, endpoints, peerID in
+            guard let self else { return }
+            self.dial(peer, endpoints: self.dialOrder(endpoints), expected: peerID, context: [], timeout: 30)
+        }
+        directory.isPaired = { [weak self] peerID in self?.pairing.isPaired(peerID) ?? false }
+        pairing.emit = { [weak self] event in self?.emit(event) }
+        pairing.subscribers = { [weak self] in self?.control.subscriberCount ?? 0 }
+        pairing.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
+        directory.liveSession = { [weak self] peer in
+            self?.sessionByPeer[peer].flatMap { $0.isAuthenticated && !$0.phase.isClosedPhase ? TCPConnector.plainHost($0.remoteHost) : nil }
+        }
+        directory.emit = { [weak self] event in self?.emit(event) }
+        invitations.onWaiting = { [weak self] info in
+            guard let self else { return }
+            self.directory.nameFromInvitation(info.peer, info.name)
+            self.emit(ControlEvent(seq: 0, type: .invitation, time: Date(), peer: self.directory.row(info.peer), invitation: info))
+        }
+        directory.onRow = { [weak self] row, kind in self?.rowChanged(row, kind) }
+        discovery.onChanges = { [weak self] changes in self?.publish(changes) }
+        discovery.protectedRows = { [weak self] in self?.protectedRows ?? [] }
     }
 
     /// The one-line status systemd shows (`systemctl status peerd`).
     private func serviceStatusLine() -> String {
         let peers = peers
-        let connected = peerStates.values.filter { $0 == .connected }.count
+        let connected = directory.connectedCount
         return "'\(discovery.name)' \(discovery.publication.rawValue); avahi \(discovery.avahiStatus.rawValue); \(peers.filter { !$0.lost }.count) peers present, \(connected) connected"
     }
 
@@ -242,7 +248,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         stopped = true
         health.stopping()
         tickTimer?.cancel()
-        netlink?.stop()
+        reconnect.stop()
         for session in sessions.values { session.close("peerd is stopping") }
         discovery.shutdown()
         sessionAcceptSource?.cancel()
@@ -251,45 +257,17 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         logger.info("stopped")
     }
 
-    /// Records the identity actor's changes, logs them, and sends them to subscribers.
+    /// Records the identity actor's changes in the directory (which logs
+    /// them and tells subscribers).
     private func publish(_ changes: [PeerChange]) {
-        for change in changes {
-            let kind: EventKind
-            let peer: PeerSnapshot
-            switch change {
-            case .found(let snapshot):
-                kind = .peerFound
-                peer = snapshot
-                logger.info("peer found: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased()) at \(snapshot.endpoints.map(\.hostPort).joined(separator: ", "))")
-            case .updated(let snapshot):
-                kind = .peerUpdated
-                peer = snapshot
-                logger.debug("peer updated: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
-            case .lost(let snapshot):
-                kind = .peerLost
-                peer = snapshot
-                logger.info("peer lost: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
-            case .evicted(let snapshot):
-                logger.debug("peer row evicted to make room: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
-                sessionEnded[snapshot.id] = nil
-                peerTable[snapshot.id] = nil
-                peerOrder.removeAll { $0 == snapshot.id }
-                control.broadcast(journal.append(.peerRemoved, peer: snapshot, time: Date()))
-                continue
-            case .rejectedAtCap(let key, let unverifiedCap):
-                if peersRejected.record() {
-                    let cap = unverifiedCap ? "unverified-peer cap (\(config.maxUnverifiedPeers) peers known from mDNS alone)" : "peer cap (\(config.maxPeers))"
-                    logger.warning("\(cap) reached; not tracking \(key) (\(peersRejected.count) turned away so far)")
-                }
-                continue
-            }
-            let row = decorate(peer)
-            if peerTable[row.id] == nil { peerOrder.append(row.id) }
-            peerTable[row.id] = row
-            control.broadcast(journal.append(kind, peer: row, time: Date()))
-            if kind == .peerFound { autoConnectIfPaired(row) }
-            if row.paired && row.state == .connected { rememberAddresses(of: row.id) }
-        }
+        directory.apply(changes)
+    }
+
+    /// A row was found or updated: paired peers are dialled when they
+    /// appear, and a connected paired peer's addresses are remembered.
+    private func rowChanged(_ row: PeerSnapshot, _ kind: EventKind) {
+        if kind == .peerFound { reconnect.appeared(row, now: Date()) }
+        if row.paired && row.state == .connected { rememberAddresses(of: row.id) }
     }
 
     private func acceptSessions() {
@@ -391,56 +369,35 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
                 return
             }
-            let matches = pairings.keys.filter { $0.hasPrefix(key) }
-            guard matches.count == 1, let session = pairings[matches[0]], let info = pairingInfo[matches[0]] else {
-                reply(connection, id: id, error: ControlError(matches.count > 1 ? .ambiguous : .notFound,
-                                                              matches.count > 1 ? "'\(key)' matches \(matches.count) pairings" : "no pairing '\(key)' in progress (it may have timed out)"))
-                return
-            }
             if method == .pairReject {
-                session.rejectPairing()
-                reply(connection, id: id, result: info)
-                return
-            }
-            guard !info.initiator, case .awaitingUser? = session.pairing?.step else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "this host started that pairing; the code is confirmed on the other host"))
-                return
-            }
-            guard let code = params.code, PairingCode.isWellFormed(code) else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'pairAccept' needs params.code: the 6 digits shown on '\(info.name)'"))
-                return
-            }
-            session.pairingCodeEntered(code)
-            if session.pairing?.step == .paired, let peer = peerTable[info.peer], peer.paired {
-                reply(connection, id: id, result: PeerResult(peer: peer))
-            } else if session.pairing?.step == .failed(.storageFailed) {
-                reply(connection, id: id, error: ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log); the pairing was rejected on both hosts"))
+                switch pairing.reject(key) {
+                case .success(let info): reply(connection, id: id, result: info)
+                case .failure(let error): reply(connection, id: id, error: error)
+                }
             } else {
-                reply(connection, id: id, error: ControlError(.wrongCode, "the code does not match the one shown on '\(info.name)'; the pairing failed"))
+                switch pairing.accept(key, code: params.code) {
+                case .success(let peer): reply(connection, id: id, result: PeerResult(peer: peer))
+                case .failure(let error): reply(connection, id: id, error: error)
+                }
             }
         case .queue:
-            let list = queued.list { peerID in trust.record(peerID: peerID).map { ($0.uuid, $0.name) } }
+            let list = queued.list { peerID in pairing.record(peerID: peerID).map { ($0.uuid, $0.name) } }
             reply(connection, id: id, result: QueueResult(queues: list))
         case .pairings:
-            reply(connection, id: id, result: PairingsResult(pairings: pairingInfo.values.sorted { $0.expires < $1.expires }))
+            reply(connection, id: id, result: PairingsResult(pairings: pairing.inProgress))
         case .paired:
-            reply(connection, id: id, result: TrustListResult(peers: trust.document.peers.sorted { $0.pairedAt < $1.pairedAt }))
+            reply(connection, id: id, result: TrustListResult(peers: pairing.records))
         case .invitations:
-            let pending = invitationInfo.values.sorted { $0.expires < $1.expires }
-            reply(connection, id: id, result: InvitationsResult(invitations: pending))
+            reply(connection, id: id, result: InvitationsResult(invitations: invitations.waiting))
         case .accept, .decline:
-            guard let key = params.invitation?.lowercased(), !key.isEmpty else {
+            guard let key = params.invitation, !key.isEmpty else {
                 reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.invitation"))
                 return
             }
-            let matches = invitations.keys.filter { $0.hasPrefix(key) }
-            guard matches.count == 1, let session = invitations[matches[0]], let info = invitationInfo[matches[0]] else {
-                let code: ControlErrorCode = matches.count > 1 ? .ambiguous : .notFound
-                reply(connection, id: id, error: ControlError(code, matches.count > 1 ? "'\(key)' matches \(matches.count) invitations" : "no pending invitation '\(key)' (it may have timed out)"))
-                return
+            switch invitations.answer(key, accept: method == .accept) {
+            case .success(let info): reply(connection, id: id, result: info)
+            case .failure(let error): reply(connection, id: id, error: error)
             }
-            session.decide(accept: method == .accept)
-            reply(connection, id: id, result: info)
         case .subscribe:
             // Reply and replay happen in one main-actor turn, so no live
             // event can slip between them or be sent twice.
@@ -494,17 +451,11 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
 
     /// Who sent a stored or arriving message, as clients see it.
     private func sender(_ peerID: String) -> InboxDelivery.Sender {
-        if let record = trust.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
-        let row = peerTable.values.first { $0.peerId == peerID }
+        if let record = pairing.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
+        let row = directory.row(peerID: peerID)
         return .init(uuid: row?.id, name: row?.name, paired: false)
     }
 
-    /// A client took messages: peers this host refused as busy may come again.
-    private func inboxHasRoom() {
-        guard !refusedForInbox.isEmpty else { return }
-        for peer in refusedForInbox { reconnect.resume(peer) }
-        refusedForInbox.removeAll()
-    }
 
     private func handleSessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, id: RequestID, connection: ControlConnection) {
         switch method {
@@ -529,7 +480,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 return
             }
             session.close("closed by a local client")
-            reply(connection, id: id, result: PeerResult(peer: peerTable[peer.id] ?? peer))
+            reply(connection, id: id, result: PeerResult(peer: directory.row(peer.id) ?? peer))
         default:
             guard let text = params.data, let data = Data(base64Encoded: text) else {
                 reply(connection, id: id, error: ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
@@ -539,7 +490,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
                 reply(connection, id: id, error: ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(config.maxMessage)"))
                 return
             }
-            if params.queue == true, let peerID = peer.peerId, trust.record(peerID: peerID) != nil {
+            if params.queue == true, let peerID = peer.peerId, pairing.record(peerID: peerID) != nil {
                 // Stored durably first, connected or not: it leaves the disk
                 // only when the peer acknowledges it.
                 if case .failure(let error) = queued.enqueue(Array(data), for: peerID, name: peer.name) {
@@ -573,7 +524,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
             avahi: discovery.avahiStatus, avahiMessage: discovery.statusMessage, publication: discovery.publication,
             peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
-            peersRejected: peersRejected.count, eventSeq: journal.lastSeq, socket: control.path,
+            peersRejected: directory.rejectedCount, eventSeq: journal.lastSeq, socket: control.path,
             sessions: sessions.count, subscribers: control.subscriberCount,
             unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
     }
@@ -610,13 +561,7 @@ extension SessionManager {
     }
 
     private func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?, detail: String? = nil) {
-        guard (peerStates[peer] ?? .notConnected) != state else { return }
-        peerStates[peer] = state == .notConnected ? nil : state
-        guard var row = peerTable[peer] else { return }
-        row.state = state
-        peerTable[peer] = row
-        logger.info("peer '\(row.name)' \(peer.uuidString.lowercased()): \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
-        emit(ControlEvent(seq: 0, type: .stateChanged, time: Date(), peer: row, reason: reason, detail: detail))
+        directory.setState(state, for: peer, reason: reason, detail: detail)
     }
 
     /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
@@ -630,10 +575,10 @@ extension SessionManager {
             if existing.role == .invitee {
                 if existing.phase == .awaitingDecision { existing.decide(accept: true) } else { existing.autoAccept = true }
             }
-            return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: true))
+            return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
         }
         if awaitingCrossed[peer.id] != nil {
-            return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: true))
+            return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
         }
         guard !peer.endpoints.isEmpty else {
             return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
@@ -643,7 +588,7 @@ extension SessionManager {
         guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
-        return .success(InviteResult(peer: peerTable[peer.id] ?? peer, existing: false))
+        return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: false))
     }
 
     /// The local limit a dial to the peer with `peerID` would pass, if any.
@@ -686,7 +631,7 @@ extension SessionManager {
             awaitingCrossed[peer] = nil
             if sessionByPeer[peer] == nil { setState(.notConnected, for: peer, reason: .closedByPeer) }
         }
-        reconnectPairedPeers(now: now)
+        reconnect.tick(now: now)
         for peer in Array(sessionByPeer.keys) { drainQueue(for: peer) }
         health.tick(now: now, status: serviceStatusLine())
     }
@@ -724,8 +669,8 @@ extension SessionManager {
             guard let self else { return }
             guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
                                                           protected: self.protectedRows) else {
-                if self.peersRejected.record() {
-                    self.logger.warning("peer cap (\(self.config.maxPeers)) reached and no row can be evicted; refusing a session from \(peerID) (\(self.peersRejected.count) turned away so far)")
+                if self.directory.recordRejected() {
+                    self.logger.warning("peer cap (\(self.config.maxPeers)) reached and no row can be evicted; refusing a session from \(peerID) (\(self.directory.rejectedCount) turned away so far)")
                 }
                 session.close("this host's peer table is full (--max-peers \(self.config.maxPeers))", reason: .closedLocally)
                 return
@@ -783,52 +728,17 @@ extension SessionManager {
             refuse(session, mismatch: mismatch)
             return
         }
-        if session.autoAccept || (!pairing && acceptsAutomatically(session)) {
-            session.decide(accept: true)
-            return
-        }
-        // Every invitation from an unpaired peer counts toward the rate,
-        // pairing ones too: a stranger cannot open sessions faster that way.
-        let paired = session.remotePeerID.map { trust.record(peerID: $0) != nil } ?? false
-        guard paired || invitationLimiter.allow(0, now: Date()) else {
-            logger.warning("more than \(config.invitationRate) invitations from unpaired peers this minute; declining one from '\(name)'")
-            session.declineAutomatically("too many invitations; try again later")
-            return
-        }
-        // A session to pair is accepted by itself: the person decides by the
-        // code. It carries nothing but the pairing (SessionLifecycle), must
-        // see a pairing request within seconds, and ends with the pairing.
-        if pairing {
-            session.decide(accept: true)
-            return
-        }
-        guard control.subscriberCount > 0 else {
-            logger.notice("declining an invitation from '\(name)': no client is subscribed to decide")
-            session.declineAutomatically("no client is subscribed on the invitee to decide")
-            return
-        }
-        let id = UUID().uuidString.lowercased()
-        let info = InvitationInfo(id: id, peer: peer, name: name, peerId: session.remotePeerID ?? "",
-                                  context: String(decoding: context, as: UTF8.self),
-                                  expires: Date().addingTimeInterval(TimeInterval(timeoutSeconds)))
-        session.invitationID = id
-        invitations[id] = session
-        invitationInfo[id] = info
-        if var row = peerTable[peer], row.name.hasPrefix("peer-"), !name.isEmpty {
-            row.name = name
-            peerTable[peer] = row
-        }
-        logger.info("invitation \(id) from '\(name)' (\(peer.uuidString.lowercased()))")
-        emit(ControlEvent(seq: 0, type: .invitation, time: Date(), peer: peerTable[peer], invitation: info))
+        let paired = isPaired(session.remotePeerID)
+        invitations.arrived(session, peer: peer, name: name, context: context, timeoutSeconds: timeoutSeconds,
+                            facts: .init(wanted: session.autoAccept, policyAccepts: acceptsAutomatically(session), pairing: pairing,
+                                         paired: paired, subscribers: control.subscriberCount),
+                            now: Date())
     }
 
     /// Connected.
     public func sessionEstablished(_ session: PeerSession) {
         guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
-        if let id = session.invitationID {
-            invitations[id] = nil
-            invitationInfo[id] = nil
-        }
+        invitations.settled(session)
         // A session opened to pair is not a connection clients can use: the
         // row stays `connecting` until the pairing ends it.
         if session.isForPairing {
@@ -836,7 +746,7 @@ extension SessionManager {
             return
         }
         setState(.connected, for: peer, reason: nil)
-        reconnect.succeeded(peer)
+        reconnect.connected(peer)
         rememberAddresses(of: peer)
         drainQueue(for: peer)
         pairIfRequested(session)
@@ -847,11 +757,10 @@ extension SessionManager {
     public func session(_ session: PeerSession, delivered message: [UInt8]) -> String? {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return "the session has no proven peer" }
         if case .refused(let why) = inbox.arrived(message, from: peerID, now: Date()) {
-            logger.warning("closing the session with '\(peerTable[peer]?.name ?? peerID)' as busy: \(why)")
+            logger.warning("closing the session with '\(directory.row(peer)?.name ?? peerID)' as busy: \(why)")
             // Not dialled again for 30 s, or until a client takes messages
             // here (a disk that was full may have room again by itself).
-            refusedForInbox.insert(peer)
-            reconnect.pause(peer, until: Date().addingTimeInterval(30))
+            reconnect.refusedAsBusy(peer, now: Date())
             return "'\(discovery.name)': \(why)"
         }
         // A subscriber is behind: hold the flow back (this session stops
@@ -891,16 +800,13 @@ extension SessionManager {
         sessions[ObjectIdentifier(session)] = nil
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
-        if let id = session.invitationID {
-            invitations[id] = nil
-            invitationInfo[id] = nil
-        }
+        invitations.settled(session)
         logger.debug("session \(session.number) with \(session.remoteAddress) ended: \(reason.rawValue): \(text)")
         if reason == .identityMismatch {
             let info = IdentityMismatchInfo(peer: session.peerUUID, expected: session.expectedPeerID ?? "", actual: session.remotePeerID ?? "",
                                             address: session.remoteAddress)
             logger.warning("identity mismatch at \(session.remoteAddress): advertised \(info.expected), proved \(info.actual)")
-            emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: session.peerUUID.flatMap { peerTable[$0] }, mismatch: info))
+            emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: session.peerUUID.flatMap(directory.row), mismatch: info))
             // That endpoint is not the peer's: it leaves the row, and is not
             // merged again (nor reported again) while Avahi keeps the service.
             if let endpoint = session.endpoint, let peer = session.peerUUID {
@@ -912,7 +818,7 @@ extension SessionManager {
         }
         guard let peer = session.peerUUID, sessionByPeer[peer] === session else { return }
         sessionByPeer[peer] = nil
-        if session.isAuthenticated { sessionEnded[peer] = Date() }
+        if session.isAuthenticated { directory.sessionEnded(peer, at: Date()) }
         // Unacknowledged queued messages stay on disk for the next session.
         queued.sessionEnded(peer)
         if reason == .duplicate {
@@ -930,15 +836,15 @@ extension SessionManager {
                 return
             }
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
-            emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: peerTable[peer], reason: reason, detail: text))
+            emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: directory.row(peer), reason: reason, detail: text))
             return
         }
-        if reason == .busy, !refusedForInbox.contains(peer) {
+        if reason == .busy, !reconnect.wasRefusedAsBusy(peer) {
             // The peer's inbox is full: its queue waits here, and it is not
             // dialled for 30 s (it dials us once a client takes messages).
-            logger.notice("'\(peerTable[peer]?.name ?? "peer")' is busy: \(text); its queued messages wait")
+            logger.notice("'\(directory.row(peer)?.name ?? "peer")' is busy: \(text); its queued messages wait")
             if let peerID = session.remotePeerID { queued.peerBusy(peerID, text) }
-            reconnect.pause(peer, until: Date().addingTimeInterval(30))
+            reconnect.peerWasBusy(peer, now: Date())
         }
         setState(.notConnected, for: peer, reason: reason, detail: text)
     }
@@ -951,35 +857,14 @@ private extension SessionPhase {
 // MARK: - Pairing and trust
 
 extension SessionManager {
-    /// A row as clients see it: the main actor's session state and trust.
-    private func decorate(_ peer: PeerSnapshot) -> PeerSnapshot {
-        var row = peer
-        // Session state is the main actor's to say; the registry's copy may lag.
-        row.state = peerStates[peer.id] ?? .notConnected
-        row.paired = peer.peerId.map { trust.record(peerID: $0) != nil } ?? false
-        return presence(row)
-    }
-
-    /// A row's presence as of now: a row known only through its session is
-    /// present while the session lives (see ``SessionPresence``).
-    private func presence(_ row: PeerSnapshot) -> PeerSnapshot {
-        let live = sessionByPeer[row.id].flatMap { $0.isAuthenticated && !$0.phase.isClosedPhase ? TCPConnector.plainHost($0.remoteHost) : nil }
-        return SessionPresence.apply(to: row, sessionAddress: live, lastSessionEnd: sessionEnded[row.id], now: Date())
-    }
-
     private func refresh(_ peer: UUID) {
-        guard let row = peerTable[peer] else { return }
-        peerTable[peer] = decorate(row)
+        directory.refresh(peer)
     }
 
     private func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
-        if let session = sessionByPeer[peer.id], session.canCarryPairing {
-            session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
-            return .success(peerTable[peer.id] ?? peer)
-        }
-        if sessionByPeer[peer.id] != nil {
-            pairWhenConnected.insert(peer.id)
-            return .success(peerTable[peer.id] ?? peer)
+        if let session = sessionByPeer[peer.id] {
+            pairing.pair(on: session, peer: peer.id)
+            return .success(directory.row(peer.id) ?? peer)
         }
         guard !peer.endpoints.isEmpty else {
             return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
@@ -988,126 +873,52 @@ extension SessionManager {
         guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: config.pairingTimeout, pairing: true) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
-        pairWhenConnected.insert(peer.id)
-        return .success(peerTable[peer.id] ?? peer)
+        if let session = sessionByPeer[peer.id] { pairing.pair(on: session, peer: peer.id) }
+        return .success(directory.row(peer.id) ?? peer)
     }
 
     private func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
-        guard let peerID = peer.peerId, trust.record(peerID: peerID) != nil else {
-            return .failure(ControlError(.notFound, "'\(peer.name)' is not paired"))
-        }
-        do { try trust.remove(peerID: peerID) } catch {
-            return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
-        }
-        queued.discard(peerID, peer: peer.id)
+        if case .failure(let error) = pairing.unpair(peer) { return .failure(error) }
         if let session = sessionByPeer[peer.id] {
             session.sendUnpair()
             session.close("unpaired")
         }
-        refresh(peer.id)
-        logger.notice("unpaired '\(peer.name)' (\(peerID))")
-        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: peerTable[peer.id]))
-        return .success(peerTable[peer.id] ?? peer)
+        return .success(directory.row(peer.id) ?? peer)
     }
 
     /// Whether an invitation from this session is accepted without a client.
     func acceptsAutomatically(_ session: PeerSession) -> Bool {
-        switch config.autoAccept {
-        case .all: return true
-        case .none: return false
-        case .paired: return session.remotePeerID.map { trust.record(peerID: $0) != nil } ?? false
-        }
+        pairing.acceptsAutomatically(session.remotePeerID)
     }
 
-    /// A trusted id must come with its trusted key, and a trusted name must
-    /// not come with another id. Returns the mismatch, if any.
+    /// A paired peer's key or name claimed by another, if so.
     func trustViolation(_ session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
-        guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
-        if let record = trust.record(peerID: peerID), record.publicKey != Hex.encode(key) {
-            return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
-        }
-        if let claimedName, let record = trust.record(named: claimedName), record.peerId != peerID {
-            return IdentityMismatchInfo(peer: record.uuid, expected: record.peerId, actual: peerID, address: session.remoteAddress)
-        }
-        return nil
+        pairing.violation(by: session, claimedName: claimedName)
     }
 
     func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
         logger.warning("refusing \(session.remoteAddress): it claims a paired peer's identity (expected \(mismatch.expected), got \(mismatch.actual))")
-        emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: mismatch.peer.flatMap { peerTable[$0] }, mismatch: mismatch))
+        emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
         session.close("identity does not match the paired peer", reason: .closedLocally)
     }
 
     /// Starts pairing on a session that was opened for it, once connected.
     func pairIfRequested(_ session: PeerSession) {
-        guard let peer = session.peerUUID, pairWhenConnected.remove(peer) != nil, session.canCarryPairing else { return }
-        session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
-    }
-
-    /// A paired peer appeared (or came back): try it now, not at its backoff.
-    func autoConnectIfPaired(_ row: PeerSnapshot) {
-        guard config.autoConnect, row.paired else { return }
-        reconnect.appeared(row.id, now: Date())
-        reconnectPairedPeers(now: Date())
-    }
-
-    /// The kernel reported link or address changes. When one is a gain (a
-    /// link came up, an address appeared), paired peers are retried shortly
-    /// after, once the burst of notifications that comes with it is over.
-    func networkChanged(_ changes: [NetworkChange]) {
-        guard linkStates.apply(changes), !networkRetryPending, !stopped else { return }
-        networkRetryPending = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(250)) { [weak self] in
-            MainActor.assumeIsolated { self?.networkReturned() }
-        }
-    }
-
-    /// The network came back: forget the backoff, abandon dials to paired
-    /// peers still stuck in TCP connect (their SYNs went into the void while
-    /// the link was down and would only time out), and dial again now.
-    private func networkReturned() {
-        networkRetryPending = false
-        guard config.autoConnect, !stopped else { return }
-        reconnect.networkReturned()
-        var abandoned = 0
-        for session in Array(sessionByPeer.values) where session.isTCPConnecting && trust.record(peerID: session.expectedPeerID ?? "") != nil {
-            session.close("the network changed; dialling again", reason: .closedLocally)
-            abandoned += 1
-        }
-        let waiting = trust.document.peers.filter { sessionByPeer[$0.uuid] == nil }.count
-        logger.info("a link or address came up: \(waiting) paired peer\(waiting == 1 ? "" : "s") to retry now\(abandoned > 0 ? " (abandoned \(abandoned) stalled dial\(abandoned == 1 ? "" : "s"))" : "")")
-        reconnectPairedPeers(now: Date())
-    }
-
-    /// Opens sessions to paired peers that have none, each at its backoff:
-    /// 1 s doubling to 60 s with jitter. Where mDNS shows no address, the
-    /// addresses of the last connection are tried.
-    func reconnectPairedPeers(now: Date) {
-        guard config.autoConnect, !stopped else { return }
-        for record in trust.document.peers {
-            let peer = record.uuid
-            guard sessionByPeer[peer] == nil, awaitingCrossed[peer] == nil, reconnect.isDue(peer, now: now) else { continue }
-            let shown = peerTable[peer].map { $0.lost ? [] : $0.endpoints } ?? []
-            let endpoints = shown.isEmpty ? (record.addresses ?? []) : shown
-            guard !endpoints.isEmpty else { continue }
-            let due = reconnect.attempted(peer, now: now, random: Double.random(in: 0...1))
-            logger.info("connecting to paired peer '\(record.name)'\(shown.isEmpty ? " at its last known addresses" : "") (attempt \(reconnect.attempts(peer)); next in \(Int(due.timeIntervalSince(now).rounded())) s if it fails)")
-            dial(peer, endpoints: dialOrder(endpoints), expected: record.peerId, context: [], timeout: 30)
-        }
+        pairing.connected(session)
     }
 
     /// Hands queued messages to a connected peer's session, oldest first,
     /// as far as its send queue takes them; the rest wait for the next tick.
     func drainQueue(for peer: UUID) {
         guard let session = sessionByPeer[peer] else { return }
-        queued.drain(to: session, peer: peer, name: peerTable[peer]?.name ?? session.remotePeerID ?? "peer")
+        queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer")
     }
 
     /// The peer acknowledged messages: clients hear it (`delivered`), and
     /// queued ones it has are off the disk.
     public func session(_ session: PeerSession, acknowledged count: UInt64) {
         if let peer = session.peerUUID, count > 0 {
-            emit(ControlEvent(seq: 0, type: .delivered, time: Date(), peer: peerTable[peer], delivery: DeliveryInfo(session: session.number, through: count)),
+            emit(ControlEvent(seq: 0, type: .delivered, time: Date(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)),
                  replayable: false)
         }
         guard let peer = session.peerUUID, sessionByPeer[peer] === session, let peerID = session.remotePeerID else { return }
@@ -1118,121 +929,22 @@ extension SessionManager {
     /// Only endpoints at the address of the live, authenticated session are
     /// kept: an address someone merely advertised for the peer proves nothing.
     func rememberAddresses(of peer: UUID) {
-        guard let row = peerTable[peer], let peerID = row.peerId, var record = trust.record(peerID: peerID),
-              let session = sessionByPeer[peer], session.isAuthenticated else { return }
-        let proven = row.endpoints.filter { $0.address == session.remoteHost }
-        guard !proven.isEmpty, record.addresses != proven else { return }
-        record.addresses = proven
-        do { try trust.upsert(record) } catch { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
+        guard let row = directory.row(peer), let session = sessionByPeer[peer] else { return }
+        pairing.rememberAddresses(of: row, session: session)
     }
 
     /// The peer asks to pair.
     public func sessionPairingRequested(_ session: PeerSession) {
-        let now = Date()
-        guard let peerID = session.remotePeerID, let peer = session.peerUUID else { return }
-        if let until = throttle.refusedUntil(peerID, now: now) {
-            logger.notice("refusing a pairing request from \(peerID): too many wrong codes; locked out for \(Int(until.timeIntervalSince(now))) s")
-            session.answerPairingRequest(accept: false, nonce: [], timeout: 0, refusal: .lockedOut,
-                                         text: "too many wrong codes; try again in \(Int(until.timeIntervalSince(now))) s")
-            return
-        }
-        guard control.subscriberCount > 0 else {
-            session.answerPairingRequest(accept: false, nonce: [], timeout: 0, refusal: .rejected, text: "no client is subscribed on this host to confirm the code")
-            return
-        }
-        let id = UUID().uuidString.lowercased()
-        session.pairingID = id
-        pairings[id] = session
-        pairingInfo[id] = PairingInfo(id: id, peer: peer, name: peerTable[peer]?.name ?? "", peerId: peerID, initiator: false, code: nil,
-                                      expires: now.addingTimeInterval(config.pairingTimeout))
-        session.answerPairingRequest(accept: true, nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: config.pairingTimeout)
+        pairing.requested(on: session, now: Date())
     }
 
     /// A pairing step.
     public func session(_ session: PeerSession, pairing action: PairingAction) {
-        guard let peer = session.peerUUID else { return }
-        if session.pairingID == nil, session.role == .inviter || session.pairing?.role == .inviter {
-            let id = UUID().uuidString.lowercased()
-            session.pairingID = id
-            pairings[id] = session
-            pairingInfo[id] = PairingInfo(id: id, peer: peer, name: peerTable[peer]?.name ?? "", peerId: session.remotePeerID ?? "",
-                                          initiator: true, code: nil, expires: Date().addingTimeInterval(config.pairingTimeout))
-        }
-        guard let id = session.pairingID, var info = pairingInfo[id] else { return }
-        switch action {
-        case .send:
-            break
-        case .showCode(let code):
-            info.code = code
-            pairingInfo[id] = info
-            logger.notice("pairing with '\(info.name)': code \(code); confirm it on the other host")
-            emit(ControlEvent(seq: 0, type: .pairingCode, time: Date(), peer: peerTable[peer], pairing: info))
-        case .askUser(let code):
-            info.code = code
-            pairingInfo[id] = info
-            logger.notice("'\(info.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
-            emit(ControlEvent(seq: 0, type: .pairingRequest, time: Date(), peer: peerTable[peer], pairing: info))
-        case .storeTrust:
-            // Responder: the trust goes to disk before the confirmation goes out.
-            let stored = storeTrust(for: session, peer: peer, name: info.name)
-            session.trustStored(stored)
-        case .paired:
-            pairings[id] = nil
-            pairingInfo[id] = nil
-            guard let peerID = session.remotePeerID else { return }
-            // The responder stored the trust already; the initiator stores it now.
-            if trust.record(peerID: peerID)?.publicKey != session.remoteStaticKey.map(Hex.encode), !storeTrust(for: session, peer: peer, name: info.name) {
-                // The responder trusts us already: take that back, so the two agree.
-                session.sendUnpair()
-                emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: .storageFailed))
-                if session.isForPairing { session.close("pairing failed: storageFailed") }
-                return
-            }
-            refresh(peer)
-            let name = trust.record(peerID: peerID)?.name ?? info.name
-            logger.notice("paired with '\(name)' (\(peerID))")
-            emit(ControlEvent(seq: 0, type: .paired, time: Date(), peer: peerTable[peer], pairing: info))
-            // A session opened to pair ends with it; paired peers then
-            // connect afresh, as peers that trust each other.
-            if session.isForPairing { session.close("paired; a new session follows", reason: .closedLocally) }
-        case .failed(let failure, let text):
-            pairings[id] = nil
-            pairingInfo[id] = nil
-            session.pairingID = nil
-            if failure == .wrongCode, !info.initiator, let until = throttle.recordFailure(info.peerId, now: Date()) {
-                logger.warning("three wrong pairing codes from '\(info.name)'; refusing its pairing requests until \(until.formatted(.iso8601))")
-            }
-            logger.notice("pairing with '\(info.name)' failed: \(failure.rawValue): \(text)")
-            emit(ControlEvent(seq: 0, type: .pairingFailed, time: Date(), peer: peerTable[peer], pairing: info, pairingFailure: failure))
-            // A session opened only to pair ends with the pairing.
-            if session.isForPairing { session.close("pairing failed: \(failure.rawValue)") }
-        }
-    }
-
-    /// Writes the trust record for the session's proven key; false (logged)
-    /// when the trust store cannot be written.
-    private func storeTrust(for session: PeerSession, peer: UUID, name: String) -> Bool {
-        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return false }
-        var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: peerTable[peer]?.name ?? name, uuid: peer, pairedAt: Date())
-        if let endpoints = peerTable[peer]?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
-        do {
-            try trust.upsert(record)
-            return true
-        } catch {
-            logger.error("cannot store the pairing with '\(record.name)': \(error)")
-            return false
-        }
+        pairing.perform(action, on: session, now: Date())
     }
 
     /// The peer removed its trust in us: remove ours.
     public func sessionUnpaired(_ session: PeerSession) {
-        guard let peerID = session.remotePeerID, let peer = session.peerUUID, trust.record(peerID: peerID) != nil else { return }
-        do { try trust.remove(peerID: peerID) } catch {
-            logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
-            return
-        }
-        refresh(peer)
-        logger.notice("'\(peerTable[peer]?.name ?? peerID)' unpaired us; trust removed")
-        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: peerTable[peer]))
+        pairing.unpairedByPeer(session)
     }
 }

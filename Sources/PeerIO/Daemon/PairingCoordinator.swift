@@ -1,0 +1,276 @@
+import FoundationEssentials
+import PeerCore
+
+/// Pairing and trust: the trust store's one owner, the pairings in
+/// progress (by id), the wrong-code throttle, and the rules that follow
+/// from trust (a paired peer's key and name cannot be claimed by another;
+/// `--auto-accept paired`).
+///
+/// ``PairingLifecycle`` (run by each ``PeerSession``) is the exchange
+/// itself; this component keeps the books and stores the result.
+@MainActor
+public final class PairingCoordinator {
+    private var trust: TrustStore
+    private var throttle = PairingThrottle()
+    private var sessions: [String: PeerSession] = [:]
+    private var info: [String: PairingInfo] = [:]
+    /// Peers to pair with once the session being set up is connected.
+    private var pairWhenConnected: Set<UUID> = []
+    private let timeout: TimeInterval
+    private let autoAccept: AutoAcceptPolicy
+    private let logger: Logger
+    private let directory: PeerDirectory
+    /// Numbers and sends an event to subscribers (set before use).
+    public var emit: @MainActor (ControlEvent) -> Void = { _ in }
+    /// Clients subscribed to events, who could confirm a code (set before use).
+    public var subscribers: @MainActor () -> Int = { 0 }
+    /// A peer's trust was removed here (its queue goes with it; set before use).
+    public var onUnpaired: @MainActor (_ peerID: String, _ peer: UUID) -> Void = { _, _ in }
+
+    /// The coordinator of `trust` (opened by the caller, so a corrupt store
+    /// stops start-up before anything else runs).
+    public init(trust: TrustStore, timeout: TimeInterval, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger) {
+        self.trust = trust
+        self.timeout = timeout
+        self.autoAccept = autoAccept
+        self.directory = directory
+        self.logger = logger
+    }
+
+    // MARK: Trust
+
+    /// The trust record of `peerID`, if it is paired.
+    public func record(peerID: String) -> TrustRecord? { trust.record(peerID: peerID) }
+
+    /// Whether `peerID` is paired.
+    public func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.record(peerID: $0) != nil } ?? false }
+
+    /// Every trust record, oldest pairing first.
+    public var records: [TrustRecord] { trust.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
+
+    /// Whether an invitation from `peerID` is accepted without a client.
+    public func acceptsAutomatically(_ peerID: String?) -> Bool {
+        switch autoAccept {
+        case .all: return true
+        case .none: return false
+        case .paired: return isPaired(peerID)
+        }
+    }
+
+    /// A trusted id must come with its trusted key, and a trusted name must
+    /// not come with another id. Returns the mismatch, if any.
+    public func violation(by session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
+        guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
+        if let record = trust.record(peerID: peerID), record.publicKey != Hex.encode(key) {
+            return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
+        }
+        if let claimedName, let record = trust.record(named: claimedName), record.peerId != peerID {
+            return IdentityMismatchInfo(peer: record.uuid, expected: record.peerId, actual: peerID, address: session.remoteAddress)
+        }
+        return nil
+    }
+
+    /// Keeps a paired peer's current addresses in the trust store. Only
+    /// endpoints at the address of its live, authenticated `session` are
+    /// kept: an address someone merely advertised for the peer proves nothing.
+    public func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
+        guard let peerID = row.peerId, var record = trust.record(peerID: peerID), session.isAuthenticated else { return }
+        let proven = row.endpoints.filter { $0.address == session.remoteHost }
+        guard !proven.isEmpty, record.addresses != proven else { return }
+        record.addresses = proven
+        do { try trust.upsert(record) } catch { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
+    }
+
+    /// Removes the trust in `peer` here; the caller tells the peer.
+    public func unpair(_ peer: PeerSnapshot) -> Result<String, ControlError> {
+        guard let peerID = peer.peerId, trust.record(peerID: peerID) != nil else {
+            return .failure(ControlError(.notFound, "'\(peer.name)' is not paired"))
+        }
+        do { try trust.remove(peerID: peerID) } catch {
+            return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
+        }
+        onUnpaired(peerID, peer.id)
+        directory.refresh(peer.id)
+        logger.notice("unpaired '\(peer.name)' (\(peerID))")
+        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: directory.row(peer.id)))
+        return .success(peerID)
+    }
+
+    /// The peer removed its trust in us: remove ours.
+    public func unpairedByPeer(_ session: PeerSession) {
+        guard let peerID = session.remotePeerID, let peer = session.peerUUID, trust.record(peerID: peerID) != nil else { return }
+        do { try trust.remove(peerID: peerID) } catch {
+            logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
+            return
+        }
+        directory.refresh(peer)
+        logger.notice("'\(directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
+        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: directory.row(peer)))
+    }
+
+    // MARK: Pairings
+
+    /// The pairings in progress, soonest to expire first.
+    public var inProgress: [PairingInfo] { info.values.sorted { $0.expires < $1.expires } }
+
+    /// Starts pairing on `session` now if it can carry it, else once it is
+    /// connected (a session being set up, or one just dialled to pair).
+    public func pair(on session: PeerSession, peer: UUID) {
+        if session.canCarryPairing {
+            session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: timeout)
+        } else {
+            pairWhenConnected.insert(peer)
+        }
+    }
+
+    /// The session is connected: start the pairing a client asked for.
+    public func connected(_ session: PeerSession) {
+        guard let peer = session.peerUUID, pairWhenConnected.remove(peer) != nil, session.canCarryPairing else { return }
+        session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: timeout)
+    }
+
+    /// `pairReject`: the pairing whose id starts with `prefix` ends.
+    public func reject(_ prefix: String) -> Result<PairingInfo, ControlError> {
+        switch match(prefix) {
+        case .success(let (session, pairing)):
+            session.rejectPairing()
+            return .success(pairing)
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+
+    /// `pairAccept`: the user typed `code` for the pairing whose id starts
+    /// with `prefix`. Returns the paired row.
+    public func accept(_ prefix: String, code: String?) -> Result<PeerSnapshot, ControlError> {
+        let session: PeerSession
+        let pairing: PairingInfo
+        switch match(prefix) {
+        case .success(let found): (session, pairing) = found
+        case .failure(let error): return .failure(error)
+        }
+        guard !pairing.initiator, case .awaitingUser? = session.pairing?.step else {
+            return .failure(ControlError(.invalidParams, "this host started that pairing; the code is confirmed on the other host"))
+        }
+        guard let code, PairingCode.isWellFormed(code) else {
+            return .failure(ControlError(.invalidParams, "'pairAccept' needs params.code: the 6 digits shown on '\(pairing.name)'"))
+        }
+        session.pairingCodeEntered(code)
+        if session.pairing?.step == .paired, let peer = directory.row(pairing.peer), peer.paired { return .success(peer) }
+        if session.pairing?.step == .failed(.storageFailed) {
+            return .failure(ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log); the pairing was rejected on both hosts"))
+        }
+        return .failure(ControlError(.wrongCode, "the code does not match the one shown on '\(pairing.name)'; the pairing failed"))
+    }
+
+    private func match(_ prefix: String) -> Result<(PeerSession, PairingInfo), ControlError> {
+        let key = prefix.lowercased()
+        let matches = sessions.keys.filter { $0.hasPrefix(key) }
+        guard matches.count == 1, let session = sessions[matches[0]], let pairing = info[matches[0]] else {
+            return .failure(ControlError(matches.count > 1 ? .ambiguous : .notFound,
+                                         matches.count > 1 ? "'\(key)' matches \(matches.count) pairings" : "no pairing '\(key)' in progress (it may have timed out)"))
+        }
+        return .success((session, pairing))
+    }
+
+    /// The peer asks to pair.
+    public func requested(on session: PeerSession, now: Date) {
+        guard let peerID = session.remotePeerID, let peer = session.peerUUID else { return }
+        if let until = throttle.refusedUntil(peerID, now: now) {
+            logger.notice("refusing a pairing request from \(peerID): too many wrong codes; locked out for \(Int(until.timeIntervalSince(now))) s")
+            session.answerPairingRequest(accept: false, nonce: [], timeout: 0, refusal: .lockedOut,
+                                         text: "too many wrong codes; try again in \(Int(until.timeIntervalSince(now))) s")
+            return
+        }
+        guard subscribers() > 0 else {
+            session.answerPairingRequest(accept: false, nonce: [], timeout: 0, refusal: .rejected, text: "no client is subscribed on this host to confirm the code")
+            return
+        }
+        let id = UUID().uuidString.lowercased()
+        session.pairingID = id
+        sessions[id] = session
+        info[id] = PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: peerID, initiator: false, code: nil,
+                               expires: now.addingTimeInterval(timeout))
+        session.answerPairingRequest(accept: true, nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: timeout)
+    }
+
+    /// A pairing step of `session`.
+    public func perform(_ action: PairingAction, on session: PeerSession, now: Date) {
+        guard let peer = session.peerUUID else { return }
+        if session.pairingID == nil, session.role == .inviter || session.pairing?.role == .inviter {
+            let id = UUID().uuidString.lowercased()
+            session.pairingID = id
+            sessions[id] = session
+            info[id] = PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: session.remotePeerID ?? "",
+                                   initiator: true, code: nil, expires: now.addingTimeInterval(timeout))
+        }
+        guard let id = session.pairingID, var pairing = info[id] else { return }
+        switch action {
+        case .send:
+            break
+        case .showCode(let code):
+            pairing.code = code
+            info[id] = pairing
+            logger.notice("pairing with '\(pairing.name)': code \(code); confirm it on the other host")
+            emit(ControlEvent(seq: 0, type: .pairingCode, time: now, peer: directory.row(peer), pairing: pairing))
+        case .askUser(let code):
+            pairing.code = code
+            info[id] = pairing
+            logger.notice("'\(pairing.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
+            emit(ControlEvent(seq: 0, type: .pairingRequest, time: now, peer: directory.row(peer), pairing: pairing))
+        case .storeTrust:
+            // Responder: the trust goes to disk before the confirmation goes out.
+            session.trustStored(storeTrust(for: session, peer: peer, name: pairing.name, now: now))
+        case .paired:
+            forget(id)
+            guard let peerID = session.remotePeerID else { return }
+            // The responder stored the trust already; the initiator stores it now.
+            if trust.record(peerID: peerID)?.publicKey != session.remoteStaticKey.map(Hex.encode),
+               !storeTrust(for: session, peer: peer, name: pairing.name, now: now) {
+                // The responder trusts us already: take that back, so the two agree.
+                session.sendUnpair()
+                emit(ControlEvent(seq: 0, type: .pairingFailed, time: now, peer: directory.row(peer), pairing: pairing, pairingFailure: .storageFailed))
+                if session.isForPairing { session.close("pairing failed: storageFailed") }
+                return
+            }
+            directory.refresh(peer)
+            let name = trust.record(peerID: peerID)?.name ?? pairing.name
+            logger.notice("paired with '\(name)' (\(peerID))")
+            emit(ControlEvent(seq: 0, type: .paired, time: now, peer: directory.row(peer), pairing: pairing))
+            // A session opened to pair ends with it; paired peers then
+            // connect afresh, as peers that trust each other.
+            if session.isForPairing { session.close("paired; a new session follows", reason: .closedLocally) }
+        case .failed(let failure, let text):
+            forget(id)
+            session.pairingID = nil
+            if failure == .wrongCode, !pairing.initiator, let until = throttle.recordFailure(pairing.peerId, now: now) {
+                logger.warning("three wrong pairing codes from '\(pairing.name)'; refusing its pairing requests until \(until.formatted(.iso8601))")
+            }
+            logger.notice("pairing with '\(pairing.name)' failed: \(failure.rawValue): \(text)")
+            emit(ControlEvent(seq: 0, type: .pairingFailed, time: now, peer: directory.row(peer), pairing: pairing, pairingFailure: failure))
+            // A session opened only to pair ends with the pairing.
+            if session.isForPairing { session.close("pairing failed: \(failure.rawValue)") }
+        }
+    }
+
+    private func forget(_ id: String) {
+        sessions[id] = nil
+        info[id] = nil
+    }
+
+    /// Writes the trust record for the session's proven key; false (logged)
+    /// when the trust store cannot be written.
+    private func storeTrust(for session: PeerSession, peer: UUID, name: String, now: Date) -> Bool {
+        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return false }
+        let row = directory.row(peer)
+        var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
+        if let endpoints = row?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
+        do {
+            try trust.upsert(record)
+            return true
+        } catch {
+            logger.error("cannot store the pairing with '\(record.name)': \(error)")
+            return false
+        }
+    }
+}

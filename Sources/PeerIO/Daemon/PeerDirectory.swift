@@ -1,0 +1,155 @@
+import FoundationEssentials
+import PeerCore
+
+/// The main actor's one read model of peer rows, fed from the
+/// ``IdentityActor``'s changes, with what only the main actor knows laid
+/// over them: session state, trust, and presence through a session.
+///
+/// It logs each change and sends it to subscribers as an event. Nothing
+/// else keeps rows, names or states.
+@MainActor
+public final class PeerDirectory {
+    private var order: [UUID] = []
+    private var rows: [UUID: PeerSnapshot] = [:]
+    private var states: [UUID: ConnectionState] = [:]
+    /// When each peer's last session ended (what a row without endpoints
+    /// shows as last seen).
+    private var sessionEnded: [UUID: Date] = [:]
+    private var rejected = RefusalCounter()
+    private let logger: Logger
+    private let maxPeers: Int
+    private let maxUnverifiedPeers: Int
+    /// Whether a peer id is in the trust store (set before use).
+    public var isPaired: @MainActor (String) -> Bool = { _ in false }
+    /// The address of a peer's live, authenticated session, if any.
+    public var liveSession: @MainActor (UUID) -> String? = { _ in nil }
+    /// Numbers and sends an event to subscribers.
+    public var emit: @MainActor (ControlEvent) -> Void = { _ in }
+    /// A row was found or updated (after the event went out).
+    public var onRow: @MainActor (PeerSnapshot, EventKind) -> Void = { _, _ in }
+
+    /// An empty directory; the caps are for log lines.
+    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int) {
+        self.logger = logger
+        self.maxPeers = maxPeers
+        self.maxUnverifiedPeers = maxUnverifiedPeers
+    }
+
+    /// Every row as clients see it, in first-seen order.
+    public var all: [PeerSnapshot] { order.compactMap { rows[$0].map(presence) } }
+
+    /// One row as clients see it.
+    public func row(_ id: UUID) -> PeerSnapshot? { rows[id].map(presence) }
+
+    /// The row of the peer that proved `peerID`, if it has one.
+    public func row(peerID: String) -> PeerSnapshot? { rows.values.first { $0.peerId == peerID }.map(presence) }
+
+    /// A peer's session state.
+    public func state(of id: UUID) -> ConnectionState { states[id] ?? .notConnected }
+
+    /// Peers with a connected session.
+    public var connectedCount: Int { states.values.filter { $0 == .connected }.count }
+
+    /// Every address some row's endpoints use.
+    public var endpointAddresses: [String] { rows.values.flatMap { $0.endpoints.map(\.address) } }
+
+    /// Peers turned away at the caps so far.
+    public var rejectedCount: Int { rejected.count }
+
+    /// Records one more peer turned away at the cap; true when it should be logged.
+    public func recordRejected() -> Bool { rejected.record() }
+
+    /// Rows that exist from the start (paired peers under their stored UUIDs).
+    public func seed(_ snapshots: [PeerSnapshot]) {
+        for row in snapshots where rows[row.id] == nil {
+            order.append(row.id)
+            rows[row.id] = decorate(row)
+        }
+    }
+
+    /// The identity actor's changes: kept, logged, sent to subscribers.
+    public func apply(_ changes: [PeerChange]) {
+        for change in changes {
+            let kind: EventKind
+            let peer: PeerSnapshot
+            switch change {
+            case .found(let snapshot):
+                kind = .peerFound
+                peer = snapshot
+                logger.info("peer found: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased()) at \(snapshot.endpoints.map(\.hostPort).joined(separator: ", "))")
+            case .updated(let snapshot):
+                kind = .peerUpdated
+                peer = snapshot
+                logger.debug("peer updated: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
+            case .lost(let snapshot):
+                kind = .peerLost
+                peer = snapshot
+                logger.info("peer lost: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
+            case .evicted(let snapshot):
+                logger.debug("peer row evicted to make room: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
+                sessionEnded[snapshot.id] = nil
+                rows[snapshot.id] = nil
+                states[snapshot.id] = nil
+                order.removeAll { $0 == snapshot.id }
+                emit(ControlEvent(seq: 0, type: .peerRemoved, time: Date(), peer: snapshot))
+                continue
+            case .rejectedAtCap(let key, let unverifiedCap):
+                if rejected.record() {
+                    let cap = unverifiedCap ? "unverified-peer cap (\(maxUnverifiedPeers) peers known from mDNS alone)" : "peer cap (\(maxPeers))"
+                    logger.warning("\(cap) reached; not tracking \(key) (\(rejected.count) turned away so far)")
+                }
+                continue
+            }
+            let row = decorate(peer)
+            if rows[row.id] == nil { order.append(row.id) }
+            rows[row.id] = row
+            let shown = presence(row)
+            emit(ControlEvent(seq: 0, type: kind, time: Date(), peer: shown))
+            onRow(shown, kind)
+        }
+    }
+
+    /// A peer's session state changed: kept, logged, sent as `stateChanged`.
+    public func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?, detail: String? = nil) {
+        guard self.state(of: peer) != state else { return }
+        states[peer] = state == .notConnected ? nil : state
+        guard var row = rows[peer] else { return }
+        row.state = state
+        rows[peer] = row
+        logger.info("peer '\(row.name)' \(peer.uuidString.lowercased()): \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
+        emit(ControlEvent(seq: 0, type: .stateChanged, time: Date(), peer: presence(row), reason: reason, detail: detail))
+    }
+
+    /// The peer's authenticated session ended now.
+    public func sessionEnded(_ peer: UUID, at time: Date) {
+        sessionEnded[peer] = time
+    }
+
+    /// Trust changed for the row: its `paired` flag is read again.
+    public func refresh(_ peer: UUID) {
+        guard let row = rows[peer] else { return }
+        rows[peer] = decorate(row)
+    }
+
+    /// A row made for a peer that connected before it was discovered is
+    /// named by the invitation it sent (until mDNS names it).
+    public func nameFromInvitation(_ peer: UUID, _ name: String) {
+        guard var row = rows[peer], row.name.hasPrefix("peer-"), !name.isEmpty else { return }
+        row.name = name
+        rows[peer] = row
+    }
+
+    private func decorate(_ peer: PeerSnapshot) -> PeerSnapshot {
+        var row = peer
+        // Session state is the main actor's to say; the registry's copy may lag.
+        row.state = states[peer.id] ?? .notConnected
+        row.paired = peer.peerId.map(isPaired) ?? false
+        return row
+    }
+
+    /// A row's presence as of now: a row known only through its session is
+    /// present while the session lives (see ``SessionPresence``).
+    private func presence(_ row: PeerSnapshot) -> PeerSnapshot {
+        SessionPresence.apply(to: row, sessionAddress: liveSession(row.id), lastSessionEnd: sessionEnded[row.id], now: Date())
+    }
+}
