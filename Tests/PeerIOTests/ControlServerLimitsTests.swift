@@ -7,14 +7,11 @@ import XCTest
 /// Answers `peers` with an empty list and everything else with `notFound`.
 @MainActor
 private final class PeersOnly: ControlRequestHandler {
-    func handle(_ method: ControlMethod, params: ControlParams, id: RequestID, connection: ControlConnection) {
-        if method == .subscribe {
-            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: SubscribeResult(seq: 0, replayed: 0, truncated: false))))
-            connection.isSubscriber = true
-        } else if method == .peers {
-            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: PeersResult(peers: []))))
-        } else {
-            connection.send(try! JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: ControlError(.notFound, "stub"))))
+    func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+        switch method {
+        case .subscribe: return .subscribed(SubscribeResult(seq: 0, replayed: 0, truncated: false), replay: [], then: nil)
+        case .peers: return .result(PeersResult(peers: []))
+        default: return .error(ControlError(.notFound, "stub"))
         }
     }
 }

@@ -9,15 +9,11 @@ import XCTest
 private final class StubHandler: ControlRequestHandler {
     var peers: [PeerSnapshot] = []
 
-    func handle(_ method: ControlMethod, params: ControlParams, id: RequestID, connection: ControlConnection) {
+    func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         switch method {
-        case .peers:
-            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: PeersResult(peers: peers))))
-        case .subscribe:
-            connection.send(try! JSONLines.encode(ControlResponse(id: id, result: SubscribeResult(seq: 0, replayed: 0, truncated: false))))
-            connection.isSubscriber = true
-        default:
-            connection.send(try! JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: ControlError(.notFound, "stub"))))
+        case .peers: return .result(PeersResult(peers: peers))
+        case .subscribe: return .subscribed(SubscribeResult(seq: 0, replayed: 0, truncated: false), replay: [], then: nil)
+        default: return .error(ControlError(.notFound, "stub"))
         }
     }
 }

@@ -1,8 +1,9 @@
 import PeerCore
 
-/// What answers control requests; the session manager implements it.
+/// What answers control requests (``ControlRouter`` in the daemon).
 @MainActor
 public protocol ControlRequestHandler: AnyObject {
-    /// Answers one well-formed request by sending lines on `connection`.
-    func handle(_ method: ControlMethod, params: ControlParams, id: RequestID, connection: ControlConnection)
+    /// Answers one well-formed request from `client`. The reply is encoded
+    /// and sent by the control layer.
+    func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply
 }

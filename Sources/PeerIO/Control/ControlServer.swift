@@ -272,11 +272,51 @@ public final class ControlServer {
             reply(connection, id: request.id, error: ControlError(.internal, "daemon not ready"))
             return
         }
-        handler.handle(method, params: request.params ?? ControlParams(), id: request.id, connection: connection)
+        respond(handler.handle(method, params: request.params ?? ControlParams(), client: connection), id: request.id, to: connection)
+    }
+
+    /// Encodes a handler's reply and sends it: the one place answers are
+    /// written. A client that sends requests but does not read the answers
+    /// fills its queue; it is dropped with a last error, not buffered for.
+    public func respond(_ reply: ControlReply, id: RequestID, to connection: ControlConnection) {
+        switch reply {
+        case .result(let value):
+            deliver(encoded(value, id: id), id: id, to: connection)
+        case .error(let error):
+            self.reply(connection, id: id, error: error)
+        case .subscribed(let result, let replay, let then):
+            // Reply and replay happen in one main-actor turn, so no live
+            // event can slip between them or be sent twice.
+            deliver(encoded(result, id: id), id: id, to: connection)
+            connection.isSubscriber = true
+            for event in replay {
+                guard let line = try? JSONLines.encode(EventLine(event)), connection.send(line) else { break }
+            }
+            then?(connection)
+        case .resultThen(let value, let then):
+            deliver(encoded(value, id: id), id: id, to: connection)
+            then(connection)
+        }
+    }
+
+    private func encoded<T: Codable & Sendable>(_ value: T, id: RequestID) -> [UInt8] {
+        do {
+            return try JSONLines.encode(ControlResponse(id: id, result: value))
+        } catch {
+            return (try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: ControlError(.internal, "cannot encode the result: \(error)")))) ?? []
+        }
+    }
+
+    private func deliver(_ line: [UInt8], id: RequestID?, to connection: ControlConnection) {
+        // A connection already on its way out is not overloaded: say nothing.
+        guard !connection.send(line), !connection.isClosing else { return }
+        logger.warning("control client \(connection.number) is not reading its responses; dropping it")
+        let error = ControlError(.overloaded, "too many unread responses; read them before sending more requests")
+        if let final = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.drop(finalLine: final) }
     }
 
     private func reply(_ connection: ControlConnection, id: RequestID?, error: ControlError) {
-        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.send(line) }
+        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { deliver(line, id: id, to: connection) }
     }
 
     private struct IDOnly: Decodable {

@@ -10,7 +10,7 @@ import PeerCore
 /// already stand alone: ``DiscoveryCoordinator`` (Avahi and publication),
 /// ``QueuedDelivery``, ``InboxDelivery`` and ``ServiceHealth``.
 @MainActor
-public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
+public final class SessionManager: SessionOperations, PeerSessionDelegate {
     private let config: DaemonConfiguration
     private let logger: Logger
     private let identityKey: IdentityKey
@@ -54,6 +54,8 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     private var refusedByRate = RefusalCounter()
     private var refusedAtSessionCap = RefusalCounter()
     private let queued: QueuedDelivery
+    /// Answers control requests (``ControlServer/handler`` holds it weakly).
+    private var router: ControlRouter?
     /// Messages no client takes wait here (see ``InboxDelivery``).
     private lazy var inbox = InboxDelivery(
         stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
@@ -200,7 +202,15 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
 
     /// Connects the components: who asks whom, and who hears what.
     private func wireComponents() {
-        control.handler = self
+        let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, invitations: invitations,
+                                   queued: queued, inbox: inbox, sessions: self)
+        router.replay = { [weak self] after in
+            guard let self else { return (0, [], false) }
+            let held = self.journal.events(after: after ?? self.journal.lastSeq)
+            return (self.journal.lastSeq, held.events, held.truncated)
+        }
+        self.router = router
+        control.handler = router
         control.onSubscriberDrained = { [weak self] in self?.releaseHeldSessions() }
         control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
         control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
@@ -318,137 +328,6 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
         }
     }
 
-    // MARK: Control requests
-
-    /// Answers one request.
-    public func handle(_ method: ControlMethod, params: ControlParams, id: RequestID, connection: ControlConnection) {
-        switch method {
-        case .status:
-            reply(connection, id: id, result: status())
-        case .peers:
-            reply(connection, id: id, result: PeersResult(peers: peers))
-        case .peer:
-            guard let selector = params.peer else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'peer' needs params.peer: a UUID, a unique UUID prefix or a unique name"))
-                return
-            }
-            switch PeerSelector.select(selector, from: peers) {
-            case .success(let peer): reply(connection, id: id, result: PeerResult(peer: peer))
-            case .failure(let error): reply(connection, id: id, error: error)
-            }
-        case .invite, .disconnect, .send:
-            guard let selector = params.peer else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer"))
-                return
-            }
-            let peer: PeerSnapshot
-            switch PeerSelector.select(selector, from: peers) {
-            case .success(let found): peer = found
-            case .failure(let error):
-                reply(connection, id: id, error: error)
-                return
-            }
-            handleSessionRequest(method, peer: peer, params: params, id: id, connection: connection)
-        case .pair, .unpair:
-            guard let selector = params.peer else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer"))
-                return
-            }
-            switch PeerSelector.select(selector, from: peers) {
-            case .success(let peer):
-                let outcome = method == .pair ? pair(with: peer) : unpair(peer)
-                switch outcome {
-                case .success(let row): reply(connection, id: id, result: PeerResult(peer: row))
-                case .failure(let error): reply(connection, id: id, error: error)
-                }
-            case .failure(let error):
-                reply(connection, id: id, error: error)
-            }
-        case .pairAccept, .pairReject:
-            guard let key = params.pairing?.lowercased(), !key.isEmpty else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
-                return
-            }
-            if method == .pairReject {
-                switch pairing.reject(key) {
-                case .success(let info): reply(connection, id: id, result: info)
-                case .failure(let error): reply(connection, id: id, error: error)
-                }
-            } else {
-                switch pairing.accept(key, code: params.code) {
-                case .success(let peer): reply(connection, id: id, result: PeerResult(peer: peer))
-                case .failure(let error): reply(connection, id: id, error: error)
-                }
-            }
-        case .queue:
-            let list = queued.list { peerID in pairing.record(peerID: peerID).map { ($0.uuid, $0.name) } }
-            reply(connection, id: id, result: QueueResult(queues: list))
-        case .pairings:
-            reply(connection, id: id, result: PairingsResult(pairings: pairing.inProgress))
-        case .paired:
-            reply(connection, id: id, result: TrustListResult(peers: pairing.records))
-        case .invitations:
-            reply(connection, id: id, result: InvitationsResult(invitations: invitations.waiting))
-        case .accept, .decline:
-            guard let key = params.invitation, !key.isEmpty else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'\(method.rawValue)' needs params.invitation"))
-                return
-            }
-            switch invitations.answer(key, accept: method == .accept) {
-            case .success(let info): reply(connection, id: id, result: info)
-            case .failure(let error): reply(connection, id: id, error: error)
-            }
-        case .subscribe:
-            // Reply and replay happen in one main-actor turn, so no live
-            // event can slip between them or be sent twice.
-            let since = params.since ?? journal.lastSeq
-            let replay = journal.events(after: since)
-            reply(connection, id: id, result: SubscribeResult(seq: journal.lastSeq, replayed: replay.events.count, truncated: replay.truncated))
-            connection.isSubscriber = true
-            for event in replay.events {
-                guard let line = try? JSONLines.encode(EventLine(event)), connection.send(line) else { break }
-            }
-            if params.take == true {
-                switch senderID(params.peer) {
-                case .success(let from): inbox.addTaker(connection, from: from, count: params.count)
-                case .failure(let error): connection.drop(finalLine: (try? JSONLines.encode(EventLine(ControlEvent(seq: 0, type: .error, time: Date(), error: error)))) ?? [])
-                }
-            }
-        case .inbox:
-            switch senderID(params.peer) {
-            case .success(let from): reply(connection, id: id, result: inbox.list(from: from, max: min(params.max ?? 1000, 10_000)))
-            case .failure(let error): reply(connection, id: id, error: error)
-            }
-        case .take:
-            switch senderID(params.peer) {
-            case .success(let from):
-                do {
-                    let taken = try inbox.take(from: from, max: min(params.max ?? 100, 10_000))
-                    reply(connection, id: id, result: taken.result)
-                    inbox.answered(connection, ids: taken.ids)
-                } catch {
-                    reply(connection, id: id, error: ControlError(.storageFailed, "cannot read the inbox: \(error)"))
-                }
-            case .failure(let error): reply(connection, id: id, error: error)
-            }
-        }
-    }
-
-    /// The peer id a `peer` parameter names for the inbox: a row's (by
-    /// UUID, prefix or name), or a 32-digit peer id as it is (a sender of
-    /// stored messages may have no row now). nil for every sender.
-    private func senderID(_ selector: String?) -> Result<String?, ControlError> {
-        guard let selector else { return .success(nil) }
-        if selector.utf8.count == 32, selector.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) { return .success(selector) }
-        switch PeerSelector.select(selector, from: peers) {
-        case .success(let row):
-            guard let peerID = row.peerId else { return .failure(ControlError(.invalidParams, "'\(row.name)' advertises no peer id, so it cannot send messages")) }
-            return .success(peerID)
-        case .failure(let error):
-            return .failure(error)
-        }
-    }
-
     /// Who sent a stored or arriving message, as clients see it.
     private func sender(_ peerID: String) -> InboxDelivery.Sender {
         if let record = pairing.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
@@ -457,66 +336,30 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
     }
 
 
-    private func handleSessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, id: RequestID, connection: ControlConnection) {
-        switch method {
-        case .invite:
-            let context = Array((params.context ?? "").utf8)
-            guard context.count <= WireCodec.maxContext else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "context is \(context.count) bytes; at most \(WireCodec.maxContext)"))
-                return
-            }
-            let timeout = params.timeout ?? 30
-            guard timeout >= 1, timeout <= 300 else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "timeout must be 1 to 300 seconds"))
-                return
-            }
-            switch invite(peer, context: context, timeout: timeout) {
-            case .success(let result): reply(connection, id: id, result: result)
-            case .failure(let error): reply(connection, id: id, error: error)
-            }
-        case .disconnect:
-            guard let session = sessionByPeer[peer.id] else {
-                reply(connection, id: id, error: ControlError(.notConnected, "no session with '\(peer.name)'"))
-                return
-            }
-            session.close("closed by a local client")
-            reply(connection, id: id, result: PeerResult(peer: directory.row(peer.id) ?? peer))
-        default:
-            guard let text = params.data, let data = Data(base64Encoded: text) else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
-                return
-            }
-            guard data.count <= config.maxMessage else {
-                reply(connection, id: id, error: ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(config.maxMessage)"))
-                return
-            }
-            if params.queue == true, let peerID = peer.peerId, pairing.record(peerID: peerID) != nil {
-                // Stored durably first, connected or not: it leaves the disk
-                // only when the peer acknowledges it.
-                if case .failure(let error) = queued.enqueue(Array(data), for: peerID, name: peer.name) {
-                    reply(connection, id: id, error: error)
-                    return
-                }
-                drainQueue(for: peer.id)
-                reply(connection, id: id, result: SendResult(bytes: data.count, queued: true))
-                return
-            }
-            guard let session = sessionByPeer[peer.id], session.isConnected else {
-                let hint = params.queue == true ? "'\(peer.name)' is not paired, so nothing can be queued for it" : "invite it first, or use --queue for a paired peer"
-                reply(connection, id: id, error: ControlError(.notConnected, "'\(peer.name)' is not connected; \(hint)"))
-                return
-            }
-            guard let number = session.send(Array(data)) else {
-                reply(connection, id: id, error: ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
-                return
-            }
-            // OK means: queued on this session, in order. A `delivered`
-            // event says when the peer's daemon has it.
-            reply(connection, id: id, result: SendResult(bytes: data.count, session: session.number, number: number))
-        }
+    // MARK: SessionOperations
+
+    /// Closes the session with the peer (`disconnect`).
+    public func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError> {
+        guard let session = sessionByPeer[peer.id] else { return .failure(ControlError(.notConnected, "no session with '\(peer.name)'")) }
+        session.close("closed by a local client")
+        return .success(PeerResult(peer: directory.row(peer.id) ?? peer))
     }
 
-    private func status() -> DaemonStatus {
+    /// Queues one message on the peer's connected session (plain `send`).
+    public func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError> {
+        guard let session = sessionByPeer[peer.id], session.isConnected else {
+            return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first, or use --queue for a paired peer"))
+        }
+        guard let number = session.send(data) else {
+            return .failure(ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
+        }
+        // OK means: queued on this session, in order. A `delivered`
+        // event says when the peer's daemon has it.
+        return .success(SendResult(bytes: data.count, session: session.number, number: number))
+    }
+
+    /// The daemon's status (`status`).
+    public func status() -> DaemonStatus {
         let peers = peers
         return DaemonStatus(
             version: PeerdVersion.string, pid: getpid(), uptime: Int(Date().timeIntervalSince(startedAt)),
@@ -528,30 +371,7 @@ public final class SessionManager: ControlRequestHandler, PeerSessionDelegate {
             sessions: sessions.count, subscribers: control.subscriberCount,
             unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
     }
-
-    private func reply(_ connection: ControlConnection, id: RequestID, result: some Codable & Sendable) {
-        do {
-            deliver(try JSONLines.encode(ControlResponse(id: id, result: result)), to: connection, id: id)
-        } catch {
-            reply(connection, id: id, error: ControlError(.internal, "cannot encode the result: \(error)"))
-        }
-    }
-
-    private func reply(_ connection: ControlConnection, id: RequestID, error: ControlError) {
-        if let line = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { deliver(line, to: connection, id: id) }
-    }
-
-    /// A client that sends requests but does not read the answers fills its
-    /// queue; it is dropped with a last error rather than buffered for.
-    private func deliver(_ line: [UInt8], to connection: ControlConnection, id: RequestID) {
-        // A connection already on its way out is not overloaded: say nothing.
-        guard !connection.send(line), !connection.isClosing else { return }
-        logger.warning("control client \(connection.number) is not reading its responses; dropping it")
-        let error = ControlError(.overloaded, "too many unread responses; read them before sending more requests")
-        if let final = try? JSONLines.encode(ControlResponse<EmptyResult>(id: id, error: error)) { connection.drop(finalLine: final) }
-    }
 }
-
 // MARK: - Sessions
 
 extension SessionManager {
@@ -569,7 +389,8 @@ extension SessionManager {
         endpoints.filter { $0.family == .ipv4 } + endpoints.filter { $0.family == .ipv6 }
     }
 
-    private func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
+    /// Invites the peer, or reuses its session (`invite`).
+    public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
         if let existing = sessionByPeer[peer.id] {
             // The peer is inviting us at this moment: our invitation is our yes.
             if existing.role == .invitee {
@@ -861,7 +682,8 @@ extension SessionManager {
         directory.refresh(peer)
     }
 
-    private func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+    /// Starts pairing with the peer, dialling it if need be (`pair`).
+    public func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
         if let session = sessionByPeer[peer.id] {
             pairing.pair(on: session, peer: peer.id)
             return .success(directory.row(peer.id) ?? peer)
@@ -877,7 +699,8 @@ extension SessionManager {
         return .success(directory.row(peer.id) ?? peer)
     }
 
-    private func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+    /// Removes the trust here and tells the peer (`unpair`).
+    public func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
         if case .failure(let error) = pairing.unpair(peer) { return .failure(error) }
         if let session = sessionByPeer[peer.id] {
             session.sendUnpair()
@@ -909,7 +732,7 @@ extension SessionManager {
 
     /// Hands queued messages to a connected peer's session, oldest first,
     /// as far as its send queue takes them; the rest wait for the next tick.
-    func drainQueue(for peer: UUID) {
+    public func drainQueue(for peer: UUID) {
         guard let session = sessionByPeer[peer] else { return }
         queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer")
     }

@@ -1,0 +1,24 @@
+import PeerCore
+
+/// What a request handler answers. The control layer alone encodes it and
+/// writes it to the client (``ControlServer/respond(_:id:to:)``).
+public enum ControlReply {
+    /// A result.
+    case result(any Codable & Sendable)
+    /// An error.
+    case error(ControlError)
+    /// `subscribe`: the result, then the held events to replay, after which
+    /// the connection is a subscriber and `then` (if any) runs with it.
+    case subscribed(SubscribeResult, replay: [ControlEvent], then: (@MainActor (ControlConnection) -> Void)?)
+    /// A result, then `then` runs with the connection once the answer is
+    /// queued on it (`take` watches it being written).
+    case resultThen(any Codable & Sendable, then: @MainActor (ControlConnection) -> Void)
+
+    /// A result or an error.
+    public static func from<T: Codable & Sendable>(_ outcome: Result<T, ControlError>) -> ControlReply {
+        switch outcome {
+        case .success(let value): return .result(value)
+        case .failure(let error): return .error(error)
+        }
+    }
+}

@@ -1,0 +1,151 @@
+import FoundationEssentials
+import PeerCore
+
+/// Answers control requests: checks each request's parameters, asks the
+/// component that owns the answer, and returns a ``ControlReply`` for the
+/// control layer to encode and send. It keeps no state of its own.
+@MainActor
+public final class ControlRouter: ControlRequestHandler {
+    private let maxMessage: Int
+    private let directory: PeerDirectory
+    private let pairing: PairingCoordinator
+    private let invitations: InvitationDesk
+    private let queued: QueuedDelivery
+    private let inbox: InboxDelivery
+    private weak var sessions: (any SessionOperations)?
+    /// The events held for replay after a sequence number, and the last
+    /// number given (set before use; the journal is the daemon's).
+    public var replay: @MainActor (_ after: UInt64?) -> (last: UInt64, events: [ControlEvent], truncated: Bool) = { _ in (0, [], false) }
+
+    /// A router over the daemon's components.
+    public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, invitations: InvitationDesk,
+                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations) {
+        self.maxMessage = maxMessage
+        self.directory = directory
+        self.pairing = pairing
+        self.invitations = invitations
+        self.queued = queued
+        self.inbox = inbox
+        self.sessions = sessions
+    }
+
+    /// Answers one request.
+    public func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+        guard let sessions else { return .error(ControlError(.shuttingDown, "peerd is stopping")) }
+        switch method {
+        case .status:
+            return .result(sessions.status())
+        case .peers:
+            return .result(PeersResult(peers: directory.all))
+        case .peer:
+            guard let selector = params.peer else {
+                return .error(ControlError(.invalidParams, "'peer' needs params.peer: a UUID, a unique UUID prefix or a unique name"))
+            }
+            return .from(PeerSelector.select(selector, from: directory.all).map(PeerResult.init))
+        case .invite, .disconnect, .send, .pair, .unpair:
+            guard let selector = params.peer else { return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer")) }
+            switch PeerSelector.select(selector, from: directory.all) {
+            case .success(let peer): return sessionRequest(method, peer: peer, params: params, sessions: sessions)
+            case .failure(let error): return .error(error)
+            }
+        case .pairAccept, .pairReject:
+            guard let key = params.pairing?.lowercased(), !key.isEmpty else {
+                return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
+            }
+            return method == .pairReject ? .from(pairing.reject(key)) : .from(pairing.accept(key, code: params.code).map(PeerResult.init))
+        case .queue:
+            return .result(QueueResult(queues: queued.list { peerID in pairing.record(peerID: peerID).map { ($0.uuid, $0.name) } }))
+        case .pairings:
+            return .result(PairingsResult(pairings: pairing.inProgress))
+        case .paired:
+            return .result(TrustListResult(peers: pairing.records))
+        case .invitations:
+            return .result(InvitationsResult(invitations: invitations.waiting))
+        case .accept, .decline:
+            guard let key = params.invitation, !key.isEmpty else {
+                return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.invitation"))
+            }
+            return .from(invitations.answer(key, accept: method == .accept))
+        case .subscribe:
+            return subscribe(params)
+        case .inbox:
+            return .from(senderID(params.peer).map { inbox.list(from: $0, max: min(params.max ?? 1000, 10_000)) })
+        case .take:
+            switch senderID(params.peer) {
+            case .success(let from):
+                do {
+                    let taken = try inbox.take(from: from, max: min(params.max ?? 100, 10_000))
+                    return .resultThen(taken.result) { [inbox] connection in inbox.answered(connection, ids: taken.ids) }
+                } catch {
+                    return .error(ControlError(.storageFailed, "cannot read the inbox: \(error)"))
+                }
+            case .failure(let error):
+                return .error(error)
+            }
+        }
+    }
+
+    private func subscribe(_ params: ControlParams) -> ControlReply {
+        let held = replay(params.since)
+        let result = SubscribeResult(seq: held.last, replayed: held.events.count, truncated: held.truncated)
+        guard params.take == true else { return .subscribed(result, replay: held.events, then: nil) }
+        switch senderID(params.peer) {
+        case .success(let from):
+            return .subscribed(result, replay: held.events) { [inbox] connection in inbox.addTaker(connection, from: from, count: params.count) }
+        case .failure(let error):
+            return .error(error)
+        }
+    }
+
+    private func sessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, sessions: any SessionOperations) -> ControlReply {
+        switch method {
+        case .invite:
+            let context = Array((params.context ?? "").utf8)
+            guard context.count <= WireCodec.maxContext else {
+                return .error(ControlError(.invalidParams, "context is \(context.count) bytes; at most \(WireCodec.maxContext)"))
+            }
+            let timeout = params.timeout ?? 30
+            guard timeout >= 1, timeout <= 300 else { return .error(ControlError(.invalidParams, "timeout must be 1 to 300 seconds")) }
+            return .from(sessions.invite(peer, context: context, timeout: timeout))
+        case .disconnect:
+            return .from(sessions.disconnect(peer))
+        case .pair:
+            return .from(sessions.pair(with: peer).map(PeerResult.init))
+        case .unpair:
+            return .from(sessions.unpair(peer).map(PeerResult.init))
+        default:
+            guard let text = params.data, let data = Data(base64Encoded: text) else {
+                return .error(ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
+            }
+            guard data.count <= maxMessage else {
+                return .error(ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(maxMessage)"))
+            }
+            if params.queue == true, let peerID = peer.peerId, pairing.isPaired(peerID) {
+                // Stored durably first, connected or not: it leaves the disk
+                // only when the peer acknowledges it.
+                if case .failure(let error) = queued.enqueue(Array(data), for: peerID, name: peer.name) { return .error(error) }
+                sessions.drainQueue(for: peer.id)
+                return .result(SendResult(bytes: data.count, queued: true))
+            }
+            if params.queue == true, directory.state(of: peer.id) != .connected {
+                return .error(ControlError(.notConnected, "'\(peer.name)' is not connected; '\(peer.name)' is not paired, so nothing can be queued for it"))
+            }
+            return .from(sessions.send(Array(data), to: peer))
+        }
+    }
+
+    /// The peer id a `peer` parameter names for the inbox: a row's (by
+    /// UUID, prefix or name), or a 32-digit peer id as it is (a sender of
+    /// stored messages may have no row now). nil for every sender.
+    private func senderID(_ selector: String?) -> Result<String?, ControlError> {
+        guard let selector else { return .success(nil) }
+        if selector.utf8.count == 32, selector.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) { return .success(selector) }
+        switch PeerSelector.select(selector, from: directory.all) {
+        case .success(let row):
+            guard let peerID = row.peerId else { return .failure(ControlError(.invalidParams, "'\(row.name)' advertises no peer id, so it cannot send messages")) }
+            return .success(peerID)
+        case .failure(let error):
+            return .failure(error)
+        }
+    }
+}

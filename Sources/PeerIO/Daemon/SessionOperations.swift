@@ -1,0 +1,22 @@
+import FoundationEssentials
+import PeerCore
+
+/// What the control router asks of the session layer: the requests that
+/// open, use or close sessions.
+@MainActor
+public protocol SessionOperations: AnyObject {
+    /// Invites the peer (or reuses its session).
+    func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError>
+    /// Closes the session with the peer.
+    func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError>
+    /// Queues one message on the peer's connected session.
+    func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError>
+    /// Starts pairing with the peer (dialling it if need be).
+    func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError>
+    /// Removes the trust in the peer here and tells it.
+    func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError>
+    /// Hands the peer's queued messages to its session, if it has one.
+    func drainQueue(for peer: UUID)
+    /// The daemon's status.
+    func status() -> DaemonStatus
+}
