@@ -3,7 +3,7 @@ import Glibc
 import PeerCore
 import PeerIO
 
-// peerd: parse flags, build the session manager on the main actor, install
+// peerd: parse flags, build the daemon (PeerDaemon) on the main actor, install
 // signal handlers, and hand the main thread to Dispatch (main-actor work
 // runs only while the main thread services the main queue).
 
@@ -64,21 +64,21 @@ do {
 }
 
 MainActor.assumeIsolated {
-    let manager: SessionManager
+    let daemon: PeerDaemon
     do {
-        manager = try SessionManager(config: config, logger: logger, activatedControlSocket: activated)
+        daemon = try PeerDaemon(config: config, logger: logger, activatedControlSocket: activated)
     } catch {
         logger.error("cannot start: \(error)")
         exit(1)
     }
-    manager.start()
+    daemon.start()
     for number in [SIGINT, SIGTERM] {
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: .main)
         source.setEventHandler {
             MainActor.assumeIsolated {
                 logger.info("received \(number == SIGINT ? "SIGINT" : "SIGTERM"); stopping")
-                manager.shutdown()
+                daemon.shutdown()
                 exit(0)
             }
         }

@@ -38,4 +38,14 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case unpaired = "unpaired"
     /// The last event before the daemon drops the subscription.
     case error = "error"
+
+    /// Events sent only to those connected when they happen, never kept for
+    /// `since` replay: messages (taken, and possibly megabytes), inbox
+    /// notices, acknowledgements, and a subscription's final error.
+    public var isLiveOnly: Bool {
+        switch self {
+        case .message, .stored, .delivered, .error: return true
+        default: return false
+        }
+    }
 }

@@ -16,6 +16,8 @@ public final class ControlRouter: ControlRequestHandler {
     /// The events held for replay after a sequence number, and the last
     /// number given (set before use; the journal is the daemon's).
     public var replay: @MainActor (_ after: UInt64?) -> (last: UInt64, events: [ControlEvent], truncated: Bool) = { _ in (0, [], false) }
+    /// The daemon's status (set before use).
+    public var status: @MainActor () -> DaemonStatus? = { nil }
 
     /// A router over the daemon's components.
     public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, invitations: InvitationDesk,
@@ -34,7 +36,8 @@ public final class ControlRouter: ControlRequestHandler {
         guard let sessions else { return .error(ControlError(.shuttingDown, "peerd is stopping")) }
         switch method {
         case .status:
-            return .result(sessions.status())
+            guard let status = status() else { return .error(ControlError(.internal, "daemon not ready")) }
+            return .result(status)
         case .peers:
             return .result(PeersResult(peers: directory.all))
         case .peer:

@@ -17,6 +17,4 @@ public protocol SessionOperations: AnyObject {
     func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError>
     /// Hands the peer's queued messages to its session, if it has one.
     func drainQueue(for peer: UUID)
-    /// The daemon's status.
-    func status() -> DaemonStatus
 }

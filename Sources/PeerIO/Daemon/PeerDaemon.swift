@@ -1,0 +1,248 @@
+import Dispatch
+import FoundationEssentials
+import CMalloc
+import Glibc
+import PeerCore
+
+/// The composition root: opens what the daemon owns (the identity key, the
+/// session port, the control socket, the Avahi client, the trust store, the
+/// queue and the inbox), builds the components, wires them to each other,
+/// and runs the one-second clock. It decides nothing itself.
+@MainActor
+public final class PeerDaemon {
+    private let config: DaemonConfiguration
+    private let logger: Logger
+    private let identityKey: IdentityKey
+    private let identity: IdentityActor
+    private let control: ControlServer
+    private let sessionListener: TCPListener
+    private let discovery: DiscoveryCoordinator
+    private var journal: EventJournal
+    private let directory: PeerDirectory
+    private let invitations: InvitationDesk
+    private let pairing: PairingCoordinator
+    private let reconnect: ReconnectController
+    private let health = ServiceHealth()
+    private let queued: QueuedDelivery
+    /// Messages no client takes wait here (see ``InboxDelivery``).
+    private lazy var inbox = InboxDelivery(
+        stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
+        control: control, logger: logger,
+        lookUp: { [unowned self] peerID in self.sender(peerID) },
+        number: { [unowned self] event in self.journal.record(event, replayable: false) })
+    private var director: SessionDirector!
+    /// Answers control requests (``ControlServer/handler`` holds it weakly).
+    private var router: ControlRouter?
+    private var tickTimer: (any DispatchSourceTimer)?
+    private let startedAt = Date()
+    private var stopped = false
+
+    /// Binds every socket and loads the identity; nothing runs until ``start()``.
+    /// Large buffers (a long request line, a backed-up session) are given
+    /// their own mappings, so freeing them returns the memory at once:
+    /// glibc's default would raise that threshold after the first one.
+    public init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil) throws(DaemonStartupError) {
+        self.config = config
+        self.logger = logger
+        _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
+        do { try Sodium.initialize() } catch { throw .crypto(error.description) }
+        let interfaceIndexes: [Int32]
+        do {
+            interfaceIndexes = try config.interfaces.map { name throws(SystemError) in try InterfaceNames.index(of: name) }
+        } catch {
+            throw .interface(error)
+        }
+        let loaded: (key: IdentityKey, created: Bool)
+        do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
+        identityKey = loaded.key
+        let txt: TXTRecord
+        do { txt = try TXTRecord(peerID: loaded.key.peerID, info: config.info) } catch { throw .txt(error.description) }
+        let portNote: String?
+        do {
+            (sessionListener, portNote) = try SessionPortFile.openListener(configured: config.port, stateDirectory: config.stateDirectory)
+        } catch {
+            throw .sessionPort(error)
+        }
+        do {
+            control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
+                                        maxLine: ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage), logger: logger,
+                                        activated: activatedControlSocket, mode: config.publicRead ? 0o666 : 0o660,
+                                        group: PeerCredentials.groupID(named: config.group))
+        } catch {
+            sessionListener.close()
+            throw .controlSocket(error)
+        }
+        let (stream, continuation) = AsyncStream.makeStream(of: AvahiBridgeEvent.self, bufferingPolicy: .unbounded)
+        let avahi: AvahiController
+        do { avahi = try AvahiController(continuation: continuation) } catch {
+            sessionListener.close()
+            throw .avahi(error)
+        }
+        let opened: (store: TrustStore, movedAside: String?)
+        do { opened = try TrustStore.open(in: config.stateDirectory, reset: config.resetTrust) } catch {
+            sessionListener.close()
+            control.stop(time: Date())
+            avahi.shutdown()
+            throw .trust(error)
+        }
+        do { queued = try QueuedDelivery(stateDirectory: config.stateDirectory, logger: logger) } catch {
+            sessionListener.close()
+            control.stop(time: Date())
+            avahi.shutdown()
+            throw .queue(error)
+        }
+        if let aside = opened.movedAside { logger.warning("--reset-trust: moved the unreadable trust store to \(aside); no peer is trusted now") }
+        // Paired peers keep the UUIDs they were given, across restarts.
+        identity = IdentityActor(maxPeers: config.maxPeers, maxUnverified: config.maxUnverifiedPeers,
+                                 known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) })
+        // The maximum number of open resolvers: bounded by Avahi's
+        // per-client object limit (1024 by default) anyway, and by the peer cap.
+        discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, logger: logger, name: config.name,
+                                         serviceType: config.serviceType, interfaceIndexes: interfaceIndexes, txt: txt,
+                                         port: sessionListener.port, ownPeerID: loaded.key.peerID,
+                                         maxResolvers: min(1000, max(64, config.maxPeers * 4)))
+        reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger)
+        journal = EventJournal(capacity: config.eventHistory)
+        invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
+        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
+        pairing = PairingCoordinator(trust: opened.store, timeout: config.pairingTimeout, autoAccept: config.autoAccept,
+                                     directory: directory, logger: logger)
+        // The sessions, last: they use every component above.
+        director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, control: control,
+                                   sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing,
+                                   invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
+                                   emit: { [unowned self] event in self.emit(event) })
+        if let portNote { logger.notice(portNote) }
+        if loaded.created {
+            logger.notice("generated a new identity key in \(config.stateDirectory)/\(IdentityKey.fileName)")
+        }
+    }
+
+
+    /// Starts serving: control clients, the session port, and Avahi.
+    public func start() {
+        wireComponents()
+        // Room for one whole message event past --subscriber-queue: the flow
+        // of messages is held back at half of it, so only the message that
+        // crossed the mark can come on top.
+        control.messageAllowance = ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage)
+        control.maxClients = config.maxClients
+        control.groupName = config.group
+        control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
+        if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
+        control.start()
+        director.start()
+        let timer = DispatchSource.makeTimerSource(queue: .main)
+        timer.schedule(deadline: .now() + 1, repeating: 1)
+        timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
+        tickTimer = timer
+        timer.resume()
+        reconnect.start()
+        // Rows for paired peers exist from the start, under their stored UUIDs.
+        Task { [weak self] in
+            guard let self else { return }
+            self.directory.seed(await self.identity.snapshots())
+        }
+        logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
+        discovery.start()
+        health.ready(status: serviceStatusLine(), now: Date())
+    }
+
+    /// Connects the components: who asks whom, and who hears what.
+    private func wireComponents() {
+        let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, invitations: invitations,
+                                   queued: queued, inbox: inbox, sessions: director)
+        router.replay = { [weak self] after in
+            guard let self else { return (0, [], false) }
+            let held = self.journal.events(after: after ?? self.journal.lastSeq)
+            return (self.journal.lastSeq, held.events, held.truncated)
+        }
+        router.status = { [unowned self] in self.status() }
+        self.router = router
+        control.handler = router
+        control.onSubscriberDrained = { [weak self] in self?.director.hold.drained() }
+        control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
+        control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
+        inbox.onRoom = { [weak self] in self?.reconnect.inboxHasRoom() }
+        reconnect.hasSession = { [weak self] peer in self?.director.hasSession(peer) ?? true }
+        reconnect.stalledDials = { [weak self] in self?.director.stalledDials ?? [] }
+        reconnect.paired = { [weak self] in self?.pairing.records ?? [] }
+        reconnect.row = { [weak self] peer in self?.directory.row(peer) }
+        reconnect.dial = { [weak self] peer, endpoints, peerID in self?.director.dialPaired(peer, endpoints: endpoints, peerID: peerID) }
+        directory.isPaired = { [weak self] peerID in self?.pairing.isPaired(peerID) ?? false }
+        directory.liveSession = { [weak self] peer in self?.director.liveSession(peer) }
+        directory.emit = { [weak self] event in self?.emit(event) }
+        directory.onRow = { [weak self] row, kind in
+            guard let self else { return }
+            if kind == .peerFound { self.reconnect.appeared(row, now: Date()) }
+            self.director.rowChanged(row)
+        }
+        pairing.emit = { [weak self] event in self?.emit(event) }
+        pairing.subscribers = { [weak self] in self?.control.subscriberCount ?? 0 }
+        pairing.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
+        invitations.onWaiting = { [weak self] info in
+            guard let self else { return }
+            self.directory.nameFromInvitation(info.peer, info.name)
+            self.emit(ControlEvent(seq: 0, type: .invitation, time: Date(), peer: self.directory.row(info.peer), invitation: info))
+        }
+        discovery.onChanges = { [weak self] changes in self?.directory.apply(changes) }
+        discovery.protectedRows = { [weak self] in self?.director.protectedRows ?? [] }
+    }
+
+    /// Numbers an event and sends it to subscribers; live-only kinds
+    /// (``EventKind/isLiveOnly``) are not kept for replay.
+    private func emit(_ event: ControlEvent) {
+        control.broadcast(journal.record(event, replayable: !event.type.isLiveOnly))
+    }
+
+    /// Once a second, from the main queue: every component's clock. The
+    /// watchdog is fed from here, so a wedged main actor stops it.
+    private func tick() {
+        let now = Date()
+        director.tick(now: now)
+        control.tick(now: now)
+        reconnect.tick(now: now)
+        health.tick(now: now, status: serviceStatusLine())
+    }
+
+    /// The one-line status systemd shows (`systemctl status peerd`).
+    private func serviceStatusLine() -> String {
+        "'\(discovery.name)' \(discovery.publication.rawValue); avahi \(discovery.avahiStatus.rawValue); \(directory.all.filter { !$0.lost }.count) peers present, \(directory.connectedCount) connected"
+    }
+
+    /// Who sent a stored or arriving message, as clients see it.
+    private func sender(_ peerID: String) -> InboxDelivery.Sender {
+        if let record = pairing.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
+        let row = directory.row(peerID: peerID)
+        return .init(uuid: row?.id, name: row?.name, paired: false)
+    }
+
+    /// The daemon's status (`status`).
+    private func status() -> DaemonStatus {
+        let peers = directory.all
+        return DaemonStatus(
+            version: PeerdVersion.string, pid: getpid(), uptime: Int(Date().timeIntervalSince(startedAt)),
+            peerId: identityKey.peerID, requestedName: discovery.requestedName, name: discovery.name,
+            serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
+            avahi: discovery.avahiStatus, avahiMessage: discovery.statusMessage, publication: discovery.publication,
+            peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
+            peersRejected: directory.rejectedCount, eventSeq: journal.lastSeq, socket: control.path,
+            sessions: director.count, subscribers: control.subscriberCount,
+            unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
+    }
+
+    /// Withdraws the service, frees Avahi, closes the sockets and removes the
+    /// control socket. Idempotent.
+    public func shutdown() {
+        guard !stopped else { return }
+        stopped = true
+        health.stopping()
+        tickTimer?.cancel()
+        reconnect.stop()
+        director.stop()
+        discovery.shutdown()
+        sessionListener.close()
+        control.stop(time: Date())
+        logger.info("stopped")
+    }
+}

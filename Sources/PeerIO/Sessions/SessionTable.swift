@@ -1,0 +1,103 @@
+import FoundationEssentials
+import PeerCore
+
+/// Every session, and the one that counts for each peer.
+///
+/// The current session of a peer is dialling, handshaking, inviting,
+/// awaiting a decision or connected; other sessions are accepted
+/// connections not yet authenticated, or losers of the crossing rule on
+/// their way out. A peer whose dial lost the crossing rule awaits the
+/// winning connection for a while instead. The invariants that span these
+/// collections are checked in debug builds after every change.
+@MainActor
+public final class SessionTable {
+    private var all: [ObjectIdentifier: PeerSession] = [:]
+    private var byPeer: [UUID: PeerSession] = [:]
+    private var crossings: [UUID: Date] = [:]
+    private var next = 1
+
+    /// An empty table.
+    public init() {}
+
+    /// Every session.
+    public var sessions: [PeerSession] { Array(all.values) }
+    /// How many sessions there are.
+    public var count: Int { all.count }
+    /// The peers' current sessions.
+    public var current: [PeerSession] { Array(byPeer.values) }
+    /// The peers with a current session.
+    public var peers: [UUID] { Array(byPeer.keys) }
+
+    /// The number for the next session (1, 2, …, for logs and events).
+    public func nextNumber() -> Int {
+        defer { next += 1 }
+        return next
+    }
+
+    /// Whether `session` is in the table.
+    public func contains(_ session: PeerSession) -> Bool { all[ObjectIdentifier(session)] != nil }
+
+    /// A new session (accepted or dialled).
+    public func add(_ session: PeerSession) {
+        all[ObjectIdentifier(session)] = session
+        checkInvariants()
+    }
+
+    /// The session ended. Returns whether it was its peer's current one
+    /// (which the peer then no longer has).
+    @discardableResult
+    public func remove(_ session: PeerSession) -> Bool {
+        all[ObjectIdentifier(session)] = nil
+        guard let peer = session.peerUUID, byPeer[peer] === session else {
+            checkInvariants()
+            return false
+        }
+        byPeer[peer] = nil
+        checkInvariants()
+        return true
+    }
+
+    /// The peer's current session.
+    public subscript(peer: UUID) -> PeerSession? { byPeer[peer] }
+
+    /// Whether `session` is its peer's current session.
+    public func isCurrent(_ session: PeerSession) -> Bool {
+        session.peerUUID.map { byPeer[$0] === session } ?? false
+    }
+
+    /// `session` (in the table, with `peerUUID` set to `peer`) is now the
+    /// peer's current session; a crossing the peer awaited is over.
+    public func bind(_ session: PeerSession, to peer: UUID) {
+        byPeer[peer] = session
+        crossings[peer] = nil
+        checkInvariants()
+    }
+
+    /// Our dial to `peer` lost the crossing rule: its winning connection
+    /// is awaited until `deadline`.
+    public func awaitCrossing(of peer: UUID, until deadline: Date) {
+        crossings[peer] = deadline
+        checkInvariants()
+    }
+
+    /// Whether the peer's winning connection is awaited.
+    public func isAwaitingCrossing(_ peer: UUID) -> Bool { crossings[peer] != nil }
+
+    /// Crossings whose winning connection never came by `now`: they are
+    /// over, and their peers returned.
+    public func expiredCrossings(now: Date) -> [UUID] {
+        let expired = crossings.filter { now >= $0.value }.map(\.key)
+        for peer in expired { crossings[peer] = nil }
+        return expired
+    }
+
+    private func checkInvariants() {
+        #if DEBUG
+        for (peer, session) in byPeer {
+            assert(all[ObjectIdentifier(session)] != nil, "a peer's current session is not in the table")
+            assert(session.peerUUID == peer, "a current session is filed under another peer")
+            assert(crossings[peer] == nil, "a peer both has a session and awaits a crossing")
+        }
+        #endif
+    }
+}
