@@ -80,9 +80,7 @@ public final class PeerSession {
     private var outbound: OutboundQueue
     private var finished = false
     private var closeAfterFlush = false
-    private var messagesSent: UInt64 = 0
-    private var messagesReceived: UInt64 = 0
-    private var messagesAcknowledged: UInt64 = 0
+    private var ledger = AckLedger()
     /// When to stop and resume reading as output backs up (``WriteWatermarks``).
     private var watermarks: WriteWatermarks
     private var flushScheduled = false
@@ -242,15 +240,13 @@ public final class PeerSession {
         guard isConnected, outbound.byteCount + data.count <= sendLimit else { return nil }
         lifecycle.noteSent(now: Date())
         for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
-        messagesSent += 1
-        return messagesSent
+        return ledger.send()
     }
 
     /// Acknowledges what arrived since the last acknowledgement.
     private func acknowledge(every batch: UInt64) {
-        guard isConnected, messagesReceived >= messagesAcknowledged + batch, messagesReceived > messagesAcknowledged else { return }
-        messagesAcknowledged = messagesReceived
-        transmit(.ack(messagesReceived))
+        guard isConnected, let count = ledger.acknowledgement(every: batch) else { return }
+        transmit(.ack(count))
     }
 
     // MARK: I/O
@@ -328,8 +324,8 @@ public final class PeerSession {
             let message = try WireCodec.decode(plaintext)
             switch message {
             case .ack(let count):
-                guard lifecycle.canSendData, count <= messagesSent else {
-                    fail("an acknowledgement of \(count) messages, but \(messagesSent) were sent")
+                guard lifecycle.canSendData, ledger.accepts(count) else {
+                    fail("an acknowledgement of \(count) messages, but \(ledger.sent) were sent")
                     return
                 }
                 lifecycle.noteReceived(now: Date())
@@ -427,7 +423,7 @@ public final class PeerSession {
                     perform(lifecycle.closeLocally(refusal, reason: .busy))
                     return
                 }
-                messagesReceived += 1
+                ledger.receive()
                 acknowledge(every: 64)
             case .finish(let reason, let text):
                 finish(reason, text)
