@@ -29,8 +29,6 @@ public actor IdentityActor {
     /// Every row, in first-seen order.
     public func snapshots() -> [PeerSnapshot] { registry.snapshots }
 
-    /// How many new peers the cap turned away.
-    public func rejectedCount() -> Int { registry.rejectedCount }
 
     /// Rows made from mDNS alone whose key no handshake has proven.
     public func unverifiedCount() -> Int { registry.unverifiedCount }

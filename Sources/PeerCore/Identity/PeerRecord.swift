@@ -10,7 +10,6 @@ struct PeerRecord: Sendable {
     var info: [String: String] = [:]
     var lastSeen: Date
     var lost = false
-    var state: ConnectionState = .notConnected
 
     var endpoints: [Endpoint] {
         Set(services.values.map(\.endpoint)).sorted {
@@ -18,9 +17,11 @@ struct PeerRecord: Sendable {
         }
     }
 
+    /// The row as the actor hands it out. Session state is not the
+    /// registry's: the main actor's ``PeerDirectory`` lays it over.
     var snapshot: PeerSnapshot {
         let peerID: String? = if case .peerID(let value) = key { value } else { nil }
-        return PeerSnapshot(id: id, peerId: peerID, name: name, state: state, endpoints: endpoints,
+        return PeerSnapshot(id: id, peerId: peerID, name: name, state: .notConnected, endpoints: endpoints,
                             info: info, lastSeen: lastSeen, lost: lost)
     }
 }

@@ -25,8 +25,6 @@ public struct PeerRegistry: Sendable {
     public let maxPeers: Int
     /// The largest number of rows that no handshake has verified.
     public let maxUnverified: Int
-    /// How many distinct new peers were turned away at either cap.
-    public private(set) var rejectedCount = 0
     /// Present rows made from mDNS alone whose key no handshake has proven yet.
     public var unverifiedCount: Int { unverified.filter { records[$0]?.lost == false }.count }
 
@@ -156,14 +154,6 @@ public struct PeerRegistry: Sendable {
         if let id = idByKey[.peerID(peerID)] { unverified.remove(id) }
     }
 
-    /// Sets a peer's session state; returns the new row if it changed.
-    public mutating func setState(_ state: ConnectionState, for id: UUID) -> PeerSnapshot? {
-        guard var record = records[id], record.state != state else { return nil }
-        record.state = state
-        records[id] = record
-        return record.snapshot
-    }
-
     private mutating func resolve(_ service: ResolvedService, now: Date, protected: Set<UUID>, makeID: () -> UUID) -> [PeerChange] {
         var changes: [PeerChange] = []
         let key = service.peerKey
@@ -185,7 +175,6 @@ public struct PeerRegistry: Sendable {
                 // 4 × maxPeers it starts over (the count may then repeat one).
                 if rejectedKeys.count >= maxPeers * 4 { rejectedKeys.removeAll(keepingCapacity: true) }
                 guard rejectedKeys.insert(key).inserted else { return changes }
-                rejectedCount += 1
                 return changes + [.rejectedAtCap(key, unverified: order.count < maxPeers)]
             }
             id = reuseOrMake(key, makeID)
@@ -250,6 +239,6 @@ public struct PeerRegistry: Sendable {
 
     /// Whether a client would see a difference (lastSeen alone is not news).
     private static func differs(_ a: PeerSnapshot, _ b: PeerSnapshot) -> Bool {
-        a.endpoints != b.endpoints || a.info != b.info || a.name != b.name || a.lost != b.lost || a.state != b.state
+        a.endpoints != b.endpoints || a.info != b.info || a.name != b.name || a.lost != b.lost
     }
 }
