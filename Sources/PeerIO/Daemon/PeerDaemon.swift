@@ -31,6 +31,7 @@ public final class PeerDaemon {
         lookUp: { [unowned self] peerID in self.sender(peerID) },
         number: { [unowned self] event in self.journal.record(event, replayable: false) })
     private var director: SessionDirector!
+    private var requests: SessionRequests!
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
     private var router: ControlRouter?
     private var tickTimer: (any DispatchSourceTimer)?
@@ -112,6 +113,8 @@ public final class PeerDaemon {
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
                                    emit: { [unowned self] event in self.emit(event) })
+        requests = SessionRequests(director: director, directory: directory, pairing: pairing, queued: queued,
+                                   ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout)
         if let portNote { logger.notice(portNote) }
         if loaded.created {
             logger.notice("generated a new identity key in \(config.stateDirectory)/\(IdentityKey.fileName)")
@@ -151,7 +154,7 @@ public final class PeerDaemon {
     /// Connects the components: who asks whom, and who hears what.
     private func wireComponents() {
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, invitations: invitations,
-                                   queued: queued, inbox: inbox, sessions: director)
+                                   queued: queued, inbox: inbox, sessions: requests)
         router.replay = { [weak self] after in
             guard let self else { return (0, [], false) }
             let held = self.journal.events(after: after ?? self.journal.lastSeq)
@@ -164,13 +167,16 @@ public final class PeerDaemon {
         control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
         control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
         inbox.onRoom = { [weak self] in self?.reconnect.inboxHasRoom() }
-        reconnect.hasSession = { [weak self] peer in self?.director.hasSession(peer) ?? true }
-        reconnect.stalledDials = { [weak self] in self?.director.stalledDials ?? [] }
+        reconnect.hasSession = { [weak self] peer in self?.director.table.hasSession(peer) ?? true }
+        reconnect.stalledDials = { [weak self] in
+            guard let self else { return [] }
+            return self.director.table.stalledDials { self.pairing.isPaired($0) }
+        }
         reconnect.paired = { [weak self] in self?.pairing.records ?? [] }
         reconnect.row = { [weak self] peer in self?.directory.row(peer) }
         reconnect.dial = { [weak self] peer, endpoints, peerID in self?.director.dialPaired(peer, endpoints: endpoints, peerID: peerID) }
         directory.isPaired = { [weak self] peerID in self?.pairing.isPaired(peerID) ?? false }
-        directory.liveSession = { [weak self] peer in self?.director.liveSession(peer) }
+        directory.liveSession = { [weak self] peer in self?.director.table.liveAddress(peer) }
         directory.emit = { [weak self] event in self?.emit(event) }
         directory.onRow = { [weak self] row, kind in
             guard let self else { return }

@@ -12,7 +12,7 @@ import PeerCore
 /// ``InboxDelivery``, acknowledgements to ``QueuedDelivery``, states to
 /// ``PeerDirectory``.
 @MainActor
-public final class SessionDirector: SessionOperations, PeerSessionDelegate {
+public final class SessionDirector: PeerSessionDelegate {
     private let config: DaemonConfiguration
     private let logger: Logger
     private let identityKey: IdentityKey
@@ -29,7 +29,7 @@ public final class SessionDirector: SessionOperations, PeerSessionDelegate {
     private let emit: @MainActor (ControlEvent) -> Void
 
     /// Every session, and the one that counts for each peer.
-    private let table = SessionTable()
+    public let table = SessionTable()
     /// Holds the flow of messages back while a subscriber is behind.
     public let hold: SubscriberFlowHold
     private var sessionLimits: SessionLifecycle.Limits {
@@ -72,7 +72,7 @@ public final class SessionDirector: SessionOperations, PeerSessionDelegate {
     public func start() {
         acceptor.knownAddresses = { [weak self] in self?.knownAddresses ?? [] }
         acceptor.pending = { [weak self] in
-            self?.table.sessions.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.phase.isClosedPhase } ?? []
+            self?.table.sessions.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.isClosed } ?? []
         }
         acceptor.accepted = { [weak self] connection in
             guard let self else { return connection.close() }
@@ -91,19 +91,6 @@ public final class SessionDirector: SessionOperations, PeerSessionDelegate {
     /// Sessions open now (connected or being set up).
     public var count: Int { table.count }
 
-    /// Whether the peer has a session, or one is on its way (a crossing).
-    public func hasSession(_ peer: UUID) -> Bool { table[peer] != nil || table.isAwaitingCrossing(peer) }
-
-    /// Dials to paired peers still in TCP connect.
-    public var stalledDials: [PeerSession] {
-        table.current.filter { $0.isTCPConnecting && pairing.isPaired($0.expectedPeerID) }
-    }
-
-    /// The address of the peer's live, authenticated session, if any.
-    public func liveSession(_ peer: UUID) -> String? {
-        table[peer].flatMap { $0.isAuthenticated && !$0.phase.isClosedPhase ? TCPConnector.plainHost($0.remoteHost) : nil }
-    }
-
     /// Dials a paired peer at `endpoints` (for ``ReconnectController``).
     public func dialPaired(_ peer: UUID, endpoints: [Endpoint], peerID: String) {
         dial(peer, endpoints: dialOrder(endpoints), expected: peerID, context: [], timeout: 30)
@@ -113,9 +100,6 @@ public final class SessionDirector: SessionOperations, PeerSessionDelegate {
     public func rowChanged(_ row: PeerSnapshot) {
         if row.paired && row.state == .connected { rememberAddresses(of: row.id) }
     }
-
-    /// Every row as clients see it, in first-seen order.
-    private var peers: [PeerSnapshot] { directory.all }
 
     /// Rows the identity actor may not evict: paired peers, and peers with a session.
     public var protectedRows: Set<UUID> {
@@ -130,7 +114,7 @@ public final class SessionDirector: SessionOperations, PeerSessionDelegate {
 
     /// Authenticated sessions other than `except`, for admission.
     private func authenticatedSessions(except: PeerSession? = nil) -> [SessionAdmission.Authenticated] {
-        table.sessions.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.phase.isClosedPhase }.map {
+        table.sessions.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.isClosed }.map {
             SessionAdmission.Authenticated(address: $0.remoteHost, paired: isPaired($0.remotePeerID),
                                            accepted: $0.isConnected)
         }
@@ -151,27 +135,7 @@ public final class SessionDirector: SessionOperations, PeerSessionDelegate {
         logger.debug("session \(session.number): accepted from \(session.remoteAddress)")
     }
 
-    // MARK: SessionOperations
 
-    /// Closes the session with the peer (`disconnect`).
-    public func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError> {
-        guard let session = table[peer.id] else { return .failure(ControlError(.notConnected, "no session with '\(peer.name)'")) }
-        session.close("closed by a local client")
-        return .success(PeerResult(peer: directory.row(peer.id) ?? peer))
-    }
-
-    /// Queues one message on the peer's connected session (plain `send`).
-    public func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError> {
-        guard let session = table[peer.id], session.isConnected else {
-            return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first, or use --queue for a paired peer"))
-        }
-        guard let number = session.send(data) else {
-            return .failure(ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
-        }
-        // OK means: queued on this session, in order. A `delivered`
-        // event says when the peer's daemon has it.
-        return .success(SendResult(bytes: data.count, session: session.number, number: number))
-    }
 
 }
 // MARK: - Sessions
@@ -183,41 +147,19 @@ extension SessionDirector {
     }
 
     /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
-    private func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
+    public func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
         endpoints.filter { $0.family == .ipv4 } + endpoints.filter { $0.family == .ipv6 }
     }
 
-    /// Invites the peer, or reuses its session (`invite`).
-    public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
-        if let existing = table[peer.id] {
-            // The peer is inviting us at this moment: our invitation is our yes.
-            if existing.role == .invitee {
-                if existing.phase == .awaitingDecision { existing.decide(accept: true) } else { existing.autoAccept = true }
-            }
-            return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
-        }
-        if table.isAwaitingCrossing(peer.id) {
-            return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
-        }
-        guard !peer.endpoints.isEmpty else {
-            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
-        }
-        guard peer.peerId != identityKey.peerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
-        if let limit = dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
-        guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
-            return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
-        }
-        return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: false))
-    }
 
     /// The local limit a dial to the peer with `peerID` would pass, if any.
-    private func dialLimit(_ peerID: String?) -> SessionLimit? {
+    public func dialLimit(_ peerID: String?) -> SessionLimit? {
         admission.admitDial(paired: isPaired(peerID), others: authenticatedSessions())
     }
 
     /// Starts a session to the first endpoint that accepts a connect attempt.
     @discardableResult
-    private func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
+    public func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
         if let limit = dialLimit(expected) {
             logger.warning("\(limit); not dialling")
             return false
@@ -228,7 +170,7 @@ extension SessionDirector {
                 let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
                                               identity: identityKey, name: discovery.name, context: context, inviteTimeout: timeout,
                                               limits: sessionLimits, sendLimit: sessionSendLimit, pairing: pairing, delegate: self)
-                        session.peerUUID = peer
+                session.peerUUID = peer
                 table.add(session)
                 table.bind(session, to: peer)
                 logger.debug("session \(session.number): dialling \(session.remoteAddress)")
@@ -299,7 +241,7 @@ extension SessionDirector {
     /// Applies the crossing rule (``CrossingRule``) to an authenticated
     /// incoming session.
     private func adoptIncoming(_ session: PeerSession, as peer: UUID, remotePeerID: String) {
-        guard table.contains(session), !session.phase.isClosedPhase else { return }
+        guard table.contains(session), !session.isClosed else { return }
         session.peerUUID = peer
         if let existing = table[peer], existing !== session {
             let facts = CrossingRule.Existing(connected: existing.isConnected, dialledByUs: existing.role == .inviter,
@@ -431,39 +373,11 @@ extension SessionDirector {
     }
 }
 
-private extension SessionPhase {
-    var isClosedPhase: Bool { if case .closed = self { return true } else { return false } }
-}
 
 // MARK: - Pairing, trust and queued delivery
 
 extension SessionDirector {
-    /// Starts pairing with the peer, dialling it if need be (`pair`).
-    public func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
-        if let session = table[peer.id] {
-            pairing.pair(on: session, peer: peer.id)
-            return .success(directory.row(peer.id) ?? peer)
-        }
-        guard !peer.endpoints.isEmpty else {
-            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
-        }
-        if let limit = dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot pair with '\(peer.name)': \(limit)")) }
-        guard dial(peer.id, endpoints: dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: config.pairingTimeout, pairing: true) else {
-            return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
-        }
-        if let session = table[peer.id] { pairing.pair(on: session, peer: peer.id) }
-        return .success(directory.row(peer.id) ?? peer)
-    }
 
-    /// Removes the trust here and tells the peer (`unpair`).
-    public func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
-        if case .failure(let error) = pairing.unpair(peer) { return .failure(error) }
-        if let session = table[peer.id] {
-            session.sendUnpair()
-            session.close("unpaired")
-        }
-        return .success(directory.row(peer.id) ?? peer)
-    }
 
     /// Closes a session that claims a paired peer's identity, and says so.
     private func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
@@ -471,6 +385,13 @@ extension SessionDirector {
         emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
         session.close("identity does not match the paired peer", reason: .closedLocally)
     }
+
+    /// The peer's current session, if any.
+    public func session(for peer: UUID) -> PeerSession? { table[peer] }
+
+    /// Whether our dial to the peer lost the crossing rule and its winning
+    /// connection is awaited.
+    public func isAwaitingCrossing(_ peer: UUID) -> Bool { table.isAwaitingCrossing(peer) }
 
     /// Hands queued messages to a connected peer's session, oldest first,
     /// as far as its send queue takes them; the rest wait for the next tick.

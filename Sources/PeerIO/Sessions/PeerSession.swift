@@ -94,6 +94,8 @@ public final class PeerSession {
     public var canCarryPairing: Bool { lifecycle.canCarryPairing && !finished }
     /// The lifecycle phase.
     public var phase: SessionPhase { lifecycle.phase }
+    /// Whether the session has ended (or is ending).
+    public var isClosed: Bool { lifecycle.isClosed }
     /// Which side this is.
     public var role: SessionLifecycle.Role { lifecycle.role }
     /// Bytes waiting to be written.

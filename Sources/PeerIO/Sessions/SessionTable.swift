@@ -91,6 +91,19 @@ public final class SessionTable {
         return expired
     }
 
+    /// Whether the peer has a session, or one is on its way (a crossing).
+    public func hasSession(_ peer: UUID) -> Bool { byPeer[peer] != nil || crossings[peer] != nil }
+
+    /// The address of the peer's live, authenticated session, if any.
+    public func liveAddress(_ peer: UUID) -> String? {
+        byPeer[peer].flatMap { $0.isAuthenticated && !$0.isClosed ? TCPConnector.plainHost($0.remoteHost) : nil }
+    }
+
+    /// Current sessions still in TCP connect whose expected peer id passes `filter`.
+    public func stalledDials(to filter: (String?) -> Bool) -> [PeerSession] {
+        byPeer.values.filter { $0.isTCPConnecting && filter($0.expectedPeerID) }
+    }
+
     private func checkInvariants() {
         #if DEBUG
         for (peer, session) in byPeer {

@@ -1,0 +1,102 @@
+import FoundationEssentials
+import PeerCore
+
+/// The requests of local clients that open, use or close sessions
+/// (``SessionOperations``, asked by ``ControlRouter``): invite, pair,
+/// unpair, send, disconnect. Sessions themselves are the
+/// ``SessionDirector``'s.
+@MainActor
+public final class SessionRequests: SessionOperations {
+    private let director: SessionDirector
+    private let directory: PeerDirectory
+    private let pairing: PairingCoordinator
+    private let queued: QueuedDelivery
+    private let ownPeerID: String
+    private let pairingTimeout: TimeInterval
+
+    /// Requests served through `director`.
+    public init(director: SessionDirector, directory: PeerDirectory, pairing: PairingCoordinator, queued: QueuedDelivery,
+                ownPeerID: String, pairingTimeout: TimeInterval) {
+        self.director = director
+        self.directory = directory
+        self.pairing = pairing
+        self.queued = queued
+        self.ownPeerID = ownPeerID
+        self.pairingTimeout = pairingTimeout
+    }
+
+    /// Invites the peer, or reuses its session (`invite`).
+    public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
+        if let existing = director.session(for: peer.id) {
+            // The peer is inviting us at this moment: our invitation is our yes.
+            if existing.role == .invitee {
+                if existing.phase == .awaitingDecision { existing.decide(accept: true) } else { existing.autoAccept = true }
+            }
+            return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
+        }
+        if director.isAwaitingCrossing(peer.id) {
+            return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
+        }
+        guard !peer.endpoints.isEmpty else {
+            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
+        }
+        guard peer.peerId != ownPeerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
+        if let limit = director.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
+        guard director.dial(peer.id, endpoints: director.dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
+            return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
+        }
+        return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: false))
+    }
+
+    /// Closes the session with the peer (`disconnect`).
+    public func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError> {
+        guard let session = director.session(for: peer.id) else { return .failure(ControlError(.notConnected, "no session with '\(peer.name)'")) }
+        session.close("closed by a local client")
+        return .success(PeerResult(peer: directory.row(peer.id) ?? peer))
+    }
+
+    /// Queues one message on the peer's connected session (plain `send`).
+    public func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError> {
+        guard let session = director.session(for: peer.id), session.isConnected else {
+            return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first, or use --queue for a paired peer"))
+        }
+        guard let number = session.send(data) else {
+            return .failure(ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
+        }
+        // OK means: queued on this session, in order. A `delivered`
+        // event says when the peer's daemon has it.
+        return .success(SendResult(bytes: data.count, session: session.number, number: number))
+    }
+
+    /// Starts pairing with the peer, dialling it if need be (`pair`).
+    public func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+        if let session = director.session(for: peer.id) {
+            pairing.pair(on: session, peer: peer.id)
+            return .success(directory.row(peer.id) ?? peer)
+        }
+        guard !peer.endpoints.isEmpty else {
+            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
+        }
+        if let limit = director.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot pair with '\(peer.name)': \(limit)")) }
+        guard director.dial(peer.id, endpoints: director.dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: pairingTimeout, pairing: true) else {
+            return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
+        }
+        if let session = director.session(for: peer.id) { pairing.pair(on: session, peer: peer.id) }
+        return .success(directory.row(peer.id) ?? peer)
+    }
+
+    /// Removes the trust here and tells the peer (`unpair`).
+    public func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+        if case .failure(let error) = pairing.unpair(peer) { return .failure(error) }
+        if let session = director.session(for: peer.id) {
+            session.sendUnpair()
+            session.close("unpaired")
+        }
+        return .success(directory.row(peer.id) ?? peer)
+    }
+
+    /// Hands the peer's queued messages to its session now.
+    public func drainQueue(for peer: UUID) {
+        director.drainQueue(for: peer)
+    }
+}
