@@ -92,4 +92,33 @@ final class MessageQueueStoreTests: XCTestCase {
         let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
         XCTAssertEqual(reopened.pending(peer), [Array("kept".utf8), Array("later".utf8)], "the failed message is never delivered; the later one is kept")
     }
+
+    /// An acknowledgement marks records in place: the file is not
+    /// rewritten (same inode, same size), delivered messages never come back
+    /// after a restart, and the file is compacted once delivered records
+    /// outweigh the waiting ones by more than 1 MiB.
+    func testAcknowledgedMessagesAreMarkedInPlaceNotRewritten() throws {
+        var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        for n in 1...5 { XCTAssertTrue(try store.append(Array("m\(n)".utf8), for: peer)) }
+        let path = directory + "/queue/\(peer).queue"
+        let before = try FileManager.default.attributesOfItem(atPath: path)
+        try store.removeFirst(2, for: peer)
+        let after = try FileManager.default.attributesOfItem(atPath: path)
+        XCTAssertEqual(after[.systemFileNumber] as? Int, before[.systemFileNumber] as? Int, "not rewritten")
+        XCTAssertEqual(after[.size] as? Int, before[.size] as? Int)
+        var reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        XCTAssertEqual(reopened.pending(peer).map { String(decoding: $0, as: UTF8.self) }, ["m3", "m4", "m5"])
+        try reopened.removeFirst(1, for: peer)
+        XCTAssertTrue(try reopened.append(Array("m6".utf8), for: peer))
+        XCTAssertEqual(try MessageQueueStore(stateDirectory: directory, logger: logger).pending(peer).map { String(decoding: $0, as: UTF8.self) },
+                       ["m4", "m5", "m6"])
+        // Compaction: 2 MiB delivered, a little waiting.
+        var big = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        for _ in 1...5 { XCTAssertTrue(try big.append(Array(repeating: 7, count: 512 * 1024), for: peer)) }
+        try big.removeFirst(3, for: peer)
+        try big.removeFirst(4, for: peer)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
+        XCTAssertLessThan(size, 1 << 20, "compacted")
+        XCTAssertEqual(try MessageQueueStore(stateDirectory: directory, logger: logger).pending(peer).count, 1)
+    }
 }

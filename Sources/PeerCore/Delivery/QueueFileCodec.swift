@@ -4,7 +4,11 @@
 ///
 ///     magic A5 5A · length u32 · crc32 u32 (of the bytes) · bytes
 ///
-/// (integers big-endian). A record whose magic, length or checksum is wrong
+/// (integers big-endian). A delivered message's record is marked in place:
+/// its second magic byte becomes `00` (`A5 00`), so the peer's
+/// acknowledgement costs one byte written, not a rewrite of the queue; the
+/// file is compacted when delivered records make up most of it. A record
+/// whose magic, length or checksum is wrong
 /// (a write cut short, a bad sector) is skipped, and decoding resumes at the
 /// next valid record: a bad record never takes the records after it.
 ///
@@ -17,11 +21,19 @@ public enum QueueFileCodec {
     public static let magic: [UInt8] = [0xA5, 0x5A]
     /// Bytes before a record's message: magic, length, checksum.
     public static let recordOverhead = 10
+    /// The second magic byte of a delivered record.
+    public static let delivered: UInt8 = 0x00
+    /// Offset of that byte within a record.
+    public static let stateOffset = 1
 
     /// What a file holds.
     public struct Decoded: Sendable, Equatable {
-        /// The whole, valid messages, oldest first.
+        /// The whole, valid messages not yet delivered, oldest first.
         public var messages: [[UInt8]]
+        /// Where each of them starts in the file.
+        public var offsets: [Int] = []
+        /// Bytes of delivered records.
+        public var deliveredBytes = 0
         /// Bytes up to the end of the last valid record.
         public var wholeBytes: Int
         /// Bytes of bad records skipped before it.
@@ -45,12 +57,19 @@ public enum QueueFileCodec {
     public static func decode(_ bytes: [UInt8]) -> Decoded {
         guard bytes.starts(with: header) else { return decodeVersion1(bytes) }
         var messages: [[UInt8]] = []
+        var offsets: [Int] = []
+        var delivered = 0
         var offset = header.count
         var whole = offset
         var skipped = 0
         while offset < bytes.count {
-            if let message = record(in: bytes, at: offset) {
-                messages.append(message)
+            if let (message, waiting) = record(in: bytes, at: offset) {
+                if waiting {
+                    messages.append(message)
+                    offsets.append(offset)
+                } else {
+                    delivered += recordOverhead + message.count
+                }
                 offset += recordOverhead + message.count
                 whole = offset
                 continue
@@ -60,17 +79,20 @@ public enum QueueFileCodec {
             skipped += next - offset
             offset = next
         }
-        return Decoded(messages: messages, wholeBytes: whole, skippedBytes: skipped, needsRewrite: skipped > 0 || whole != bytes.count)
+        return Decoded(messages: messages, offsets: offsets, deliveredBytes: delivered, wholeBytes: whole, skippedBytes: skipped,
+                       needsRewrite: skipped > 0 || whole != bytes.count)
     }
 
-    /// The message of a valid record at `offset`, if there is one.
-    private static func record(in bytes: [UInt8], at offset: Int) -> [UInt8]? {
-        guard bytes.count - offset >= recordOverhead, bytes[offset] == magic[0], bytes[offset + 1] == magic[1] else { return nil }
+    /// The message of a valid record at `offset`, if there is one, and
+    /// whether it still waits (not delivered).
+    private static func record(in bytes: [UInt8], at offset: Int) -> ([UInt8], Bool)? {
+        guard bytes.count - offset >= recordOverhead, bytes[offset] == magic[0],
+              bytes[offset + 1] == magic[1] || bytes[offset + 1] == delivered else { return nil }
         let length = Int(u32(bytes, offset + 2))
         guard bytes.count - offset - recordOverhead >= length else { return nil }
         let body = bytes[(offset + recordOverhead)..<(offset + recordOverhead + length)]
         guard CRC32.checksum(body) == u32(bytes, offset + 6) else { return nil }
-        return Array(body)
+        return (Array(body), bytes[offset + 1] == magic[1])
     }
 
     private static func decodeVersion1(_ bytes: [UInt8]) -> Decoded {

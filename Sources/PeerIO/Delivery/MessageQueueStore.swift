@@ -4,7 +4,10 @@ import PeerCore
 /// Durable queues of messages for offline paired peers: one append-only file
 /// per peer under `<state-dir>/queue/`, each message `fsync`ed before `send
 /// --queue` answers, so a queued message survives a crash or restart of the
-/// sender. Delivered messages are removed by rewriting the file atomically.
+/// sender. A delivered message is marked in its record (one byte written,
+/// one `fdatasync`), so an acknowledgement never rewrites the queue; the
+/// file is rewritten, atomically, only when delivered records outweigh the
+/// waiting ones by more than 1 MiB.
 ///
 /// Guarantees (a full disk included): an append that fails leaves the file
 /// as it was (it is cut back to its old length), so a message answered
@@ -16,6 +19,10 @@ public struct MessageQueueStore: Sendable {
     /// The queue directory.
     public let directory: String
     private var queues: [String: [[UInt8]]] = [:]
+    /// Per peer: where each waiting message's record starts in its file.
+    private var offsets: [String: [Int]] = [:]
+    /// Per peer: bytes of delivered records still in its file.
+    private var deliveredBytes: [String: Int] = [:]
     /// Peers whose file may not match memory (a failed append could not be
     /// cut back): the next change rewrites the file whole, atomically.
     private var dirty: Set<String> = []
@@ -37,13 +44,18 @@ public struct MessageQueueStore: Sendable {
             let path = directory + "/" + name
             guard let bytes = try AtomicFile.read(path, limit: limitPerPeer + (1 << 20)) else { continue }
             let decoded = QueueFileCodec.decode(bytes)
+            let peerID = String(name.dropLast(".queue".count))
             if decoded.needsRewrite {
                 if decoded.skippedBytes > 0 || decoded.wholeBytes != bytes.count {
                     logger.warning("queue \(path): skipping \(bytes.count - decoded.wholeBytes + decoded.skippedBytes) bytes of damaged or cut-short records; \(decoded.messages.count) messages kept")
                 }
                 try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(decoded.messages))
+                offsets[peerID] = Self.offsets(of: decoded.messages)
+            } else {
+                offsets[peerID] = decoded.offsets
+                deliveredBytes[peerID] = decoded.deliveredBytes
             }
-            if !decoded.messages.isEmpty { queues[String(name.dropLast(".queue".count))] = decoded.messages }
+            if !decoded.messages.isEmpty { queues[peerID] = decoded.messages }
         }
     }
 
@@ -67,6 +79,8 @@ public struct MessageQueueStore: Sendable {
             try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(all))
             dirty.remove(peerID)
             queues[peerID] = all
+            offsets[peerID] = Self.offsets(of: all)
+            deliveredBytes[peerID] = nil
             return true
         }
         let fd = try Syscall.call("open", path) { open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600) }
@@ -84,21 +98,65 @@ public struct MessageQueueStore: Sendable {
             throw error
         }
         queues[peerID, default: []].append(message)
+        offsets[peerID, default: []].append(Int(size) + (size == 0 ? QueueFileCodec.header.count : 0))
         return true
     }
 
-    /// Removes the first `count` messages (they were handed to the session).
+    /// Removes the first `count` messages (the peer acknowledged them):
+    /// their records are marked delivered in place, and the file is
+    /// rewritten only when it is mostly delivered records (or removed when
+    /// nothing waits).
     public mutating func removeFirst(_ count: Int, for peerID: String) throws(SystemError) {
         guard count > 0, var queue = queues[peerID] else { return }
-        queue.removeFirst(min(count, queue.count))
+        let done = min(count, queue.count)
         let path = file(peerID)
-        if queue.isEmpty {
+        if done == queue.count {
             queues[peerID] = nil
-            if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", errno: errno, context: path) }
-        } else {
-            try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(queue))
-            queues[peerID] = queue
+            offsets[peerID] = nil
+            deliveredBytes[peerID] = nil
             dirty.remove(peerID)
+            if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", errno: errno, context: path) }
+            return
+        }
+        let gone = Array(queue.prefix(done))
+        queue.removeFirst(done)
+        var starts = offsets[peerID] ?? []
+        if dirty.contains(peerID) || starts.count != gone.count + queue.count {
+            // The file may not match: rewritten whole, atomically.
+            try rewrite(queue, for: peerID)
+            return
+        }
+        let fd = try Syscall.call("open", path) { open(path, O_WRONLY | O_CLOEXEC) }
+        let descriptor = FileDescriptor(rawValue: fd)
+        defer { descriptor.close() }
+        for start in starts.prefix(done) {
+            var state = QueueFileCodec.delivered
+            try Syscall.call("pwrite", path) { pwrite(fd, &state, 1, off_t(start + QueueFileCodec.stateOffset)) }
+        }
+        try Syscall.call("fdatasync", path) { fdatasync(fd) }
+        starts.removeFirst(done)
+        queues[peerID] = queue
+        offsets[peerID] = starts
+        let delivered = (deliveredBytes[peerID] ?? 0) + gone.reduce(0) { $0 + QueueFileCodec.recordOverhead + $1.count }
+        deliveredBytes[peerID] = delivered
+        let waiting = queue.reduce(0) { $0 + QueueFileCodec.recordOverhead + $1.count }
+        if delivered > waiting + (1 << 20) { try rewrite(queue, for: peerID) }
+    }
+
+    private mutating func rewrite(_ queue: [[UInt8]], for peerID: String) throws(SystemError) {
+        try AtomicFile.write(file(peerID), contents: QueueFileCodec.encodeFile(queue))
+        queues[peerID] = queue
+        offsets[peerID] = Self.offsets(of: queue)
+        deliveredBytes[peerID] = nil
+        dirty.remove(peerID)
+    }
+
+    /// Where each record starts in a file written whole from `messages`.
+    private static func offsets(of messages: [[UInt8]]) -> [Int] {
+        var start = QueueFileCodec.header.count
+        return messages.map { message in
+            defer { start += QueueFileCodec.recordOverhead + message.count }
+            return start
         }
     }
 
