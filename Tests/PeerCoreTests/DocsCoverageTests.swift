@@ -33,3 +33,24 @@ final class DocsCoverageTests: XCTestCase {
         }
     }
 }
+
+/// The shell reads the time only through ``DaemonClock``: no component
+/// calls `Date()` itself, so one clock can drive the whole daemon.
+final class OneClockTests: XCTestCase {
+    func testNoBareDateInTheShell() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Sources")
+        var offenders: [String] = []
+        for target in ["PeerIO", "PeerSystem"] {
+            let base = root.appendingPathComponent(target)
+            guard let files = FileManager.default.enumerator(atPath: base.path) else { return XCTFail("no \(target)") }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOfFile: base.appendingPathComponent(file).path, encoding: .utf8)
+                for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where line.contains("Date()") && !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    offenders.append("\(target)/\(file):\(number + 1)")
+                }
+            }
+        }
+        XCTAssertEqual(offenders, [], "read the time through DaemonClock")
+    }
+}

@@ -58,6 +58,7 @@ public final class ControlConnection {
     /// Bytes ever written to the socket (the kernel has them).
     public var writtenTotal: UInt64 { queuedTotal - UInt64(outbound.byteCount) }
     private let callbacks: Callbacks
+    private let clock: DaemonClock
     private let logger: Logger
     private var lines: LineBuffer
     private var outbound: OutboundQueue
@@ -76,7 +77,8 @@ public final class ControlConnection {
 
     /// Wraps an accepted, non-blocking descriptor and starts reading.
     public init(descriptor: FileDescriptor, number: Int, credentials: ClientCredentials?, client: ClientAdmission.Client, now: Date,
-                queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks) {
+                queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks, clock: DaemonClock = .system) {
+        self.clock = clock
         self.number = number
         self.credentials = credentials
         self.client = client
@@ -190,10 +192,10 @@ public final class ControlConnection {
                 return
             }
             if !complete.isEmpty {
-                lastRequest = Date()
+                lastRequest = clock.now()
                 lineStarted = nil
             }
-            if lines.pendingCount > 0, lineStarted == nil { lineStarted = Date() }
+            if lines.pendingCount > 0, lineStarted == nil { lineStarted = clock.now() }
             guard callbacks.holding(self, lines.pendingCount) else {
                 fail(ControlError(.overloaded, "the daemon holds too many unfinished request bytes from its clients; retry shortly"))
                 return

@@ -36,6 +36,8 @@ public final class ControlServer {
     public var groupName = "peerd"
     /// Who may do what; set before ``start()``.
     public var policy = AccessPolicy(groupID: nil, publicRead: false)
+    /// The daemon's clock; set before ``start()``.
+    public var clock = DaemonClock.system
     /// Answers requests; set before ``start()``.
     public weak var handler: (any ControlRequestHandler)?
 
@@ -179,12 +181,13 @@ public final class ControlServer {
             let number = nextNumber
             nextNumber += 1
             let connection = ControlConnection(
-                descriptor: descriptor, number: number, credentials: credentials, client: client, now: Date(), queueLimit: queueLimit,
+                descriptor: descriptor, number: number, credentials: credentials, client: client, now: clock.now(), queueLimit: queueLimit,
                 maxLine: client.privileged ? maxLine : ControlProtocol.maxOthersRequestLineBytes, logger: logger,
                 callbacks: .init(
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
                     closed: { [weak self] connection in self?.forget(connection) },
-                    holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false }))
+                    holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false }),
+                clock: clock)
             connection.onDrained = { [weak self] in self?.onSubscriberDrained?() }
             connection.onWritten = { [weak self] connection in self?.onClientWrote?(connection) }
             connections[ObjectIdentifier(connection)] = connection

@@ -20,6 +20,7 @@ public final class PairingCoordinator {
     private let autoAccept: AutoAcceptPolicy
     private let logger: Logger
     private let directory: PeerDirectory
+    private let clock: DaemonClock
     /// Numbers and sends an event to subscribers (set before use).
     public var emit: @MainActor (ControlEvent) -> Void = { _ in }
     /// Clients subscribed to events, who could confirm a code (set before use).
@@ -29,7 +30,9 @@ public final class PairingCoordinator {
 
     /// The coordinator of `trust` (opened by the caller, so a corrupt store
     /// stops start-up before anything else runs).
-    public init(trust: TrustStore, timeout: TimeInterval, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger) {
+    public init(trust: TrustStore, timeout: TimeInterval, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger,
+                clock: DaemonClock = .system) {
+        self.clock = clock
         self.trust = trust
         self.timeout = timeout
         self.autoAccept = autoAccept
@@ -92,7 +95,7 @@ public final class PairingCoordinator {
         onUnpaired(peerID, peer.id)
         directory.refresh(peer.id)
         logger.notice("unpaired '\(peer.name)' (\(peerID))")
-        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: directory.row(peer.id)))
+        emit(ControlEvent(seq: 0, type: .unpaired, time: clock.now(), peer: directory.row(peer.id)))
         return .success(peerID)
     }
 
@@ -105,7 +108,7 @@ public final class PairingCoordinator {
         }
         directory.refresh(peer)
         logger.notice("'\(directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
-        emit(ControlEvent(seq: 0, type: .unpaired, time: Date(), peer: directory.row(peer)))
+        emit(ControlEvent(seq: 0, type: .unpaired, time: clock.now(), peer: directory.row(peer)))
     }
 
     // MARK: Pairings

@@ -29,20 +29,25 @@ public final class PeerDaemon {
         stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
         control: control, logger: logger,
         lookUp: { [unowned self] peerID in self.sender(peerID) },
-        number: { [unowned self] event in self.journal.record(event, replayable: false) })
+        number: { [unowned self] event in self.journal.record(event, replayable: false) }, clock: clock)
     private var director: SessionDirector!
     private var requests: SessionRequests!
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
     private var router: ControlRouter?
     private var tickTimer: (any DispatchSourceTimer)?
-    private let startedAt = Date()
+    private let startedAt: Date
+    /// The one clock every component reads.
+    private let clock: DaemonClock
     private var stopped = false
 
     /// Binds every socket and loads the identity; nothing runs until ``start()``.
     /// Large buffers (a long request line, a backed-up session) are given
     /// their own mappings, so freeing them returns the memory at once:
     /// glibc's default would raise that threshold after the first one.
-    public init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil) throws(DaemonStartupError) {
+    public init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil,
+                clock: DaemonClock = .system) throws(DaemonStartupError) {
+        self.clock = clock
+        startedAt = clock.now()
         self.config = config
         self.logger = logger
         _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
@@ -80,39 +85,40 @@ public final class PeerDaemon {
             throw .avahi(error)
         }
         let opened: (store: TrustStore, movedAside: String?)
-        do { opened = try TrustStore.open(in: config.stateDirectory, reset: config.resetTrust) } catch {
+        do { opened = try TrustStore.open(in: config.stateDirectory, reset: config.resetTrust, now: clock.now()) } catch {
             sessionListener.close()
-            control.stop(time: Date())
+            control.stop(time: clock.now())
             avahi.shutdown()
             throw .trust(error)
         }
         do { queued = try QueuedDelivery(stateDirectory: config.stateDirectory, logger: logger) } catch {
             sessionListener.close()
-            control.stop(time: Date())
+            control.stop(time: clock.now())
             avahi.shutdown()
             throw .queue(error)
         }
         if let aside = opened.movedAside { logger.warning("--reset-trust: moved the unreadable trust store to \(aside); no peer is trusted now") }
         // Paired peers keep the UUIDs they were given, across restarts.
         identity = IdentityActor(maxPeers: config.maxPeers, maxUnverified: config.maxUnverifiedPeers,
-                                 known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) })
+                                 known: opened.store.document.peers.map { KnownPeer(peerID: $0.peerId, uuid: $0.uuid, name: $0.name) },
+                                 clock: clock.now)
         // The maximum number of open resolvers: bounded by Avahi's
         // per-client object limit (1024 by default) anyway, and by the peer cap.
         discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, logger: logger, name: config.name,
                                          serviceType: config.serviceType, interfaceIndexes: interfaceIndexes, txt: txt,
                                          port: sessionListener.port, ownPeerID: loaded.key.peerID,
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)))
-        reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger)
+        reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger, clock: clock)
         journal = EventJournal(capacity: config.eventHistory)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
-        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
+        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock)
         pairing = PairingCoordinator(trust: opened.store, timeout: config.pairingTimeout, autoAccept: config.autoAccept,
-                                     directory: directory, logger: logger)
+                                     directory: directory, logger: logger, clock: clock)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, control: control,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
-                                   emit: { [unowned self] event in self.emit(event) })
+                                   emit: { [unowned self] event in self.emit(event) }, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, queued: queued,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout)
         if let portNote { logger.notice(portNote) }
@@ -128,6 +134,7 @@ public final class PeerDaemon {
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that
         // crossed the mark can come on top.
+        control.clock = clock
         control.messageAllowance = ControlProtocol.maxRequestLineBytes(maxMessage: config.maxMessage)
         control.maxClients = config.maxClients
         control.groupName = config.group
@@ -148,7 +155,7 @@ public final class PeerDaemon {
         }
         logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
         discovery.start()
-        health.ready(status: serviceStatusLine(), now: Date())
+        health.ready(status: serviceStatusLine(), now: clock.now())
     }
 
     /// Connects the components: who asks whom, and who hears what.
@@ -180,7 +187,7 @@ public final class PeerDaemon {
         directory.emit = { [weak self] event in self?.emit(event) }
         directory.onRow = { [weak self] row, kind in
             guard let self else { return }
-            if kind == .peerFound { self.reconnect.appeared(row, now: Date()) }
+            if kind == .peerFound { self.reconnect.appeared(row, now: clock.now()) }
             self.director.rowChanged(row)
         }
         pairing.emit = { [weak self] event in self?.emit(event) }
@@ -189,7 +196,7 @@ public final class PeerDaemon {
         invitations.onWaiting = { [weak self] info in
             guard let self else { return }
             self.directory.nameFromInvitation(info.peer, info.name)
-            self.emit(ControlEvent(seq: 0, type: .invitation, time: Date(), peer: self.directory.row(info.peer), invitation: info))
+            self.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: self.directory.row(info.peer), invitation: info))
         }
         discovery.onChanges = { [weak self] changes in self?.directory.apply(changes) }
         discovery.protectedRows = { [weak self] in self?.director.protectedRows ?? [] }
@@ -204,7 +211,7 @@ public final class PeerDaemon {
     /// Once a second, from the main queue: every component's clock. The
     /// watchdog is fed from here, so a wedged main actor stops it.
     private func tick() {
-        let now = Date()
+        let now = clock.now()
         director.tick(now: now)
         control.tick(now: now)
         reconnect.tick(now: now)
@@ -227,7 +234,7 @@ public final class PeerDaemon {
     private func status() -> DaemonStatus {
         let peers = directory.all
         return DaemonStatus(
-            version: PeerdVersion.string, pid: getpid(), uptime: Int(Date().timeIntervalSince(startedAt)),
+            version: PeerdVersion.string, pid: getpid(), uptime: Int(clock.now().timeIntervalSince(startedAt)),
             peerId: identityKey.peerID, requestedName: discovery.requestedName, name: discovery.name,
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
             avahi: discovery.avahiStatus, avahiMessage: discovery.statusMessage, publication: discovery.publication,
@@ -248,7 +255,7 @@ public final class PeerDaemon {
         director.stop()
         discovery.shutdown()
         sessionListener.close()
-        control.stop(time: Date())
+        control.stop(time: clock.now())
         logger.info("stopped")
     }
 }

@@ -19,6 +19,7 @@ public final class PeerDirectory {
     private let logger: Logger
     private let maxPeers: Int
     private let maxUnverifiedPeers: Int
+    private let clock: DaemonClock
     /// Whether a peer id is in the trust store (set before use).
     public var isPaired: @MainActor (String) -> Bool = { _ in false }
     /// The address of a peer's live, authenticated session, if any.
@@ -29,7 +30,8 @@ public final class PeerDirectory {
     public var onRow: @MainActor (PeerSnapshot, EventKind) -> Void = { _, _ in }
 
     /// An empty directory; the caps are for log lines.
-    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int) {
+    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system) {
+        self.clock = clock
         self.logger = logger
         self.maxPeers = maxPeers
         self.maxUnverifiedPeers = maxUnverifiedPeers
@@ -91,7 +93,7 @@ public final class PeerDirectory {
                 rows[snapshot.id] = nil
                 states[snapshot.id] = nil
                 order.removeAll { $0 == snapshot.id }
-                emit(ControlEvent(seq: 0, type: .peerRemoved, time: Date(), peer: snapshot))
+                emit(ControlEvent(seq: 0, type: .peerRemoved, time: clock.now(), peer: snapshot))
                 continue
             case .rejectedAtCap(let key, let unverifiedCap):
                 if rejected.record() {
@@ -104,7 +106,7 @@ public final class PeerDirectory {
             if rows[row.id] == nil { order.append(row.id) }
             rows[row.id] = row
             let shown = presence(row)
-            emit(ControlEvent(seq: 0, type: kind, time: Date(), peer: shown))
+            emit(ControlEvent(seq: 0, type: kind, time: clock.now(), peer: shown))
             onRow(shown, kind)
         }
     }
@@ -117,7 +119,7 @@ public final class PeerDirectory {
         row.state = state
         rows[peer] = row
         logger.info("peer '\(row.name)' \(peer.uuidString.lowercased()): \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
-        emit(ControlEvent(seq: 0, type: .stateChanged, time: Date(), peer: presence(row), reason: reason, detail: detail))
+        emit(ControlEvent(seq: 0, type: .stateChanged, time: clock.now(), peer: presence(row), reason: reason, detail: detail))
     }
 
     /// The peer's authenticated session ended now.
@@ -150,6 +152,6 @@ public final class PeerDirectory {
     /// A row's presence as of now: a row known only through its session is
     /// present while the session lives (see ``SessionPresence``).
     private func presence(_ row: PeerSnapshot) -> PeerSnapshot {
-        SessionPresence.apply(to: row, sessionAddress: liveSession(row.id), lastSessionEnd: sessionEnded[row.id], now: Date())
+        SessionPresence.apply(to: row, sessionAddress: liveSession(row.id), lastSessionEnd: sessionEnded[row.id], now: clock.now())
     }
 }

@@ -18,6 +18,7 @@ public final class ReconnectController {
     private var refusedForInbox: Set<UUID> = []
     private let enabled: Bool
     private let logger: Logger
+    private let clock: DaemonClock
     /// Whether the peer has a session, or one is on its way (set before use).
     public var hasSession: @MainActor (UUID) -> Bool = { _ in true }
     /// Sessions still in TCP connect to paired peers (set before use).
@@ -31,7 +32,8 @@ public final class ReconnectController {
 
     /// A controller; `enabled` is `--auto-connect`, `interfaces` the
     /// watched interface indexes (empty: all).
-    public init(enabled: Bool, interfaces: Set<Int32>, logger: Logger) {
+    public init(enabled: Bool, interfaces: Set<Int32>, logger: Logger, clock: DaemonClock = .system) {
+        self.clock = clock
         self.enabled = enabled
         linkStates = LinkStateTracker(watched: interfaces)
         self.logger = logger
@@ -118,7 +120,7 @@ public final class ReconnectController {
         }
         let waiting = paired().filter { !hasSession($0.uuid) }.count
         logger.info("a link or address came up: \(waiting) paired peer\(waiting == 1 ? "" : "s") to retry now\(abandoned > 0 ? " (abandoned \(abandoned) stalled dial\(abandoned == 1 ? "" : "s"))" : "")")
-        dialDue(now: Date())
+        dialDue(now: clock.now())
     }
 
     /// Opens sessions to paired peers that have none, each at its backoff.

@@ -27,6 +27,7 @@ public final class SessionDirector: PeerSessionDelegate {
     private let queued: QueuedDelivery
     private let inbox: InboxDelivery
     private let emit: @MainActor (ControlEvent) -> Void
+    private let clock: DaemonClock
 
     /// Every session, and the one that counts for each peer.
     public let table = SessionTable()
@@ -47,7 +48,8 @@ public final class SessionDirector: PeerSessionDelegate {
     public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, control: ControlServer,
                 sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery,
-                emit: @escaping @MainActor (ControlEvent) -> Void) {
+                emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+        self.clock = clock
         self.config = config
         self.logger = logger
         self.identityKey = identityKey
@@ -56,7 +58,7 @@ public final class SessionDirector: PeerSessionDelegate {
         acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
                                    admission: SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
                                                                maxPendingPerAddress: config.maxPendingHandshakesPerAddress),
-                                   logger: logger)
+                                   logger: logger, clock: clock)
         self.discovery = discovery
         self.directory = directory
         self.pairing = pairing
@@ -130,7 +132,7 @@ public final class SessionDirector: PeerSessionDelegate {
     /// An admitted connection on the session port becomes a session.
     private func accepted(_ connection: FileDescriptor) {
         let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey,
-                                  limits: sessionLimits, sendLimit: sessionSendLimit, delegate: self)
+                                  limits: sessionLimits, sendLimit: sessionSendLimit, delegate: self, clock: clock)
         table.add(session)
         logger.debug("session \(session.number): accepted from \(session.remoteAddress)")
     }
@@ -169,7 +171,7 @@ extension SessionDirector {
             do {
                 let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
                                               identity: identityKey, name: discovery.name, context: context, inviteTimeout: timeout,
-                                              limits: sessionLimits, sendLimit: sessionSendLimit, pairing: pairing, delegate: self)
+                                              limits: sessionLimits, sendLimit: sessionSendLimit, pairing: pairing, delegate: self, clock: clock)
                 session.peerUUID = peer
                 table.add(session)
                 table.bind(session, to: peer)
@@ -245,7 +247,7 @@ extension SessionDirector {
         session.peerUUID = peer
         if let existing = table[peer], existing !== session {
             let facts = CrossingRule.Existing(connected: existing.isConnected, dialledByUs: existing.role == .inviter,
-                                              authenticated: existing.isAuthenticated, age: Date().timeIntervalSince(existing.startedAt))
+                                              authenticated: existing.isAuthenticated, age: clock.now().timeIntervalSince(existing.startedAt))
             if CrossingRule.decide(existing: facts, ours: identityKey.peerID, theirs: remotePeerID) == .closeIncoming {
                 logger.debug("session \(session.number): duplicate of session \(existing.number) with \(remotePeerID); closing it")
                 session.close("a session between these peers exists", reason: .duplicate)
@@ -282,7 +284,7 @@ extension SessionDirector {
         invitations.arrived(session, peer: peer, name: name, context: context, timeoutSeconds: timeoutSeconds,
                             facts: .init(wanted: session.autoAccept, policyAccepts: self.pairing.acceptsAutomatically(session.remotePeerID), pairing: pairing,
                                          paired: paired, subscribers: control.subscriberCount),
-                            now: Date())
+                            now: clock.now())
     }
 
     /// Connected.
@@ -306,16 +308,16 @@ extension SessionDirector {
     /// keeps it; if neither can, the words for the session's `busy` close.
     public func session(_ session: PeerSession, delivered message: [UInt8]) -> String? {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return "the session has no proven peer" }
-        if case .refused(let why) = inbox.arrived(message, from: peerID, now: Date()) {
+        if case .refused(let why) = inbox.arrived(message, from: peerID, now: clock.now()) {
             logger.warning("closing the session with '\(directory.row(peer)?.name ?? peerID)' as busy: \(why)")
             // Not dialled again for 30 s, or until a client takes messages
             // here (a disk that was full may have room again by itself).
-            reconnect.refusedAsBusy(peer, now: Date())
+            reconnect.refusedAsBusy(peer, now: clock.now())
             return "'\(discovery.name)': \(why)"
         }
         // A subscriber is behind: hold the flow back (this session stops
         // reading) until it catches up, rather than queue more or drop it.
-        hold.delivered(by: session, now: Date())
+        hold.delivered(by: session, now: clock.now())
         return nil
     }
 
@@ -330,7 +332,7 @@ extension SessionDirector {
             let info = IdentityMismatchInfo(peer: session.peerUUID, expected: session.expectedPeerID ?? "", actual: session.remotePeerID ?? "",
                                             address: session.remoteAddress)
             logger.warning("identity mismatch at \(session.remoteAddress): advertised \(info.expected), proved \(info.actual)")
-            emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: session.peerUUID.flatMap(directory.row), mismatch: info))
+            emit(ControlEvent(seq: 0, type: .identityMismatch, time: clock.now(), peer: session.peerUUID.flatMap(directory.row), mismatch: info))
             // That endpoint is not the peer's: it leaves the row, and is not
             // merged again (nor reported again) while Avahi keeps the service.
             if let endpoint = session.endpoint, let peer = session.peerUUID {
@@ -341,12 +343,12 @@ extension SessionDirector {
             }
         }
         guard let peer = session.peerUUID, wasCurrent else { return }
-        if session.isAuthenticated { directory.sessionEnded(peer, at: Date()) }
+        if session.isAuthenticated { directory.sessionEnded(peer, at: clock.now()) }
         // Unacknowledged queued messages stay on disk for the next session.
         queued.sessionEnded(peer)
         if reason == .duplicate {
             // The other side's dial wins the crossing rule; its connection comes.
-            table.awaitCrossing(of: peer, until: Date().addingTimeInterval(sessionLimits.handshakeTimeout * 2))
+            table.awaitCrossing(of: peer, until: clock.now().addingTimeInterval(sessionLimits.handshakeTimeout * 2))
             return
         }
         if session.role == .inviter && !session.isAuthenticated {
@@ -359,7 +361,7 @@ extension SessionDirector {
                 return
             }
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
-            emit(ControlEvent(seq: 0, type: .inviteFailed, time: Date(), peer: directory.row(peer), reason: reason, detail: text))
+            emit(ControlEvent(seq: 0, type: .inviteFailed, time: clock.now(), peer: directory.row(peer), reason: reason, detail: text))
             return
         }
         if reason == .busy, !reconnect.wasRefusedAsBusy(peer) {
@@ -367,7 +369,7 @@ extension SessionDirector {
             // dialled for 30 s (it dials us once a client takes messages).
             logger.notice("'\(directory.row(peer)?.name ?? "peer")' is busy: \(text); its queued messages wait")
             if let peerID = session.remotePeerID { queued.peerBusy(peerID, text) }
-            reconnect.peerWasBusy(peer, now: Date())
+            reconnect.peerWasBusy(peer, now: clock.now())
         }
         setState(.notConnected, for: peer, reason: reason, detail: text)
     }
@@ -382,7 +384,7 @@ extension SessionDirector {
     /// Closes a session that claims a paired peer's identity, and says so.
     private func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
         logger.warning("refusing \(session.remoteAddress): it claims a paired peer's identity (expected \(mismatch.expected), got \(mismatch.actual))")
-        emit(ControlEvent(seq: 0, type: .identityMismatch, time: Date(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
+        emit(ControlEvent(seq: 0, type: .identityMismatch, time: clock.now(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
         session.close("identity does not match the paired peer", reason: .closedLocally)
     }
 
@@ -404,7 +406,7 @@ extension SessionDirector {
     /// queued ones it has are off the disk.
     public func session(_ session: PeerSession, acknowledged count: UInt64) {
         if let peer = session.peerUUID, count > 0 {
-            emit(ControlEvent(seq: 0, type: .delivered, time: Date(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)))
+            emit(ControlEvent(seq: 0, type: .delivered, time: clock.now(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)))
         }
         guard let peer = session.peerUUID, table.isCurrent(session), let peerID = session.remotePeerID else { return }
         queued.acknowledged(count, peer: peer, peerID: peerID)
@@ -420,12 +422,12 @@ extension SessionDirector {
 
     /// The peer asks to pair.
     public func sessionPairingRequested(_ session: PeerSession) {
-        pairing.requested(on: session, now: Date())
+        pairing.requested(on: session, now: clock.now())
     }
 
     /// A pairing step.
     public func session(_ session: PeerSession, pairing action: PairingAction) {
-        pairing.perform(action, on: session, now: Date())
+        pairing.perform(action, on: session, now: clock.now())
     }
 
     /// The peer removed its trust in us: remove ours.

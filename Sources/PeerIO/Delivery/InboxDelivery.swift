@@ -43,6 +43,7 @@ public final class InboxDelivery {
     private let lookUp: @MainActor (String) -> Sender
     private let number: @MainActor (ControlEvent) -> ControlEvent
     private let budget: Int
+    private let clock: DaemonClock
     /// Taking clients, by connection number.
     private var takers: [Int: ControlConnection] = [:]
     /// Messages handed to a client whose bytes are not all written yet:
@@ -58,7 +59,9 @@ public final class InboxDelivery {
     /// `budget` is how many bytes a taker may have unread before the
     /// inbox waits for it; `number` gives an event its sequence number.
     public init(stateDirectory: String, limit: Int, budget: Int, control: ControlServer, logger: Logger,
-                lookUp: @escaping @MainActor (String) -> Sender, number: @escaping @MainActor (ControlEvent) -> ControlEvent) {
+                lookUp: @escaping @MainActor (String) -> Sender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
+                clock: DaemonClock = .system) {
+        self.clock = clock
         do {
             store = try MessageInbox(stateDirectory: stateDirectory, limit: limit, logger: logger)
             unavailable = nil
@@ -227,7 +230,7 @@ public final class InboxDelivery {
                 logger.error("cannot read message \(entry.id) from the inbox: \(error)")
                 return
             }
-            let event = number(ControlEvent(seq: 0, type: .message, time: Date(), message: message(entry, data: data)))
+            let event = number(ControlEvent(seq: 0, type: .message, time: clock.now(), message: message(entry, data: data)))
             guard control.send(event, to: connection) else { return }
             handedOver[connection.number, default: []].append((entry.id, connection.queuedTotal))
             reserved.insert(entry.id)

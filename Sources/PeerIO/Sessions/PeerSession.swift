@@ -58,7 +58,8 @@ public final class PeerSession {
     /// The invitation timeout (inviter side), kept for a retry.
     public let inviteTimeout: TimeInterval
     /// When the session began (dial or accept).
-    public let startedAt = Date()
+    public let startedAt: Date
+    private let clock: DaemonClock
     /// Whether the remote proved the expected identity.
     public var isAuthenticated: Bool { remoteStaticKey != nil && !mismatched }
     private var mismatched = false
@@ -104,7 +105,9 @@ public final class PeerSession {
     /// Dials `endpoint` and invites. Throws if the connect cannot even start.
     public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
-                sendLimit: Int, pairing: Bool = false, delegate: any PeerSessionDelegate) throws(SystemError) {
+                sendLimit: Int, pairing: Bool = false, delegate: any PeerSessionDelegate, clock: DaemonClock = .system) throws(SystemError) {
+        self.clock = clock
+        startedAt = clock.now()
         self.number = number
         self.endpoint = endpoint
         remainingEndpoints = remaining
@@ -113,7 +116,7 @@ public final class PeerSession {
         self.delegate = delegate
         inviteContext = context
         self.inviteTimeout = inviteTimeout
-        lifecycle = SessionLifecycle(inviterAt: Date(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
+        lifecycle = SessionLifecycle(inviterAt: clock.now(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
         handshake = Self.handshakeState(initiator: true, identity: identity)
         outbound = OutboundQueue(limit: sendLimit)
         watermarks = WriteWatermarks(sendLimit: sendLimit)
@@ -137,7 +140,9 @@ public final class PeerSession {
 
     /// Takes an accepted connection; the remote invites us.
     public init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, limits: SessionLifecycle.Limits,
-                sendLimit: Int, delegate: any PeerSessionDelegate) {
+                sendLimit: Int, delegate: any PeerSessionDelegate, clock: DaemonClock = .system) {
+        self.clock = clock
+        startedAt = clock.now()
         self.number = number
         endpoint = nil
         remainingEndpoints = []
@@ -146,7 +151,7 @@ public final class PeerSession {
         self.delegate = delegate
         inviteContext = []
         inviteTimeout = 0
-        lifecycle = SessionLifecycle(inviteeAt: Date(), limits: limits)
+        lifecycle = SessionLifecycle(inviteeAt: clock.now(), limits: limits)
         handshake = Self.handshakeState(initiator: false, identity: identity)
         outbound = OutboundQueue(limit: sendLimit)
         watermarks = WriteWatermarks(sendLimit: sendLimit)
@@ -174,7 +179,7 @@ public final class PeerSession {
     /// Starts pairing as the initiator on this connected session.
     public func startPairing(nonce: [UInt8], timeout: TimeInterval) {
         guard canCarryPairing, pairing == nil || pairing?.isFinished == true else { return }
-        let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: Date(), timeout: timeout, sha256: { Sodium.sha256($0) })
+        let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: clock.now(), timeout: timeout, sha256: { Sodium.sha256($0) })
         pairing = machine
         performPairing(machine.start())
     }
@@ -185,7 +190,7 @@ public final class PeerSession {
             transmit(.pairReject(reason: refusal, text: text))
             return
         }
-        let machine = PairingLifecycle(responderWith: handshakeHash, nonce: nonce, now: Date(), timeout: timeout, sha256: { Sodium.sha256($0) })
+        let machine = PairingLifecycle(responderWith: handshakeHash, nonce: nonce, now: clock.now(), timeout: timeout, sha256: { Sodium.sha256($0) })
         pairing = machine
         performPairing(machine.start())
     }
@@ -221,12 +226,12 @@ public final class PeerSession {
 
     /// A client's decision on the invitation.
     public func decide(accept: Bool) {
-        perform(lifecycle.decided(accept: accept, now: Date()))
+        perform(lifecycle.decided(accept: accept, now: clock.now()))
     }
 
     /// Declines without asking anyone.
     public func declineAutomatically(_ why: String) {
-        perform(lifecycle.declineAutomatically(why, now: Date()))
+        perform(lifecycle.declineAutomatically(why, now: clock.now()))
     }
 
     /// Closes the session, telling the peer why.
@@ -240,7 +245,7 @@ public final class PeerSession {
     @discardableResult
     public func send(_ data: [UInt8]) -> UInt64? {
         guard isConnected, outbound.byteCount + data.count <= sendLimit else { return nil }
-        lifecycle.noteSent(now: Date())
+        lifecycle.noteSent(now: clock.now())
         for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
         return ledger.send()
     }
@@ -330,17 +335,17 @@ public final class PeerSession {
                     fail("an acknowledgement of \(count) messages, but \(ledger.sent) were sent")
                     return
                 }
-                lifecycle.noteReceived(now: Date())
+                lifecycle.noteReceived(now: clock.now())
                 delegate?.session(self, acknowledged: count)
             case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject, .unpair:
                 guard lifecycle.canCarryPairing else {
                     fail("a pairing message before the session was accepted")
                     return
                 }
-                lifecycle.noteReceived(now: Date())
+                lifecycle.noteReceived(now: clock.now())
                 receivedPairing(message)
             default:
-                perform(lifecycle.received(message, now: Date()))
+                perform(lifecycle.received(message, now: clock.now()))
             }
         } catch let error as NoiseError {
             fail(error.description)
@@ -362,7 +367,7 @@ public final class PeerSession {
         handshakeHash = handshake.handshakeHash
         let peerID = IdentityKey.fingerprint(of: handshake.remoteStatic ?? [])
         self.remotePeerID = peerID
-        let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, now: Date())
+        let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, now: clock.now())
         mismatched = lifecycle.phase == .closed(.identityMismatch)
         if !lifecycle.isClosed { delegate?.sessionAuthenticated(self, peerID: peerID) }
         perform(actions)
@@ -408,7 +413,7 @@ public final class PeerSession {
                 transmit(message)
             case .requestDecision(let name, let context, let timeout, let forPairing):
                 if autoAccept {
-                    perform(lifecycle.decided(accept: true, now: Date()))
+                    perform(lifecycle.decided(accept: true, now: clock.now()))
                 } else {
                     delegate?.sessionNeedsDecision(self, name: name, context: context, timeoutSeconds: timeout, pairing: forPairing)
                 }
@@ -484,7 +489,7 @@ public final class PeerSession {
     /// Applies the watermarks to the queue's size now.
     private func checkWatermarks() {
         guard !finished else { return }
-        _ = watermarks.queued(outbound.byteCount, now: Date())
+        _ = watermarks.queued(outbound.byteCount, now: clock.now())
         updateReading()
     }
 

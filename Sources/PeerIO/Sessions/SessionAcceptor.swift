@@ -17,6 +17,7 @@ public final class SessionAcceptor {
     private var refusedHandshakes = RefusalCounter()
     private var source: (any DispatchSourceRead)?
     private let logger: Logger
+    private let clock: DaemonClock
     /// Addresses known peers use (never the ones to give way; set before use).
     public var knownAddresses: @MainActor () -> Set<String> = { [] }
     /// Accepted sessions still in their handshake (set before use).
@@ -26,7 +27,8 @@ public final class SessionAcceptor {
 
     /// An acceptor on `listener`: `rate` new connections a second per
     /// address (bursts of twice that), handshakes as `admission` allows.
-    public init(listener: TCPListener, rate: Int, admission: SessionAdmission, logger: Logger) {
+    public init(listener: TCPListener, rate: Int, admission: SessionAdmission, logger: Logger, clock: DaemonClock = .system) {
+        self.clock = clock
         self.listener = listener
         self.rate = rate
         self.admission = admission
@@ -66,7 +68,7 @@ public final class SessionAcceptor {
         // a flood cannot crowd out real peers; each is dropped anyway when
         // its 5 s handshake budget runs out.
         let address = TCPConnector.peerAddress(connection)
-        guard limiter.allow(address, now: Date()) else {
+        guard limiter.allow(address, now: clock.now()) else {
             if refusedByRate.record() {
                 logger.warning("\(address) connects faster than \(rate)/s; refusing (\(refusedByRate.count) refused so far)")
             }

@@ -16,7 +16,7 @@ public struct TrustStore: Sendable {
     /// Opens the store in `directory`. A missing file is an empty store. A
     /// corrupt one is an error unless `reset`, which moves it aside first;
     /// the second value is then where it went.
-    public static func open(in directory: String, reset: Bool, now: Date = Date()) throws(TrustStoreError) -> (store: TrustStore, movedAside: String?) {
+    public static func open(in directory: String, reset: Bool, now: Date = DaemonClock.system.now()) throws(TrustStoreError) -> (store: TrustStore, movedAside: String?) {
         let path = directory + "/" + fileName
         do {
             try AtomicFile.makeDirectories(directory)
