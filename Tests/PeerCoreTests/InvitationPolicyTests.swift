@@ -39,3 +39,22 @@ final class InvitationPolicyTests: XCTestCase {
 private extension Result where Failure == ControlError {
     var failureCode: ControlErrorCode? { if case .failure(let error) = self { return error.code } else { return nil } }
 }
+
+final class PairingBookTests: XCTestCase {
+    func testBookMatchesUniquePrefixesAndKeepsTheLatestCode() throws {
+        var book = PairingBook()
+        let peer = UUID()
+        for (id, seconds) in [("9c1e", 60.0), ("9c2f", 30.0)] {
+            book.record(PairingInfo(id: id, peer: peer, name: "n", peerId: "", initiator: false, code: nil, expires: Date(timeIntervalSince1970: seconds)))
+        }
+        XCTAssertEqual(book.all.map(\.id), ["9c2f", "9c1e"], "soonest to expire first")
+        if case .failure(let error) = book.match("9C") { XCTAssertEqual(error.code, .ambiguous) } else { XCTFail("ambiguous") }
+        if case .failure(let error) = book.match("ab") { XCTAssertEqual(error.code, .notFound) } else { XCTFail("not found") }
+        var info = try book.match("9c1").get()
+        info.code = "123456"
+        book.record(info)
+        XCTAssertEqual(book["9c1e"]?.code, "123456")
+        book.remove("9c2f")
+        XCTAssertEqual(try? book.match("9c").get().id, "9c1e")
+    }
+}

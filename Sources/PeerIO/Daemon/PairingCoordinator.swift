@@ -13,7 +13,7 @@ public final class PairingCoordinator {
     private var trust: TrustStore
     private var throttle = PairingThrottle()
     private var sessions: [String: PeerSession] = [:]
-    private var info: [String: PairingInfo] = [:]
+    private var book = PairingBook()
     /// Peers to pair with once the session being set up is connected.
     private var pairWhenConnected: Set<UUID> = []
     private let timeout: TimeInterval
@@ -114,7 +114,7 @@ public final class PairingCoordinator {
     // MARK: Pairings
 
     /// The pairings in progress, soonest to expire first.
-    public var inProgress: [PairingInfo] { info.values.sorted { $0.expires < $1.expires } }
+    public var inProgress: [PairingInfo] { book.all }
 
     /// Starts pairing on `session` now if it can carry it, else once it is
     /// connected (a session being set up, or one just dialled to pair).
@@ -167,13 +167,15 @@ public final class PairingCoordinator {
     }
 
     private func match(_ prefix: String) -> Result<(PeerSession, PairingInfo), ControlError> {
-        let key = prefix.lowercased()
-        let matches = sessions.keys.filter { $0.hasPrefix(key) }
-        guard matches.count == 1, let session = sessions[matches[0]], let pairing = info[matches[0]] else {
-            return .failure(ControlError(matches.count > 1 ? .ambiguous : .notFound,
-                                         matches.count > 1 ? "'\(key)' matches \(matches.count) pairings" : "no pairing '\(key)' in progress (it may have timed out)"))
+        switch book.match(prefix) {
+        case .success(let pairing):
+            guard let session = sessions[pairing.id] else {
+                return .failure(ControlError(.notFound, "no pairing '\(prefix.lowercased())' in progress (it may have timed out)"))
+            }
+            return .success((session, pairing))
+        case .failure(let error):
+            return .failure(error)
         }
-        return .success((session, pairing))
     }
 
     /// The peer asks to pair.
@@ -192,8 +194,8 @@ public final class PairingCoordinator {
         let id = UUID().uuidString.lowercased()
         session.pairingID = id
         sessions[id] = session
-        info[id] = PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: peerID, initiator: false, code: nil,
-                               expires: now.addingTimeInterval(timeout))
+        book.record(PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: peerID, initiator: false, code: nil,
+                                expires: now.addingTimeInterval(timeout)))
         session.answerPairingRequest(accept: true, nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: timeout)
     }
 
@@ -204,21 +206,21 @@ public final class PairingCoordinator {
             let id = UUID().uuidString.lowercased()
             session.pairingID = id
             sessions[id] = session
-            info[id] = PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: session.remotePeerID ?? "",
-                                   initiator: true, code: nil, expires: now.addingTimeInterval(timeout))
+            book.record(PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: session.remotePeerID ?? "",
+                                    initiator: true, code: nil, expires: now.addingTimeInterval(timeout)))
         }
-        guard let id = session.pairingID, var pairing = info[id] else { return }
+        guard let id = session.pairingID, var pairing = book[id] else { return }
         switch action {
         case .send:
             break
         case .showCode(let code):
             pairing.code = code
-            info[id] = pairing
+            book.record(pairing)
             logger.notice("pairing with '\(pairing.name)': code \(code); confirm it on the other host")
             emit(ControlEvent(seq: 0, type: .pairingCode, time: now, peer: directory.row(peer), pairing: pairing))
         case .askUser(let code):
             pairing.code = code
-            info[id] = pairing
+            book.record(pairing)
             logger.notice("'\(pairing.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
             emit(ControlEvent(seq: 0, type: .pairingRequest, time: now, peer: directory.row(peer), pairing: pairing))
         case .storeTrust:
@@ -258,7 +260,7 @@ public final class PairingCoordinator {
 
     private func forget(_ id: String) {
         sessions[id] = nil
-        info[id] = nil
+        book.remove(id)
     }
 
     /// Writes the trust record for the session's proven key; false (logged)

@@ -351,15 +351,15 @@ extension SessionDirector {
             table.awaitCrossing(of: peer, until: clock.now().addingTimeInterval(sessionLimits.handshakeTimeout * 2))
             return
         }
-        if session.role == .inviter && !session.isAuthenticated {
-            // Not yet the peer: try its next address, or give up without a
-            // state change (a spoofed or dead endpoint says nothing about it).
-            // A dial we closed ourselves (unpair, shutdown) is not retried.
-            if reason == .handshakeFailed || reason == .identityMismatch, !session.remainingEndpoints.isEmpty,
-               dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
-                    context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) {
-                return
-            }
+        switch DialRetry.next(dialledByUs: session.role == .inviter, authenticated: session.isAuthenticated, reason: reason,
+                              remaining: session.remainingEndpoints.count) {
+        case .notADial:
+            break
+        case .tryNext:
+            if dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
+                    context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) { return }
+            fallthrough
+        case .inviteFailed:
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
             emit(ControlEvent(seq: 0, type: .inviteFailed, time: clock.now(), peer: directory.row(peer), reason: reason, detail: text))
             return
