@@ -33,15 +33,8 @@ public final class SessionDirector: PeerSessionDelegate {
     public let table = SessionTable()
     /// Holds the flow of messages back while a subscriber is behind.
     public let hold: SubscriberFlowHold
-    private var sessionLimits: SessionLifecycle.Limits {
-        var limits = SessionLifecycle.Limits()
-        limits.maxMessage = config.maxMessage
-        return limits
-    }
-    /// Application bytes queued per session before `send` answers `busy`:
-    /// 4 MiB, or one whole `--max-message` message with its framing when
-    /// that is larger, so every size up to `--max-message` can be sent.
-    private var sessionSendLimit: Int { max(4 << 20, WireCodec.framedSize(ofMessage: config.maxMessage)) }
+    /// Makes the sessions (accepted and dialled) and applies the session limits.
+    public let opener: SessionOpener
     private var refusedAtSessionCap = RefusalCounter()
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
@@ -68,6 +61,7 @@ public final class SessionDirector: PeerSessionDelegate {
         self.inbox = inbox
         self.emit = emit
         hold = SubscriberFlowHold(control: control, queueBytes: config.subscriberQueueBytes)
+        opener = SessionOpener(config: config, identityKey: identityKey, table: table, pairing: pairing, logger: logger, clock: clock)
     }
 
     /// Starts accepting connections on the session port.
@@ -78,8 +72,10 @@ public final class SessionDirector: PeerSessionDelegate {
         }
         acceptor.accepted = { [weak self] connection in
             guard let self else { return connection.close() }
-            self.accepted(connection)
+            self.opener.accepted(connection)
         }
+        opener.delegate = self
+        opener.name = { [weak self] in self?.discovery.name ?? "" }
         acceptor.start()
         hold.sessions = { [weak self] in self?.table.sessions ?? [] }
     }
@@ -95,7 +91,7 @@ public final class SessionDirector: PeerSessionDelegate {
 
     /// Dials a paired peer at `endpoints` (for ``ReconnectController``).
     public func dialPaired(_ peer: UUID, endpoints: [Endpoint], peerID: String) {
-        dial(peer, endpoints: dialOrder(endpoints), expected: peerID, context: [], timeout: 30)
+        opener.dial(peer, endpoints: opener.dialOrder(endpoints), expected: peerID, context: [], timeout: 30)
     }
 
     /// A row was found or updated: a connected paired peer's addresses are remembered.
@@ -108,37 +104,10 @@ public final class SessionDirector: PeerSessionDelegate {
         Set(pairing.records.map(\.uuid)).union(table.sessions.compactMap(\.peerUUID))
     }
 
-    /// Which sessions are taken (``SessionAdmission``).
-    private var admission: SessionAdmission {
-        SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
-                         maxPendingPerAddress: config.maxPendingHandshakesPerAddress)
-    }
-
-    /// Authenticated sessions other than `except`, for admission.
-    private func authenticatedSessions(except: PeerSession? = nil) -> [SessionAdmission.Authenticated] {
-        table.sessions.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.isClosed }.map {
-            SessionAdmission.Authenticated(address: $0.remoteHost, paired: isPaired($0.remotePeerID),
-                                           accepted: $0.isConnected)
-        }
-    }
-
-    private func isPaired(_ peerID: String?) -> Bool { pairing.isPaired(peerID) }
-
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
     private var knownAddresses: Set<String> {
         Set(directory.endpointAddresses + pairing.records.flatMap { ($0.addresses ?? []).map(\.address) })
     }
-
-    /// An admitted connection on the session port becomes a session.
-    private func accepted(_ connection: FileDescriptor) {
-        let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey,
-                                  limits: sessionLimits, sendLimit: sessionSendLimit, delegate: self, clock: clock)
-        table.add(session)
-        logger.debug("session \(session.number): accepted from \(session.remoteAddress)")
-    }
-
-
-
 }
 // MARK: - Sessions
 
@@ -146,42 +115,6 @@ extension SessionDirector {
 
     private func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?, detail: String? = nil) {
         directory.setState(state, for: peer, reason: reason, detail: detail)
-    }
-
-    /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
-    public func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
-        endpoints.filter { $0.family == .ipv4 } + endpoints.filter { $0.family == .ipv6 }
-    }
-
-
-    /// The local limit a dial to the peer with `peerID` would pass, if any.
-    public func dialLimit(_ peerID: String?) -> SessionLimit? {
-        admission.admitDial(paired: isPaired(peerID), others: authenticatedSessions())
-    }
-
-    /// Starts a session to the first endpoint that accepts a connect attempt.
-    @discardableResult
-    public func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
-        if let limit = dialLimit(expected) {
-            logger.warning("\(limit); not dialling")
-            return false
-        }
-        var rest = endpoints[...]
-        while let endpoint = rest.popFirst() {
-            do {
-                let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
-                                              identity: identityKey, name: discovery.name, context: context, inviteTimeout: timeout,
-                                              limits: sessionLimits, sendLimit: sessionSendLimit, pairing: pairing, delegate: self, clock: clock)
-                session.peerUUID = peer
-                table.add(session)
-                table.bind(session, to: peer)
-                logger.debug("session \(session.number): dialling \(session.remoteAddress)")
-                return true
-            } catch {
-                logger.info("cannot dial \(endpoint.hostPort): \(error)")
-            }
-        }
-        return false
     }
 
     /// Once a second: every session's clock, held flows, crossings that
@@ -216,8 +149,7 @@ extension SessionDirector {
             session.close("a connection from ourselves", reason: .protocolError)
             return
         }
-        if let limit = admission.admitAuthenticated(paired: isPaired(peerID), address: session.remoteHost,
-                                                    others: authenticatedSessions(except: session)) {
+        if let limit = opener.limitFor(incoming: session, peerID: peerID) {
             if refusedAtSessionCap.record() {
                 logger.warning("\(limit); refusing a session from \(peerID) at \(session.remoteAddress) (\(refusedAtSessionCap.count) refused so far)")
             }
@@ -280,7 +212,7 @@ extension SessionDirector {
             refuse(session, mismatch: mismatch)
             return
         }
-        let paired = isPaired(session.remotePeerID)
+        let paired = self.pairing.isPaired(session.remotePeerID)
         invitations.arrived(session, peer: peer, name: name, context: context, timeoutSeconds: timeoutSeconds,
                             facts: .init(wanted: session.autoAccept, policyAccepts: self.pairing.acceptsAutomatically(session.remotePeerID), pairing: pairing,
                                          paired: paired, subscribers: control.subscriberCount),
@@ -348,7 +280,7 @@ extension SessionDirector {
         queued.sessionEnded(peer)
         if reason == .duplicate {
             // The other side's dial wins the crossing rule; its connection comes.
-            table.awaitCrossing(of: peer, until: clock.now().addingTimeInterval(sessionLimits.handshakeTimeout * 2))
+            table.awaitCrossing(of: peer, until: clock.now().addingTimeInterval(opener.limits.handshakeTimeout * 2))
             return
         }
         switch DialRetry.next(dialledByUs: session.role == .inviter, authenticated: session.isAuthenticated, reason: reason,
@@ -356,7 +288,7 @@ extension SessionDirector {
         case .notADial:
             break
         case .tryNext:
-            if dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
+            if opener.dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
                     context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) { return }
             fallthrough
         case .inviteFailed:

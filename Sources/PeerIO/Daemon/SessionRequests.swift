@@ -41,8 +41,8 @@ public final class SessionRequests: SessionOperations {
             return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
         }
         guard peer.peerId != ownPeerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
-        if let limit = director.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
-        guard director.dial(peer.id, endpoints: director.dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
+        if let limit = director.opener.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
+        guard director.opener.dial(peer.id, endpoints: director.opener.dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
         return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: false))
@@ -77,8 +77,8 @@ public final class SessionRequests: SessionOperations {
         guard !peer.endpoints.isEmpty else {
             return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
         }
-        if let limit = director.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot pair with '\(peer.name)': \(limit)")) }
-        guard director.dial(peer.id, endpoints: director.dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: pairingTimeout, pairing: true) else {
+        if let limit = director.opener.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot pair with '\(peer.name)': \(limit)")) }
+        guard director.opener.dial(peer.id, endpoints: director.opener.dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: pairingTimeout, pairing: true) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
         if let session = director.session(for: peer.id) { pairing.pair(on: session, peer: peer.id) }

@@ -1,0 +1,103 @@
+import FoundationEssentials
+import PeerCore
+
+/// Makes sessions: an admitted connection on the session port, or a dial
+/// to a peer's addresses in turn. It applies this host's session limits
+/// (``SessionAdmission``) to dials and to proven incoming sessions, and
+/// files every new session in the ``SessionTable``.
+@MainActor
+public final class SessionOpener {
+    private let config: DaemonConfiguration
+    private let identityKey: IdentityKey
+    private let table: SessionTable
+    private let pairing: PairingCoordinator
+    private let logger: Logger
+    private let clock: DaemonClock
+    private let admission: SessionAdmission
+    /// This host's published name, for invitations (set before use).
+    public var name: @MainActor () -> String = { "" }
+    /// Where new sessions report (the ``SessionDirector``; set before use).
+    public weak var delegate: (any PeerSessionDelegate)?
+
+    /// An opener filing sessions in `table`.
+    public init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, pairing: PairingCoordinator,
+                logger: Logger, clock: DaemonClock) {
+        self.config = config
+        self.identityKey = identityKey
+        self.table = table
+        self.pairing = pairing
+        self.logger = logger
+        self.clock = clock
+        admission = SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
+                                     maxPendingPerAddress: config.maxPendingHandshakesPerAddress)
+    }
+
+    /// The session lifecycle's limits.
+    public var limits: SessionLifecycle.Limits {
+        var limits = SessionLifecycle.Limits()
+        limits.maxMessage = config.maxMessage
+        return limits
+    }
+
+    /// Application bytes queued per session before `send` answers `busy`:
+    /// 4 MiB, or one whole `--max-message` message with its framing when
+    /// that is larger, so every size up to `--max-message` can be sent.
+    private var sendLimit: Int { max(4 << 20, WireCodec.framedSize(ofMessage: config.maxMessage)) }
+
+    /// An admitted connection on the session port becomes a session.
+    public func accepted(_ connection: FileDescriptor) {
+        guard let delegate else { return connection.close() }
+        let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey,
+                                  limits: limits, sendLimit: sendLimit, delegate: delegate, clock: clock)
+        table.add(session)
+        logger.debug("session \(session.number): accepted from \(session.remoteAddress)")
+    }
+
+    /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
+    public func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
+        endpoints.filter { $0.family == .ipv4 } + endpoints.filter { $0.family == .ipv6 }
+    }
+
+    /// The local limit a dial to the peer with `peerID` would pass, if any.
+    public func dialLimit(_ peerID: String?) -> SessionLimit? {
+        admission.admitDial(paired: pairing.isPaired(peerID), others: authenticated())
+    }
+
+    /// The local limit a proven incoming `session` from `peerID` passes, if any.
+    public func limitFor(incoming session: PeerSession, peerID: String) -> SessionLimit? {
+        admission.admitAuthenticated(paired: pairing.isPaired(peerID), address: session.remoteHost, others: authenticated(except: session))
+    }
+
+    /// Starts a session to the first endpoint that accepts a connect attempt.
+    @discardableResult
+    public func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
+        if let limit = dialLimit(expected) {
+            logger.warning("\(limit); not dialling")
+            return false
+        }
+        guard let delegate else { return false }
+        var rest = endpoints[...]
+        while let endpoint = rest.popFirst() {
+            do {
+                let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
+                                              identity: identityKey, name: name(), context: context, inviteTimeout: timeout,
+                                              limits: limits, sendLimit: sendLimit, pairing: pairing, delegate: delegate, clock: clock)
+                session.peerUUID = peer
+                table.add(session)
+                table.bind(session, to: peer)
+                logger.debug("session \(session.number): dialling \(session.remoteAddress)")
+                return true
+            } catch {
+                logger.info("cannot dial \(endpoint.hostPort): \(error)")
+            }
+        }
+        return false
+    }
+
+    /// Authenticated sessions other than `except`, for admission.
+    private func authenticated(except: PeerSession? = nil) -> [SessionAdmission.Authenticated] {
+        table.sessions.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.isClosed }.map {
+            SessionAdmission.Authenticated(address: $0.remoteHost, paired: pairing.isPaired($0.remotePeerID), accepted: $0.isConnected)
+        }
+    }
+}
