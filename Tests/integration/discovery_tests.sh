@@ -8,7 +8,7 @@ test_two_hosts_discover_each_other() {
     lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2 within 5 s"
     lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1 within 5 s"
     # Let both address families arrive, then check the merge.
-    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers[0].endpoints | map(.family) | unique == [\"ipv4\",\"ipv6\"]'" \
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -en 'input | .peers[0].endpoints | map(.family) | unique == [\"ipv4\",\"ipv6\"]'" \
         || fail "host2's IPv4 and IPv6 endpoints were not merged into one row"
     expect_eq "$(peer_count 1)" 1 "rows on host1"
     expect_eq "$(peer_count 2)" 1 "rows on host2"
@@ -146,7 +146,7 @@ test_name_collision_renames() {
     start_peerd 2 --name twin
     # mDNS decides which host yields (usually the newcomer); that one is renamed.
     local renamed other
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json status | jq -e '.name == \"twin #2\"' || '$BIN/peerctl' --socket '$(sock 2)' --json status | jq -e '.name == \"twin #2\"'" \
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json status | jq -en 'input | .name == \"twin #2\"' || '$BIN/peerctl' --socket '$(sock 2)' --json status | jq -en 'input | .name == \"twin #2\"'" \
         || fail "neither host was renamed (names: $(status_field 1 .name), $(status_field 2 .name))"
     if [ "$(status_field 2 .name)" = "twin #2" ]; then renamed=2 other=1; else renamed=1 other=2; fi
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock $renamed)' --json status | jq -r .publication)\" = established ]" || fail "renamed service not established"
@@ -226,7 +226,7 @@ test_lab_runs_are_isolated_and_cleaned_up() {
         echo "$LAB_ID" >"$other/id"; echo "$LAB_DIR" >"$other/dir"
         lab_spawn 1 "$LAB_DIR/h1/peerd.log" "$BIN/peerd" --name other --state-dir "$LAB_DIR/h1/state" --socket "$LAB_DIR/h1/peerd.sock"
         lab_wait_for 10 "$BIN/peerctl" --socket "$LAB_DIR/h1/peerd.sock" status || exit 1
-        lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$LAB_DIR/h1/peerd.sock' --json status | jq -e '.publication == \"established\"'" || exit 1
+        lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$LAB_DIR/h1/peerd.sock' --json status | jq -en 'input | .publication == \"established\"'" || exit 1
         # Give mDNS every chance to leak, then check that nothing crossed.
         "$BIN/peerctl" --socket "$LAB_DIR/h1/peerd.sock" --json peers >"$other/peers.json"
         exit 7   # a failing test: the EXIT trap must still clean up

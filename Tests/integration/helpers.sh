@@ -59,5 +59,11 @@ tcp_probe() {
 # rejected_reaches I N: host I has turned N new peers away at its caps.
 rejected_reaches() { [ "$(status_field "$1" .peersRejected)" = "$2" ]; }
 
+# has_event FILE FILTER: some complete line of the JSON-lines FILE (a
+# watcher's output) matches the jq FILTER. Slurped and tested with any(), so
+# an empty file or a last line that does not match is a no, not a yes (which
+# is what `jq -e 'select(...)' FILE` would say).
+has_event() { grep -a '^{.*}$' "$1" 2>/dev/null | jq -s -e "any(.[]; $2)" >/dev/null; }
+
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 

@@ -36,7 +36,7 @@ test_three_hosts_spoofed_claim_does_not_rename_a_paired_peer() {
     # dial there completes a handshake, with the spoofer's key.
     start_peerd 3
     lab_spawn 3 "$LAB_DIR/spoof.log" avahi-publish -s bravo-evil _peerd._tcp "$(status_field 3 .port)" txtvers=1 "id=$id2" info=evil
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers[] | select(.peerId == \"$id2\") | .endpoints[] | select(.address == \"$(lab_address 3)\")'" \
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -en 'input | .peers[] | select(.peerId == \"$id2\") | .endpoints[] | select(.address == \"$(lab_address 3)\")'" \
         || fail "the spoofed advertisement never reached host1"
     expect_eq "$(json 1 peers | jq -r --arg id "$id2" '.peers[] | select(.peerId == $id) | .name')" host2 "the paired row's name"
     expect_eq "$(json 1 peers | jq -r --arg id "$id2" '.peers[] | select(.peerId == $id) | .info.info // "none"')" none "the paired row's info"
@@ -46,7 +46,7 @@ test_three_hosts_spoofed_claim_does_not_rename_a_paired_peer() {
     # reported once however often host1 retries.
     stop_peerd 2 TERM
     lab_wait_for 15 grep -q "identity mismatch at $(lab_address 3)" "$LAB_DIR/h1/peerd.log" || fail "host1 never dialled the spoofed endpoint"
-    lab_wait_for 10 sh -c "! '$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers[] | select(.peerId == \"$id2\") | .endpoints[] | select(.address == \"$(lab_address 3)\")'" \
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -en 'input | [.peers[] | select(.peerId == \"$id2\") | .endpoints[] | select(.address == \"$(lab_address 3)\")] | length == 0'" \
         || fail "the spoofed endpoint stayed in the row"
     local attempts; attempts=$(grep -c "connecting to paired peer 'host2'" "$LAB_DIR/h1/peerd.log")
     lab_wait_for 20 sh -c "[ \$(grep -c \"connecting to paired peer 'host2'\" '$LAB_DIR/h1/peerd.log') -ge $((attempts + 2)) ]" || fail "host1 stopped retrying host2"

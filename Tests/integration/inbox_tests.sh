@@ -62,7 +62,7 @@ test_a_full_inbox_answers_busy_and_the_sender_keeps_its_queue() {
     done
     # 65536 bytes hold four such messages (15003 bytes and 42 of record each).
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json inbox | jq .count)\" = 4 ]" || fail "the inbox did not fill: $(json 2 inbox | jq -c '{count,bytes}')"
-    lab_wait_for 10 sh -c "jq -e 'select(.type == \"stateChanged\" and .reason == \"busy\")' '$LAB_DIR/w1.jsonl'" >/dev/null || fail "host1 was not told busy"
+    lab_wait_for 10 has_event "$LAB_DIR/w1.jsonl" '.type == "stateChanged" and .reason == "busy"' || fail "host1 was not told busy"
     jq -r 'select(.reason == "busy") | .detail' "$LAB_DIR/w1.jsonl" | grep -q "inbox is full" || fail "busy without the reason: $(jq -c 'select(.reason == "busy")' "$LAB_DIR/w1.jsonl")"
     expect_eq "$(json 1 queue | jq '.queues[0].messages')" 2 "messages host1 kept"
     json 1 queue | jq -r '.queues[0].busy' | grep -q "inbox is full" || fail "peerctl queue does not say busy: $(json 1 queue)"

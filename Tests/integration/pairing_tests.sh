@@ -8,7 +8,7 @@ pair_hosts() {
     local pairer=$!
     lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
     PAIR_CODE=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
-    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -e '.pairings | length == 1'" || fail "host$b has no pairing request"
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -en 'input | .pairings | length == 1'" || fail "host$b has no pairing request"
     local id; id=$(json "$b" pairings | jq -r '.pairings[0].id')
     expect_eq "$(json "$b" pairings | jq -r '.pairings[0].code')" "$PAIR_CODE" "the code on both hosts"
     ctl "$b" pair-accept "$id" --code "$PAIR_CODE" >/dev/null || fail "pair-accept with the right code failed"
@@ -20,7 +20,7 @@ pair_hosts() {
 begin_pairing() {
     ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
     PAIRER=$!
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings[0].code // empty'" >/dev/null
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings[0].code // empty'" >/dev/null
 }
 
 test_pairing_with_the_right_code() {
@@ -46,7 +46,7 @@ test_pairing_with_a_wrong_code_fails_and_locks_out_after_three() {
         lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || fail "attempt $attempt: no code"
         local code wrong id; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
         wrong=$(printf '%06d' $(( (10#$code + 1) % 1000000 )))
-        lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings | length == 1'" || fail "attempt $attempt: no request on host2"
+        lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings | length == 1'" || fail "attempt $attempt: no request on host2"
         id=$(json 2 pairings | jq -r '.pairings[0].id')
         ctl 2 pair-accept "$id" --code "$wrong" >/dev/null 2>&1; expect_eq $? 1 "pair-accept exit code with a wrong code"
         wait "$pairer"; expect_eq $? 1 "pair exit code after a wrong code"
@@ -114,7 +114,7 @@ test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
     ctl 3 pair host2 >"$LAB_DIR/pair.out" 2>&1 & local pairer=$!
     lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || fail "no code"
     local code; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
-    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -e '.pairings | length == 1'" || fail "no request"
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings | length == 1'" || fail "no request"
     ctl 2 pair-accept "$(json 2 pairings | jq -r '.pairings[0].id')" --code "$code" >/dev/null || fail "pairing failed"
     wait "$pairer" || fail "pair did not finish"
     local real_id uuid; real_id=$(status_field 2 .peerId); uuid=$(peer_field 3 host2 .id)
@@ -133,7 +133,7 @@ test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
     # The rogue invites host3 under the paired name (the spoofed advertisement
     # is withdrawn first, so the name "host2" is free for it).
     kill "$publisher"
-    lab_wait_for 10 sh -c "! '$BIN/peerctl' --socket '$(sock 3)' --json peers | jq -e '.peers[] | select(.name == \"host2\" and .lost == false)'" \
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 3)' --json peers | jq -en 'input | [.peers[] | select(.name == \"host2\" and .lost == false)] | length == 0'" \
         || fail "the spoofed advertisement did not go away"
     lab_spawn 1 "$LAB_DIR/h1/peerd2.log" "$BIN/peerd" --name host2 --state-dir "$LAB_DIR/h1/state2" --socket "$LAB_DIR/h1/rogue2.sock" --port 0
     lab_wait_for 10 "$BIN/peerctl" --socket "$LAB_DIR/h1/rogue2.sock" status || fail "second rogue did not start"

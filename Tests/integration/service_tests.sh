@@ -313,7 +313,7 @@ UNIT
     # Discovery through D-Bus and Avahi, and a Noise session (libsodium),
     # all under MemoryDenyWriteExecute and the filter.
     local peerd_ctl=("$BIN/peerctl" --socket /run/peerd/peerd.sock)
-    lab_wait_for 20 sh -c "nsenter -t $manager -m -p -n ${peerd_ctl[*]} --json peers | jq -e '.peers[] | select(.name == \"host2\" and .lost == false)'" >/dev/null \
+    lab_wait_for 20 sh -c "nsenter -t $manager -m -p -n ${peerd_ctl[*]} --json peers | jq -en 'input | .peers[] | select(.name == \"host2\" and .lost == false)'" >/dev/null \
         || fail "the service did not discover host2: $(inside "${peerd_ctl[@]}" status 2>&1; tail -5 "$dir/peerd.log")"
     inside "${peerd_ctl[@]}" invite host2 --wait >"$dir/invite.out" 2>&1 || fail "no session from the service: $(cat "$dir/invite.out"; tail -5 "$dir/peerd.log")"
     inside "${peerd_ctl[@]}" send host2 "from under systemd" >/dev/null || fail "send failed"

@@ -176,7 +176,7 @@ test_three_hosts_spoofed_identity_is_refused() {
     local real_id rogue_id rogue_port
     real_id=$(status_field 2 .peerId); rogue_id=$(status_field 1 .peerId); rogue_port=$(status_field 1 .port)
     lab_spawn 1 "$LAB_DIR/h1/publish.log" avahi-publish -s "host2-spoof" _peerd._tcp "$rogue_port" txtvers=1 "id=$real_id"
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 3)' --json peers | jq -e '.peers[] | select(.peerId == \"$real_id\") | .endpoints | map(.address) | index(\"$(lab_address 1)\")'" \
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 3)' --json peers | jq -en 'input | .peers[] | select(.peerId == \"$real_id\") | .endpoints | map(.address) | index(\"$(lab_address 1)\")'" \
         || fail "host3 did not merge the spoofed endpoint into host2's row"
     local id; id=$(json 3 peers | jq -r ".peers[] | select(.peerId == \"$real_id\") | .id")
     watch_on 3 "$LAB_DIR/w3.jsonl"
@@ -289,7 +289,7 @@ test_plain_send_ok_and_delivered_mean_what_they_say() {
     local first; first=$(json 1 send host2 "m1")
     expect_eq "$(echo "$first" | jq -r .number)" 1 "the first message's number on the session"
     local session; session=$(echo "$first" | jq -r .session)
-    lab_wait_for 5 sh -c "jq -e 'select(.type == \"delivered\" and .delivery.session == $session and .delivery.through >= 1)' '$LAB_DIR/w1.jsonl'" \
+    lab_wait_for 5 has_event "$LAB_DIR/w1.jsonl" ".type == \"delivered\" and .delivery.session == $session and .delivery.through >= 1" \
         || fail "no delivered event for the first message"
     grep -qx m1 "$LAB_DIR/recv2.txt" || fail "delivered, but the client did not get it"
     # Mid-stream, the receiving daemon dies.
@@ -339,11 +339,11 @@ test_a_row_known_only_by_its_session_is_lost_when_the_session_ends() {
     local port; port=$(status_field 1 .port)
     lab_spawn 2 "$LAB_DIR/hold.out" "$BIN/peerprobe" hold "$(lab_address 1)" "$port" 1 4
     lab_wait_for 10 grep -q "holding 1" "$LAB_DIR/hold.out" || fail "the probe did not connect: $(cat "$LAB_DIR/hold.out")"
-    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers | length == 1'" >/dev/null || fail "no row for the probe"
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -en 'input | .peers | length == 1'" >/dev/null || fail "no row for the probe"
     local row; row=$(json 1 peers | jq -c '.peers[0]')
     expect_eq "$(echo "$row" | jq -c '[(.endpoints | length), .lost, .session]')" "[0,false,\"$(lab_address 2)\"]" "the row while its session lives"
     ctl 1 peers | grep -q "(session $(lab_address 2))" || fail "peerctl peers does not show the session's address: $(ctl 1 peers)"
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e '.peers[0].lost'" >/dev/null || fail "the row stayed present after its session ended: $(json 1 peers | jq -c '.peers[0]')"
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -en 'input | .peers[0].lost'" >/dev/null || fail "the row stayed present after its session ended: $(json 1 peers | jq -c '.peers[0]')"
     [ "$(json 1 peers | jq -r '.peers[0].session // "none"')" = none ] || fail "a session address without a session"
     ctl 1 peers | grep -q "lost" || fail "peerctl peers does not say lost: $(ctl 1 peers)"
 }
