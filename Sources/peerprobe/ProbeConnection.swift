@@ -29,7 +29,7 @@ final class ProbeConnection {
     /// Runs the handshake as initiator with a fresh key; returns the
     /// responder's peer id. `trailing` goes out in the same write as message 3.
     func handshake(trailing: [UInt8] = []) throws -> String {
-        var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: PeerSession.prologue, localStatic: NoiseKeyPair.generate())
+        var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue, localStatic: NoiseKeyPair.generate())
         try writeFrame(try state.writeMessage([]))
         _ = try state.readMessage(try readFrame(timeout: 5))
         try writeFrame(try state.writeMessage([]), trailing: trailing)

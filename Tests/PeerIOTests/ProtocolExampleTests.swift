@@ -13,9 +13,9 @@ final class ProtocolExampleTests: XCTestCase {
     func testWorkedExample() throws {
         let initiatorStatic = Self.key("peerd example initiator static")
         let responderStatic = Self.key("peerd example responder static")
-        var initiator = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: PeerSession.prologue,
+        var initiator = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue,
                                                 localStatic: initiatorStatic, fixedEphemeral: Self.key("peerd example initiator ephemeral"))
-        var responder = try NoiseHandshakeState(pattern: .xx, initiator: false, prologue: PeerSession.prologue,
+        var responder = try NoiseHandshakeState(pattern: .xx, initiator: false, prologue: NoiseTransport.prologue,
                                                 localStatic: responderStatic, fixedEphemeral: Self.key("peerd example responder ephemeral"))
         let m1 = try initiator.writeMessage([])
         _ = try responder.readMessage(m1)

@@ -32,9 +32,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         for chunk in stride(from: 0, to: bytes.count, by: 97) { _ = assembler.add(more: true, bytes: Array(bytes[chunk..<min(bytes.count, chunk + 97)])) }
     case "handshake":
         // Message 1 to a responder, and message 2 to an initiator.
-        var responder = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: PeerSession.prologue, localStatic: fuzzKeys.0)
+        var responder = try! NoiseHandshakeState(pattern: .xx, initiator: false, prologue: NoiseTransport.prologue, localStatic: fuzzKeys.0)
         if (try? responder.readMessage(bytes)) != nil { _ = try? responder.writeMessage([]) }
-        var initiator = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: PeerSession.prologue, localStatic: fuzzKeys.1)
+        var initiator = try! NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue, localStatic: fuzzKeys.1)
         _ = try? initiator.writeMessage([])
         _ = try? initiator.readMessage(bytes)
     case "control":

@@ -169,6 +169,8 @@ public final class AvahiController {
             pollRunning = false
         }
         avahi_threaded_poll_free(poll)
+        // Avahi's thread is gone: no event can follow, so the stream ends.
+        continuation.finish()
     }
 
     private func freeClientLocked() {

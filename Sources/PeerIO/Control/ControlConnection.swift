@@ -66,6 +66,8 @@ public final class ControlConnection {
     private var closing = false
     private var closed = false
     private let drainTimeout: Double = 5
+    /// While draining a last answer: closed by then at the latest.
+    private var drainDeadline: Date?
     /// Whether output waits for the socket (the write source is armed).
     private var waitingToWrite = false
     /// When the unfinished line's first byte arrived.
@@ -135,6 +137,7 @@ public final class ControlConnection {
     /// The clock: an unfinished line past its deadline ends the
     /// connection, and so does idleness for a client outside the group.
     public func tick(now: Date) {
+        if let drainDeadline, now >= drainDeadline { close() }
         guard !closing, !closed else { return }
         if let lineStarted, now.timeIntervalSince(lineStarted) >= ControlProtocol.incompleteLineTimeout {
             fail(ControlError(.badRequest, "request line unfinished after \(Int(ControlProtocol.incompleteLineTimeout)) s; end each request with a newline"))
@@ -151,9 +154,8 @@ public final class ControlConnection {
         channel.pauseReading()
         flush()
         guard !closed else { return }
-        DispatchQueue.main.asyncAfter(deadline: .now() + drainTimeout) { [weak self] in
-            MainActor.assumeIsolated { self?.close() }
-        }
+        // The server ticks every connection it holds, this one included.
+        drainDeadline = clock.now().addingTimeInterval(drainTimeout)
     }
 
     private func fail(_ error: ControlError) {

@@ -7,13 +7,14 @@ import PeerCore
 /// It runs the pure lifecycles (``AvahiClientLifecycle``,
 /// ``ServicePublisher``) by performing the actions they return, keeps one
 /// resolver per service key under a cap, and feeds discovery events, in
-/// Avahi's order, to the ``IdentityActor``; the actor's changes go to
-/// ``onChanges`` (the peer directory).
+/// Avahi's order, through the ``IdentityLane`` to the ``IdentityActor``;
+/// the actor's changes go to ``onChanges`` (the peer directory).
 @MainActor
 public final class DiscoveryCoordinator {
     private let avahi: AvahiController
     private let events: AsyncStream<AvahiBridgeEvent>
     private let identity: IdentityActor
+    private let lane: IdentityLane
     private let logger: Logger
     private let serviceType: String
     private let interfaceIndexes: [Int32]
@@ -26,7 +27,9 @@ public final class DiscoveryCoordinator {
     private var resolverLimitLogged = false
     /// The renamed name we browsed again for (``browseAgainAfterRename()``).
     private var rebrowsedFor: String?
-    private var consumer: Task<Void, Never>?
+    /// When to try avahi-daemon again, while it is away (checked on ``tick(now:)``).
+    private var retryAt: Date?
+    private let clock: DaemonClock
     private var stopped = false
     /// The identity actor's changes, in order (set before ``start()``).
     public var onChanges: @MainActor ([PeerChange]) -> Void = { _ in }
@@ -38,12 +41,14 @@ public final class DiscoveryCoordinator {
     /// A coordinator for `avahi`, whose callbacks arrive on `events`.
     /// `maxResolvers` bounds open resolvers (Avahi's per-client object
     /// limit is 1024 by default).
-    public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, logger: Logger,
-                name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16, ownPeerID: String,
-                maxResolvers: Int) {
+    public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, lane: IdentityLane,
+                logger: Logger, name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16,
+                ownPeerID: String, maxResolvers: Int, clock: DaemonClock) {
         self.avahi = avahi
         self.events = events
         self.identity = identity
+        self.lane = lane
+        self.clock = clock
         self.logger = logger
         self.serviceType = serviceType
         self.interfaceIndexes = interfaceIndexes
@@ -69,17 +74,25 @@ public final class DiscoveryCoordinator {
         return lifecycle.lastMessage
     }
 
-    /// Starts the client, and one consumer that drains the bridge's stream,
-    /// so events reach the identity actor in exactly Avahi's order.
+    /// Creates the Avahi client (its events wait in the stream for ``pump()``).
     public func start() {
-        let events = events
-        consumer = Task { [weak self] in
-            for await event in events {
-                guard let self else { return }
-                await self.route(event)
-            }
-        }
         perform(lifecycle.start())
+    }
+
+    /// Hands the bridge's events to the lane, one job each, so they reach
+    /// the identity actor in exactly Avahi's order. Returns when the stream
+    /// ends (``shutdown()``).
+    public func pump() async {
+        for await event in events {
+            lane.submit { [weak self] in await self?.route(event) }
+        }
+    }
+
+    /// Clock tick: a retry of avahi-daemon that is due.
+    public func tick(now: Date) {
+        guard let retryAt, now >= retryAt, !stopped else { return }
+        self.retryAt = nil
+        perform(lifecycle.retryDue())
     }
 
     /// Stops consuming and frees the client (withdrawing the service).
@@ -87,7 +100,6 @@ public final class DiscoveryCoordinator {
         guard !stopped else { return }
         stopped = true
         _ = lifecycle.stop()
-        consumer?.cancel()
         avahi.shutdown()
     }
 
@@ -107,11 +119,7 @@ public final class DiscoveryCoordinator {
                 logger.warning("lost avahi-daemon (\(lifecycle.lastMessage ?? "failure")); reconnecting")
                 createClient()
             case .scheduleRetry(let seconds):
-                Task { [weak self] in
-                    try? await Task.sleep(for: .seconds(seconds))
-                    guard let self, !self.stopped else { return }
-                    self.perform(self.lifecycle.retryDue())
-                }
+                retryAt = clock.now().addingTimeInterval(TimeInterval(seconds))
             case .startBrowsing:
                 do {
                     try avahi.startBrowsing(type: serviceType, interfaces: interfaceIndexes)

@@ -7,7 +7,9 @@ import PeerCore
 /// The composition root: opens what the daemon owns (the identity key, the
 /// session port, the control socket, the Avahi client, the trust store, the
 /// queue and the inbox), builds the components, wires them to each other,
-/// and runs the one-second clock. It decides nothing itself.
+/// and runs the one-second clock, which is the daemon's one timer: every
+/// component keeps deadlines read from the injected ``DaemonClock`` and
+/// acts on them when ticked. It decides nothing itself.
 @MainActor
 public final class PeerDaemon {
     private let config: DaemonConfiguration
@@ -35,6 +37,10 @@ public final class PeerDaemon {
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
     private var router: ControlRouter?
     private var tickTimer: (any DispatchSourceTimer)?
+    /// Every conversation with the identity actor, in order.
+    private let lane = IdentityLane()
+    /// The daemon's one long-lived task (``run()``).
+    private var runner: Task<Void, Never>?
     private let startedAt: Date
     /// The one clock every component reads.
     private let clock: DaemonClock
@@ -104,10 +110,10 @@ public final class PeerDaemon {
                                  clock: clock.now)
         // The maximum number of open resolvers: bounded by Avahi's
         // per-client object limit (1024 by default) anyway, and by the peer cap.
-        discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, logger: logger, name: config.name,
-                                         serviceType: config.serviceType, interfaceIndexes: interfaceIndexes, txt: txt,
-                                         port: sessionListener.port, ownPeerID: loaded.key.peerID,
-                                         maxResolvers: min(1000, max(64, config.maxPeers * 4)))
+        discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, lane: lane, logger: logger,
+                                         name: config.name, serviceType: config.serviceType, interfaceIndexes: interfaceIndexes,
+                                         txt: txt, port: sessionListener.port, ownPeerID: loaded.key.peerID,
+                                         maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock)
         reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger, clock: clock)
         journal = EventJournal(capacity: config.eventHistory)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
@@ -115,7 +121,7 @@ public final class PeerDaemon {
         pairing = PairingCoordinator(trust: opened.store, timeout: config.pairingTimeout, autoAccept: config.autoAccept,
                                      directory: directory, logger: logger, clock: clock)
         // The sessions, last: they use every component above.
-        director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, control: control,
+        director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
                                    emit: { [unowned self] event in self.emit(event) }, clock: clock)
@@ -148,14 +154,24 @@ public final class PeerDaemon {
         tickTimer = timer
         timer.resume()
         reconnect.start()
-        // Rows for paired peers exist from the start, under their stored UUIDs.
-        Task { [weak self] in
-            guard let self else { return }
-            self.directory.seed(await self.identity.snapshots())
-        }
         logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
-        discovery.start()
+        runner = Task { await self.run() }
         health.ready(status: serviceStatusLine(), now: clock.now())
+    }
+
+    /// The daemon's tasks, structured: first the rows of paired peers are
+    /// seeded (under their stored UUIDs), then Avahi starts, so no event
+    /// of its can reach the read model before them; then the lane (every
+    /// conversation with the identity actor, in order) and the pump of
+    /// Avahi's events run side by side until ``shutdown()`` ends both.
+    private func run() async {
+        directory.seed(await identity.snapshots())
+        guard !stopped else { return }
+        discovery.start()
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.lane.run() }
+            group.addTask { await self.discovery.pump() }
+        }
     }
 
     /// Connects the components: who asks whom, and who hears what.
@@ -214,6 +230,7 @@ public final class PeerDaemon {
         let now = clock.now()
         director.tick(now: now)
         control.tick(now: now)
+        discovery.tick(now: now)
         reconnect.tick(now: now)
         health.tick(now: now, status: serviceStatusLine())
     }
@@ -254,6 +271,7 @@ public final class PeerDaemon {
         reconnect.stop()
         director.stop()
         discovery.shutdown()
+        lane.finish()
         sessionListener.close()
         control.stop(time: clock.now())
         logger.info("stopped")

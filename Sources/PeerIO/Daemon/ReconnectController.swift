@@ -11,7 +11,9 @@ public final class ReconnectController {
     private var schedule = ReconnectSchedule()
     private var netlink: NetlinkMonitor?
     private var linkStates: LinkStateTracker
-    private var retryPending = false
+    /// After a network gain: when to retry paired peers (the burst of
+    /// notifications that comes with a link is over by then).
+    private var networkRetryAt: Date?
     private var stopped = false
     /// Peers this host closed as `busy` (its inbox was full): dialled again
     /// once a client takes messages, or after 30 s.
@@ -57,6 +59,10 @@ public final class ReconnectController {
 
     /// Once a second: dials the peers that are due.
     public func tick(now: Date) {
+        if let networkRetryAt, now >= networkRetryAt {
+            networkReturned()
+            return
+        }
         dialDue(now: now)
     }
 
@@ -97,20 +103,18 @@ public final class ReconnectController {
 
     /// The kernel reported link or address changes. When one is a gain (a
     /// link came up, an address appeared), paired peers are retried shortly
-    /// after, once the burst of notifications that comes with it is over.
+    /// after (at the next tick, at least 250 ms on), once the burst of
+    /// notifications that comes with it is over.
     private func networkChanged(_ changes: [NetworkChange]) {
-        guard linkStates.apply(changes), !retryPending, !stopped else { return }
-        retryPending = true
-        DispatchQueue.main.asyncAfter(deadline: .now() + .milliseconds(250)) { [weak self] in
-            MainActor.assumeIsolated { self?.networkReturned() }
-        }
+        guard linkStates.apply(changes), networkRetryAt == nil, !stopped else { return }
+        networkRetryAt = clock.now().addingTimeInterval(0.25)
     }
 
     /// The network came back: forget the backoff, abandon dials to paired
     /// peers still stuck in TCP connect (their SYNs went into the void while
     /// the link was down and would only time out), and dial again now.
     private func networkReturned() {
-        retryPending = false
+        networkRetryAt = nil
         guard enabled, !stopped else { return }
         schedule.networkReturned()
         var abandoned = 0

@@ -17,6 +17,7 @@ public final class SessionDirector: PeerSessionDelegate {
     private let logger: Logger
     private let identityKey: IdentityKey
     private let identity: IdentityActor
+    private let lane: IdentityLane
     private let control: ControlServer
     private let acceptor: SessionAcceptor
     private let discovery: DiscoveryCoordinator
@@ -38,8 +39,8 @@ public final class SessionDirector: PeerSessionDelegate {
     private var refusedAtSessionCap = RefusalCounter()
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
-    public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, control: ControlServer,
-                sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator,
+    public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
+                control: ControlServer, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery,
                 emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
         self.clock = clock
@@ -47,6 +48,7 @@ public final class SessionDirector: PeerSessionDelegate {
         self.logger = logger
         self.identityKey = identityKey
         self.identity = identity
+        self.lane = lane
         self.control = control
         acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
                                    admission: SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
@@ -121,6 +123,7 @@ extension SessionDirector {
     /// never came, and queued messages for connected peers.
     public func tick(now: Date) {
         for session in table.sessions { session.tick(now: now) }
+        table.tickClosing(now: now)
         hold.tick(now: now)
         for peer in table.expiredCrossings(now: now) where table[peer] == nil {
             setState(.notConnected, for: peer, reason: .closedByPeer)
@@ -138,7 +141,7 @@ extension SessionDirector {
         }
         if session.role == .inviter {
             if let peer = session.peerUUID, table.isCurrent(session) { setState(.connecting, for: peer, reason: nil) }
-            Task { [weak self] in
+            lane.submit { [weak self] in
                 guard let self else { return }
                 await self.identity.markVerified(peerID: peerID)
                 await self.discovery.refreshUnverified()
@@ -156,7 +159,7 @@ extension SessionDirector {
             session.close(limit.description, reason: .closedLocally)
             return
         }
-        Task { [weak self] in
+        lane.submit { [weak self] in
             guard let self else { return }
             guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
                                                           protected: self.protectedRows) else {
@@ -268,7 +271,7 @@ extension SessionDirector {
             // That endpoint is not the peer's: it leaves the row, and is not
             // merged again (nor reported again) while Avahi keeps the service.
             if let endpoint = session.endpoint, let peer = session.peerUUID {
-                Task { [weak self] in
+                lane.submit { [weak self] in
                     guard let self else { return }
                     self.directory.apply(await self.identity.refuseEndpoint(endpoint, of: peer))
                 }

@@ -6,16 +6,13 @@ import PeerCore
 /// One TCP connection to a peer: the Noise XX handshake, then encrypted,
 /// length-framed ``WireMessage``s, driven by a ``SessionLifecycle``.
 ///
-/// The socket is non-blocking and serviced by Dispatch sources on the main
-/// queue. Output goes through a bounded ``OutboundQueue``; application data
-/// beyond ``sendLimit`` queued bytes is refused (the caller gets a `busy`
-/// error it can retry), so the daemon never buffers without bound.
+/// The socket, its frames and its watermarks are the ``SessionTransport``'s;
+/// this type holds the Noise states and dispatches what arrives
+/// (``InboundRoute``). Application data beyond ``sendLimit`` queued bytes
+/// is refused (the caller gets a `busy` error it can retry), so the daemon
+/// never buffers without bound.
 @MainActor
 public final class PeerSession {
-    /// The Noise prologue: binds the wire version into the handshake, so
-    /// mismatched versions fail at once.
-    nonisolated public static let prologue = Array("peerd/1".utf8)
-
     /// A number for logs.
     public let number: Int
     /// The peer row this session belongs to, once known.
@@ -66,29 +63,17 @@ public final class PeerSession {
 
     private weak var delegate: (any PeerSessionDelegate)?
     private var lifecycle: SessionLifecycle
-    private var handshake: NoiseHandshakeState
-    private var sendCipher: NoiseCipherState?
-    private var receiveCipher: NoiseCipherState?
-    private var channel: DispatchChannel?
-    private var connecting: Bool
-    /// Until the session is accepted, no frame may exceed 8 KiB: an
-    /// unauthenticated peer cannot make us buffer more.
-    private var frames: FrameReader = {
-        var reader = FrameReader()
-        reader.maxFrame = 8192
-        return reader
-    }()
-    private var outbound: OutboundQueue
+    private var noise: NoiseTransport
+    /// Set once in init; implicitly unwrapped only because it reports to `self`.
+    private var transport: SessionTransport!
     private var finished = false
-    private var closeAfterFlush = false
     private var ledger = AckLedger()
-    /// When to stop and resume reading as output backs up (``WriteWatermarks``).
-    private var watermarks: WriteWatermarks
-    private var flushScheduled = false
     /// The most bytes ever queued here, so the owner knows to give memory back.
-    public private(set) var peakQueuedBytes = 0
+    public var peakQueuedBytes: Int { transport.peakQueuedBytes }
     /// Whether this is a dial whose TCP connect has not completed yet.
-    public var isTCPConnecting: Bool { connecting && !finished }
+    public var isTCPConnecting: Bool { transport.connecting && !finished }
+    /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
+    public var heldForClients: Bool { transport.heldForClients }
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
     /// Whether the session is accepted and may carry a pairing.
@@ -100,7 +85,7 @@ public final class PeerSession {
     /// Which side this is.
     public var role: SessionLifecycle.Role { lifecycle.role }
     /// Bytes waiting to be written.
-    public var queuedBytes: Int { outbound.byteCount }
+    public var queuedBytes: Int { transport.queuedBytes }
 
     /// Dials `endpoint` and invites. Throws if the connect cannot even start.
     public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
@@ -117,25 +102,11 @@ public final class PeerSession {
         inviteContext = context
         self.inviteTimeout = inviteTimeout
         lifecycle = SessionLifecycle(inviterAt: clock.now(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
-        handshake = Self.handshakeState(initiator: true, identity: identity)
-        outbound = OutboundQueue(limit: sendLimit)
-        watermarks = WriteWatermarks(sendLimit: sendLimit)
-        connecting = true
+        noise = NoiseTransport(initiator: true, identity: identity)
         remoteAddress = endpoint.hostPort
         remoteHost = endpoint.address
         let fd = try TCPConnector.startConnect(to: endpoint)
-        attach(fd)
-    }
-
-    /// A fresh XX handshake. XX has no pre-messages, so the only way the
-    /// state can fail to be made (a pre-message key missing) cannot happen.
-    private static func handshakeState(initiator: Bool, identity: IdentityKey) -> NoiseHandshakeState {
-        do {
-            return try NoiseHandshakeState(pattern: .xx, initiator: initiator, prologue: prologue,
-                                           localStatic: NoiseKeyPair(secretKey: identity.secretKey))
-        } catch {
-            preconditionFailure("Noise XX needs no pre-message keys, yet: \(error)")
-        }
+        transport = SessionTransport(descriptor: fd, connecting: true, sendLimit: sendLimit, delegate: self, clock: clock)
     }
 
     /// Takes an accepted connection; the remote invites us.
@@ -152,20 +123,21 @@ public final class PeerSession {
         inviteContext = []
         inviteTimeout = 0
         lifecycle = SessionLifecycle(inviteeAt: clock.now(), limits: limits)
-        handshake = Self.handshakeState(initiator: false, identity: identity)
-        outbound = OutboundQueue(limit: sendLimit)
-        watermarks = WriteWatermarks(sendLimit: sendLimit)
-        connecting = false
+        noise = NoiseTransport(initiator: false, identity: identity)
         remoteAddress = TCPConnector.peerAddress(fd)
         remoteHost = TCPConnector.plainHost(remoteAddress)
-        attach(fd)
+        transport = SessionTransport(descriptor: fd, connecting: false, sendLimit: sendLimit, delegate: self, clock: clock)
     }
 
-    /// Clock tick: deadlines and keepalive.
-    public func tick(now: Date) {
-        if watermarks.isStalled(now: now) {
-            fail("the peer has not read what we sent for \(Int(watermarks.stallTimeout)) s (\(outbound.byteCount) bytes waiting)")
-            return
+    /// Clock tick: deadlines and keepalive. Returns whether the socket is
+    /// closed: a finished session's owner ticks it until then, while its
+    /// last frames go out.
+    @discardableResult
+    public func tick(now: Date) -> Bool {
+        if finished { return transport.tick(now: now) }
+        if transport.isStalled(now: now) {
+            fail("the peer has not read what we sent for \(Int(transport.stallTimeout)) s (\(transport.queuedBytes) bytes waiting)")
+            return false
         }
         perform(lifecycle.tick(now: now))
         acknowledge(every: 1)
@@ -174,6 +146,7 @@ public final class PeerSession {
             pairing = machine
             performPairing(actions)
         }
+        return false
     }
 
     /// Starts pairing as the initiator on this connected session.
@@ -244,7 +217,7 @@ public final class PeerSession {
     /// nothing, when the queue is too full: the caller retries later.
     @discardableResult
     public func send(_ data: [UInt8]) -> UInt64? {
-        guard isConnected, outbound.byteCount + data.count <= sendLimit else { return nil }
+        guard isConnected, transport.queuedBytes + data.count <= sendLimit else { return nil }
         lifecycle.noteSent(now: clock.now())
         for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
         return ledger.send()
@@ -256,96 +229,56 @@ public final class PeerSession {
         transmit(.ack(count))
     }
 
-    // MARK: I/O
-
-    private func attach(_ fd: FileDescriptor) {
-        let channel = DispatchChannel(descriptor: fd,
-                                      onReadable: { [weak self] in self?.readable() },
-                                      onWritable: { [weak self] in self?.writable() })
-        self.channel = channel
-        // A non-blocking connect completes when the socket becomes writable.
-        if connecting { channel.armWrite(true) }
-    }
+    // MARK: Frames
 
     private func connected() {
-        connecting = false
         do {
-            sendFrame(try handshake.writeMessage([]))
+            transport.send(frame: try noise.firstMessage())
         } catch {
             perform(lifecycle.handshakeFailed("\(error)"))
         }
     }
 
-    private func readable() {
-        guard let descriptor = channel?.descriptor, !finished, !connecting else { return }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        // Bounded work per wakeup keeps one fast peer from starving the rest.
-        for _ in 0..<16 {
-            // Output backed up, or the clients are behind: read no more now.
-            if watermarks.isPaused || heldForClients { return }
-            let count: Int?
-            do {
-                count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
-            } catch {
-                perform(lifecycle.transportClosed("\(error)"))
-                return
-            }
-            guard let count else { return }
-            if count == 0 {
-                perform(lifecycle.transportClosed("the connection was closed"))
-                return
-            }
-            lifecycle.bytesArrived()
-            let complete: [[UInt8]]
-            do { complete = try frames.append(buffer[0..<count]) } catch {
-                fail("\(error)")
-                return
-            }
-            for frame in complete {
-                guard !finished else { return }
-                received(frame)
-            }
-            // A bad length that came after those frames, now that they are handled.
-            do { _ = try frames.append([UInt8]()) } catch {
-                fail("\(error)")
-                return
-            }
-        }
-    }
-
     private func received(_ frame: [UInt8]) {
-        if !handshake.isComplete {
+        if noise.isHandshaking {
             do {
-                _ = try handshake.readMessage(frame)
-                if handshake.isOurTurn { sendFrame(try handshake.writeMessage([])) }
-                if handshake.isComplete { handshakeDone() }
+                let step = try noise.readHandshake(frame)
+                if let reply = step.reply { transport.send(frame: reply) }
+                if let proof = step.proof { handshakeDone(proof) }
             } catch {
                 perform(lifecycle.handshakeFailed("\(error)"))
             }
             return
         }
-        guard var cipher = receiveCipher else { return }
         do {
-            let plaintext = try cipher.decrypt(ad: [], frame)
-            receiveCipher = cipher
+            guard let plaintext = try noise.open(frame) else { return }
             let message = try WireCodec.decode(plaintext)
-            switch message {
-            case .ack(let count):
-                guard lifecycle.canSendData, ledger.accepts(count) else {
-                    fail("an acknowledgement of \(count) messages, but \(ledger.sent) were sent")
-                    return
-                }
-                lifecycle.noteReceived(now: clock.now())
-                delegate?.session(self, acknowledged: count)
-            case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject, .unpair:
-                guard lifecycle.canCarryPairing else {
-                    fail("a pairing message before the session was accepted")
-                    return
-                }
-                lifecycle.noteReceived(now: clock.now())
-                receivedPairing(message)
-            default:
+            let presence: PairingPresence = pairing.map { $0.isFinished ? .finished : .running } ?? .none
+            let route = InboundRoute.of(message, canSendData: lifecycle.canSendData, canCarryPairing: lifecycle.canCarryPairing,
+                                        sent: ledger.sent, pairing: presence)
+            switch route {
+            case .violation(let why):
+                fail(why)
+                return
+            case .lifecycle(let message):
                 perform(lifecycle.received(message, now: clock.now()))
+                return
+            default:
+                lifecycle.noteReceived(now: clock.now())
+            }
+            switch route {
+            case .acknowledged(let count): delegate?.session(self, acknowledged: count)
+            case .unpaired: delegate?.sessionUnpaired(self)
+            case .pairingRequested:
+                lifecycle.pairingRequested()
+                delegate?.sessionPairingRequested(self)
+            case .pairingStep(let message):
+                guard var machine = pairing else { return }
+                let actions = machine.received(message)
+                pairing = machine
+                performPairing(actions)
+            case .rejectStrayPairing: transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
+            case .ignore, .violation, .lifecycle: break
             }
         } catch let error as NoiseError {
             fail(error.description)
@@ -354,42 +287,15 @@ public final class PeerSession {
         }
     }
 
-    private func handshakeDone() {
-        do {
-            let split = try handshake.split()
-            sendCipher = split.send
-            receiveCipher = split.receive
-        } catch {
-            perform(lifecycle.handshakeFailed("\(error)"))
-            return
-        }
-        remoteStaticKey = handshake.remoteStatic
-        handshakeHash = handshake.handshakeHash
-        let peerID = IdentityKey.fingerprint(of: handshake.remoteStatic ?? [])
+    private func handshakeDone(_ proof: NoiseTransport.Proof) {
+        remoteStaticKey = proof.remoteStatic
+        handshakeHash = proof.handshakeHash
+        let peerID = IdentityKey.fingerprint(of: proof.remoteStatic)
         self.remotePeerID = peerID
         let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, now: clock.now())
         mismatched = lifecycle.phase == .closed(.identityMismatch)
         if !lifecycle.isClosed { delegate?.sessionAuthenticated(self, peerID: peerID) }
         perform(actions)
-    }
-
-    private func receivedPairing(_ message: WireMessage) {
-        switch message {
-        case .unpair:
-            delegate?.sessionUnpaired(self)
-        case .pairRequest where pairing == nil || pairing?.isFinished == true:
-            lifecycle.pairingRequested()
-            delegate?.sessionPairingRequested(self)
-        default:
-            guard var machine = pairing else {
-                if case .pairReject = message { return }
-                transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
-                return
-            }
-            let actions = machine.received(message)
-            pairing = machine
-            performPairing(actions)
-        }
     }
 
     private func performPairing(_ actions: [PairingAction]) {
@@ -419,7 +325,7 @@ public final class PeerSession {
                 }
             case .established:
                 // A session opened to pair keeps the 8 KiB frame limit.
-                if !lifecycle.isForPairing { frames.maxFrame = WireCodec.maxNoiseMessage }
+                if !lifecycle.isForPairing { transport.maxFrame = WireCodec.maxNoiseMessage }
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
                 // Acknowledged only once a client or the inbox has it. When
@@ -439,92 +345,19 @@ public final class PeerSession {
     }
 
     private func transmit(_ message: WireMessage) {
-        guard var cipher = sendCipher, channel != nil else { return }
         do {
-            let ciphertext = try cipher.encrypt(ad: [], WireCodec.encode(message))
-            sendCipher = cipher
-            sendFrame(ciphertext)
+            guard let sealed = try noise.seal(WireCodec.encode(message)) else { return }
+            transport.send(frame: sealed)
         } catch {
             finish(.protocolError, "\(error)")
         }
     }
 
-    private func sendFrame(_ message: [UInt8]) {
-        // Bounded by the watermarks: past the high mark nothing more is read
-        // from the peer, so nothing more is answered.
-        outbound.appendCoalescing(WireCodec.frame(message))
-        peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
-        checkWatermarks()
-        scheduleFlush()
-    }
-
-    /// Frames made in one main-queue turn (handshake message 3 and the
-    /// invite, a burst of fragments, pongs for a batch of pings) go out
-    /// together at the end of the turn: with `TCP_NODELAY` that is one
-    /// segment where Nagle would have waited for an ACK.
-    private func scheduleFlush() {
-        guard !flushScheduled else { return }
-        flushScheduled = true
-        DispatchQueue.main.async { [weak self] in
-            MainActor.assumeIsolated {
-                guard let self else { return }
-                self.flushScheduled = false
-                self.flush()
-            }
-        }
-    }
-
-    /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
-    public private(set) var heldForClients = false
-
     /// Stops (or resumes) reading from the peer because the clients that
     /// receive its messages are behind: the flow is held back toward them,
     /// rather than queued or dropped.
     public func holdReading(_ hold: Bool) {
-        guard hold != heldForClients else { return }
-        heldForClients = hold
-        updateReading()
-    }
-
-    /// Applies the watermarks to the queue's size now.
-    private func checkWatermarks() {
-        guard !finished else { return }
-        _ = watermarks.queued(outbound.byteCount, now: clock.now())
-        updateReading()
-    }
-
-    /// Reads while neither the watermarks nor the clients hold it back.
-    private func updateReading() {
-        guard !finished, let channel else { return }
-        if heldForClients || watermarks.isPaused { channel.pauseReading() } else { channel.resumeReading() }
-    }
-
-    private func writable() {
-        guard let descriptor = channel?.descriptor else { return }
-        if connecting {
-            if let error = TCPConnector.finishConnect(descriptor) {
-                perform(lifecycle.handshakeFailed("connect to \(remoteAddress): \(String(cString: strerror(error)))"))
-                return
-            }
-            connected()
-        }
-        flush()
-    }
-
-    private func flush() {
-        guard let channel, !channel.isClosing, !connecting else { return }
-        let descriptor = channel.descriptor
-        let drained: Bool
-        do {
-            drained = try outbound.flush { raw in try descriptor.send(raw) }
-        } catch {
-            outbound.truncateToCurrentLine()
-            if closeAfterFlush { teardown() } else { perform(lifecycle.transportClosed("\(error)")) }
-            return
-        }
-        channel.armWrite(!drained)
-        checkWatermarks()
-        if drained && closeAfterFlush { teardown() }
+        transport.holdReading(hold)
     }
 
     private func finish(_ reason: CloseReason, _ text: String) {
@@ -536,19 +369,34 @@ public final class PeerSession {
             for action in actions { if case .send = action { continue } else { delegate?.session(self, pairing: action) } }
         }
         delegate?.sessionFinished(self, reason: reason, text: text)
-        // Let a final close frame go out, but never wait long for it.
-        closeAfterFlush = true
-        if outbound.isEmpty || connecting {
-            teardown()
-        } else {
-            flush()
-            // Strong capture: the owner has already let go, and the channel
-            // must be closed (never just released) within 2 s.
-            DispatchQueue.main.asyncAfter(deadline: .now() + 2) { [self] in MainActor.assumeIsolated { self.teardown() } }
-        }
+        // Let a final close frame go out, but never wait long for it: the
+        // owner ticks a finished session until its socket is closed.
+        transport.closeAfterSending()
+    }
+}
+
+extension PeerSession: SessionTransportDelegate {
+    /// Sends the first handshake message once the dial connects.
+    public func transportConnected() { connected() }
+
+    /// The dial did not connect.
+    public func transportConnectFailed(_ reason: String) {
+        perform(lifecycle.handshakeFailed("connect to \(remoteAddress): \(reason)"))
     }
 
-    private func teardown() {
-        channel?.close()
+    /// Any bytes keep the keepalive quiet.
+    public func transportBytesArrived() { lifecycle.bytesArrived() }
+
+    /// One frame: handshake or message.
+    public func transportReceived(_ frame: [UInt8]) -> Bool {
+        guard !finished else { return false }
+        received(frame)
+        return !finished
     }
+
+    /// The connection ended without a close frame.
+    public func transportBroke(_ why: String) { perform(lifecycle.transportClosed(why)) }
+
+    /// A bad frame length.
+    public func transportCorrupt(_ why: String) { fail(why) }
 }

@@ -14,6 +14,10 @@ public final class SessionTable {
     private var all: [ObjectIdentifier: PeerSession] = [:]
     private var byPeer: [UUID: PeerSession] = [:]
     private var crossings: [UUID: Date] = [:]
+    /// Ended sessions whose last frames are still going out: held (and
+    /// ticked) until their sockets close, within
+    /// ``SessionTransport/lingerSeconds``.
+    private var closing: [PeerSession] = []
     private var next = 1
 
     /// An empty table.
@@ -47,7 +51,7 @@ public final class SessionTable {
     /// (which the peer then no longer has).
     @discardableResult
     public func remove(_ session: PeerSession) -> Bool {
-        all[ObjectIdentifier(session)] = nil
+        if all.removeValue(forKey: ObjectIdentifier(session)) != nil { closing.append(session) }
         guard let peer = session.peerUUID, byPeer[peer] === session else {
             checkInvariants()
             return false
@@ -56,6 +60,15 @@ public final class SessionTable {
         checkInvariants()
         return true
     }
+
+    /// Clock tick for ended sessions: those whose sockets are closed now
+    /// are let go.
+    public func tickClosing(now: Date) {
+        closing.removeAll { $0.tick(now: now) }
+    }
+
+    /// Ended sessions whose sockets are not closed yet.
+    public var closingCount: Int { closing.count }
 
     /// The peer's current session.
     public subscript(peer: UUID) -> PeerSession? { byPeer[peer] }

@@ -1,0 +1,51 @@
+/// Where a message that arrived on an authenticated session goes: the
+/// session's own dispatch, decided without I/O (docs/protocol.md §5, §6).
+///
+/// Acknowledgements go to the sender's ledger, pairing messages to the
+/// pairing that runs (or start one), and everything else to the
+/// ``SessionLifecycle``. A message that the session's phase does not allow
+/// is a protocol violation, which ends the session.
+public enum InboundRoute: Sendable, Equatable {
+    /// The peer has received the first `count` messages sent on the session.
+    case acknowledged(UInt64)
+    /// The peer removed its trust in us.
+    case unpaired
+    /// The peer asks to pair.
+    case pairingRequested
+    /// A step for the session's pairing (running, or finished: it answers
+    /// late steps itself).
+    case pairingStep(WireMessage)
+    /// A pairing step with no pairing running: answered with a reject.
+    case rejectStrayPairing
+    /// A reject with no pairing running: nothing to do.
+    case ignore
+    /// For the lifecycle (invitations, data, pings, closes).
+    case lifecycle(WireMessage)
+    /// Not allowed now: the session ends with these words.
+    case violation(String)
+
+    /// Routes `message`. `canSendData` and `canCarryPairing` are the
+    /// lifecycle's; `sent` is how many messages this side has sent;
+    /// `pairing` whether the session has a pairing, and whether it finished.
+    public static func of(_ message: WireMessage, canSendData: Bool, canCarryPairing: Bool, sent: UInt64,
+                          pairing: PairingPresence) -> InboundRoute {
+        switch message {
+        case .ack(let count):
+            guard canSendData, count <= sent else {
+                return .violation("an acknowledgement of \(count) messages, but \(sent) were sent")
+            }
+            return .acknowledged(count)
+        case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject, .unpair:
+            guard canCarryPairing else { return .violation("a pairing message before the session was accepted") }
+            switch (message, pairing) {
+            case (.unpair, _): return .unpaired
+            case (.pairRequest, .none), (.pairRequest, .finished): return .pairingRequested
+            case (.pairReject, .none): return .ignore
+            case (_, .none): return .rejectStrayPairing
+            default: return .pairingStep(message)
+            }
+        default:
+            return .lifecycle(message)
+        }
+    }
+}

@@ -1,0 +1,217 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PeerCore
+
+/// The socket side of one session: a non-blocking TCP connection serviced
+/// by Dispatch on the main queue, cut into length-prefixed frames on the
+/// way in, and a bounded ``OutboundQueue`` with ``WriteWatermarks`` on the
+/// way out. It knows nothing of Noise or of messages; ``PeerSession`` gives
+/// it frames and takes frames from it (``SessionTransportDelegate``).
+///
+/// Reading stops while output is backed up past the high watermark, or
+/// while the owner holds it for its clients, so a peer that does not read
+/// cannot make us buffer without bound, and neither can one that sends
+/// faster than our clients take.
+@MainActor
+public final class SessionTransport {
+    /// How long a closing transport waits for its last frames to go out.
+    public static let lingerSeconds: TimeInterval = 2
+
+    /// Set once in init; implicitly unwrapped only because its callbacks
+    /// capture `self`.
+    private var channel: DispatchChannel!
+    private weak var delegate: (any SessionTransportDelegate)?
+    private let clock: DaemonClock
+    /// Whether this is a dial whose TCP connect has not completed yet.
+    public private(set) var connecting: Bool
+    /// Until the session is accepted, no frame may exceed 8 KiB: an
+    /// unauthenticated peer cannot make us buffer more.
+    private var frames: FrameReader = {
+        var reader = FrameReader()
+        reader.maxFrame = 8192
+        return reader
+    }()
+    private var outbound: OutboundQueue
+    private var watermarks: WriteWatermarks
+    private var flushScheduled = false
+    /// Set once the owner is done: the last frames go out, then the socket closes.
+    private var closeAfterFlush = false
+    /// While closing with output left: the socket is closed by then at the latest.
+    private var lingerUntil: Date?
+    private var closed = false
+    /// The most bytes ever queued here, so the owner knows to give memory back.
+    public private(set) var peakQueuedBytes = 0
+    /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
+    public private(set) var heldForClients = false
+
+    /// Takes `descriptor`; `connecting` when it is a dial whose connect is
+    /// under way (it completes when the socket becomes writable).
+    public init(descriptor: FileDescriptor, connecting: Bool, sendLimit: Int, delegate: any SessionTransportDelegate, clock: DaemonClock) {
+        self.connecting = connecting
+        self.delegate = delegate
+        self.clock = clock
+        outbound = OutboundQueue(limit: sendLimit)
+        watermarks = WriteWatermarks(sendLimit: sendLimit)
+        channel = DispatchChannel(descriptor: descriptor,
+                                  onReadable: { [weak self] in self?.readable() },
+                                  onWritable: { [weak self] in self?.writable() })
+        if connecting { channel.armWrite(true) }
+    }
+
+    /// Bytes waiting to be written.
+    public var queuedBytes: Int { outbound.byteCount }
+    /// The largest frame accepted from the peer.
+    public var maxFrame: Int {
+        get { frames.maxFrame }
+        set { frames.maxFrame = newValue }
+    }
+    /// Whether the transport is closing or closed.
+    public var isClosing: Bool { closeAfterFlush || closed }
+
+    /// Queues one frame (its length prefix is added here). Frames made in
+    /// one main-queue turn go out together at the end of the turn: with
+    /// `TCP_NODELAY` that is one segment where Nagle would have waited.
+    public func send(frame payload: [UInt8]) {
+        guard !closed else { return }
+        outbound.appendCoalescing(WireCodec.frame(payload))
+        peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
+        checkWatermarks()
+        scheduleFlush()
+    }
+
+    /// Stops (or resumes) reading from the peer because the clients that
+    /// receive its messages are behind: the flow is held back toward them,
+    /// rather than queued or dropped.
+    public func holdReading(_ hold: Bool) {
+        guard hold != heldForClients else { return }
+        heldForClients = hold
+        updateReading()
+    }
+
+    /// Whether the peer has read nothing of a backed-up queue for too long.
+    public func isStalled(now: Date) -> Bool { watermarks.isStalled(now: now) }
+    /// The stall limit, for the words of the close.
+    public var stallTimeout: TimeInterval { watermarks.stallTimeout }
+
+    /// The owner is done: what is queued goes out, then the socket closes,
+    /// within ``lingerSeconds`` at most (see ``tick(now:)``).
+    public func closeAfterSending() {
+        closeAfterFlush = true
+        if outbound.isEmpty || connecting {
+            teardown()
+        } else {
+            lingerUntil = clock.now().addingTimeInterval(Self.lingerSeconds)
+            flush()
+        }
+    }
+
+    /// Clock tick: a linger that ran out closes the socket. Returns whether
+    /// the socket is closed.
+    @discardableResult
+    public func tick(now: Date) -> Bool {
+        if let lingerUntil, now >= lingerUntil { teardown() }
+        return closed
+    }
+
+    // MARK: Reading
+
+    private func readable() {
+        guard !closed, !closeAfterFlush, !connecting else { return }
+        let descriptor = channel.descriptor
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // Bounded work per wakeup keeps one fast peer from starving the rest.
+        for _ in 0..<16 {
+            // Output backed up, or the clients are behind: read no more now.
+            if watermarks.isPaused || heldForClients { return }
+            let count: Int?
+            do {
+                count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
+            } catch {
+                delegate?.transportBroke("\(error)")
+                return
+            }
+            guard let count else { return }
+            if count == 0 {
+                delegate?.transportBroke("the connection was closed")
+                return
+            }
+            delegate?.transportBytesArrived()
+            let complete: [[UInt8]]
+            do { complete = try frames.append(buffer[0..<count]) } catch {
+                delegate?.transportCorrupt("\(error)")
+                return
+            }
+            for frame in complete {
+                guard !isClosing, delegate?.transportReceived(frame) == true else { return }
+            }
+            // A bad length that came after those frames, now that they are handled.
+            do { _ = try frames.append([UInt8]()) } catch {
+                delegate?.transportCorrupt("\(error)")
+                return
+            }
+        }
+    }
+
+    /// Reads while neither the watermarks nor the clients hold it back.
+    private func updateReading() {
+        guard !isClosing else { return }
+        if heldForClients || watermarks.isPaused { channel.pauseReading() } else { channel.resumeReading() }
+    }
+
+    // MARK: Writing
+
+    private func writable() {
+        if connecting {
+            if let error = TCPConnector.finishConnect(channel.descriptor) {
+                delegate?.transportConnectFailed(String(cString: strerror(error)))
+                return
+            }
+            connecting = false
+            delegate?.transportConnected()
+        }
+        flush()
+    }
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated {
+                guard let self else { return }
+                self.flushScheduled = false
+                self.flush()
+            }
+        }
+    }
+
+    private func flush() {
+        guard !closed, !channel.isClosing, !connecting else { return }
+        let descriptor = channel.descriptor
+        let drained: Bool
+        do {
+            drained = try outbound.flush { raw in try descriptor.send(raw) }
+        } catch {
+            outbound.truncateToCurrentLine()
+            if closeAfterFlush { teardown() } else { delegate?.transportBroke("\(error)") }
+            return
+        }
+        channel.armWrite(!drained)
+        checkWatermarks()
+        if drained && closeAfterFlush { teardown() }
+    }
+
+    /// Applies the watermarks to the queue's size now.
+    private func checkWatermarks() {
+        guard !isClosing else { return }
+        _ = watermarks.queued(outbound.byteCount, now: clock.now())
+        updateReading()
+    }
+
+    private func teardown() {
+        guard !closed else { return }
+        closed = true
+        lingerUntil = nil
+        channel.close()
+    }
+}

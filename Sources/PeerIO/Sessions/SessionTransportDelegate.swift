@@ -1,0 +1,16 @@
+/// What a ``SessionTransport`` reports to its session.
+@MainActor
+public protocol SessionTransportDelegate: AnyObject {
+    /// A dial's TCP connect completed.
+    func transportConnected()
+    /// A dial's TCP connect failed, for `reason` (the system's words).
+    func transportConnectFailed(_ reason: String)
+    /// Bytes arrived (whole frames or not): the peer is alive.
+    func transportBytesArrived()
+    /// One whole frame arrived. Returns whether to go on reading.
+    func transportReceived(_ frame: [UInt8]) -> Bool
+    /// The connection ended or broke without a close frame.
+    func transportBroke(_ why: String)
+    /// The peer sent something that is not a frame (a bad length).
+    func transportCorrupt(_ why: String)
+}
