@@ -15,7 +15,7 @@ final class MessageQueueStoreTests: XCTestCase {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         for n in 1...5 { XCTAssertTrue(try store.append(Array("m\(n)".utf8), for: peer)) }
         let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
-        XCTAssertEqual(reopened.pending(peer).map { String(decoding: $0, as: UTF8.self) }, ["m1", "m2", "m3", "m4", "m5"])
+        XCTAssertEqual(try reopened.pending(peer).map { String(decoding: $0, as: UTF8.self) }, ["m1", "m2", "m3", "m4", "m5"])
         var draining = reopened
         try draining.removeFirst(2, for: peer)
         XCTAssertEqual(try MessageQueueStore(stateDirectory: directory, logger: logger).pending(peer).count, 3)
@@ -40,7 +40,7 @@ final class MessageQueueStoreTests: XCTestCase {
         handle.write(Data([0, 0, 0, 9, 1, 2]))
         handle.closeFile()
         let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
-        XCTAssertEqual(reopened.pending(peer), [Array("whole".utf8)])
+        XCTAssertEqual(try reopened.pending(peer), [Array("whole".utf8)])
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).count, 8 + 10 + 5, "the partial record was trimmed")
     }
 
@@ -69,7 +69,7 @@ final class MessageQueueStoreTests: XCTestCase {
         let path = directory + "/queue/\(peer).queue"
         try Data([0, 0, 0, 2, 7, 8, 0, 0, 0, 1, 9]).write(to: URL(fileURLWithPath: path))
         let store = try MessageQueueStore(stateDirectory: directory, logger: logger)
-        XCTAssertEqual(store.pending(peer), [[7, 8], [9]])
+        XCTAssertEqual(try store.pending(peer), [[7, 8], [9]])
         XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), QueueFileCodec.encodeFile([[7, 8], [9]]))
     }
 
@@ -87,10 +87,10 @@ final class MessageQueueStoreTests: XCTestCase {
         XCTAssertThrowsError(try store.append(Array(repeating: 0x41, count: 3000), for: peer))
         setrlimit(Int32(RLIMIT_FSIZE.rawValue), &saved)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), before, "no part of the failed message stays")
-        XCTAssertEqual(store.pending(peer), [Array("kept".utf8)])
+        XCTAssertEqual(try store.pending(peer), [Array("kept".utf8)])
         XCTAssertTrue(try store.append(Array("later".utf8), for: peer))
         let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
-        XCTAssertEqual(reopened.pending(peer), [Array("kept".utf8), Array("later".utf8)], "the failed message is never delivered; the later one is kept")
+        XCTAssertEqual(try reopened.pending(peer), [Array("kept".utf8), Array("later".utf8)], "the failed message is never delivered; the later one is kept")
     }
 
     /// An acknowledgement marks records in place: the file is not
@@ -107,7 +107,7 @@ final class MessageQueueStoreTests: XCTestCase {
         XCTAssertEqual(after[.systemFileNumber] as? Int, before[.systemFileNumber] as? Int, "not rewritten")
         XCTAssertEqual(after[.size] as? Int, before[.size] as? Int)
         var reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
-        XCTAssertEqual(reopened.pending(peer).map { String(decoding: $0, as: UTF8.self) }, ["m3", "m4", "m5"])
+        XCTAssertEqual(try reopened.pending(peer).map { String(decoding: $0, as: UTF8.self) }, ["m3", "m4", "m5"])
         try reopened.removeFirst(1, for: peer)
         XCTAssertTrue(try reopened.append(Array("m6".utf8), for: peer))
         XCTAssertEqual(try MessageQueueStore(stateDirectory: directory, logger: logger).pending(peer).map { String(decoding: $0, as: UTF8.self) },
@@ -120,5 +120,27 @@ final class MessageQueueStoreTests: XCTestCase {
         let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         XCTAssertLessThan(size, 1 << 20, "compacted")
         XCTAssertEqual(try MessageQueueStore(stateDirectory: directory, logger: logger).pending(peer).count, 1)
+    }
+
+    /// Only the index is in memory: messages are read back from the file,
+    /// in bounded batches, past the ones already in flight.
+    func testReadsComeFromTheFileInBoundedBatches() throws {
+        var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        for n in 1...6 { XCTAssertTrue(try store.append(Array(repeating: UInt8(n), count: 100), for: peer)) }
+        XCTAssertEqual(store.count(peer), 6)
+        XCTAssertEqual(store.bytes(peer), 600)
+        XCTAssertEqual(try store.read(peer, skip: 0, maxBytes: 250).map { $0[0] }, [1, 2], "as many as fit")
+        XCTAssertEqual(try store.read(peer, skip: 2, maxBytes: 1000, maxCount: 3).map { $0[0] }, [3, 4, 5], "at most maxCount")
+        XCTAssertEqual(try store.read(peer, skip: 0, maxBytes: 99), [], "none when the first does not fit")
+        XCTAssertEqual(try store.read(peer, skip: 6, maxBytes: 1000), [], "nothing past the end")
+        try store.removeFirst(2, for: peer)
+        XCTAssertEqual(try store.read(peer, skip: 1, maxBytes: 1000).map { $0[0] }, [4, 5, 6], "after an acknowledgement")
+        // The bytes on disk are what is read: change one, and the read shows it.
+        let path = directory + "/queue/\(peer).queue"
+        let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: path))
+        handle.seek(toFileOffset: UInt64(8 + 5 * 110 + 10))
+        handle.write(Data([0xEE]))
+        handle.closeFile()
+        XCTAssertEqual(try store.read(peer, skip: 3, maxBytes: 1000).first?.first, 0xEE)
     }
 }

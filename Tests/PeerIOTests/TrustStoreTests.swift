@@ -14,27 +14,58 @@ final class TrustStoreTests: XCTestCase {
         TrustRecord(publicKey: String(repeating: "ab", count: 32), peerId: id, name: name, uuid: UUID(), pairedAt: Date(timeIntervalSince1970: 1))
     }
 
-    func testRecordsPersistWithMode0600() throws {
-        var store = try TrustStore.open(in: directory, reset: false).store
-        XCTAssertTrue(store.document.peers.isEmpty)
+    func testDocumentChangesArePure() {
         let alpha = record("aa", "alpha")
-        try store.upsert(alpha)
-        try store.upsert(record("bb", "beta"))
-        try store.upsert(TrustRecord(publicKey: alpha.publicKey, peerId: "aa", name: "alpha2", uuid: alpha.uuid, pairedAt: alpha.pairedAt))
+        let document = TrustDocument(peers: []).upserting(alpha).upserting(record("bb", "beta"))
+        XCTAssertEqual(document.peers.map(\.peerId), ["aa", "bb"])
+        let renamed = document.upserting(TrustRecord(publicKey: alpha.publicKey, peerId: "aa", name: "alpha2", uuid: alpha.uuid, pairedAt: alpha.pairedAt))
+        XCTAssertEqual(renamed.peers.count, 2, "replaced, not added")
+        XCTAssertEqual(renamed.record(peerID: "aa")?.name, "alpha2")
+        XCTAssertEqual(renamed.record(named: "beta")?.peerId, "bb")
+        XCTAssertEqual(renamed.removing(peerID: "bb")?.peers.map(\.peerId), ["aa"])
+        XCTAssertNil(renamed.removing(peerID: "zz"), "nothing to remove")
+    }
+
+    func testRecordsPersistWithMode0600() throws {
+        let store = try TrustStore.open(in: directory, reset: false).store
+        XCTAssertTrue(store.document.peers.isEmpty)
+        try store.write(TrustDocument(peers: [record("aa", "alpha"), record("bb", "beta")]))
         var info = stat()
         XCTAssertEqual(stat(store.path, &info), 0)
         XCTAssertEqual(info.st_mode & 0o777, 0o600)
         let reopened = try TrustStore.open(in: directory, reset: false).store
-        XCTAssertEqual(reopened.document.peers.count, 2)
-        XCTAssertEqual(reopened.record(peerID: "aa")?.name, "alpha2")
-        XCTAssertEqual(reopened.record(peerID: "aa")?.uuid, alpha.uuid)
-        XCTAssertEqual(reopened.record(named: "beta")?.peerId, "bb")
-        var removing = reopened
-        XCTAssertTrue(try removing.remove(peerID: "bb"))
-        XCTAssertFalse(try removing.remove(peerID: "bb"))
-        XCTAssertNil(try TrustStore.open(in: directory, reset: false).store.record(peerID: "bb"))
+        XCTAssertEqual(reopened.document.peers.map(\.name), ["alpha", "beta"])
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.contains(".tmp") }
         XCTAssertEqual(leftovers, [], "no temporary files remain")
+    }
+
+    /// The keeper writes off the main actor, in order, and believes a
+    /// change only once it is on disk; a failed write changes nothing.
+    @MainActor
+    func testTheKeeperBelievesOnlyDurableChangesInOrder() throws {
+        let keeper = TrustKeeper(store: try TrustStore.open(in: directory, reset: false).store)
+        let written = expectation(description: "three changes")
+        written.expectedFulfillmentCount = 3
+        var outcomes: [Bool] = []
+        keeper.change({ $0.upserting(self.record("aa", "alpha")) }, then: { outcomes.append((try? $0.get()) ?? false); written.fulfill() })
+        // Made from the document the first change left, not the one before it.
+        keeper.change({ $0.upserting(self.record("bb", "beta")) }, then: { outcomes.append((try? $0.get()) ?? false); written.fulfill() })
+        keeper.change({ $0.removing(peerID: "zz") }, then: { outcomes.append((try? $0.get()) ?? true); written.fulfill() })
+        XCTAssertTrue(keeper.document.peers.isEmpty, "nothing is believed before it is written")
+        XCTAssertTrue(keeper.isBusy)
+        wait(for: [written], timeout: 5)
+        XCTAssertEqual(outcomes, [true, true, false])
+        XCTAssertEqual(keeper.document.peers.map(\.peerId), ["aa", "bb"])
+        XCTAssertEqual(try TrustStore.open(in: directory, reset: false).store.document.peers.map(\.peerId), ["aa", "bb"])
+        // The directory goes away: the write fails, and the belief stays.
+        try FileManager.default.removeItem(atPath: directory)
+        let failed = expectation(description: "failed write")
+        keeper.change({ $0.removing(peerID: "aa") }, then: { result in
+            if case .success = result { XCTFail("a write into a missing directory succeeded") }
+            failed.fulfill()
+        })
+        wait(for: [failed], timeout: 5)
+        XCTAssertEqual(keeper.document.peers.map(\.peerId), ["aa", "bb"], "a failed write changes nothing")
     }
 
     func testCorruptFileIsRefusedThenMovedAsideOnlyWithReset() throws {

@@ -13,4 +13,26 @@ public struct TrustDocument: Codable, Sendable, Equatable {
         version = Self.currentVersion
         self.peers = peers
     }
+
+    /// The record for a peer id.
+    public func record(peerID: String) -> TrustRecord? { peers.first { $0.peerId == peerID } }
+
+    /// The record for a display name.
+    public func record(named name: String) -> TrustRecord? { peers.first { $0.name == name } }
+
+    /// This document with `record` added, or replacing the one for its peer id.
+    public func upserting(_ record: TrustRecord) -> TrustDocument {
+        var next = self
+        next.peers.removeAll { $0.peerId == record.peerId }
+        next.peers.append(record)
+        return next
+    }
+
+    /// This document without `peerID`, or nil when it is not there.
+    public func removing(peerID: String) -> TrustDocument? {
+        guard record(peerID: peerID) != nil else { return nil }
+        var next = self
+        next.peers.removeAll { $0.peerId == peerID }
+        return next
+    }
 }

@@ -40,6 +40,17 @@ public final class ControlConnection {
     public let number: Int
     /// Whether the client asked for events.
     public var isSubscriber = false
+    /// Whether `message` events were sent here: then every event has the
+    /// server's room for one largest message past the queue limit
+    /// (``ControlServer/messageAllowance``), so a small event is not
+    /// refused just because a message is still being written.
+    public var carriesMessages = false
+    /// Whether an answer is being worked on off the main actor (a write to
+    /// disk): until it is sent, no further request is read or handled, so
+    /// answers keep the order of their requests.
+    public private(set) var awaitingReply = false
+    /// Whole request lines read behind the one being answered, in order.
+    private var parked: [[UInt8]] = []
     /// Who the client is, from the kernel; nil if it could not be read.
     public let credentials: ClientCredentials?
     /// Who the client is, for admission and limits.
@@ -167,12 +178,30 @@ public final class ControlConnection {
         }
     }
 
+    /// The answer to the request just handled comes later (see
+    /// ``awaitingReply``): reading stops until ``replyCompleted()``.
+    public func replyDeferred() {
+        awaitingReply = true
+        channel.pauseReading()
+    }
+
+    /// The deferred answer was sent: the requests read behind it are
+    /// handled, in order, and reading resumes.
+    public func replyCompleted() {
+        guard awaitingReply else { return }
+        awaitingReply = false
+        while !parked.isEmpty, !awaitingReply, !closing {
+            callbacks.line(self, parked.removeFirst())
+        }
+        if !awaitingReply, !closing { channel.resumeReading() }
+    }
+
     private func readable() {
-        guard !closed, !closing else { return }
+        guard !closed, !closing, !awaitingReply else { return }
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         // At most 64 KiB per wakeup: one busy client cannot hold the main
         // queue; Dispatch calls again while more is waiting.
-        for _ in 0..<4 where !closed && !closing {
+        for _ in 0..<4 where !closed && !closing && !awaitingReply {
             let count: Int?
             do {
                 count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
@@ -202,7 +231,9 @@ public final class ControlConnection {
                 fail(ControlError(.overloaded, "the daemon holds too many unfinished request bytes from its clients; retry shortly"))
                 return
             }
-            for line in complete where !closing { callbacks.line(self, line) }
+            for line in complete where !closing {
+                if awaitingReply { parked.append(line) } else { callbacks.line(self, line) }
+            }
         }
     }
 

@@ -14,6 +14,12 @@ public enum ControlReply {
     /// queued on it (`take` watches it being written).
     case resultThen(any Codable & Sendable, then: @MainActor (ControlConnection) -> Void)
 
+    /// The answer comes later, once work off the main actor is done (a
+    /// write to disk): `start` begins it and calls its argument, once, on
+    /// the main actor, with the answer. The connection reads nothing more
+    /// until then, so answers keep the order of their requests.
+    case later(@MainActor (_ answer: @escaping @MainActor (ControlReply) -> Void) -> Void)
+
     /// A result or an error.
     public static func from<T: Codable & Sendable>(_ outcome: Result<T, ControlError>) -> ControlReply {
         switch outcome {

@@ -96,7 +96,10 @@ public final class ControlServer {
 
     private func send(_ line: [UInt8], of event: ControlEvent, to connection: ControlConnection) -> Bool {
         guard !connection.isClosing else { return false }
-        if connection.send(line, extra: event.type == .message ? messageAllowance : 0) { return true }
+        // A client taking messages may hold one large message past the
+        // limit; the small events that follow it may queue behind it.
+        if event.type == .message { connection.carriesMessages = true }
+        if connection.send(line, extra: connection.carriesMessages ? messageAllowance : 0) { return true }
         logger.warning("control client \(connection.number) is not reading its events; dropping it")
         let error = ControlError(.overloaded, "subscriber too slow: more than \(queueLimit) bytes of events unread; resubscribe with since=\(event.seq - 1)")
         let final = ControlEvent(seq: 0, type: .error, time: event.time, error: error)
@@ -299,6 +302,16 @@ public final class ControlServer {
         case .resultThen(let value, let then):
             deliver(encoded(value, id: id), id: id, to: connection)
             then(connection)
+        case .later(let start):
+            connection.replyDeferred()
+            var answered = false
+            start { [weak self, weak connection] reply in
+                guard !answered, let self, let connection else { return }
+                answered = true
+                guard !connection.isClosing else { return }
+                self.respond(reply, id: id, to: connection)
+                connection.replyCompleted()
+            }
         }
     }
 

@@ -55,9 +55,15 @@ public final class ControlRouter: ControlRequestHandler {
             guard let key = params.pairing?.lowercased(), !key.isEmpty else {
                 return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
             }
-            return method == .pairReject ? .from(pairing.reject(key)) : .from(pairing.accept(key, code: params.code).map(PeerResult.init))
+            if method == .pairReject { return .from(pairing.reject(key)) }
+            let pairing = pairing
+            return .later { answer in pairing.accept(key, code: params.code) { answer(.from($0.map(PeerResult.init))) } }
         case .queue:
-            return .result(QueueResult(queues: queued.list { peerID in pairing.record(peerID: peerID).map { ($0.uuid, $0.name) } }))
+            let (queued, pairing) = (queued, pairing)
+            return .later { answer in
+                queued.list(record: { peerID in pairing.record(peerID: peerID).map { ($0.uuid, $0.name) } },
+                            then: { answer(.result(QueueResult(queues: $0))) })
+            }
         case .pairings:
             return .result(PairingsResult(pairings: pairing.inProgress))
         case .paired:
@@ -115,7 +121,7 @@ public final class ControlRouter: ControlRequestHandler {
         case .pair:
             return .from(sessions.pair(with: peer).map(PeerResult.init))
         case .unpair:
-            return .from(sessions.unpair(peer).map(PeerResult.init))
+            return .later { answer in sessions.unpair(peer) { answer(.from($0.map(PeerResult.init))) } }
         default:
             guard let text = params.data, let data = Data(base64Encoded: text) else {
                 return .error(ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
@@ -126,9 +132,14 @@ public final class ControlRouter: ControlRequestHandler {
             if params.queue == true, let peerID = peer.peerId, pairing.isPaired(peerID) {
                 // Stored durably first, connected or not: it leaves the disk
                 // only when the peer acknowledges it.
-                if case .failure(let error) = queued.enqueue(Array(data), for: peerID, name: peer.name) { return .error(error) }
-                sessions.drainQueue(for: peer.id)
-                return .result(SendResult(bytes: data.count, queued: true))
+                let queued = queued
+                return .later { answer in
+                    queued.enqueue(Array(data), for: peerID, name: peer.name) { outcome in
+                        if case .failure(let error) = outcome { return answer(.error(error)) }
+                        sessions.drainQueue(for: peer.id)
+                        answer(.result(SendResult(bytes: data.count, queued: true)))
+                    }
+                }
             }
             if params.queue == true, directory.state(of: peer.id) != .connected {
                 return .error(ControlError(.notConnected, "'\(peer.name)' is not connected; '\(peer.name)' is not paired, so nothing can be queued for it"))

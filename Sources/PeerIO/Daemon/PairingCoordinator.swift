@@ -10,7 +10,9 @@ import PeerCore
 /// itself; this component keeps the books and stores the result.
 @MainActor
 public final class PairingCoordinator {
-    private var trust: TrustStore
+    private let trust: TrustKeeper
+    /// `pairAccept` answers waiting for the pairing's end (the trust write).
+    private var acceptAnswers: [String: @MainActor (Result<PeerSnapshot, ControlError>) -> Void] = [:]
     private var throttle = PairingThrottle()
     private var sessions: [String: PeerSession] = [:]
     private var book = PairingBook()
@@ -30,7 +32,7 @@ public final class PairingCoordinator {
 
     /// The coordinator of `trust` (opened by the caller, so a corrupt store
     /// stops start-up before anything else runs).
-    public init(trust: TrustStore, timeout: TimeInterval, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger,
+    public init(trust: TrustKeeper, timeout: TimeInterval, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger,
                 clock: DaemonClock = .system) {
         self.clock = clock
         self.trust = trust
@@ -43,10 +45,13 @@ public final class PairingCoordinator {
     // MARK: Trust
 
     /// The trust record of `peerID`, if it is paired.
-    public func record(peerID: String) -> TrustRecord? { trust.record(peerID: peerID) }
+    public func record(peerID: String) -> TrustRecord? { trust.document.record(peerID: peerID) }
 
     /// Whether `peerID` is paired.
-    public func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.record(peerID: $0) != nil } ?? false }
+    public func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.document.record(peerID: $0) != nil } ?? false }
+
+    /// Waits for a trust write under way (at shutdown).
+    public func finishWriting() { trust.finishWriting() }
 
     /// Every trust record, oldest pairing first.
     public var records: [TrustRecord] { trust.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
@@ -64,10 +69,10 @@ public final class PairingCoordinator {
     /// not come with another id. Returns the mismatch, if any.
     public func violation(by session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
         guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
-        if let record = trust.record(peerID: peerID), record.publicKey != Hex.encode(key) {
+        if let record = trust.document.record(peerID: peerID), record.publicKey != Hex.encode(key) {
             return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
         }
-        if let claimedName, let record = trust.record(named: claimedName), record.peerId != peerID {
+        if let claimedName, let record = trust.document.record(named: claimedName), record.peerId != peerID {
             return IdentityMismatchInfo(peer: record.uuid, expected: record.peerId, actual: peerID, address: session.remoteAddress)
         }
         return nil
@@ -77,38 +82,57 @@ public final class PairingCoordinator {
     /// endpoints at the address of its live, authenticated `session` are
     /// kept: an address someone merely advertised for the peer proves nothing.
     public func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
-        guard let peerID = row.peerId, var record = trust.record(peerID: peerID), session.isAuthenticated else { return }
+        guard let peerID = row.peerId, let record = trust.document.record(peerID: peerID), session.isAuthenticated else { return }
         let proven = row.endpoints.filter { $0.address == session.remoteHost }
         guard !proven.isEmpty, record.addresses != proven else { return }
-        record.addresses = proven
-        do { try trust.upsert(record) } catch { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
+        trust.change({ document in
+            guard var current = document.record(peerID: peerID), current.addresses != proven else { return nil }
+            current.addresses = proven
+            return document.upserting(current)
+        }, then: { [logger] result in
+            if case .failure(let error) = result { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
+        })
     }
 
-    /// Removes the trust in `peer` here; the caller tells the peer.
-    public func unpair(_ peer: PeerSnapshot) -> Result<String, ControlError> {
-        guard let peerID = peer.peerId, trust.record(peerID: peerID) != nil else {
-            return .failure(ControlError(.notFound, "'\(peer.name)' is not paired"))
+    /// Removes the trust in `peer` here; `done` gets its peer id once the
+    /// trust store is written (the caller then tells the peer).
+    public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<String, ControlError>) -> Void) {
+        guard let peerID = peer.peerId, isPaired(peerID) else {
+            return done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
         }
-        do { try trust.remove(peerID: peerID) } catch {
-            return .failure(ControlError(.storageFailed, "cannot write the trust store: \(error)"))
-        }
-        onUnpaired(peerID, peer.id)
-        directory.refresh(peer.id)
-        logger.notice("unpaired '\(peer.name)' (\(peerID))")
-        emit(ControlEvent(seq: 0, type: .unpaired, time: clock.now(), peer: directory.row(peer.id)))
-        return .success(peerID)
+        trust.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                done(.failure(ControlError(.storageFailed, "cannot write the trust store: \(error)")))
+            case .success(false):
+                done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
+            case .success(true):
+                self.onUnpaired(peerID, peer.id)
+                self.directory.refresh(peer.id)
+                self.logger.notice("unpaired '\(peer.name)' (\(peerID))")
+                self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer.id)))
+                done(.success(peerID))
+            }
+        })
     }
 
     /// The peer removed its trust in us: remove ours.
     public func unpairedByPeer(_ session: PeerSession) {
-        guard let peerID = session.remotePeerID, let peer = session.peerUUID, trust.record(peerID: peerID) != nil else { return }
-        do { try trust.remove(peerID: peerID) } catch {
-            logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
-            return
-        }
-        directory.refresh(peer)
-        logger.notice("'\(directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
-        emit(ControlEvent(seq: 0, type: .unpaired, time: clock.now(), peer: directory.row(peer)))
+        guard let peerID = session.remotePeerID, let peer = session.peerUUID, isPaired(peerID) else { return }
+        trust.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                self.logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
+            case .success(false):
+                break
+            case .success(true):
+                self.directory.refresh(peer)
+                self.logger.notice("'\(self.directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
+                self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer)))
+            }
+        })
     }
 
     // MARK: Pairings
@@ -144,26 +168,39 @@ public final class PairingCoordinator {
     }
 
     /// `pairAccept`: the user typed `code` for the pairing whose id starts
-    /// with `prefix`. Returns the paired row.
-    public func accept(_ prefix: String, code: String?) -> Result<PeerSnapshot, ControlError> {
+    /// with `prefix`. `done` gets the paired row once the pairing ends (a
+    /// right code ends it once the trust store is written).
+    public func accept(_ prefix: String, code: String?, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
         let session: PeerSession
         let pairing: PairingInfo
         switch match(prefix) {
         case .success(let found): (session, pairing) = found
-        case .failure(let error): return .failure(error)
+        case .failure(let error): return done(.failure(error))
         }
         guard !pairing.initiator, case .awaitingUser? = session.pairing?.step else {
-            return .failure(ControlError(.invalidParams, "this host started that pairing; the code is confirmed on the other host"))
+            return done(.failure(ControlError(.invalidParams, "this host started that pairing; the code is confirmed on the other host")))
         }
         guard let code, PairingCode.isWellFormed(code) else {
-            return .failure(ControlError(.invalidParams, "'pairAccept' needs params.code: the 6 digits shown on '\(pairing.name)'"))
+            return done(.failure(ControlError(.invalidParams, "'pairAccept' needs params.code: the 6 digits shown on '\(pairing.name)'")))
         }
+        // Answered from perform(_:on:now:), at .paired or .failed.
+        acceptAnswers[pairing.id] = done
         session.pairingCodeEntered(code)
-        if session.pairing?.step == .paired, let peer = directory.row(pairing.peer), peer.paired { return .success(peer) }
-        if session.pairing?.step == .failed(.storageFailed) {
-            return .failure(ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log); the pairing was rejected on both hosts"))
+    }
+
+    /// The end of a pairing, as `pairAccept` answers it.
+    private func answerAccept(_ id: String, peer: UUID, name: String, failure: PairingFailure?, text: String) {
+        guard let answer = acceptAnswers.removeValue(forKey: id) else { return }
+        switch failure {
+        case nil:
+            if let row = directory.row(peer) { answer(.success(row)) } else { answer(.failure(ControlError(.notFound, "the paired row is gone"))) }
+        case .wrongCode?:
+            answer(.failure(ControlError(.wrongCode, "the code does not match the one shown on '\(name)'; the pairing failed")))
+        case .storageFailed?:
+            answer(.failure(ControlError(.storageFailed, "the codes matched, but the trust store could not be written (see the log); the pairing was rejected on both hosts")))
+        case let other?:
+            answer(.failure(ControlError(.notConnected, "the pairing with '\(name)' ended: \(other.rawValue): \(text)")))
         }
-        return .failure(ControlError(.wrongCode, "the code does not match the one shown on '\(pairing.name)'; the pairing failed"))
     }
 
     private func match(_ prefix: String) -> Result<(PeerSession, PairingInfo), ControlError> {
@@ -224,27 +261,42 @@ public final class PairingCoordinator {
             logger.notice("'\(pairing.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
             emit(ControlEvent(seq: 0, type: .pairingRequest, time: now, peer: directory.row(peer), pairing: pairing))
         case .storeTrust:
-            // Responder: the trust goes to disk before the confirmation goes out.
-            session.trustStored(storeTrust(for: session, peer: peer, name: pairing.name, now: now))
+            // Responder: the trust goes to disk before the confirmation goes
+            // out, and nothing the peer sends meanwhile overtakes it.
+            session.holdDelivery()
+            storeTrust(for: session, peer: peer, name: pairing.name, now: now) { [weak self] stored in
+                defer { session.releaseDelivery() }
+                session.trustStored(stored)
+                // The pairing ended (timed out, the session closed) while the
+                // trust was being written: take it back, so the two sides agree.
+                if stored, session.pairing?.step != .paired, let peerID = session.remotePeerID {
+                    self?.trust.change { $0.removing(peerID: peerID) }
+                }
+            }
         case .paired:
             forget(id)
             guard let peerID = session.remotePeerID else { return }
             // The responder stored the trust already; the initiator stores it now.
-            if trust.record(peerID: peerID)?.publicKey != session.remoteStaticKey.map(Hex.encode),
-               !storeTrust(for: session, peer: peer, name: pairing.name, now: now) {
-                // The responder trusts us already: take that back, so the two agree.
-                session.sendUnpair()
-                emit(ControlEvent(seq: 0, type: .pairingFailed, time: now, peer: directory.row(peer), pairing: pairing, pairingFailure: .storageFailed))
-                if session.isForPairing { session.close("pairing failed: storageFailed") }
+            if trust.document.record(peerID: peerID)?.publicKey == session.remoteStaticKey.map(Hex.encode) {
+                paired(session, peer: peer, peerID: peerID, pairing: pairing, now: now)
                 return
             }
-            directory.refresh(peer)
-            let name = trust.record(peerID: peerID)?.name ?? pairing.name
-            logger.notice("paired with '\(name)' (\(peerID))")
-            emit(ControlEvent(seq: 0, type: .paired, time: now, peer: directory.row(peer), pairing: pairing))
-            // A session opened to pair ends with it; paired peers then
-            // connect afresh, as peers that trust each other.
-            if session.isForPairing { session.close("paired; a new session follows", reason: .closedLocally) }
+            // What the peer sends next (its close) waits until the trust
+            // is stored and `paired` said, as the responder's did.
+            session.holdDelivery()
+            storeTrust(for: session, peer: peer, name: pairing.name, now: now) { [weak self] stored in
+                defer { session.releaseDelivery() }
+                guard let self else { return }
+                guard stored else {
+                    // The responder trusts us already: take that back, so the two agree.
+                    session.sendUnpair()
+                    self.emit(ControlEvent(seq: 0, type: .pairingFailed, time: self.clock.now(), peer: self.directory.row(peer), pairing: pairing,
+                                           pairingFailure: .storageFailed))
+                    if session.isForPairing { session.close("pairing failed: storageFailed") }
+                    return
+                }
+                self.paired(session, peer: peer, peerID: peerID, pairing: pairing, now: self.clock.now())
+            }
         case .failed(let failure, let text):
             forget(id)
             session.pairingID = nil
@@ -253,9 +305,22 @@ public final class PairingCoordinator {
             }
             logger.notice("pairing with '\(pairing.name)' failed: \(failure.rawValue): \(text)")
             emit(ControlEvent(seq: 0, type: .pairingFailed, time: now, peer: directory.row(peer), pairing: pairing, pairingFailure: failure))
+            answerAccept(id, peer: peer, name: pairing.name, failure: failure, text: text)
             // A session opened only to pair ends with the pairing.
             if session.isForPairing { session.close("pairing failed: \(failure.rawValue)") }
         }
+    }
+
+    /// Both sides trust each other now: say so.
+    private func paired(_ session: PeerSession, peer: UUID, peerID: String, pairing: PairingInfo, now: Date) {
+        directory.refresh(peer)
+        let name = trust.document.record(peerID: peerID)?.name ?? pairing.name
+        logger.notice("paired with '\(name)' (\(peerID))")
+        emit(ControlEvent(seq: 0, type: .paired, time: now, peer: directory.row(peer), pairing: pairing))
+        answerAccept(pairing.id, peer: peer, name: pairing.name, failure: nil, text: "")
+        // A session opened to pair ends with it; paired peers then
+        // connect afresh, as peers that trust each other.
+        if session.isForPairing { session.close("paired; a new session follows", reason: .closedLocally) }
     }
 
     private func forget(_ id: String) {
@@ -263,19 +328,16 @@ public final class PairingCoordinator {
         book.remove(id)
     }
 
-    /// Writes the trust record for the session's proven key; false (logged)
-    /// when the trust store cannot be written.
-    private func storeTrust(for session: PeerSession, peer: UUID, name: String, now: Date) -> Bool {
-        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return false }
+    /// Writes the trust record for the session's proven key; `done` gets
+    /// false (logged) when the trust store cannot be written.
+    private func storeTrust(for session: PeerSession, peer: UUID, name: String, now: Date, then done: @escaping @MainActor (Bool) -> Void) {
+        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return done(false) }
         let row = directory.row(peer)
         var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
         if let endpoints = row?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
-        do {
-            try trust.upsert(record)
-            return true
-        } catch {
-            logger.error("cannot store the pairing with '\(record.name)': \(error)")
-            return false
-        }
+        trust.change({ $0.upserting(record) }, then: { [logger] result in
+            if case .failure(let error) = result { logger.error("cannot store the pairing with '\(record.name)': \(error)") }
+            done((try? result.get()) != nil)
+        })
     }
 }

@@ -118,7 +118,7 @@ public final class PeerDaemon {
         journal = EventJournal(capacity: config.eventHistory)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
         directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock)
-        pairing = PairingCoordinator(trust: opened.store, timeout: config.pairingTimeout, autoAccept: config.autoAccept,
+        pairing = PairingCoordinator(trust: TrustKeeper(store: opened.store), timeout: config.pairingTimeout, autoAccept: config.autoAccept,
                                      directory: directory, logger: logger, clock: clock)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
@@ -274,6 +274,9 @@ public final class PeerDaemon {
         lane.finish()
         sessionListener.close()
         control.stop(time: clock.now())
+        // Writes handed to the disk workers finish before the process exits.
+        queued.finishWriting()
+        pairing.finishWriting()
         logger.info("stopped")
     }
 }

@@ -13,8 +13,9 @@ public protocol SessionOperations: AnyObject {
     func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError>
     /// Starts pairing with the peer (dialling it if need be).
     func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError>
-    /// Removes the trust in the peer here and tells it.
-    func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError>
+    /// Removes the trust in the peer here and tells it; `done` gets the
+    /// row once the trust store is written.
+    func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void)
     /// Hands the peer's queued messages to its session, if it has one.
     func drainQueue(for peer: UUID)
 }

@@ -85,14 +85,18 @@ public final class SessionRequests: SessionOperations {
         return .success(directory.row(peer.id) ?? peer)
     }
 
-    /// Removes the trust here and tells the peer (`unpair`).
-    public func unpair(_ peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
-        if case .failure(let error) = pairing.unpair(peer) { return .failure(error) }
-        if let session = director.session(for: peer.id) {
-            session.sendUnpair()
-            session.close("unpaired")
+    /// Removes the trust here and tells the peer (`unpair`), once the
+    /// trust store is written.
+    public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
+        pairing.unpair(peer) { [weak self] outcome in
+            guard let self else { return }
+            if case .failure(let error) = outcome { return done(.failure(error)) }
+            if let session = self.director.session(for: peer.id) {
+                session.sendUnpair()
+                session.close("unpaired")
+            }
+            done(.success(self.directory.row(peer.id) ?? peer))
         }
-        return .success(directory.row(peer.id) ?? peer)
     }
 
     /// Hands the peer's queued messages to its session now.

@@ -9,26 +9,37 @@ import PeerCore
 /// file is rewritten, atomically, only when delivered records outweigh the
 /// waiting ones by more than 1 MiB.
 ///
+/// Only the index is in memory (where each waiting record is, and how
+/// long): messages are read from the file when they are sent. The store
+/// lives on the queue's ``DiskWorker``, never on the main actor.
+///
 /// Guarantees (a full disk included): an append that fails leaves the file
 /// as it was (it is cut back to its old length), so a message answered
 /// `storageFailed` is never delivered; one answered `queued` is never lost;
 /// and a bad record on disk costs only itself (``QueueFileCodec``).
 public struct MessageQueueStore: Sendable {
+    /// Where one waiting message's record is in its file.
+    public struct Entry: Sendable, Equatable {
+        /// The record's first byte.
+        public var offset: Int
+        /// The message's length.
+        public var length: Int
+    }
+
     /// The most bytes queued per peer (64 MiB).
     public let limitPerPeer: Int
     /// The queue directory.
     public let directory: String
-    private var queues: [String: [[UInt8]]] = [:]
-    /// Per peer: where each waiting message's record starts in its file.
-    private var offsets: [String: [Int]] = [:]
+    /// Per peer: its waiting messages, oldest first.
+    private var index: [String: [Entry]] = [:]
     /// Per peer: bytes of delivered records still in its file.
     private var deliveredBytes: [String: Int] = [:]
-    /// Peers whose file may not match memory (a failed append could not be
-    /// cut back): the next change rewrites the file whole, atomically.
+    /// Peers whose file may have bytes past its last record (a failed
+    /// append could not be cut back): the next change rewrites it whole.
     private var dirty: Set<String> = []
 
-    /// Opens (and creates) `<stateDirectory>/queue`, loading every queue. A
-    /// record cut short by a crash is trimmed; the messages before it stay.
+    /// Opens (and creates) `<stateDirectory>/queue`, indexing every queue.
+    /// A record cut short by a crash is trimmed; the messages before it stay.
     public init(stateDirectory: String, limitPerPeer: Int = 64 << 20, logger: Logger) throws(SystemError) {
         self.limitPerPeer = limitPerPeer
         directory = stateDirectory + "/queue"
@@ -50,39 +61,73 @@ public struct MessageQueueStore: Sendable {
                     logger.warning("queue \(path): skipping \(bytes.count - decoded.wholeBytes + decoded.skippedBytes) bytes of damaged or cut-short records; \(decoded.messages.count) messages kept")
                 }
                 try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(decoded.messages))
-                offsets[peerID] = Self.offsets(of: decoded.messages)
+                index[peerID] = Self.entries(of: decoded.messages.map(\.count))
             } else {
-                offsets[peerID] = decoded.offsets
+                index[peerID] = zip(decoded.offsets, decoded.messages).map { Entry(offset: $0, length: $1.count) }
                 deliveredBytes[peerID] = decoded.deliveredBytes
             }
-            if !decoded.messages.isEmpty { queues[peerID] = decoded.messages }
+            if decoded.messages.isEmpty { index[peerID] = nil }
         }
     }
 
-    /// Messages waiting for `peerID`, oldest first.
-    public func pending(_ peerID: String) -> [[UInt8]] { queues[peerID] ?? [] }
+    /// How many messages wait for `peerID`.
+    public func count(_ peerID: String) -> Int { index[peerID]?.count ?? 0 }
 
     /// Bytes waiting for `peerID`.
-    public func bytes(_ peerID: String) -> Int { pending(peerID).reduce(0) { $0 + $1.count } }
+    public func bytes(_ peerID: String) -> Int { index[peerID]?.reduce(0) { $0 + $1.length } ?? 0 }
 
     /// Every peer with messages waiting.
-    public var peerIDs: [String] { queues.keys.sorted() }
+    public var peerIDs: [String] { index.keys.sorted() }
+
+    /// Reads waiting messages for `peerID` from the file, oldest first,
+    /// skipping the first `skip`: as many as fit in `maxBytes` (none if the
+    /// first does not), and at most `maxCount`. Past the first message, no
+    /// more than `batchBytes` in all: a batch is the work of one main-queue
+    /// turn when it is sent.
+    public func read(_ peerID: String, skip: Int, maxBytes: Int, batchBytes: Int = .max, maxCount: Int = 4096) throws(SystemError) -> [[UInt8]] {
+        guard let entries = index[peerID], skip < entries.count else { return [] }
+        var chosen: [Entry] = []
+        var total = 0
+        for entry in entries[skip...].prefix(maxCount) {
+            guard total + entry.length <= maxBytes, chosen.isEmpty || total + entry.length <= batchBytes else { break }
+            total += entry.length
+            chosen.append(entry)
+        }
+        guard !chosen.isEmpty else { return [] }
+        let path = file(peerID)
+        let fd = try Syscall.call("open", path) { open(path, O_RDONLY | O_CLOEXEC) }
+        let descriptor = FileDescriptor(rawValue: fd)
+        defer { descriptor.close() }
+        var messages: [[UInt8]] = []
+        messages.reserveCapacity(chosen.count)
+        for entry in chosen {
+            var message = [UInt8](repeating: 0, count: entry.length)
+            var done = 0
+            while done < entry.length {
+                let got = message.withUnsafeMutableBytes { raw in
+                    pread(fd, raw.baseAddress! + done, entry.length - done, off_t(entry.offset + QueueFileCodec.recordOverhead + done))
+                }
+                guard got > 0 else { throw SystemError("pread", errno: got == 0 ? EIO : errno, context: path) }
+                done += got
+            }
+            messages.append(message)
+        }
+        return messages
+    }
+
+    /// Every message waiting for `peerID`, read from the file (for tests
+    /// and tools; the daemon reads in bounded batches with
+    /// ``read(_:skip:maxBytes:batchBytes:maxCount:)``).
+    public func pending(_ peerID: String) throws(SystemError) -> [[UInt8]] {
+        try read(peerID, skip: 0, maxBytes: .max, maxCount: .max)
+    }
 
     /// Appends durably. Returns false, storing nothing, when the peer's
     /// queue is full. On an error the file is as it was before the call.
     public mutating func append(_ message: [UInt8], for peerID: String) throws(SystemError) -> Bool {
         guard bytes(peerID) + message.count <= limitPerPeer else { return false }
+        if dirty.contains(peerID) { try rewrite(peerID) }
         let path = file(peerID)
-        if dirty.contains(peerID) {
-            // Rewritten whole, atomically: either all of it or none.
-            let all = pending(peerID) + [message]
-            try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(all))
-            dirty.remove(peerID)
-            queues[peerID] = all
-            offsets[peerID] = Self.offsets(of: all)
-            deliveredBytes[peerID] = nil
-            return true
-        }
         let fd = try Syscall.call("open", path) { open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600) }
         let descriptor = FileDescriptor(rawValue: fd)
         defer { descriptor.close() }
@@ -97,8 +142,8 @@ public struct MessageQueueStore: Sendable {
             if ftruncate(fd, size) != 0 || fsync(fd) != 0 { dirty.insert(peerID) }
             throw error
         }
-        queues[peerID, default: []].append(message)
-        offsets[peerID, default: []].append(Int(size) + (size == 0 ? QueueFileCodec.header.count : 0))
+        let start = Int(size) + (size == 0 ? QueueFileCodec.header.count : 0)
+        index[peerID, default: []].append(Entry(offset: start, length: message.count))
         return true
     }
 
@@ -107,56 +152,49 @@ public struct MessageQueueStore: Sendable {
     /// rewritten only when it is mostly delivered records (or removed when
     /// nothing waits).
     public mutating func removeFirst(_ count: Int, for peerID: String) throws(SystemError) {
-        guard count > 0, var queue = queues[peerID] else { return }
-        let done = min(count, queue.count)
+        guard count > 0, var entries = index[peerID] else { return }
+        let done = min(count, entries.count)
         let path = file(peerID)
-        if done == queue.count {
-            queues[peerID] = nil
-            offsets[peerID] = nil
+        if done == entries.count {
+            index[peerID] = nil
             deliveredBytes[peerID] = nil
             dirty.remove(peerID)
             if unlink(path) != 0 && errno != ENOENT { throw SystemError("unlink", errno: errno, context: path) }
             return
         }
-        let gone = Array(queue.prefix(done))
-        queue.removeFirst(done)
-        var starts = offsets[peerID] ?? []
-        if dirty.contains(peerID) || starts.count != gone.count + queue.count {
-            // The file may not match: rewritten whole, atomically.
-            try rewrite(queue, for: peerID)
-            return
-        }
         let fd = try Syscall.call("open", path) { open(path, O_WRONLY | O_CLOEXEC) }
         let descriptor = FileDescriptor(rawValue: fd)
         defer { descriptor.close() }
-        for start in starts.prefix(done) {
+        for entry in entries.prefix(done) {
             var state = QueueFileCodec.delivered
-            try Syscall.call("pwrite", path) { pwrite(fd, &state, 1, off_t(start + QueueFileCodec.stateOffset)) }
+            try Syscall.call("pwrite", path) { pwrite(fd, &state, 1, off_t(entry.offset + QueueFileCodec.stateOffset)) }
         }
         try Syscall.call("fdatasync", path) { fdatasync(fd) }
-        starts.removeFirst(done)
-        queues[peerID] = queue
-        offsets[peerID] = starts
-        let delivered = (deliveredBytes[peerID] ?? 0) + gone.reduce(0) { $0 + QueueFileCodec.recordOverhead + $1.count }
+        let gone = entries.prefix(done).reduce(0) { $0 + QueueFileCodec.recordOverhead + $1.length }
+        entries.removeFirst(done)
+        index[peerID] = entries
+        let delivered = (deliveredBytes[peerID] ?? 0) + gone
         deliveredBytes[peerID] = delivered
-        let waiting = queue.reduce(0) { $0 + QueueFileCodec.recordOverhead + $1.count }
-        if delivered > waiting + (1 << 20) { try rewrite(queue, for: peerID) }
+        let waiting = entries.reduce(0) { $0 + QueueFileCodec.recordOverhead + $1.length }
+        if dirty.contains(peerID) || delivered > waiting + (1 << 20) { try rewrite(peerID) }
     }
 
-    private mutating func rewrite(_ queue: [[UInt8]], for peerID: String) throws(SystemError) {
-        try AtomicFile.write(file(peerID), contents: QueueFileCodec.encodeFile(queue))
-        queues[peerID] = queue
-        offsets[peerID] = Self.offsets(of: queue)
+    /// Rewrites the peer's file whole, atomically, from its waiting
+    /// messages (read back from the file first; at most ``limitPerPeer``).
+    private mutating func rewrite(_ peerID: String) throws(SystemError) {
+        let messages = try pending(peerID)
+        try AtomicFile.write(file(peerID), contents: QueueFileCodec.encodeFile(messages))
+        index[peerID] = Self.entries(of: messages.map(\.count))
         deliveredBytes[peerID] = nil
         dirty.remove(peerID)
     }
 
-    /// Where each record starts in a file written whole from `messages`.
-    private static func offsets(of messages: [[UInt8]]) -> [Int] {
+    /// Where each record is in a file written whole from messages of these lengths.
+    private static func entries(of lengths: [Int]) -> [Entry] {
         var start = QueueFileCodec.header.count
-        return messages.map { message in
-            defer { start += QueueFileCodec.recordOverhead + message.count }
-            return start
+        return lengths.map { length in
+            defer { start += QueueFileCodec.recordOverhead + length }
+            return Entry(offset: start, length: length)
         }
     }
 

@@ -193,19 +193,13 @@ public final class PeerSession {
     }
 
     /// Tells the peer we removed our trust in it.
-    public func sendUnpair() {
-        transmit(.unpair)
-    }
+    public func sendUnpair() { transmit(.unpair) }
 
     /// A client's decision on the invitation.
-    public func decide(accept: Bool) {
-        perform(lifecycle.decided(accept: accept, now: clock.now()))
-    }
+    public func decide(accept: Bool) { perform(lifecycle.decided(accept: accept, now: clock.now())) }
 
     /// Declines without asking anyone.
-    public func declineAutomatically(_ why: String) {
-        perform(lifecycle.declineAutomatically(why, now: clock.now()))
-    }
+    public func declineAutomatically(_ why: String) { perform(lifecycle.declineAutomatically(why, now: clock.now())) }
 
     /// Closes the session, telling the peer why.
     public func close(_ why: String, reason: CloseReason = .closedLocally) {
@@ -230,14 +224,6 @@ public final class PeerSession {
     }
 
     // MARK: Frames
-
-    private func connected() {
-        do {
-            transport.send(frame: try noise.firstMessage())
-        } catch {
-            perform(lifecycle.handshakeFailed("\(error)"))
-        }
-    }
 
     private func received(_ frame: [UInt8]) {
         if noise.isHandshaking {
@@ -353,6 +339,13 @@ public final class PeerSession {
         }
     }
 
+    /// Stops handing what arrives to the session's logic until
+    /// ``releaseDelivery()`` (see ``SessionTransport/holdDelivery()``).
+    public func holdDelivery() { transport.holdDelivery() }
+
+    /// Ends one ``holdDelivery()``.
+    public func releaseDelivery() { transport.releaseDelivery() }
+
     /// Stops (or resumes) reading from the peer because the clients that
     /// receive its messages are behind: the flow is held back toward them,
     /// rather than queued or dropped.
@@ -377,7 +370,9 @@ public final class PeerSession {
 
 extension PeerSession: SessionTransportDelegate {
     /// Sends the first handshake message once the dial connects.
-    public func transportConnected() { connected() }
+    public func transportConnected() {
+        do { transport.send(frame: try noise.firstMessage()) } catch { perform(lifecycle.handshakeFailed("\(error)")) }
+    }
 
     /// The dial did not connect.
     public func transportConnectFailed(_ reason: String) {

@@ -44,6 +44,11 @@ public final class SessionTransport {
     public private(set) var peakQueuedBytes = 0
     /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
     public private(set) var heldForClients = false
+    /// Holds on delivering frames (``holdDelivery()``): while any is on,
+    /// frames already read wait in ``parked`` and nothing more is read.
+    private var deliveryHolds = 0
+    /// Whole frames read while delivery was held, in order.
+    private var parked: [[UInt8]] = []
 
     /// Takes `descriptor`; `connecting` when it is a dial whose connect is
     /// under way (it completes when the socket becomes writable).
@@ -89,6 +94,34 @@ public final class SessionTransport {
         updateReading()
     }
 
+    /// Stops handing frames to the session until ``releaseDelivery()``:
+    /// for work the session's next frame must not overtake (a write to
+    /// disk). Frames already read wait, in order; nothing more is read.
+    public func holdDelivery() {
+        deliveryHolds += 1
+        updateReading()
+    }
+
+    /// Ends one ``holdDelivery()``. When none is left, the waiting frames
+    /// are handed over, in order, in a main-queue turn of their own, and
+    /// reading resumes.
+    public func releaseDelivery() {
+        guard deliveryHolds > 0 else { return }
+        deliveryHolds -= 1
+        guard deliveryHolds == 0 else { return }
+        DispatchQueue.main.async { [weak self] in
+            MainActor.assumeIsolated { self?.deliverParked() }
+        }
+    }
+
+    private func deliverParked() {
+        while deliveryHolds == 0, !isClosing, !parked.isEmpty {
+            let frame = parked.removeFirst()
+            guard delegate?.transportReceived(frame) == true else { return }
+        }
+        updateReading()
+    }
+
     /// Whether the peer has read nothing of a backed-up queue for too long.
     public func isStalled(now: Date) -> Bool { watermarks.isStalled(now: now) }
     /// The stall limit, for the words of the close.
@@ -122,8 +155,8 @@ public final class SessionTransport {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<16 {
-            // Output backed up, or the clients are behind: read no more now.
-            if watermarks.isPaused || heldForClients { return }
+            // Output backed up, the clients are behind, or delivery is held: read no more now.
+            if watermarks.isPaused || heldForClients || deliveryHolds > 0 || !parked.isEmpty { return }
             let count: Int?
             do {
                 count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
@@ -142,7 +175,12 @@ public final class SessionTransport {
                 delegate?.transportCorrupt("\(error)")
                 return
             }
-            for frame in complete {
+            for (index, frame) in complete.enumerated() {
+                if deliveryHolds > 0 {
+                    // Bounded by one read: nothing more is read while held.
+                    parked.append(contentsOf: complete[index...])
+                    break
+                }
                 guard !isClosing, delegate?.transportReceived(frame) == true else { return }
             }
             // A bad length that came after those frames, now that they are handled.
@@ -156,7 +194,11 @@ public final class SessionTransport {
     /// Reads while neither the watermarks nor the clients hold it back.
     private func updateReading() {
         guard !isClosing else { return }
-        if heldForClients || watermarks.isPaused { channel.pauseReading() } else { channel.resumeReading() }
+        if heldForClients || watermarks.isPaused || deliveryHolds > 0 || !parked.isEmpty {
+            channel.pauseReading()
+        } else {
+            channel.resumeReading()
+        }
     }
 
     // MARK: Writing

@@ -2,16 +2,17 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 
-/// The paired peers, in `<state-dir>/trust.json` (mode 0600, versioned JSON
-/// ``TrustDocument``), rewritten crash-safely on every change.
+/// The trust store's file, `<state-dir>/trust.json` (mode 0600, versioned
+/// JSON ``TrustDocument``), rewritten crash-safely on every change. What
+/// the daemon believes is ``TrustKeeper``'s; this is the file alone.
 public struct TrustStore: Sendable {
     /// The file name inside the state directory.
     public static let fileName = "trust.json"
 
     /// The file's path.
     public let path: String
-    /// What is trusted.
-    public private(set) var document: TrustDocument
+    /// What the file held when opened.
+    public let document: TrustDocument
 
     /// Opens the store in `directory`. A missing file is an empty store. A
     /// corrupt one is an error unless `reset`, which moves it aside first;
@@ -44,36 +45,11 @@ public struct TrustStore: Sendable {
         }
     }
 
-    /// The record for a peer id.
-    public func record(peerID: String) -> TrustRecord? { document.peers.first { $0.peerId == peerID } }
-
-    /// The record for a display name.
-    public func record(named name: String) -> TrustRecord? { document.peers.first { $0.name == name } }
-
-    /// Adds or replaces the record for `record.peerId`, then saves.
-    public mutating func upsert(_ record: TrustRecord) throws(SystemError) {
-        var next = document
-        next.peers.removeAll { $0.peerId == record.peerId }
-        next.peers.append(record)
-        try save(next)
-    }
-
-    /// Removes a peer; returns whether it was there.
-    @discardableResult
-    public mutating func remove(peerID: String) throws(SystemError) -> Bool {
-        guard record(peerID: peerID) != nil else { return false }
-        var next = document
-        next.peers.removeAll { $0.peerId == peerID }
-        try save(next)
-        return true
-    }
-
-    private mutating func save(_ next: TrustDocument) throws(SystemError) {
+    /// Writes `document` crash-safely (a new file, `fsync`ed, renamed over
+    /// the old one). Runs on the trust worker, never on the main actor.
+    public func write(_ document: TrustDocument) throws(SystemError) {
         let bytes: [UInt8]
-        do { bytes = try JSONLines.encode(next) } catch { throw SystemError("encode", errno: EINVAL, context: "\(error)") }
+        do { bytes = try JSONLines.encode(document) } catch { throw SystemError("encode", errno: EINVAL, context: "\(error)") }
         try AtomicFile.write(path, contents: bytes, mode: 0o600)
-        // Only a durable write changes what the daemon believes.
-        document = next
     }
 }
-
