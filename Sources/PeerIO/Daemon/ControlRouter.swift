@@ -9,6 +9,7 @@ public final class ControlRouter: ControlRequestHandler {
     private let maxMessage: Int
     private let directory: PeerDirectory
     private let pairing: PairingCoordinator
+    private let trust: TrustDesk
     private let invitations: InvitationDesk
     private let queued: QueuedDelivery
     private let inbox: InboxDelivery
@@ -20,11 +21,12 @@ public final class ControlRouter: ControlRequestHandler {
     public var status: @MainActor () -> DaemonStatus? = { nil }
 
     /// A router over the daemon's components.
-    public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, invitations: InvitationDesk,
+    public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
                 queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations) {
         self.maxMessage = maxMessage
         self.directory = directory
         self.pairing = pairing
+        self.trust = trust
         self.invitations = invitations
         self.queued = queued
         self.inbox = inbox
@@ -59,15 +61,15 @@ public final class ControlRouter: ControlRequestHandler {
             let pairing = pairing
             return .later { answer in pairing.accept(key, code: params.code) { answer(.from($0.map(PeerResult.init))) } }
         case .queue:
-            let (queued, pairing) = (queued, pairing)
+            let (queued, trust) = (queued, trust)
             return .later { answer in
-                queued.list(record: { peerID in pairing.record(peerID: peerID).map { ($0.uuid, $0.name) } },
+                queued.list(record: { peerID in trust.record(peerID: peerID).map { ($0.uuid, $0.name) } },
                             then: { answer(.result(QueueResult(queues: $0))) })
             }
         case .pairings:
             return .result(PairingsResult(pairings: pairing.inProgress))
         case .paired:
-            return .result(TrustListResult(peers: pairing.records))
+            return .result(TrustListResult(peers: trust.records))
         case .invitations:
             return .result(InvitationsResult(invitations: invitations.waiting))
         case .accept, .decline:
@@ -129,7 +131,7 @@ public final class ControlRouter: ControlRequestHandler {
             guard data.count <= maxMessage else {
                 return .error(ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(maxMessage)"))
             }
-            if params.queue == true, let peerID = peer.peerId, pairing.isPaired(peerID) {
+            if params.queue == true, let peerID = peer.peerId, trust.isPaired(peerID) {
                 // Stored durably first, connected or not: it leaves the disk
                 // only when the peer acknowledges it.
                 let queued = queued

@@ -1,16 +1,16 @@
 import FoundationEssentials
 import PeerCore
 
-/// Pairing and trust: the trust store's one owner, the pairings in
-/// progress (by id), the wrong-code throttle, and the rules that follow
-/// from trust (a paired peer's key and name cannot be claimed by another;
-/// `--auto-accept paired`).
+/// Pairings: those in progress (by id), the wrong-code throttle, and what
+/// each step means (a code to show or to ask for, trust to store, an end
+/// to report).
 ///
 /// ``PairingLifecycle`` (run by each ``PeerSession``) is the exchange
-/// itself; this component keeps the books and stores the result.
+/// itself; this component keeps the books, and ``TrustDesk`` stores the
+/// result.
 @MainActor
 public final class PairingCoordinator {
-    private let trust: TrustKeeper
+    private let trust: TrustDesk
     /// `pairAccept` answers waiting for the pairing's end (the trust write).
     private var acceptAnswers: [String: @MainActor (Result<PeerSnapshot, ControlError>) -> Void] = [:]
     private var throttle = PairingThrottle()
@@ -19,7 +19,6 @@ public final class PairingCoordinator {
     /// Peers to pair with once the session being set up is connected.
     private var pairWhenConnected: Set<UUID> = []
     private let timeout: TimeInterval
-    private let autoAccept: AutoAcceptPolicy
     private let logger: Logger
     private let directory: PeerDirectory
     private let clock: DaemonClock
@@ -27,115 +26,15 @@ public final class PairingCoordinator {
     public var emit: @MainActor (ControlEvent) -> Void = { _ in }
     /// Clients subscribed to events, who could confirm a code (set before use).
     public var subscribers: @MainActor () -> Int = { 0 }
-    /// A peer's trust was removed here (its queue goes with it; set before use).
-    public var onUnpaired: @MainActor (_ peerID: String, _ peer: UUID) -> Void = { _, _ in }
 
-    /// The coordinator of `trust` (opened by the caller, so a corrupt store
-    /// stops start-up before anything else runs).
-    public init(trust: TrustKeeper, timeout: TimeInterval, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger,
-                clock: DaemonClock = .system) {
+    /// Pairings whose results `trust` stores.
+    public init(trust: TrustDesk, timeout: TimeInterval, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system) {
         self.clock = clock
         self.trust = trust
         self.timeout = timeout
-        self.autoAccept = autoAccept
         self.directory = directory
         self.logger = logger
     }
-
-    // MARK: Trust
-
-    /// The trust record of `peerID`, if it is paired.
-    public func record(peerID: String) -> TrustRecord? { trust.document.record(peerID: peerID) }
-
-    /// Whether `peerID` is paired.
-    public func isPaired(_ peerID: String?) -> Bool { peerID.map { trust.document.record(peerID: $0) != nil } ?? false }
-
-    /// Waits for a trust write under way (at shutdown).
-    public func finishWriting() { trust.finishWriting() }
-
-    /// Every trust record, oldest pairing first.
-    public var records: [TrustRecord] { trust.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
-
-    /// Whether an invitation from `peerID` is accepted without a client.
-    public func acceptsAutomatically(_ peerID: String?) -> Bool {
-        switch autoAccept {
-        case .all: return true
-        case .none: return false
-        case .paired: return isPaired(peerID)
-        }
-    }
-
-    /// A trusted id must come with its trusted key, and a trusted name must
-    /// not come with another id. Returns the mismatch, if any.
-    public func violation(by session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
-        guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
-        if let record = trust.document.record(peerID: peerID), record.publicKey != Hex.encode(key) {
-            return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
-        }
-        if let claimedName, let record = trust.document.record(named: claimedName), record.peerId != peerID {
-            return IdentityMismatchInfo(peer: record.uuid, expected: record.peerId, actual: peerID, address: session.remoteAddress)
-        }
-        return nil
-    }
-
-    /// Keeps a paired peer's current addresses in the trust store. Only
-    /// endpoints at the address of its live, authenticated `session` are
-    /// kept: an address someone merely advertised for the peer proves nothing.
-    public func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
-        guard let peerID = row.peerId, let record = trust.document.record(peerID: peerID), session.isAuthenticated else { return }
-        let proven = row.endpoints.filter { $0.address == session.remoteHost }
-        guard !proven.isEmpty, record.addresses != proven else { return }
-        trust.change({ document in
-            guard var current = document.record(peerID: peerID), current.addresses != proven else { return nil }
-            current.addresses = proven
-            return document.upserting(current)
-        }, then: { [logger] result in
-            if case .failure(let error) = result { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
-        })
-    }
-
-    /// Removes the trust in `peer` here; `done` gets its peer id once the
-    /// trust store is written (the caller then tells the peer).
-    public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<String, ControlError>) -> Void) {
-        guard let peerID = peer.peerId, isPaired(peerID) else {
-            return done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
-        }
-        trust.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .failure(let error):
-                done(.failure(ControlError(.storageFailed, "cannot write the trust store: \(error)")))
-            case .success(false):
-                done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
-            case .success(true):
-                self.onUnpaired(peerID, peer.id)
-                self.directory.refresh(peer.id)
-                self.logger.notice("unpaired '\(peer.name)' (\(peerID))")
-                self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer.id)))
-                done(.success(peerID))
-            }
-        })
-    }
-
-    /// The peer removed its trust in us: remove ours.
-    public func unpairedByPeer(_ session: PeerSession) {
-        guard let peerID = session.remotePeerID, let peer = session.peerUUID, isPaired(peerID) else { return }
-        trust.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
-            guard let self else { return }
-            switch result {
-            case .failure(let error):
-                self.logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
-            case .success(false):
-                break
-            case .success(true):
-                self.directory.refresh(peer)
-                self.logger.notice("'\(self.directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
-                self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer)))
-            }
-        })
-    }
-
-    // MARK: Pairings
 
     /// The pairings in progress, soonest to expire first.
     public var inProgress: [PairingInfo] { book.all }
@@ -264,27 +163,27 @@ public final class PairingCoordinator {
             // Responder: the trust goes to disk before the confirmation goes
             // out, and nothing the peer sends meanwhile overtakes it.
             session.holdDelivery()
-            storeTrust(for: session, peer: peer, name: pairing.name, now: now) { [weak self] stored in
+            trust.store(for: session, peer: peer, name: pairing.name, now: now) { [weak self] stored in
                 defer { session.releaseDelivery() }
                 session.trustStored(stored)
                 // The pairing ended (timed out, the session closed) while the
                 // trust was being written: take it back, so the two sides agree.
                 if stored, session.pairing?.step != .paired, let peerID = session.remotePeerID {
-                    self?.trust.change { $0.removing(peerID: peerID) }
+                    self?.trust.takeBack(peerID)
                 }
             }
         case .paired:
             forget(id)
             guard let peerID = session.remotePeerID else { return }
             // The responder stored the trust already; the initiator stores it now.
-            if trust.document.record(peerID: peerID)?.publicKey == session.remoteStaticKey.map(Hex.encode) {
+            if trust.record(peerID: peerID)?.publicKey == session.remoteStaticKey.map(Hex.encode) {
                 paired(session, peer: peer, peerID: peerID, pairing: pairing, now: now)
                 return
             }
             // What the peer sends next (its close) waits until the trust
             // is stored and `paired` said, as the responder's did.
             session.holdDelivery()
-            storeTrust(for: session, peer: peer, name: pairing.name, now: now) { [weak self] stored in
+            trust.store(for: session, peer: peer, name: pairing.name, now: now) { [weak self] stored in
                 defer { session.releaseDelivery() }
                 guard let self else { return }
                 guard stored else {
@@ -314,7 +213,7 @@ public final class PairingCoordinator {
     /// Both sides trust each other now: say so.
     private func paired(_ session: PeerSession, peer: UUID, peerID: String, pairing: PairingInfo, now: Date) {
         directory.refresh(peer)
-        let name = trust.document.record(peerID: peerID)?.name ?? pairing.name
+        let name = trust.record(peerID: peerID)?.name ?? pairing.name
         logger.notice("paired with '\(name)' (\(peerID))")
         emit(ControlEvent(seq: 0, type: .paired, time: now, peer: directory.row(peer), pairing: pairing))
         answerAccept(pairing.id, peer: peer, name: pairing.name, failure: nil, text: "")
@@ -326,18 +225,5 @@ public final class PairingCoordinator {
     private func forget(_ id: String) {
         sessions[id] = nil
         book.remove(id)
-    }
-
-    /// Writes the trust record for the session's proven key; `done` gets
-    /// false (logged) when the trust store cannot be written.
-    private func storeTrust(for session: PeerSession, peer: UUID, name: String, now: Date, then done: @escaping @MainActor (Bool) -> Void) {
-        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return done(false) }
-        let row = directory.row(peer)
-        var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
-        if let endpoints = row?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
-        trust.change({ $0.upserting(record) }, then: { [logger] result in
-            if case .failure(let error) = result { logger.error("cannot store the pairing with '\(record.name)': \(error)") }
-            done((try? result.get()) != nil)
-        })
     }
 }

@@ -23,6 +23,7 @@ public final class PeerDaemon {
     private let directory: PeerDirectory
     private let invitations: InvitationDesk
     private let pairing: PairingCoordinator
+    private let trust: TrustDesk
     private let reconnect: ReconnectController
     private let health = ServiceHealth()
     private let queued: QueuedDelivery
@@ -118,14 +119,15 @@ public final class PeerDaemon {
         journal = EventJournal(capacity: config.eventHistory)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
         directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock)
-        pairing = PairingCoordinator(trust: TrustKeeper(store: opened.store), timeout: config.pairingTimeout, autoAccept: config.autoAccept,
-                                     directory: directory, logger: logger, clock: clock)
+        trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
+                          clock: clock)
+        pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
-                                   sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing,
+                                   sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
                                    emit: { [unowned self] event in self.emit(event) }, clock: clock)
-        requests = SessionRequests(director: director, directory: directory, pairing: pairing, queued: queued,
+        requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout)
         if let portNote { logger.notice(portNote) }
         if loaded.created {
@@ -176,7 +178,7 @@ public final class PeerDaemon {
 
     /// Connects the components: who asks whom, and who hears what.
     private func wireComponents() {
-        let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, invitations: invitations,
+        let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
                                    queued: queued, inbox: inbox, sessions: requests)
         router.replay = { [weak self] after in
             guard let self else { return (0, [], false) }
@@ -193,12 +195,12 @@ public final class PeerDaemon {
         reconnect.hasSession = { [weak self] peer in self?.director.table.hasSession(peer) ?? true }
         reconnect.stalledDials = { [weak self] in
             guard let self else { return [] }
-            return self.director.table.stalledDials { self.pairing.isPaired($0) }
+            return self.director.table.stalledDials { self.trust.isPaired($0) }
         }
-        reconnect.paired = { [weak self] in self?.pairing.records ?? [] }
+        reconnect.paired = { [weak self] in self?.trust.records ?? [] }
         reconnect.row = { [weak self] peer in self?.directory.row(peer) }
         reconnect.dial = { [weak self] peer, endpoints, peerID in self?.director.dialPaired(peer, endpoints: endpoints, peerID: peerID) }
-        directory.isPaired = { [weak self] peerID in self?.pairing.isPaired(peerID) ?? false }
+        directory.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
         directory.liveSession = { [weak self] peer in self?.director.table.liveAddress(peer) }
         directory.emit = { [weak self] event in self?.emit(event) }
         directory.onRow = { [weak self] row, kind in
@@ -208,7 +210,8 @@ public final class PeerDaemon {
         }
         pairing.emit = { [weak self] event in self?.emit(event) }
         pairing.subscribers = { [weak self] in self?.control.subscriberCount ?? 0 }
-        pairing.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
+        trust.emit = { [weak self] event in self?.emit(event) }
+        trust.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
         invitations.onWaiting = { [weak self] info in
             guard let self else { return }
             self.directory.nameFromInvitation(info.peer, info.name)
@@ -242,7 +245,7 @@ public final class PeerDaemon {
 
     /// Who sent a stored or arriving message, as clients see it.
     private func sender(_ peerID: String) -> InboxDelivery.Sender {
-        if let record = pairing.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
+        if let record = trust.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
         let row = directory.row(peerID: peerID)
         return .init(uuid: row?.id, name: row?.name, paired: false)
     }
@@ -276,7 +279,7 @@ public final class PeerDaemon {
         control.stop(time: clock.now())
         // Writes handed to the disk workers finish before the process exits.
         queued.finishWriting()
-        pairing.finishWriting()
+        trust.finishWriting()
         logger.info("stopped")
     }
 }

@@ -5,9 +5,10 @@ import Glibc
 import PeerCore
 
 /// Sessions: accepts connections on the session port, dials peers, keeps
-/// at most one session per peer (the crossing rule, docs/protocol.md §6),
-/// applies the session limits (``SessionAdmission``), and routes what each
-/// ``PeerSession`` reports to the component that owns it: invitations to
+/// at most one session per peer, and routes what each ``PeerSession``
+/// reports to the component that owns it: who the session is to
+/// ``SessionAdoption`` (identity, session limits, the crossing rule,
+/// docs/protocol.md §6), its end to ``SessionAftermath``, invitations to
 /// ``InvitationDesk``, pairing to ``PairingCoordinator``, messages to
 /// ``InboxDelivery``, acknowledgements to ``QueuedDelivery``, states to
 /// ``PeerDirectory``.
@@ -15,14 +16,12 @@ import PeerCore
 public final class SessionDirector: PeerSessionDelegate {
     private let config: DaemonConfiguration
     private let logger: Logger
-    private let identityKey: IdentityKey
-    private let identity: IdentityActor
-    private let lane: IdentityLane
     private let control: ControlServer
     private let acceptor: SessionAcceptor
     private let discovery: DiscoveryCoordinator
     private let directory: PeerDirectory
     private let pairing: PairingCoordinator
+    private let trust: TrustDesk
     private let invitations: InvitationDesk
     private let reconnect: ReconnectController
     private let queued: QueuedDelivery
@@ -36,19 +35,19 @@ public final class SessionDirector: PeerSessionDelegate {
     public let hold: SubscriberFlowHold
     /// Makes the sessions (accepted and dialled) and applies the session limits.
     public let opener: SessionOpener
-    private var refusedAtSessionCap = RefusalCounter()
+    /// Who a session is, once its peer proved its key.
+    private let adoption: SessionAdoption
+    /// What follows a session's end.
+    private let aftermath: SessionAftermath
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
-                control: ControlServer, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator,
+                control: ControlServer, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery,
                 emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
         self.clock = clock
         self.config = config
         self.logger = logger
-        self.identityKey = identityKey
-        self.identity = identity
-        self.lane = lane
         self.control = control
         acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
                                    admission: SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
@@ -57,13 +56,19 @@ public final class SessionDirector: PeerSessionDelegate {
         self.discovery = discovery
         self.directory = directory
         self.pairing = pairing
+        self.trust = trust
         self.invitations = invitations
         self.reconnect = reconnect
         self.queued = queued
         self.inbox = inbox
         self.emit = emit
         hold = SubscriberFlowHold(control: control, queueBytes: config.subscriberQueueBytes)
-        opener = SessionOpener(config: config, identityKey: identityKey, table: table, pairing: pairing, logger: logger, clock: clock)
+        opener = SessionOpener(config: config, identityKey: identityKey, table: table, trust: trust, logger: logger, clock: clock)
+        adoption = SessionAdoption(config: config, ownPeerID: identityKey.peerID, identity: identity, lane: lane, discovery: discovery,
+                                   directory: directory, trust: trust, opener: opener, table: table, logger: logger, emit: emit,
+                                   clock: clock)
+        aftermath = SessionAftermath(identity: identity, lane: lane, directory: directory, opener: opener, table: table, queued: queued,
+                                     reconnect: reconnect, logger: logger, emit: emit, clock: clock)
     }
 
     /// Starts accepting connections on the session port.
@@ -77,6 +82,12 @@ public final class SessionDirector: PeerSessionDelegate {
             self.opener.accepted(connection)
         }
         opener.delegate = self
+        adoption.protectedRows = { [weak self] in self?.protectedRows ?? [] }
+        adoption.onAdopted = { [weak self] session in
+            guard let self, let pending = session.pendingDecision else { return }
+            session.pendingDecision = nil
+            self.sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
+        }
         opener.name = { [weak self] in self?.discovery.name ?? "" }
         acceptor.start()
         hold.sessions = { [weak self] in self?.table.sessions ?? [] }
@@ -103,14 +114,15 @@ public final class SessionDirector: PeerSessionDelegate {
 
     /// Rows the identity actor may not evict: paired peers, and peers with a session.
     public var protectedRows: Set<UUID> {
-        Set(pairing.records.map(\.uuid)).union(table.sessions.compactMap(\.peerUUID))
+        Set(trust.records.map(\.uuid)).union(table.sessions.compactMap(\.peerUUID))
     }
 
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
     private var knownAddresses: Set<String> {
-        Set(directory.endpointAddresses + pairing.records.flatMap { ($0.addresses ?? []).map(\.address) })
+        Set(directory.endpointAddresses + trust.records.flatMap { ($0.addresses ?? []).map(\.address) })
     }
 }
+
 // MARK: - Sessions
 
 extension SessionDirector {
@@ -133,76 +145,9 @@ extension SessionDirector {
 
     // MARK: PeerSessionDelegate
 
-    /// The remote proved its key.
+    /// The remote proved its key: who it is (``SessionAdoption``).
     public func sessionAuthenticated(_ session: PeerSession, peerID: String) {
-        if let mismatch = pairing.violation(by: session, claimedName: nil) {
-            refuse(session, mismatch: mismatch)
-            return
-        }
-        if session.role == .inviter {
-            if let peer = session.peerUUID, table.isCurrent(session) { setState(.connecting, for: peer, reason: nil) }
-            lane.submit { [weak self] in
-                guard let self else { return }
-                await self.identity.markVerified(peerID: peerID)
-                await self.discovery.refreshUnverified()
-            }
-            return
-        }
-        if peerID == identityKey.peerID {
-            session.close("a connection from ourselves", reason: .protocolError)
-            return
-        }
-        if let limit = opener.limitFor(incoming: session, peerID: peerID) {
-            if refusedAtSessionCap.record() {
-                logger.warning("\(limit); refusing a session from \(peerID) at \(session.remoteAddress) (\(refusedAtSessionCap.count) refused so far)")
-            }
-            session.close(limit.description, reason: .closedLocally)
-            return
-        }
-        lane.submit { [weak self] in
-            guard let self else { return }
-            guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
-                                                          protected: self.protectedRows) else {
-                if self.directory.recordRejected() {
-                    self.logger.warning("peer cap (\(self.config.maxPeers)) reached and no row can be evicted; refusing a session from \(peerID) (\(self.directory.rejectedCount) turned away so far)")
-                }
-                session.close("this host's peer table is full (--max-peers \(self.config.maxPeers))", reason: .closedLocally)
-                return
-            }
-            self.directory.apply(adopted.changes)
-            await self.discovery.refreshUnverified()
-            self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
-        }
-    }
-
-    /// Applies the crossing rule (``CrossingRule``) to an authenticated
-    /// incoming session.
-    private func adoptIncoming(_ session: PeerSession, as peer: UUID, remotePeerID: String) {
-        guard table.contains(session), !session.isClosed else { return }
-        session.peerUUID = peer
-        if let existing = table[peer], existing !== session {
-            let facts = CrossingRule.Existing(connected: existing.isConnected, dialledByUs: existing.role == .inviter,
-                                              authenticated: existing.isAuthenticated, age: clock.now().timeIntervalSince(existing.startedAt))
-            if CrossingRule.decide(existing: facts, ours: identityKey.peerID, theirs: remotePeerID) == .closeIncoming {
-                logger.debug("session \(session.number): duplicate of session \(existing.number) with \(remotePeerID); closing it")
-                session.close("a session between these peers exists", reason: .duplicate)
-                return
-            }
-            logger.debug("session \(session.number): crossing invitations; it replaces our dial (session \(existing.number))")
-            table.bind(session, to: peer)
-            session.autoAccept = true
-            existing.close("crossing invitations: the other connection wins", reason: .duplicate)
-        } else {
-            // Our dial lost the crossing rule and this is the winner: we
-            // asked for the session too.
-            if table.isAwaitingCrossing(peer) { session.autoAccept = true }
-            table.bind(session, to: peer)
-        }
-        setState(.connecting, for: peer, reason: nil)
-        if let pending = session.pendingDecision {
-            session.pendingDecision = nil
-            sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
-        }
+        adoption.authenticated(session, peerID: peerID)
     }
 
     /// The invitee side must ask a client.
@@ -211,13 +156,13 @@ extension SessionDirector {
             session.pendingDecision = (name, context, timeoutSeconds, pairing)
             return
         }
-        if let mismatch = self.pairing.violation(by: session, claimedName: name) {
-            refuse(session, mismatch: mismatch)
+        if let mismatch = trust.violation(by: session, claimedName: name) {
+            adoption.refuse(session, mismatch: mismatch)
             return
         }
-        let paired = self.pairing.isPaired(session.remotePeerID)
+        let paired = trust.isPaired(session.remotePeerID)
         invitations.arrived(session, peer: peer, name: name, context: context, timeoutSeconds: timeoutSeconds,
-                            facts: .init(wanted: session.autoAccept, policyAccepts: self.pairing.acceptsAutomatically(session.remotePeerID), pairing: pairing,
+                            facts: .init(wanted: session.autoAccept, policyAccepts: trust.acceptsAutomatically(session.remotePeerID), pairing: pairing,
                                          paired: paired, subscribers: control.subscriberCount),
                             now: clock.now())
     }
@@ -256,73 +201,21 @@ extension SessionDirector {
         return nil
     }
 
-    /// The session ended.
+    /// The session ended: out of the table, and its aftermath
+    /// (``SessionAftermath``) follows.
     public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         invitations.settled(session)
         logger.debug("session \(session.number) with \(session.remoteAddress) ended: \(reason.rawValue): \(text)")
-        if reason == .identityMismatch {
-            let info = IdentityMismatchInfo(peer: session.peerUUID, expected: session.expectedPeerID ?? "", actual: session.remotePeerID ?? "",
-                                            address: session.remoteAddress)
-            logger.warning("identity mismatch at \(session.remoteAddress): advertised \(info.expected), proved \(info.actual)")
-            emit(ControlEvent(seq: 0, type: .identityMismatch, time: clock.now(), peer: session.peerUUID.flatMap(directory.row), mismatch: info))
-            // That endpoint is not the peer's: it leaves the row, and is not
-            // merged again (nor reported again) while Avahi keeps the service.
-            if let endpoint = session.endpoint, let peer = session.peerUUID {
-                lane.submit { [weak self] in
-                    guard let self else { return }
-                    self.directory.apply(await self.identity.refuseEndpoint(endpoint, of: peer))
-                }
-            }
-        }
-        guard let peer = session.peerUUID, wasCurrent else { return }
-        if session.isAuthenticated { directory.sessionEnded(peer, at: clock.now()) }
-        // Unacknowledged queued messages stay on disk for the next session.
-        queued.sessionEnded(peer)
-        if reason == .duplicate {
-            // The other side's dial wins the crossing rule; its connection comes.
-            table.awaitCrossing(of: peer, until: clock.now().addingTimeInterval(opener.limits.handshakeTimeout * 2))
-            return
-        }
-        switch DialRetry.next(dialledByUs: session.role == .inviter, authenticated: session.isAuthenticated, reason: reason,
-                              remaining: session.remainingEndpoints.count) {
-        case .notADial:
-            break
-        case .tryNext:
-            if opener.dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
-                    context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) { return }
-            fallthrough
-        case .inviteFailed:
-            logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")
-            emit(ControlEvent(seq: 0, type: .inviteFailed, time: clock.now(), peer: directory.row(peer), reason: reason, detail: text))
-            return
-        }
-        if reason == .busy, !reconnect.wasRefusedAsBusy(peer) {
-            // The peer's inbox is full: its queue waits here, and it is not
-            // dialled for 30 s (it dials us once a client takes messages).
-            logger.notice("'\(directory.row(peer)?.name ?? "peer")' is busy: \(text); its queued messages wait")
-            if let peerID = session.remotePeerID { queued.peerBusy(peerID, text) }
-            reconnect.peerWasBusy(peer, now: clock.now())
-        }
-        setState(.notConnected, for: peer, reason: reason, detail: text)
+        aftermath.ended(session, reason: reason, text: text, wasCurrent: wasCurrent)
     }
 }
-
 
 // MARK: - Pairing, trust and queued delivery
 
 extension SessionDirector {
-
-
-    /// Closes a session that claims a paired peer's identity, and says so.
-    private func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
-        logger.warning("refusing \(session.remoteAddress): it claims a paired peer's identity (expected \(mismatch.expected), got \(mismatch.actual))")
-        emit(ControlEvent(seq: 0, type: .identityMismatch, time: clock.now(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
-        session.close("identity does not match the paired peer", reason: .closedLocally)
-    }
-
     /// The peer's current session, if any.
     public func session(for peer: UUID) -> PeerSession? { table[peer] }
 
@@ -352,7 +245,7 @@ extension SessionDirector {
     /// kept: an address someone merely advertised for the peer proves nothing.
     private func rememberAddresses(of peer: UUID) {
         guard let row = directory.row(peer), let session = table[peer] else { return }
-        pairing.rememberAddresses(of: row, session: session)
+        trust.rememberAddresses(of: row, session: session)
     }
 
     /// The peer asks to pair.
@@ -367,6 +260,6 @@ extension SessionDirector {
 
     /// The peer removed its trust in us: remove ours.
     public func sessionUnpaired(_ session: PeerSession) {
-        pairing.unpairedByPeer(session)
+        trust.unpairedByPeer(session)
     }
 }

@@ -10,7 +10,7 @@ public final class SessionOpener {
     private let config: DaemonConfiguration
     private let identityKey: IdentityKey
     private let table: SessionTable
-    private let pairing: PairingCoordinator
+    private let trust: TrustDesk
     private let logger: Logger
     private let clock: DaemonClock
     private let admission: SessionAdmission
@@ -20,12 +20,12 @@ public final class SessionOpener {
     public weak var delegate: (any PeerSessionDelegate)?
 
     /// An opener filing sessions in `table`.
-    public init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, pairing: PairingCoordinator,
+    public init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, trust: TrustDesk,
                 logger: Logger, clock: DaemonClock) {
         self.config = config
         self.identityKey = identityKey
         self.table = table
-        self.pairing = pairing
+        self.trust = trust
         self.logger = logger
         self.clock = clock
         admission = SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
@@ -60,12 +60,12 @@ public final class SessionOpener {
 
     /// The local limit a dial to the peer with `peerID` would pass, if any.
     public func dialLimit(_ peerID: String?) -> SessionLimit? {
-        admission.admitDial(paired: pairing.isPaired(peerID), others: authenticated())
+        admission.admitDial(paired: trust.isPaired(peerID), others: authenticated())
     }
 
     /// The local limit a proven incoming `session` from `peerID` passes, if any.
     public func limitFor(incoming session: PeerSession, peerID: String) -> SessionLimit? {
-        admission.admitAuthenticated(paired: pairing.isPaired(peerID), address: session.remoteHost, others: authenticated(except: session))
+        admission.admitAuthenticated(paired: trust.isPaired(peerID), address: session.remoteHost, others: authenticated(except: session))
     }
 
     /// Starts a session to the first endpoint that accepts a connect attempt.
@@ -97,7 +97,7 @@ public final class SessionOpener {
     /// Authenticated sessions other than `except`, for admission.
     private func authenticated(except: PeerSession? = nil) -> [SessionAdmission.Authenticated] {
         table.sessions.filter { $0 !== except && $0.remoteStaticKey != nil && !$0.isClosed }.map {
-            SessionAdmission.Authenticated(address: $0.remoteHost, paired: pairing.isPaired($0.remotePeerID), accepted: $0.isConnected)
+            SessionAdmission.Authenticated(address: $0.remoteHost, paired: trust.isPaired($0.remotePeerID), accepted: $0.isConnected)
         }
     }
 }

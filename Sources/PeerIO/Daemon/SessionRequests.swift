@@ -10,16 +10,18 @@ public final class SessionRequests: SessionOperations {
     private let director: SessionDirector
     private let directory: PeerDirectory
     private let pairing: PairingCoordinator
+    private let trust: TrustDesk
     private let queued: QueuedDelivery
     private let ownPeerID: String
     private let pairingTimeout: TimeInterval
 
     /// Requests served through `director`.
-    public init(director: SessionDirector, directory: PeerDirectory, pairing: PairingCoordinator, queued: QueuedDelivery,
+    public init(director: SessionDirector, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, queued: QueuedDelivery,
                 ownPeerID: String, pairingTimeout: TimeInterval) {
         self.director = director
         self.directory = directory
         self.pairing = pairing
+        self.trust = trust
         self.queued = queued
         self.ownPeerID = ownPeerID
         self.pairingTimeout = pairingTimeout
@@ -88,7 +90,7 @@ public final class SessionRequests: SessionOperations {
     /// Removes the trust here and tells the peer (`unpair`), once the
     /// trust store is written.
     public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
-        pairing.unpair(peer) { [weak self] outcome in
+        trust.unpair(peer) { [weak self] outcome in
             guard let self else { return }
             if case .failure(let error) = outcome { return done(.failure(error)) }
             if let session = self.director.session(for: peer.id) {

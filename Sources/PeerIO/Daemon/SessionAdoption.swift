@@ -1,0 +1,126 @@
+import FoundationEssentials
+import PeerCore
+
+/// Who a session is, once its peer has proved its key: a claim on a paired
+/// peer's identity is refused, a connection from ourselves is cut, the
+/// session limits apply to incoming sessions, and an incoming session's row
+/// is adopted from the ``IdentityActor`` (on the ``IdentityLane``) before
+/// the crossing rule (``CrossingRule``, pure) decides which of two
+/// connections between the same peers stays.
+@MainActor
+public final class SessionAdoption {
+    private let config: DaemonConfiguration
+    private let ownPeerID: String
+    private let identity: IdentityActor
+    private let lane: IdentityLane
+    private let discovery: DiscoveryCoordinator
+    private let directory: PeerDirectory
+    private let trust: TrustDesk
+    private let opener: SessionOpener
+    private let table: SessionTable
+    private let logger: Logger
+    private let emit: @MainActor (ControlEvent) -> Void
+    private let clock: DaemonClock
+    private var refusedAtSessionCap = RefusalCounter()
+    /// Rows the identity actor may not evict (set before use).
+    public var protectedRows: @MainActor () -> Set<UUID> = { [] }
+    /// An incoming session became its peer's current one (set before use).
+    public var onAdopted: @MainActor (PeerSession) -> Void = { _ in }
+
+    /// Adoption for the sessions in `table`.
+    public init(config: DaemonConfiguration, ownPeerID: String, identity: IdentityActor, lane: IdentityLane, discovery: DiscoveryCoordinator,
+                directory: PeerDirectory, trust: TrustDesk, opener: SessionOpener, table: SessionTable, logger: Logger,
+                emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock) {
+        self.config = config
+        self.ownPeerID = ownPeerID
+        self.identity = identity
+        self.lane = lane
+        self.discovery = discovery
+        self.directory = directory
+        self.trust = trust
+        self.opener = opener
+        self.table = table
+        self.logger = logger
+        self.emit = emit
+        self.clock = clock
+    }
+
+    /// The remote proved its key (`peerID`): refused if it claims a paired
+    /// peer's name or id with another key, or comes from ourselves, or is
+    /// past a session limit; otherwise its row is adopted from the
+    /// identity actor (on the lane) and the crossing rule applied.
+    public func authenticated(_ session: PeerSession, peerID: String) {
+        if let mismatch = trust.violation(by: session, claimedName: nil) {
+            refuse(session, mismatch: mismatch)
+            return
+        }
+        if session.role == .inviter {
+            if let peer = session.peerUUID, table.isCurrent(session) { directory.setState(.connecting, for: peer, reason: nil) }
+            lane.submit { [weak self] in
+                guard let self else { return }
+                await self.identity.markVerified(peerID: peerID)
+                await self.discovery.refreshUnverified()
+            }
+            return
+        }
+        if peerID == ownPeerID {
+            session.close("a connection from ourselves", reason: .protocolError)
+            return
+        }
+        if let limit = opener.limitFor(incoming: session, peerID: peerID) {
+            if refusedAtSessionCap.record() {
+                logger.warning("\(limit); refusing a session from \(peerID) at \(session.remoteAddress) (\(refusedAtSessionCap.count) refused so far)")
+            }
+            session.close(limit.description, reason: .closedLocally)
+            return
+        }
+        lane.submit { [weak self] in
+            guard let self else { return }
+            guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
+                                                          protected: self.protectedRows()) else {
+                if self.directory.recordRejected() {
+                    self.logger.warning("peer cap (\(self.config.maxPeers)) reached and no row can be evicted; refusing a session from \(peerID) (\(self.directory.rejectedCount) turned away so far)")
+                }
+                session.close("this host's peer table is full (--max-peers \(self.config.maxPeers))", reason: .closedLocally)
+                return
+            }
+            self.directory.apply(adopted.changes)
+            await self.discovery.refreshUnverified()
+            self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
+        }
+    }
+
+    /// Applies the crossing rule (``CrossingRule``) to an authenticated
+    /// incoming session.
+    private func adoptIncoming(_ session: PeerSession, as peer: UUID, remotePeerID: String) {
+        guard table.contains(session), !session.isClosed else { return }
+        session.peerUUID = peer
+        if let existing = table[peer], existing !== session {
+            let facts = CrossingRule.Existing(connected: existing.isConnected, dialledByUs: existing.role == .inviter,
+                                              authenticated: existing.isAuthenticated, age: clock.now().timeIntervalSince(existing.startedAt))
+            if CrossingRule.decide(existing: facts, ours: ownPeerID, theirs: remotePeerID) == .closeIncoming {
+                logger.debug("session \(session.number): duplicate of session \(existing.number) with \(remotePeerID); closing it")
+                session.close("a session between these peers exists", reason: .duplicate)
+                return
+            }
+            logger.debug("session \(session.number): crossing invitations; it replaces our dial (session \(existing.number))")
+            table.bind(session, to: peer)
+            session.autoAccept = true
+            existing.close("crossing invitations: the other connection wins", reason: .duplicate)
+        } else {
+            // Our dial lost the crossing rule and this is the winner: we
+            // asked for the session too.
+            if table.isAwaitingCrossing(peer) { session.autoAccept = true }
+            table.bind(session, to: peer)
+        }
+        directory.setState(.connecting, for: peer, reason: nil)
+        onAdopted(session)
+    }
+
+    /// Closes a session that claims a paired peer's identity, and says so.
+    public func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
+        logger.warning("refusing \(session.remoteAddress): it claims a paired peer's identity (expected \(mismatch.expected), got \(mismatch.actual))")
+        emit(ControlEvent(seq: 0, type: .identityMismatch, time: clock.now(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
+        session.close("identity does not match the paired peer", reason: .closedLocally)
+    }
+}

@@ -1,0 +1,140 @@
+import FoundationEssentials
+import PeerCore
+
+/// Trust: what this host trusts (through ``TrustKeeper``, which writes it
+/// off the main actor), and the rules that follow from it: a paired peer's
+/// key and name cannot be claimed by another, `--auto-accept paired`, a
+/// paired peer's proven addresses are remembered, and unpairing, from
+/// either side.
+@MainActor
+public final class TrustDesk {
+    private let keeper: TrustKeeper
+    private let autoAccept: AutoAcceptPolicy
+    private let directory: PeerDirectory
+    private let logger: Logger
+    private let clock: DaemonClock
+    /// Numbers and sends an event to subscribers (set before use).
+    public var emit: @MainActor (ControlEvent) -> Void = { _ in }
+    /// A peer's trust was removed here (its queue goes with it; set before use).
+    public var onUnpaired: @MainActor (_ peerID: String, _ peer: UUID) -> Void = { _, _ in }
+
+    /// The desk of `keeper` (its store opened by the caller, so a corrupt
+    /// store stops start-up before anything else runs).
+    public init(keeper: TrustKeeper, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system) {
+        self.keeper = keeper
+        self.autoAccept = autoAccept
+        self.directory = directory
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// The trust record of `peerID`, if it is paired.
+    public func record(peerID: String) -> TrustRecord? { keeper.document.record(peerID: peerID) }
+
+    /// Whether `peerID` is paired.
+    public func isPaired(_ peerID: String?) -> Bool { peerID.map { keeper.document.record(peerID: $0) != nil } ?? false }
+
+    /// Waits for a trust write under way (at shutdown).
+    public func finishWriting() { keeper.finishWriting() }
+
+    /// Every trust record, oldest pairing first.
+    public var records: [TrustRecord] { keeper.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
+
+    /// Whether an invitation from `peerID` is accepted without a client.
+    public func acceptsAutomatically(_ peerID: String?) -> Bool {
+        switch autoAccept {
+        case .all: return true
+        case .none: return false
+        case .paired: return isPaired(peerID)
+        }
+    }
+
+    /// A trusted id must come with its trusted key, and a trusted name must
+    /// not come with another id. Returns the mismatch, if any.
+    public func violation(by session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
+        guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
+        if let record = keeper.document.record(peerID: peerID), record.publicKey != Hex.encode(key) {
+            return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
+        }
+        if let claimedName, let record = keeper.document.record(named: claimedName), record.peerId != peerID {
+            return IdentityMismatchInfo(peer: record.uuid, expected: record.peerId, actual: peerID, address: session.remoteAddress)
+        }
+        return nil
+    }
+
+    /// Keeps a paired peer's current addresses in the trust store. Only
+    /// endpoints at the address of its live, authenticated `session` are
+    /// kept: an address someone merely advertised for the peer proves nothing.
+    public func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
+        guard let peerID = row.peerId, let record = keeper.document.record(peerID: peerID), session.isAuthenticated else { return }
+        let proven = row.endpoints.filter { $0.address == session.remoteHost }
+        guard !proven.isEmpty, record.addresses != proven else { return }
+        keeper.change({ document in
+            guard var current = document.record(peerID: peerID), current.addresses != proven else { return nil }
+            current.addresses = proven
+            return document.upserting(current)
+        }, then: { [logger] result in
+            if case .failure(let error) = result { logger.warning("cannot remember the addresses of '\(row.name)': \(error)") }
+        })
+    }
+
+    /// Removes the trust in `peer` here; `done` gets its peer id once the
+    /// trust store is written (the caller then tells the peer).
+    public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<String, ControlError>) -> Void) {
+        guard let peerID = peer.peerId, isPaired(peerID) else {
+            return done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
+        }
+        keeper.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                done(.failure(ControlError(.storageFailed, "cannot write the trust store: \(error)")))
+            case .success(false):
+                done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
+            case .success(true):
+                self.onUnpaired(peerID, peer.id)
+                self.directory.refresh(peer.id)
+                self.logger.notice("unpaired '\(peer.name)' (\(peerID))")
+                self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer.id)))
+                done(.success(peerID))
+            }
+        })
+    }
+
+    /// The peer removed its trust in us: remove ours.
+    public func unpairedByPeer(_ session: PeerSession) {
+        guard let peerID = session.remotePeerID, let peer = session.peerUUID, isPaired(peerID) else { return }
+        keeper.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                self.logger.error("cannot remove '\(peerID)' from the trust store: \(error)")
+            case .success(false):
+                break
+            case .success(true):
+                self.directory.refresh(peer)
+                self.logger.notice("'\(self.directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
+                self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer)))
+            }
+        })
+    }
+
+    /// Writes the trust record for the session's proven key; `done` gets
+    /// false (logged) when the trust store cannot be written.
+    public func store(for session: PeerSession, peer: UUID, name: String, now: Date, then done: @escaping @MainActor (Bool) -> Void) {
+        guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return done(false) }
+        let row = directory.row(peer)
+        var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
+        if let endpoints = row?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
+        keeper.change({ $0.upserting(record) }, then: { [logger] result in
+            if case .failure(let error) = result { logger.error("cannot store the pairing with '\(record.name)': \(error)") }
+            done((try? result.get()) != nil)
+        })
+    }
+
+    /// Removes the trust in `peerID` again (a pairing that ended while its
+    /// trust was being written), so the two sides agree.
+    public func takeBack(_ peerID: String) {
+        keeper.change { $0.removing(peerID: peerID) }
+    }
+}
