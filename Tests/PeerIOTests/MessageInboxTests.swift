@@ -20,8 +20,8 @@ final class MessageInboxTests: XCTestCase {
         let reopened = try MessageInbox(stateDirectory: directory, limit: 1 << 20, logger: logger)
         XCTAssertEqual(reopened.entries.map(\.id), [3, 4, 5])
         XCTAssertEqual(try reopened.entries.map { String(decoding: try reopened.data(of: $0), as: UTF8.self) }, ["m3", "m4", "m5"])
-        XCTAssertEqual(reopened.bySender[a]?.count, 2)
-        XCTAssertEqual(reopened.bySender[b]?.count, 1)
+        XCTAssertEqual(reopened.index.bySender[a]?.count, 2)
+        XCTAssertEqual(reopened.index.bySender[b]?.count, 1)
         // Ids keep increasing across restarts, past taken ones.
         XCTAssertEqual(try reopened.append([1], from: a, at: time).id, 6)
         try reopened.remove([4])

@@ -84,11 +84,18 @@ public final class ControlRouter: ControlRequestHandler {
         case .take:
             switch senderID(params.peer) {
             case .success(let from):
-                do {
-                    let taken = try inbox.take(from: from, max: min(params.max ?? 100, 10_000))
-                    return .resultThen(taken.result) { [inbox] connection in inbox.answered(connection, ids: taken.ids) }
-                } catch {
-                    return .error(ControlError(.storageFailed, "cannot read the inbox: \(error)"))
+                let inbox = inbox
+                return .later { answer in
+                    inbox.take(from: from, max: min(params.max ?? 100, 10_000)) { outcome in
+                        switch outcome {
+                        case .failure(let error):
+                            answer(.error(error))
+                        case .success(let taken):
+                            // A client gone meanwhile gets no answer: the messages wait still.
+                            guard !client.isClosing else { return inbox.unclaimed(taken.ids) }
+                            answer(.resultThen(taken.result) { connection in inbox.answered(connection, ids: taken.ids) })
+                        }
+                    }
                 }
             case .failure(let error):
                 return .error(error)

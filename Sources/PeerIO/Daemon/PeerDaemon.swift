@@ -279,6 +279,7 @@ public final class PeerDaemon {
         control.stop(time: clock.now())
         // Writes handed to the disk workers finish before the process exits.
         queued.finishWriting()
+        inbox.finishWriting()
         trust.finishWriting()
         logger.info("stopped")
     }

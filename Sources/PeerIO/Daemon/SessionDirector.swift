@@ -186,19 +186,32 @@ extension SessionDirector {
 
     /// A message arrived: the clients taking messages get it, or the inbox
     /// keeps it; if neither can, the words for the session's `busy` close.
-    public func session(_ session: PeerSession, delivered message: [UInt8]) -> String? {
-        guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return "the session has no proven peer" }
-        if case .refused(let why) = inbox.arrived(message, from: peerID, now: clock.now()) {
-            logger.warning("closing the session with '\(directory.row(peer)?.name ?? peerID)' as busy: \(why)")
-            // Not dialled again for 30 s, or until a client takes messages
-            // here (a disk that was full may have room again by itself).
-            reconnect.refusedAsBusy(peer, now: clock.now())
-            return "'\(discovery.name)': \(why)"
+    public func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict {
+        guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
+        let outcome = inbox.arrived(message, from: peerID, now: clock.now()) { [weak self, weak session] refusal in
+            guard let self, let session else { return }
+            session.stored(refusal: refusal.map { self.busy(peer, peerID: peerID, $0) })
         }
-        // A subscriber is behind: hold the flow back (this session stops
-        // reading) until it catches up, rather than queue more or drop it.
-        hold.delivered(by: session, now: clock.now())
-        return nil
+        switch outcome {
+        case .accepted:
+            // A subscriber is behind: hold the flow back (this session stops
+            // reading) until it catches up, rather than queue more or drop it.
+            hold.delivered(by: session, now: clock.now())
+            return .safe
+        case .storing:
+            return .pending
+        case .refused(let why):
+            return .refused(busy(peer, peerID: peerID, why))
+        }
+    }
+
+    /// The words for a `busy` close: the peer is not dialled again for
+    /// 30 s, or until a client takes messages here (a disk that was full
+    /// may have room again by itself).
+    private func busy(_ peer: UUID, peerID: String, _ why: String) -> String {
+        logger.warning("closing the session with '\(directory.row(peer)?.name ?? peerID)' as busy: \(why)")
+        reconnect.refusedAsBusy(peer, now: clock.now())
+        return "'\(discovery.name)': \(why)"
     }
 
     /// The session ended: out of the table, and its aftermath

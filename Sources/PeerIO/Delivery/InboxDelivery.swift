@@ -4,10 +4,13 @@ import PeerCore
 /// Hands arriving messages to the clients that take them, and keeps those
 /// no client takes in the durable ``MessageInbox`` until one does.
 ///
-/// Decisions are ``InboxRouting``'s; this shell performs them. A message
-/// leaves the inbox only once its event (or the `take` answer holding it) is
-/// written whole to the client's socket: a client that goes away before
-/// that leaves it waiting for the next one.
+/// Decisions are ``InboxRouting``'s; this shell performs them. The inbox
+/// file lives on its own ``DiskWorker``: storing, reading back and marking
+/// taken run there, never on the main actor, and ``index`` changes only
+/// once the disk has confirmed a change. A message leaves the inbox only
+/// once its event (or the `take` answer holding it) is written whole to the
+/// client's socket: a client that goes away before that leaves it waiting
+/// for the next one.
 @MainActor
 public final class InboxDelivery {
     /// The sender as clients see it.
@@ -29,14 +32,21 @@ public final class InboxDelivery {
 
     /// What became of an arriving message.
     public enum Outcome: Equatable {
-        /// A client has it, or the inbox: acknowledge it.
+        /// A client has it: acknowledge it.
         case accepted
+        /// The inbox is storing it: the `stored` callback says how that ended.
+        case storing
         /// Neither: close the session as `busy` with these words.
         case refused(String)
     }
 
-    private let store: MessageInbox?
+    private let worker: DiskWorker<MessageInbox>?
     private let unavailable: String?
+    /// What waits, as the disk has confirmed it.
+    private var index: InboxIndex
+    /// Appends under way, per sender: they count against the limits, and
+    /// the sender's later messages queue behind them.
+    private var storing: [String: InboxIndex.Share] = [:]
     private var routing: InboxRouting
     private let control: ControlServer
     private let logger: Logger
@@ -49,25 +59,31 @@ public final class InboxDelivery {
     /// Messages handed to a client whose bytes are not all written yet:
     /// per connection, the inbox id and the byte count that completes it.
     private var handedOver: [Int: [(id: UInt64, end: UInt64)]] = [:]
+    /// Messages being read for, handed to, or marked taken by a client: no
+    /// other client gets them meanwhile.
     private var reserved: Set<UInt64> = []
-    private var pumping = false
+    /// Takers whose next messages are being read from disk.
+    private var reading: Set<Int> = []
     /// Called when a taken message made room (paused senders may come back).
     public var onRoom: (@MainActor () -> Void)?
 
-    /// Opens the inbox under `stateDirectory`. If it cannot be opened the
-    /// daemon runs on, delivering live, and refuses what it cannot store.
-    /// `budget` is how many bytes a taker may have unread before the
-    /// inbox waits for it; `number` gives an event its sequence number.
+    /// Opens the inbox under `stateDirectory` (at start-up). If it cannot
+    /// be opened the daemon runs on, delivering live, and refuses what it
+    /// cannot store. `budget` is how many bytes a taker may have unread
+    /// before the inbox waits for it; `number` numbers an event.
     public init(stateDirectory: String, limit: Int, budget: Int, control: ControlServer, logger: Logger,
                 lookUp: @escaping @MainActor (String) -> Sender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
                 clock: DaemonClock = .system) {
         self.clock = clock
         do {
-            store = try MessageInbox(stateDirectory: stateDirectory, limit: limit, logger: logger)
+            let store = try MessageInbox(stateDirectory: stateDirectory, limit: limit, logger: logger)
+            index = store.index
+            worker = DiskWorker(label: "peerd.inbox", state: store)
             unavailable = nil
         } catch {
             logger.error("the inbox cannot be opened: \(error); messages no client takes will be refused (busy)")
-            store = nil
+            index = InboxIndex()
+            worker = nil
             unavailable = "the inbox cannot be opened (\(error))"
         }
         routing = InboxRouting(limit: limit)
@@ -76,26 +92,29 @@ public final class InboxDelivery {
         self.logger = logger
         self.lookUp = lookUp
         self.number = number
-        if let store, !store.entries.isEmpty {
-            logger.info("the inbox holds \(store.entries.count) message\(store.entries.count == 1 ? "" : "s") (\(store.bytes) bytes) waiting for a client")
+        if !index.entries.isEmpty {
+            logger.info("the inbox holds \(count) message\(count == 1 ? "" : "s") (\(bytes) bytes) waiting for a client")
         }
     }
 
     /// Messages waiting.
-    public var count: Int { store?.entries.count ?? 0 }
+    public var count: Int { index.entries.count }
     /// Bytes they take on disk.
-    public var bytes: Int { store?.bytes ?? 0 }
+    public var bytes: Int { index.bytes }
     /// The limit (`--inbox-size`).
     public var limit: Int { routing.limit }
 
-    /// A whole message arrived from `peerID`.
-    public func arrived(_ data: [UInt8], from peerID: String, now: Date) -> Outcome {
+    /// Waits for the disk work already handed to the inbox's worker (at shutdown).
+    public func finishWriting() {
+        worker?.runAndWait { _ in }
+    }
+
+    /// A whole message arrived from `peerID`. When the answer is
+    /// ``Outcome/storing``, `stored` is called later with nil (on disk:
+    /// acknowledge it) or the words for a `busy` close.
+    public func arrived(_ data: [UInt8], from peerID: String, now: Date, stored: @escaping @MainActor (String?) -> Void) -> Outcome {
         let sender = lookUp(peerID)
-        let waiting = store?.bySender ?? [:]
-        let usage = InboxRouting.Usage(
-            bytes: store?.bytes ?? 0,
-            unpairedBytes: waiting.filter { !lookUp($0.key).paired }.reduce(0) { $0 + $1.value.bytes },
-            waitingFromSender: waiting[peerID]?.count ?? 0)
+        let usage = usage(from: peerID)
         switch routing.route(from: peerID, paired: sender.paired, size: data.count, usage: usage) {
         case .live(let numbers):
             let event = number(ControlEvent(seq: 0, type: .message, time: now, peer: nil,
@@ -111,26 +130,53 @@ public final class InboxDelivery {
             if handed { return .accepted }
             // Every taker fell away: the inbox keeps it instead, if it can.
             if let refusal = routing.admit(paired: sender.paired, size: data.count, usage: usage) { return .refused(refusal.description) }
-            return store(data, from: peerID, sender: sender, now: now)
+            return store(data, from: peerID, sender: sender, now: now, stored: stored)
         case .store:
-            return store(data, from: peerID, sender: sender, now: now)
+            return store(data, from: peerID, sender: sender, now: now, stored: stored)
         case .refuse(let refusal):
             return .refused(refusal.description)
         }
     }
 
-    private func store(_ data: [UInt8], from peerID: String, sender: Sender, now: Date) -> Outcome {
-        guard let store else { return .refused(unavailable ?? "the inbox is not available") }
-        let entry: InboxEntry
-        do {
-            entry = try store.append(data, from: peerID, at: now)
-        } catch {
-            logger.error("cannot store a message from \(peerID) in the inbox: \(error)")
-            return .refused("the inbox cannot store it (\(error))")
+    /// What the inbox holds and is storing, as the routing counts it.
+    private func usage(from peerID: String) -> InboxRouting.Usage {
+        var shares = index.bySender
+        for (sender, share) in storing {
+            let old = shares[sender] ?? InboxIndex.Share(count: 0, bytes: 0)
+            shares[sender] = InboxIndex.Share(count: old.count + share.count, bytes: old.bytes + share.bytes)
         }
-        control.broadcast(number(ControlEvent(seq: 0, type: .stored, time: now, stored: info(entry, sender: sender))))
-        pumpAll()
-        return .accepted
+        return InboxRouting.Usage(bytes: shares.values.reduce(0) { $0 + $1.bytes },
+                                  unpairedBytes: shares.filter { !lookUp($0.key).paired }.reduce(0) { $0 + $1.value.bytes },
+                                  waitingFromSender: shares[peerID]?.count ?? 0)
+    }
+
+    private func store(_ data: [UInt8], from peerID: String, sender: Sender, now: Date,
+                       stored: @escaping @MainActor (String?) -> Void) -> Outcome {
+        guard let worker else { return .refused(unavailable ?? "the inbox is not available") }
+        let size = InboxFileCodec.recordSize(dataCount: data.count)
+        storing[peerID, default: InboxIndex.Share(count: 0, bytes: 0)].count += 1
+        storing[peerID]?.bytes += size
+        worker.run({ inbox in
+            Result<InboxEntry, SystemError> { () throws(SystemError) in try inbox.append(data, from: peerID, at: now) }
+        }, then: { [weak self] result in
+            guard let self else { return }
+            if var share = self.storing[peerID] {
+                share.count -= 1
+                share.bytes -= size
+                self.storing[peerID] = share.count == 0 ? nil : share
+            }
+            switch result {
+            case .success(let entry):
+                self.index.append(entry)
+                self.control.broadcast(self.number(ControlEvent(seq: 0, type: .stored, time: now, stored: self.info(entry, sender: sender))))
+                stored(nil)
+                self.pumpAll()
+            case .failure(let error):
+                self.logger.error("cannot store a message from \(peerID) in the inbox: \(error)")
+                stored("the inbox cannot store it (\(error))")
+            }
+        })
+        return .storing
     }
 
     /// A client takes messages: what waits for it first, then live ones.
@@ -143,41 +189,54 @@ public final class InboxDelivery {
 
     /// What waits, without data: at most `max` messages, from `peerID` or anyone.
     public func list(from peerID: String?, max: Int) -> InboxResult {
-        let entries = (store?.entries ?? []).filter { peerID == nil || $0.peerID == peerID }
+        let entries = index.entries.filter { peerID == nil || $0.peerID == peerID }
         return InboxResult(messages: entries.prefix(max).map { info($0, sender: lookUp($0.peerID)) },
                            count: entries.count, bytes: bytes, limit: limit)
     }
 
-    /// Messages for a `take`: they leave the inbox once the answer holding
-    /// them is written (call ``answered(_:ids:)`` after queueing it).
-    public func take(from peerID: String?, max: Int) throws(SystemError) -> (result: TakeResult, ids: [UInt64]) {
-        guard let store else { return (TakeResult(messages: [], remaining: 0), []) }
-        let batch = InboxRouting.batch(from: store.entries, wanted: peerID, max: max, reserved: reserved, budget: budget)
-        var messages: [MessageInfo] = []
-        for entry in batch {
-            let data = try store.data(of: entry)
-            messages.append(message(entry, data: data))
-        }
-        let remaining = store.entries.filter { (peerID == nil || $0.peerID == peerID) && !reserved.contains($0.id) }.count - batch.count
-        return (TakeResult(messages: messages, remaining: remaining), batch.map(\.id))
+    /// Messages for a `take`, read from disk: `done` gets them and their
+    /// ids. They leave the inbox once the answer holding them is written
+    /// (call ``answered(_:ids:)`` after queueing it, or ``unclaimed(_:)``
+    /// if it was never sent).
+    public func take(from peerID: String?, max: Int,
+                     then done: @escaping @MainActor (Result<(result: TakeResult, ids: [UInt64]), ControlError>) -> Void) {
+        guard let worker else { return done(.success((TakeResult(messages: [], remaining: 0), []))) }
+        let batch = InboxRouting.batch(from: index.entries, wanted: peerID, max: max, reserved: reserved, budget: budget)
+        let remaining = index.entries.filter { (peerID == nil || $0.peerID == peerID) && !reserved.contains($0.id) }.count - batch.count
+        let ids = batch.map(\.id)
+        reserved.formUnion(ids)
+        worker.run({ inbox in
+            Result<[[UInt8]], SystemError> { () throws(SystemError) in try ids.map { id throws(SystemError) in try inbox.data(id: id) } }
+        }, then: { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                self.reserved.subtract(ids)
+                done(.failure(ControlError(.storageFailed, "cannot read the inbox: \(error)")))
+            case .success(let data):
+                let messages = zip(batch, data).map { self.message($0, data: $1) }
+                done(.success((TakeResult(messages: messages, remaining: remaining), ids)))
+            }
+        })
     }
 
     /// The answer to a `take` holding `ids` was queued on `connection`.
     public func answered(_ connection: ControlConnection, ids: [UInt64]) {
         guard !ids.isEmpty else { return }
         let end = connection.queuedTotal
-        for id in ids {
-            handedOver[connection.number, default: []].append((id, end))
-            reserved.insert(id)
-        }
+        for id in ids { handedOver[connection.number, default: []].append((id, end)) }
         settle(connection)
+    }
+
+    /// The answer holding `ids` was not sent (its client left first): they wait still.
+    public func unclaimed(_ ids: [UInt64]) {
+        reserved.subtract(ids)
     }
 
     /// Bytes were written to `connection`: messages it has whole leave the inbox.
     public func written(_ connection: ControlConnection) {
-        guard !pumping, handedOver[connection.number] != nil else { return }
-        settle(connection)
-        if !pumping, takers[connection.number] != nil { pump(connection) }
+        if handedOver[connection.number] != nil { settle(connection) }
+        if takers[connection.number] != nil { pump(connection) }
     }
 
     /// `connection` is gone: what it had not got whole waits for the next client.
@@ -191,51 +250,80 @@ public final class InboxDelivery {
         }
     }
 
+    /// Messages `connection` has whole are marked taken on disk; they stay
+    /// reserved until that is done, and leave the index once it is.
     private func settle(_ connection: ControlConnection) {
-        guard let pending = handedOver[connection.number], let store else { return }
+        guard let pending = handedOver[connection.number], let worker else { return }
         let written = connection.writtenTotal
         let done = pending.prefix { $0.end <= written }
         guard !done.isEmpty else { return }
         let ids = Set(done.map(\.id))
         handedOver[connection.number] = pending.count == done.count ? nil : Array(pending.dropFirst(done.count))
-        reserved.subtract(ids)
-        do {
-            try store.remove(ids)
-        } catch {
-            // The client has them; on disk they may wait still, and be
-            // handed out again (at least once).
-            logger.error("cannot mark \(ids.count) taken message(s) in the inbox: \(error); they may be delivered again")
-        }
-        onRoom?()
+        worker.run({ inbox in
+            var failure: SystemError?
+            do throws(SystemError) { try inbox.remove(ids) } catch { failure = error }
+            // What the file's own index still holds is what still waits.
+            return (left: Set(ids.filter { inbox.index.entry(id: $0) != nil }), failure: failure)
+        }, then: { [weak self] outcome in
+            guard let self else { return }
+            self.reserved.subtract(ids)
+            self.index.remove(ids.subtracting(outcome.left))
+            if let error = outcome.failure {
+                // The client has them; on disk they may wait still, and be
+                // handed out again (at least once).
+                self.logger.error("cannot mark \(ids.count) taken message(s) in the inbox: \(error); they may be delivered again")
+            }
+            self.onRoom?()
+            if !outcome.left.isEmpty { self.pumpAll() }
+        })
     }
 
     private func pumpAll() {
         for connection in takers.values { pump(connection) }
     }
 
-    /// Hands waiting messages to a taker while it has room for them.
+    /// Hands waiting messages to a taker while it has room for them: a
+    /// batch is read from disk, then sent, then the next.
     private func pump(_ connection: ControlConnection) {
-        guard !pumping, let store else { return }
-        pumping = true
-        // One disk write for everything written whole during this turn.
-        defer {
-            pumping = false
-            settle(connection)
-        }
-        while takers[connection.number] != nil, !connection.isClosing, connection.queuedBytes < budget {
-            let batch = routing.nextBatch(for: connection.number, entries: store.entries, reserved: reserved, budget: budget - connection.queuedBytes)
-            guard let entry = batch.first else { return }
-            let data: [UInt8]
-            do { data = try store.data(of: entry) } catch {
-                logger.error("cannot read message \(entry.id) from the inbox: \(error)")
-                return
+        let taker = connection.number
+        guard let worker, !reading.contains(taker), takers[taker] === connection, !connection.isClosing,
+              connection.queuedBytes < budget else { return }
+        let batch = routing.nextBatch(for: taker, entries: index.entries, reserved: reserved, budget: budget - connection.queuedBytes)
+        guard !batch.isEmpty else { return }
+        let ids = batch.map(\.id)
+        reading.insert(taker)
+        reserved.formUnion(ids)
+        worker.run({ inbox in
+            ids.map { id in Result<[UInt8], SystemError> { () throws(SystemError) in try inbox.data(id: id) } }
+        }, then: { [weak self, weak connection] results in
+            guard let self else { return }
+            self.reading.remove(taker)
+            var handed = 0
+            defer { self.reserved.subtract(ids.dropFirst(handed)) }
+            guard let connection, self.takers[taker] === connection, !connection.isClosing else { return }
+            var more = true
+            for (entry, result) in zip(batch, results) {
+                guard case .success(let data) = result else {
+                    if case .failure(let error) = result { self.logger.error("cannot read message \(entry.id) from the inbox: \(error)") }
+                    more = false
+                    break
+                }
+                let event = self.number(ControlEvent(seq: 0, type: .message, time: self.clock.now(), message: self.message(entry, data: data)))
+                guard self.control.send(event, to: connection) else {
+                    more = false
+                    break
+                }
+                self.handedOver[taker, default: []].append((entry.id, connection.queuedTotal))
+                handed += 1
+                if self.routing.handed(1, to: taker) {
+                    self.finishTaker(taker)
+                    more = false
+                    break
+                }
             }
-            let event = number(ControlEvent(seq: 0, type: .message, time: clock.now(), message: message(entry, data: data)))
-            guard control.send(event, to: connection) else { return }
-            handedOver[connection.number, default: []].append((entry.id, connection.queuedTotal))
-            reserved.insert(entry.id)
-            if routing.handed(1, to: connection.number) { finishTaker(connection.number) }
-        }
+            self.settle(connection)
+            if more { self.pump(connection) }
+        })
     }
 
     private func finishTaker(_ number: Int) {

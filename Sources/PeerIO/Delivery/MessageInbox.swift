@@ -17,16 +17,12 @@ public final class MessageInbox {
     public let path: String
     /// The most record bytes it holds (`--inbox-size`).
     public let limit: Int
+    /// What waits, and where each record is.
+    public private(set) var index: InboxIndex
     /// The waiting messages, oldest first.
-    public var entries: ArraySlice<InboxEntry> { storage[head...] }
+    public var entries: ArraySlice<InboxEntry> { index.entries }
     /// Record bytes of the waiting messages.
-    public private(set) var bytes = 0
-    /// Waiting messages per sender: count and record bytes.
-    public private(set) var bySender: [String: (count: Int, bytes: Int)] = [:]
-    /// The index; entries before `head` were taken (taking is mostly from
-    /// the front, so it costs no shifting).
-    private var storage: [InboxEntry] = []
-    private var head = 0
+    public var bytes: Int { index.bytes }
     private var descriptor: FileDescriptor
     private var fileSize: Int
     private var nextID: UInt64
@@ -49,8 +45,7 @@ public final class MessageInbox {
         let fd = try Syscall.call("open", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         descriptor = FileDescriptor(rawValue: fd)
         fileSize = existing.count
-        storage = decoded.entries
-        for entry in storage { count(entry, 1) }
+        index = InboxIndex(decoded.entries)
         if existing.isEmpty || decoded.skippedBytes > 0 || decoded.wholeBytes != existing.count {
             if !existing.isEmpty {
                 logger.warning("inbox \(path): skipping \(existing.count - decoded.wholeBytes + decoded.skippedBytes) bytes of damaged or cut-short records; \(entries.count) messages kept")
@@ -81,9 +76,14 @@ public final class MessageInbox {
                                size: data.count, offset: start)
         nextID += 1
         fileSize += record.count
-        storage.append(entry)
-        count(entry, 1)
+        index.append(entry)
         return entry
+    }
+
+    /// The data of waiting message `id`, read back and checked.
+    public func data(id: UInt64) throws(SystemError) -> [UInt8] {
+        guard let entry = index.entry(id: id) else { throw SystemError("pread", errno: ENOENT, context: "\(path): message \(id) is not waiting") }
+        return try data(of: entry)
     }
 
     /// The data of a waiting message, read back and checked.
@@ -98,9 +98,7 @@ public final class MessageInbox {
 
     /// Marks messages taken: they leave the inbox for good.
     public func remove(_ ids: Set<UInt64>) throws(SystemError) {
-        // Clients take from the front: look there first, not at every entry.
-        let front = entries.prefix { ids.contains($0.id) }
-        let gone = front.count == ids.count ? Array(front) : entries.filter { ids.contains($0.id) }
+        let gone = ids.compactMap { index.entry(id: $0) }
         guard !gone.isEmpty else { return }
         if !damaged {
             for entry in gone {
@@ -109,17 +107,7 @@ public final class MessageInbox {
             }
             try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
         }
-        for entry in gone { count(entry, -1) }
-        if front.count == gone.count {
-            head += gone.count
-        } else {
-            storage = entries.filter { !ids.contains($0.id) }
-            head = 0
-        }
-        if head > 1024 && head > storage.count / 2 {
-            storage.removeFirst(head)
-            head = 0
-        }
+        index.remove(ids)
         if damaged || entries.isEmpty || fileSize > 2 * (bytes + InboxFileCodec.header.count) + (1 << 20) {
             try rewrite()
         }
@@ -135,8 +123,7 @@ public final class MessageInbox {
                 .checkWhole(InboxFileCodec.header.count, path: path)
             try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
             fileSize = InboxFileCodec.header.count
-            storage = []
-            head = 0
+            index = InboxIndex()
             damaged = false
             return
         }
@@ -166,8 +153,7 @@ public final class MessageInbox {
         descriptor.close()
         descriptor = file
         fileSize = size
-        storage = moved
-        head = 0
+        index = InboxIndex(moved)
         damaged = false
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
         let dirFD = open(directory.isEmpty ? "/" : directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -175,15 +161,6 @@ public final class MessageInbox {
             fsync(dirFD)
             close(dirFD)
         }
-    }
-}
-
-extension MessageInbox {
-    private func count(_ entry: InboxEntry, _ sign: Int) {
-        let old = bySender[entry.peerID] ?? (0, 0)
-        let new = (count: old.count + sign, bytes: old.bytes + sign * entry.recordSize)
-        bySender[entry.peerID] = new.count == 0 ? nil : new
-        bytes += sign * entry.recordSize
     }
 }
 

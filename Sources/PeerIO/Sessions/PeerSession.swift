@@ -31,7 +31,7 @@ public final class PeerSession {
     /// only pairing, ping, pong and close, and ends with the pairing.
     public var isForPairing: Bool { lifecycle.isForPairing }
     /// The pairing running on this session, if any.
-    public private(set) var pairing: PairingLifecycle?
+    public internal(set) var pairing: PairingLifecycle?
     /// The pairing's id for clients.
     public var pairingID: String?
     /// The Noise handshake hash, once the handshake is done.
@@ -56,18 +56,22 @@ public final class PeerSession {
     public let inviteTimeout: TimeInterval
     /// When the session began (dial or accept).
     public let startedAt: Date
-    private let clock: DaemonClock
+    /// The daemon's clock.
+    let clock: DaemonClock
     /// Whether the remote proved the expected identity.
     public var isAuthenticated: Bool { remoteStaticKey != nil && !mismatched }
     private var mismatched = false
 
-    private weak var delegate: (any PeerSessionDelegate)?
+    /// The owner, told what happens.
+    weak var delegate: (any PeerSessionDelegate)?
     private var lifecycle: SessionLifecycle
     private var noise: NoiseTransport
     /// Set once in init; implicitly unwrapped only because it reports to `self`.
     private var transport: SessionTransport!
     private var finished = false
     private var ledger = AckLedger()
+    /// Whether a message is being stored (``stored(refusal:)``).
+    private var storing = false
     /// The most bytes ever queued here, so the owner knows to give memory back.
     public var peakQueuedBytes: Int { transport.peakQueuedBytes }
     /// Whether this is a dial whose TCP connect has not completed yet.
@@ -149,49 +153,6 @@ public final class PeerSession {
         return false
     }
 
-    /// Starts pairing as the initiator on this connected session.
-    public func startPairing(nonce: [UInt8], timeout: TimeInterval) {
-        guard canCarryPairing, pairing == nil || pairing?.isFinished == true else { return }
-        let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: clock.now(), timeout: timeout, sha256: { Sodium.sha256($0) })
-        pairing = machine
-        performPairing(machine.start())
-    }
-
-    /// Answers the peer's pairing request: commit to `nonce`, or refuse.
-    public func answerPairingRequest(accept: Bool, nonce: [UInt8], timeout: TimeInterval, refusal: PairingFailure = .rejected, text: String = "") {
-        guard accept else {
-            transmit(.pairReject(reason: refusal, text: text))
-            return
-        }
-        let machine = PairingLifecycle(responderWith: handshakeHash, nonce: nonce, now: clock.now(), timeout: timeout, sha256: { Sodium.sha256($0) })
-        pairing = machine
-        performPairing(machine.start())
-    }
-
-    /// Responder: the user typed `code`.
-    public func pairingCodeEntered(_ code: String) {
-        guard var machine = pairing else { return }
-        let actions = machine.userConfirmed(code: code)
-        pairing = machine
-        performPairing(actions)
-    }
-
-    /// Responder: the trust store was written (or not); confirm or reject.
-    public func trustStored(_ stored: Bool) {
-        guard var machine = pairing else { return }
-        let actions = machine.trustStored(stored)
-        pairing = machine
-        performPairing(actions)
-    }
-
-    /// Either side: the user rejected the pairing.
-    public func rejectPairing() {
-        guard var machine = pairing else { return }
-        let actions = machine.userRejected()
-        pairing = machine
-        performPairing(actions)
-    }
-
     /// Tells the peer we removed our trust in it.
     public func sendUnpair() { transmit(.unpair) }
 
@@ -215,6 +176,26 @@ public final class PeerSession {
         lifecycle.noteSent(now: clock.now())
         for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
         return ledger.send()
+    }
+
+    /// The message answered ``DeliveryVerdict/pending`` was stored (nil) or
+    /// could not be (`refusal`).
+    public func stored(refusal: String?) {
+        guard storing else { return }
+        storing = false
+        transport.releaseDelivery()
+        if !finished { made(safe: refusal) }
+    }
+
+    /// A message was made safe (counted, acknowledged in batches), or could
+    /// not be: what came before is acknowledged, and the session ends as busy.
+    private func made(safe refusal: String?) {
+        guard let refusal else {
+            ledger.receive()
+            return acknowledge(every: 64)
+        }
+        acknowledge(every: 1)
+        perform(lifecycle.closeLocally(refusal, reason: .busy))
     }
 
     /// Acknowledges what arrived since the last acknowledgement.
@@ -284,16 +265,6 @@ public final class PeerSession {
         perform(actions)
     }
 
-    private func performPairing(_ actions: [PairingAction]) {
-        for action in actions {
-            if case .send(let message) = action {
-                transmit(message)
-            } else {
-                delegate?.session(self, pairing: action)
-            }
-        }
-    }
-
     private func fail(_ why: String) {
         perform(lifecycle.protocolViolation(why))
     }
@@ -317,20 +288,25 @@ public final class PeerSession {
                 // Acknowledged only once a client or the inbox has it. When
                 // neither can, what came before is acknowledged and the
                 // session ends as busy: the sender keeps the rest.
-                if let refusal = delegate?.session(self, delivered: message) {
-                    acknowledge(every: 1)
-                    perform(lifecycle.closeLocally(refusal, reason: .busy))
+                switch delegate?.session(self, delivered: message) ?? .refused("the session has no owner") {
+                case .safe:
+                    made(safe: nil)
+                case .pending:
+                    // Nothing more is handed over until it is stored.
+                    storing = true
+                    transport.holdDelivery()
+                case .refused(let refusal):
+                    made(safe: refusal)
                     return
                 }
-                ledger.receive()
-                acknowledge(every: 64)
             case .finish(let reason, let text):
                 finish(reason, text)
             }
         }
     }
 
-    private func transmit(_ message: WireMessage) {
+    /// Encrypts and queues one message (nothing before the handshake is done).
+    func transmit(_ message: WireMessage) {
         do {
             guard let sealed = try noise.seal(WireCodec.encode(message)) else { return }
             transport.send(frame: sealed)

@@ -17,11 +17,11 @@ public protocol PeerSessionDelegate: AnyObject {
     func sessionUnpaired(_ session: PeerSession)
     /// The session is connected.
     func sessionEstablished(_ session: PeerSession)
-    /// A whole application message arrived. Returns nil once a client or
-    /// the inbox has it (it may be acknowledged), or why neither can take
+    /// A whole application message arrived: whether a client has it (it
+    /// may be acknowledged), the inbox is storing it, or neither can take
     /// it (the session then closes as `busy`, and the message is not
     /// acknowledged).
-    func session(_ session: PeerSession, delivered message: [UInt8]) -> String?
+    func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict
     /// The session ended (the socket is closed).
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String)
 }
