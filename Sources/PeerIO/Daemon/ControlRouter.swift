@@ -43,19 +43,18 @@ public final class ControlRouter: ControlRequestHandler {
         case .peers:
             return .result(PeersResult(peers: directory.all))
         case .peer:
-            guard let selector = params.peer else {
-                return .error(ControlError(.invalidParams, "'peer' needs params.peer: a UUID, a unique UUID prefix or a unique name"))
-            }
-            return .from(PeerSelector.select(selector, from: directory.all).map(PeerResult.init))
+            return .from(ControlRequestRules.peerSelector(method, params)
+                .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
         case .invite, .disconnect, .send, .pair, .unpair:
-            guard let selector = params.peer else { return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer")) }
-            switch PeerSelector.select(selector, from: directory.all) {
+            switch ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
             case .success(let peer): return sessionRequest(method, peer: peer, params: params, sessions: sessions)
             case .failure(let error): return .error(error)
             }
         case .pairAccept, .pairReject:
-            guard let key = params.pairing?.lowercased(), !key.isEmpty else {
-                return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
+            let key: String
+            switch ControlRequestRules.pairingKey(method, params) {
+            case .success(let found): key = found
+            case .failure(let error): return .error(error)
             }
             if method == .pairReject { return .from(pairing.reject(key)) }
             let pairing = pairing
@@ -118,13 +117,10 @@ public final class ControlRouter: ControlRequestHandler {
     private func sessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, sessions: any SessionOperations) -> ControlReply {
         switch method {
         case .invite:
-            let context = Array((params.context ?? "").utf8)
-            guard context.count <= WireCodec.maxContext else {
-                return .error(ControlError(.invalidParams, "context is \(context.count) bytes; at most \(WireCodec.maxContext)"))
+            switch ControlRequestRules.invitation(params) {
+            case .success(let invitation): return .from(sessions.invite(peer, context: invitation.context, timeout: invitation.timeout))
+            case .failure(let error): return .error(error)
             }
-            let timeout = params.timeout ?? 30
-            guard timeout >= 1, timeout <= 300 else { return .error(ControlError(.invalidParams, "timeout must be 1 to 300 seconds")) }
-            return .from(sessions.invite(peer, context: context, timeout: timeout))
         case .disconnect:
             return .from(sessions.disconnect(peer))
         case .pair:
@@ -132,28 +128,29 @@ public final class ControlRouter: ControlRequestHandler {
         case .unpair:
             return .later { answer in sessions.unpair(peer) { answer(.from($0.map(PeerResult.init))) } }
         default:
-            guard let text = params.data, let data = Data(base64Encoded: text) else {
-                return .error(ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
+            let data: [UInt8]
+            switch ControlRequestRules.message(params, maxMessage: maxMessage) {
+            case .success(let message): data = message
+            case .failure(let error): return .error(error)
             }
-            guard data.count <= maxMessage else {
-                return .error(ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(maxMessage)"))
-            }
-            if params.queue == true, let peerID = peer.peerId, trust.isPaired(peerID) {
+            switch ControlRequestRules.sendPath(queue: params.queue, peer: peer, paired: trust.isPaired(peer.peerId),
+                                                connected: directory.state(of: peer.id) == .connected) {
+            case .queue(let peerID):
                 // Stored durably first, connected or not: it leaves the disk
                 // only when the peer acknowledges it.
                 let queued = queued
                 return .later { answer in
-                    queued.enqueue(Array(data), for: peerID, name: peer.name) { outcome in
+                    queued.enqueue(data, for: peerID, name: peer.name) { outcome in
                         if case .failure(let error) = outcome { return answer(.error(error)) }
                         sessions.drainQueue(for: peer.id)
                         answer(.result(SendResult(bytes: data.count, queued: true)))
                     }
                 }
+            case .session:
+                return .from(sessions.send(data, to: peer))
+            case .refused(let error):
+                return .error(error)
             }
-            if params.queue == true, directory.state(of: peer.id) != .connected {
-                return .error(ControlError(.notConnected, "'\(peer.name)' is not connected; '\(peer.name)' is not paired, so nothing can be queued for it"))
-            }
-            return .from(sessions.send(Array(data), to: peer))
         }
     }
 

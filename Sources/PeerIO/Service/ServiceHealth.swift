@@ -2,32 +2,29 @@ import FoundationEssentials
 import PeerCore
 
 /// What systemd hears from peerd: readiness, the one-line status shown by
-/// `systemctl status`, the watchdog, and stopping.
+/// `systemctl status`, the watchdog, and stopping. When is
+/// ``HealthReport``'s (pure); this sends it.
 ///
 /// The watchdog is fed from the main queue's own timer (``tick(now:status:)``):
 /// a wedged main actor stops the pings, and systemd restarts the daemon.
 @MainActor
 public final class ServiceHealth {
     private let notifier = SystemdNotifier()
-    private var lastWatchdog = Date.distantPast
-    private var lastStatus = ""
+    private var report: HealthReport
 
     /// A component that talks to `$NOTIFY_SOCKET` (silent without one).
-    public init() {}
+    public init() {
+        report = HealthReport(watchdogInterval: notifier.watchdogInterval)
+    }
 
     /// The daemon serves: `READY=1` with its first status line.
     public func ready(status: String, now: Date) {
-        lastStatus = status
-        notifier.ready(status: status)
-        feedWatchdog(now: now)
+        send(report.ready(status: status, now: now))
     }
 
     /// Once a second: the watchdog when due, and the status line when it changed.
     public func tick(now: Date, status: String) {
-        feedWatchdog(now: now)
-        guard status != lastStatus else { return }
-        lastStatus = status
-        notifier.status(status)
+        send(report.tick(now: now, status: status))
     }
 
     /// The daemon stops.
@@ -35,9 +32,13 @@ public final class ServiceHealth {
         notifier.stopping()
     }
 
-    private func feedWatchdog(now: Date) {
-        guard let interval = notifier.watchdogInterval, now.timeIntervalSince(lastWatchdog) >= interval else { return }
-        lastWatchdog = now
-        notifier.watchdog()
+    private func send(_ notices: [HealthReport.Notice]) {
+        for notice in notices {
+            switch notice {
+            case .ready(let status): notifier.ready(status: status)
+            case .status(let status): notifier.status(status)
+            case .watchdog: notifier.watchdog()
+            }
+        }
     }
 }

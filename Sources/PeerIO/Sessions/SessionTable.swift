@@ -67,9 +67,6 @@ public final class SessionTable {
         closing.removeAll { $0.tick(now: now) }
     }
 
-    /// Ended sessions whose sockets are not closed yet.
-    public var closingCount: Int { closing.count }
-
     /// The peer's current session.
     public subscript(peer: UUID) -> PeerSession? { byPeer[peer] }
 

@@ -1,0 +1,77 @@
+import FoundationEssentials
+
+/// The control router's checks and choices that need no daemon state, as
+/// pure functions: what a request's parameters mean, and where a `send`
+/// goes (docs/control-protocol.md).
+public enum ControlRequestRules {
+    /// An `invite`'s context and timeout.
+    public struct Invitation: Sendable, Equatable {
+        /// The context, as sent to the peer.
+        public var context: [UInt8]
+        /// How long the peer's user has to decide.
+        public var timeout: TimeInterval
+    }
+
+    /// Where a `send` goes.
+    public enum SendPath: Sendable, Equatable {
+        /// Into the peer's durable queue (it is paired).
+        case queue(peerID: String)
+        /// Onto the peer's session.
+        case session
+        /// Nowhere: this error.
+        case refused(ControlError)
+    }
+
+    /// The default invitation timeout, in seconds.
+    public static let defaultInviteTimeout: TimeInterval = 30
+
+    /// The selector a method that names a peer needs (`params.peer`).
+    public static func peerSelector(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
+        guard let selector = params.peer else {
+            let hint = method == .peer ? ": a UUID, a unique UUID prefix or a unique name" : ""
+            return .failure(ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer\(hint)"))
+        }
+        return .success(selector)
+    }
+
+    /// The pairing id `pairAccept` and `pairReject` need, lowercased.
+    public static func pairingKey(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
+        guard let key = params.pairing?.lowercased(), !key.isEmpty else {
+            return .failure(ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
+        }
+        return .success(key)
+    }
+
+    /// An `invite`'s context (at most ``WireCodec/maxContext`` bytes) and
+    /// timeout (1 to 300 s, 30 by default).
+    public static func invitation(_ params: ControlParams) -> Result<Invitation, ControlError> {
+        let context = Array((params.context ?? "").utf8)
+        guard context.count <= WireCodec.maxContext else {
+            return .failure(ControlError(.invalidParams, "context is \(context.count) bytes; at most \(WireCodec.maxContext)"))
+        }
+        let timeout = params.timeout ?? defaultInviteTimeout
+        guard timeout >= 1, timeout <= 300 else { return .failure(ControlError(.invalidParams, "timeout must be 1 to 300 seconds")) }
+        return .success(Invitation(context: context, timeout: timeout))
+    }
+
+    /// A `send`'s message: `params.data` in base64, at most `maxMessage` bytes.
+    public static func message(_ params: ControlParams, maxMessage: Int) -> Result<[UInt8], ControlError> {
+        guard let text = params.data, let data = Data(base64Encoded: text) else {
+            return .failure(ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
+        }
+        guard data.count <= maxMessage else {
+            return .failure(ControlError(.invalidParams, "the message is \(data.count) bytes; the limit is \(maxMessage)"))
+        }
+        return .success(Array(data))
+    }
+
+    /// Where a `send` to `peer` goes: with `queue`, a paired peer's queue,
+    /// connected or not; otherwise (and for an unpaired peer that is
+    /// connected) its session.
+    public static func sendPath(queue: Bool?, peer: PeerSnapshot, paired: Bool, connected: Bool) -> SendPath {
+        guard queue == true else { return .session }
+        if let peerID = peer.peerId, paired { return .queue(peerID: peerID) }
+        if connected { return .session }
+        return .refused(ControlError(.notConnected, "'\(peer.name)' is not connected; '\(peer.name)' is not paired, so nothing can be queued for it"))
+    }
+}
