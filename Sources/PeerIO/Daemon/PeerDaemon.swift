@@ -244,7 +244,7 @@ public final class PeerDaemon {
     }
 
     /// Who sent a stored or arriving message, as clients see it.
-    private func sender(_ peerID: String) -> InboxDelivery.Sender {
+    private func sender(_ peerID: String) -> InboxSender {
         if let record = trust.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
         let row = directory.row(peerID: peerID)
         return .init(uuid: row?.id, name: row?.name, paired: false)

@@ -13,33 +13,6 @@ import PeerCore
 /// for the next one.
 @MainActor
 public final class InboxDelivery {
-    /// The sender as clients see it.
-    public struct Sender {
-        /// Its row's UUID, if it has one.
-        public var uuid: UUID?
-        /// Its name, if known.
-        public var name: String?
-        /// Whether it is paired.
-        public var paired: Bool
-
-        /// Creates it.
-        public init(uuid: UUID?, name: String?, paired: Bool) {
-            self.uuid = uuid
-            self.name = name
-            self.paired = paired
-        }
-    }
-
-    /// What became of an arriving message.
-    public enum Outcome: Equatable {
-        /// A client has it: acknowledge it.
-        case accepted
-        /// The inbox is storing it: the `stored` callback says how that ended.
-        case storing
-        /// Neither: close the session as `busy` with these words.
-        case refused(String)
-    }
-
     private let worker: DiskWorker<MessageInbox>?
     private let unavailable: String?
     /// What waits, as the disk has confirmed it.
@@ -50,7 +23,7 @@ public final class InboxDelivery {
     private var routing: InboxRouting
     private let control: ControlServer
     private let logger: Logger
-    private let lookUp: @MainActor (String) -> Sender
+    private let lookUp: @MainActor (String) -> InboxSender
     private let number: @MainActor (ControlEvent) -> ControlEvent
     private let budget: Int
     private let clock: DaemonClock
@@ -72,7 +45,7 @@ public final class InboxDelivery {
     /// cannot store. `budget` is how many bytes a taker may have unread
     /// before the inbox waits for it; `number` numbers an event.
     public init(stateDirectory: String, limit: Int, budget: Int, control: ControlServer, logger: Logger,
-                lookUp: @escaping @MainActor (String) -> Sender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
+                lookUp: @escaping @MainActor (String) -> InboxSender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
                 clock: DaemonClock = .system) {
         self.clock = clock
         do {
@@ -110,9 +83,9 @@ public final class InboxDelivery {
     }
 
     /// A whole message arrived from `peerID`. When the answer is
-    /// ``Outcome/storing``, `stored` is called later with nil (on disk:
+    /// ``InboxOutcome/storing``, `stored` is called later with nil (on disk:
     /// acknowledge it) or the words for a `busy` close.
-    public func arrived(_ data: [UInt8], from peerID: String, now: Date, stored: @escaping @MainActor (String?) -> Void) -> Outcome {
+    public func arrived(_ data: [UInt8], from peerID: String, now: Date, stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         let sender = lookUp(peerID)
         let usage = usage(from: peerID)
         switch routing.route(from: peerID, paired: sender.paired, size: data.count, usage: usage) {
@@ -150,8 +123,8 @@ public final class InboxDelivery {
                                   waitingFromSender: shares[peerID]?.count ?? 0)
     }
 
-    private func store(_ data: [UInt8], from peerID: String, sender: Sender, now: Date,
-                       stored: @escaping @MainActor (String?) -> Void) -> Outcome {
+    private func store(_ data: [UInt8], from peerID: String, sender: InboxSender, now: Date,
+                       stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         guard let worker else { return .refused(unavailable ?? "the inbox is not available") }
         let size = InboxFileCodec.recordSize(dataCount: data.count)
         storing[peerID, default: InboxIndex.Share(count: 0, bytes: 0)].count += 1
@@ -331,7 +304,7 @@ public final class InboxDelivery {
         takers[number] = nil
     }
 
-    private func info(_ entry: InboxEntry, sender: Sender) -> InboxMessage {
+    private func info(_ entry: InboxEntry, sender: InboxSender) -> InboxMessage {
         InboxMessage(id: entry.id, from: sender.uuid, peerId: entry.peerID, name: sender.name, received: entry.received, size: entry.size)
     }
 
