@@ -27,6 +27,8 @@ final class WireValuesTests: XCTestCase {
                                "keepaliveLost", "tooLarge", "protocolError", "duplicate", "busy"])
         pin(PairingFailure.self, ["rejected", "wrongCode", "timedOut", "commitmentMismatch", "lockedOut", "protocolError",
                                   "sessionClosed", "storageFailed"])
+        pin(TransferPathRefusal.self, ["empty", "notUTF8", "notNFC", "absolute", "emptyComponent", "dotComponent", "controlCharacter",
+                                       "tooLong"])
     }
 
     func testPairingFailureCodesArePinned() {

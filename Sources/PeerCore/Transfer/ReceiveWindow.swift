@@ -1,0 +1,62 @@
+import FoundationEssentials
+
+/// The receiving end of one stream's credit (issue 12, point 6, after
+/// yamux's window updates): the sender may have at most ``window`` bytes
+/// in flight that this side's reader has not consumed, so a slow reader
+/// holds back only its own stream.
+///
+/// Credit is given back in updates of at least half the window, not byte
+/// by byte. The window starts at 256 KiB and doubles, up to 4 MiB, each
+/// time the reader consumes a whole window within ``growWithin``: a fast
+/// reader on a long path gets a larger window; a slow one keeps it small.
+public struct ReceiveWindow: Sendable, Equatable {
+    /// The first window.
+    public static let initial = 256 << 10
+    /// The largest window.
+    public static let maximum = 4 << 20
+    /// A window consumed faster than this grows.
+    public static let growWithin: TimeInterval = 0.2
+
+    /// Bytes the sender may have in flight now.
+    public private(set) var window = ReceiveWindow.initial
+    /// Bytes received and not yet consumed by the reader.
+    public private(set) var buffered = 0
+    /// Bytes consumed and not yet credited back.
+    private var consumed = 0
+    /// Credit the sender holds: what it may still send.
+    private var senderCredit = ReceiveWindow.initial
+    /// When the first bytes since the last credit update arrived.
+    private var windowStarted: Date?
+
+    /// A fresh stream's window.
+    public init() {}
+
+    /// `count` bytes arrived at `now`. Returns false when they exceed the
+    /// credit given (a protocol error: the stream is reset).
+    public mutating func received(_ count: Int, now: Date) -> Bool {
+        guard count <= senderCredit else { return false }
+        if windowStarted == nil { windowStarted = now }
+        senderCredit -= count
+        buffered += count
+        return true
+    }
+
+    /// The reader consumed `count` bytes. Returns the credit to send now
+    /// (nil while it is under half the window).
+    public mutating func consumed(_ count: Int, now: Date) -> Int? {
+        let taken = min(count, buffered)
+        buffered -= taken
+        consumed += taken
+        guard consumed >= window / 2 else { return nil }
+        if let started = windowStarted, now.timeIntervalSince(started) < Self.growWithin, window < Self.maximum {
+            // Half a window gone in a moment: the path is faster than the window allows.
+            window = min(window * 2, Self.maximum)
+        }
+        // The sender may again have a whole window in flight.
+        let credit = window - senderCredit - buffered
+        senderCredit += credit
+        consumed = 0
+        windowStarted = nil
+        return credit
+    }
+}

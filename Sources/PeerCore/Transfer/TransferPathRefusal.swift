@@ -1,0 +1,35 @@
+/// Why a file name in a transfer offer is refused (docs/protocol.md). The
+/// raw values go on the wire and into control events; they are pinned by
+/// `WireValuesTests`.
+public enum TransferPathRefusal: String, Error, Sendable, Equatable, Codable, CaseIterable {
+    /// The path is empty.
+    case empty = "empty"
+    /// The path is not valid UTF-8.
+    case notUTF8 = "notUTF8"
+    /// The path is UTF-8, but not in Unicode normalization form C.
+    case notNFC = "notNFC"
+    /// The path starts with `/`.
+    case absolute = "absolute"
+    /// A component is empty (`a//b`, or a trailing `/`).
+    case emptyComponent = "emptyComponent"
+    /// A component is `.` or `..`.
+    case dotComponent = "dotComponent"
+    /// The path holds NUL or another control character (C0, DEL or C1).
+    case controlCharacter = "controlCharacter"
+    /// A component is longer than 255 bytes, or the path than 4,096.
+    case tooLong = "tooLong"
+
+    /// The words for people.
+    public var description: String {
+        switch self {
+        case .empty: return "the name is empty"
+        case .notUTF8: return "the name is not valid UTF-8"
+        case .notNFC: return "the name is not in Unicode normalization form C"
+        case .absolute: return "the name is an absolute path"
+        case .emptyComponent: return "the name has an empty component"
+        case .dotComponent: return "the name has a '.' or '..' component"
+        case .controlCharacter: return "the name holds a control character"
+        case .tooLong: return "the name or one of its components is too long"
+        }
+    }
+}

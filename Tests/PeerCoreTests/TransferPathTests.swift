@@ -1,0 +1,38 @@
+import XCTest
+@testable import PeerCore
+
+final class TransferPathTests: XCTestCase {
+    func testNamesAreAcceptedAsTheyAreOrRefusedWithAReason() {
+        let long = String(repeating: "x", count: 256)
+        // (name as bytes, expected components or refusal)
+        let rows: [(String, [UInt8], Result<[String], TransferPathRefusal>)] = [
+            ("plain", Array("photo.jpg".utf8), .success(["photo.jpg"])),
+            ("nested", Array("dir/sub/file.txt".utf8), .success(["dir", "sub", "file.txt"])),
+            ("dots inside a name", Array("a..b/...".utf8), .success(["a..b", "..."])),
+            ("NFC non-ASCII", Array("caf\u{e9}/\u{1F600}.png".utf8), .success(["caf\u{e9}", "\u{1F600}.png"])),
+            ("a leading dot", Array(".profile".utf8), .success([".profile"])),
+            ("backslash is a character", Array("a\\b".utf8), .success(["a\\b"])),
+            ("empty", [], .failure(.empty)),
+            ("absolute", Array("/etc/passwd".utf8), .failure(.absolute)),
+            ("traversal", Array("../../.ssh/authorized_keys".utf8), .failure(.dotComponent)),
+            ("traversal inside", Array("dir/../../x".utf8), .failure(.dotComponent)),
+            ("a lone dot", Array("./x".utf8), .failure(.dotComponent)),
+            ("doubled slash", Array("a//b".utf8), .failure(.emptyComponent)),
+            ("trailing slash", Array("dir/".utf8), .failure(.emptyComponent)),
+            ("NUL", Array("a\u{0}b".utf8), .failure(.controlCharacter)),
+            ("newline", Array("a\nb".utf8), .failure(.controlCharacter)),
+            ("escape", Array("\u{1B}[31mred".utf8), .failure(.controlCharacter)),
+            ("DEL", Array("a\u{7F}".utf8), .failure(.controlCharacter)),
+            ("C1 CSI", Array("a\u{9B}b".utf8), .failure(.controlCharacter)),
+            ("bad UTF-8", [0x61, 0xFF, 0x62], .failure(.notUTF8)),
+            ("overlong slash", [0xC0, 0xAF], .failure(.notUTF8)),
+            ("decomposed (NFD)", Array("cafe\u{301}".utf8), .failure(.notNFC)),
+            ("component over 255 bytes", Array(long.utf8), .failure(.tooLong)),
+            ("path over 4096 bytes", Array(String(repeating: "ab/", count: 1366).dropLast().utf8) + [0x63], .failure(.tooLong)),
+        ]
+        for (name, bytes, expected) in rows {
+            XCTAssertEqual(TransferPath.check(bytes).map(\.components), expected, name)
+        }
+        XCTAssertEqual(try TransferPath.check("a/b").get().description, "a/b")
+    }
+}
