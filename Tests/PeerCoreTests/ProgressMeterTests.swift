@@ -38,7 +38,7 @@ final class ProgressMeterTests: XCTestCase {
         let last = meter.advance(bytes: 900, filesDone: 1, now: start.addingTimeInterval(0.01))
         XCTAssertEqual(last?.bytes, 1000, "clamped to the total, and reported though only 10 ms passed")
         XCTAssertEqual(last?.eta, 0)
-        var idle = ProgressMeter(totalBytes: 1000, totalFiles: 1, now: start)
+        let idle = ProgressMeter(totalBytes: 1000, totalFiles: 1, now: start)
         XCTAssertNil(idle.report.eta, "no rate yet, no ETA")
     }
 }
