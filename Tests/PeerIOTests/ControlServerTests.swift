@@ -148,3 +148,72 @@ final class ControlServerTests: XCTestCase {
         XCTAssertEqual(peers.peers.count, 0)
     }
 }
+
+/// A handler whose `queue` answer comes later (as a disk write's would).
+@MainActor
+private final class DeferringHandler: ControlRequestHandler {
+    var calls: [String] = []
+    var pending: (@MainActor (ControlReply) -> Void)?
+    let deferred: AsyncStream<Void>.Continuation
+
+    init(deferred: AsyncStream<Void>.Continuation) { self.deferred = deferred }
+
+    func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+        calls.append(method.rawValue)
+        guard method == .queue else { return .result(PeersResult(peers: [])) }
+        return .later { [self] answer in
+            pending = answer
+            deferred.yield()
+        }
+    }
+}
+
+@MainActor
+final class ControlReplyLaterTests: XCTestCase {
+    /// Two requests in one write, the first answered later: the second is
+    /// not handled until the first is answered, and the answers keep the
+    /// order of the requests.
+    func testARequestBehindALaterAnswerWaitsForIt() async throws {
+        let path = NSTemporaryDirectory() + "peerd-later-\(UUID().uuidString.prefix(8)).sock"
+        let server = try ControlServer(path: path, queueLimit: 1 << 20, logger: Logger(level: .error))
+        let (deferred, signal) = AsyncStream.makeStream(of: Void.self)
+        let handler = DeferringHandler(deferred: signal)
+        server.handler = handler
+        server.start()
+        defer { server.stop(time: Date()) }
+        let client = Task.detached { () -> [String] in
+            let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(fd) }
+            var address = sockaddr_un()
+            address.sun_family = sa_family_t(AF_UNIX)
+            withUnsafeMutableBytes(of: &address.sun_path) { raw in
+                for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+            }
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            }
+            guard connected == 0 else { return ["connect failed"] }
+            let requests = Array("{\"v\":1,\"id\":1,\"method\":\"queue\"}\n{\"v\":1,\"id\":2,\"method\":\"peers\"}\n".utf8)
+            _ = requests.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            var received: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while received.filter({ $0 == UInt8(ascii: "\n") }).count < 2 {
+                let count = read(fd, &buffer, buffer.count)
+                guard count > 0 else { break }
+                received += buffer.prefix(count)
+            }
+            return String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
+        }
+        for await _ in deferred { break }
+        // Let the server turn its loop: the second request is read, and must wait.
+        for _ in 0..<20 { await Task.yield() }
+        XCTAssertEqual(handler.calls, ["queue"], "the request behind a later answer is not handled yet")
+        handler.calls.append("answered")
+        handler.pending?(.result(QueueResult(queues: [])))
+        let lines = await client.value
+        XCTAssertEqual(handler.calls, ["queue", "answered", "peers"])
+        XCTAssertEqual(lines.count, 2, "\(lines)")
+        XCTAssertTrue(lines.first?.contains("\"id\":1") == true && lines.first?.contains("queues") == true, "\(lines)")
+        XCTAssertTrue(lines.last?.contains("\"id\":2") == true && lines.last?.contains("peers") == true, "\(lines)")
+    }
+}
