@@ -33,8 +33,10 @@ let package = Package(
         ),
         // glibc's malloc.h (mallopt, malloc_trim): memory goes back after bulk work.
         .systemLibrary(name: "CMalloc"),
+        // renameat2 with RENAME_NOREPLACE: a received file never overwrites one.
+        .systemLibrary(name: "CFiles"),
         .target(name: "PeerCore", swiftSettings: strict),
-        .target(name: "PeerSystem", dependencies: ["PeerCore"], swiftSettings: strict),
+        .target(name: "PeerSystem", dependencies: ["PeerCore", "CFiles"], swiftSettings: strict),
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),

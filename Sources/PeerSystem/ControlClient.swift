@@ -35,10 +35,13 @@ public final class ControlClient {
 
     /// Sends a request and returns the decoded result, or throws the
     /// daemon's typed error.
-    public func call<R: Codable & Sendable>(_ method: ControlMethod, params: ControlParams? = nil, as type: R.Type) throws(ControlClientError) -> R {
+    /// `descriptors` go with the request line (`SCM_RIGHTS`; at most
+    /// ``DescriptorPassing/maxDescriptors``); they stay open here.
+    public func call<R: Codable & Sendable>(_ method: ControlMethod, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
+                                            as type: R.Type) throws(ControlClientError) -> R {
         let id = RequestID.number(nextID)
         nextID += 1
-        try send(ControlRequest(id: id, method: method, params: params))
+        try send(ControlRequest(id: id, method: method, params: params), descriptors: descriptors)
         let deadline = ContinuousClock.now + responseTimeout
         while true {
             let line: [UInt8]
@@ -83,10 +86,14 @@ public final class ControlClient {
         }
     }
 
-    private func send(_ request: ControlRequest) throws(ControlClientError) {
+    private func send(_ request: ControlRequest, descriptors: [FileDescriptor]) throws(ControlClientError) {
         do {
             let bytes = try JSONLines.encode(request)
-            try descriptor.sendAll(bytes, context: path)
+            if descriptors.isEmpty {
+                try descriptor.sendAll(bytes, context: path)
+            } else {
+                try DescriptorPassing.send(bytes, descriptors: descriptors, on: descriptor)
+            }
         } catch let error as SystemError {
             // A daemon at its client limit writes why, then closes: read
             // that rather than report a broken pipe.

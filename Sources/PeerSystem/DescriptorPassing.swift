@@ -10,7 +10,7 @@ import Glibc
 /// descriptors are close-on-exec (`MSG_CMSG_CLOEXEC`).
 public enum DescriptorPassing {
     /// The most descriptors in one message.
-    public static let maxDescriptors = 8
+    public static let maxDescriptors = 64
 
     /// What one `recvmsg` brought.
     public struct Received: Sendable {

@@ -75,6 +75,16 @@ struct PeerctlCommands {
         case .unpair(let selector):
             let result = try client.call(.unpair, params: ControlParams(peer: selector), as: PeerResult.self)
             emit(json ? PeerctlRenderer.json(result.peer) : "unpaired '\(TerminalText.escape(result.peer.name))'")
+        case .sendFile(let selector, let paths, let resume, let wait):
+            return try sendFile(selector, paths: paths, resume: resume, wait: wait)
+        case .transfers(let id):
+            return try transfers(id)
+        case .acceptTransfer(let id, let files):
+            return try answerTransfer(.acceptTransfer, id: id, files: files)
+        case .declineTransfer(let id):
+            return try answerTransfer(.declineTransfer, id: id, files: nil)
+        case .cancelTransfer(let id):
+            return try answerTransfer(.cancelTransfer, id: id, files: nil)
         case .help, .version:
             break
         }

@@ -160,6 +160,11 @@ struct PeerctlRenderer {
             if let code = pairing?.code, event.type != .paired { text += "  code \(code)" }
             if let failure = event.pairingFailure { text += "  (\(failure.rawValue))" }
             return text
+        case .transferOffered, .transferProgress, .transferCompleted, .transferFailed:
+            guard let t = event.transfer else { return head }
+            var text = "\(head)  \(who)  transfer \(t.id.prefix(8)) \(t.direction.rawValue) \(t.state.rawValue)  \(t.filesDone)/\(t.acceptedFiles > 0 ? t.acceptedFiles : t.totalFiles) files  \(ProgressLine.bytes(t.bytes))/\(ProgressLine.bytes(t.acceptedBytes > 0 ? t.acceptedBytes : t.totalBytes))"
+            if let reason = t.reason { text += "  (\(reason.rawValue)\(t.detail.map { ": \($0)" } ?? ""))" }
+            return text
         case .error:
             return "\(head)  \(event.error?.description ?? "")"
         }

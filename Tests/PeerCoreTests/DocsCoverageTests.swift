@@ -17,19 +17,31 @@ final class DocsCoverageTests: XCTestCase {
         }
         for code in ControlErrorCode.allCases { XCTAssertTrue(text.contains("| `\(code.rawValue)`"), "error code \(code.rawValue)") }
         for kind in ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "stateChanged", "inviteFailed", "invitation", "delivered",
-                     "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error"] {
+                     "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error",
+                     "transferOffered", "transferProgress", "transferCompleted", "transferFailed"] {
             XCTAssertNotNil(EventKind(rawValue: kind))
             XCTAssertTrue(text.contains("| `\(kind)`"), "event \(kind)")
         }
         for reason in CloseReason.allCases where reason != .duplicate {
             XCTAssertTrue(text.contains("`\(reason.rawValue)`"), "reason \(reason.rawValue)")
         }
+        for state in TransferState.allCases { XCTAssertTrue(text.contains("`\(state.rawValue)`"), "transfer state \(state.rawValue)") }
+        for reason in FlowEndReason.allCases where reason != .closed && reason != .unknownName {
+            XCTAssertTrue(text.contains("`\(reason.rawValue)`"), "transfer reason \(reason.rawValue)")
+        }
+        for refusal in TransferPathRefusal.allCases { XCTAssertTrue(text.contains("`\(refusal.rawValue)`"), "refusal \(refusal.rawValue)") }
     }
 
     func testEveryCloseReasonHasItsWireCodeInTheProtocol() throws {
         let text = try doc("protocol.md")
         for reason in CloseReason.allCases {
             XCTAssertTrue(text.contains("| \(reason.code) | \(reason.rawValue) |"), "close reason \(reason.rawValue) = \(reason.code)")
+        }
+        for reason in FlowEndReason.allCases {
+            XCTAssertTrue(text.contains("| \(reason.code) | `\(reason.rawValue)` |"), "flow end reason \(reason.rawValue) = \(reason.code)")
+        }
+        for type in BulkCodec.firstType...BulkCodec.lastType {
+            XCTAssertTrue(text.contains("| 0x\(String(type, radix: 16, uppercase: true)) |"), "bulk type 0x\(String(type, radix: 16))")
         }
     }
 }

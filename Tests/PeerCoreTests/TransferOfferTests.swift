@@ -23,23 +23,55 @@ final class TransferOfferTests: XCTestCase {
         XCTAssertNil(OfferCheck.check(Array(repeating: file("x"), count: OfferCheck.maxFiles + 1)), "too many files")
     }
 
-    func testVerifiedBlocksRecordRoundTripsAndRefusesDamage() throws {
-        let plan = BlockPlan(fileSize: 1_000_000)   // 8 blocks of 128 KiB
-        var blocks = VerifiedBlocks(plan: plan)
-        for index in [0, 2, 7, 2] { blocks.insert(index) }
-        XCTAssertEqual(blocks.count, 3)
-        XCTAssertEqual(blocks.missing, [1, 3, 4, 5, 6])
-        let record = blocks.encode()
-        XCTAssertEqual(record.count, 8 + 12 + 1 + 4)
-        XCTAssertEqual(record[20], 0b1010_0001, "blocks 0, 2 and 7")
-        XCTAssertEqual(VerifiedBlocks.decode(record, plan: plan), blocks)
+    func testBlockRecordRoundTripsAndIgnoresDamagedSlots() throws {
+        let flow = FlowID(bytes: Array(0..<16))!
+        let header = BlockRecord.Header(flow: flow, file: 3, size: 1_000_000, blockSize: 131_072, bootID: [UInt8](repeating: 7, count: 16))
+        var record = BlockRecord.encode(header)
+        XCTAssertEqual(record.count, BlockRecord.headerLength)
+        for block in [0, 1, 3] {
+            let slot = BlockRecord.slot(block: block, hash: [UInt8](repeating: UInt8(block + 1), count: 32))
+            let end = Int(slot.offset) + slot.bytes.count
+            if record.count < end { record += [UInt8](repeating: 0, count: end - record.count) }
+            record.replaceSubrange(Int(slot.offset)..<end, with: slot.bytes)
+        }
+        let decoded = try XCTUnwrap(BlockRecord.decode(record))
+        XCTAssertEqual(decoded.header, header)
+        XCTAssertEqual(decoded.hashes.keys.sorted(), [0, 1, 3], "block 2's zero slot does not count")
         var damaged = record
-        damaged[20] ^= 0x40
-        XCTAssertNil(VerifiedBlocks.decode(damaged, plan: plan), "the CRC catches a flipped bit")
-        XCTAssertNil(VerifiedBlocks.decode(record, plan: BlockPlan(fileSize: 1_000_001)), "another file size")
-        XCTAssertNil(VerifiedBlocks.decode(Array(record.dropLast()), plan: plan), "cut short")
-        for index in 0..<plan.count { blocks.insert(index) }
-        XCTAssertTrue(blocks.isComplete)
+        damaged[BlockRecord.headerLength + BlockRecord.slotLength + 5] ^= 1
+        XCTAssertEqual(BlockRecord.decode(damaged)?.hashes.keys.sorted(), [0, 3], "a flipped bit voids that slot only")
+        var badHeader = record
+        badHeader[30] ^= 1
+        XCTAssertNil(BlockRecord.decode(badHeader), "the header's CRC")
+        XCTAssertNil(BlockRecord.decode(Array(record.prefix(40))), "cut short")
+    }
+
+    /// Where a file resumes, as a table: (record, partial exists) → point.
+    func testResumePointTable() {
+        let flow = FlowID(bytes: [UInt8](repeating: 1, count: 16))!
+        let boot = [UInt8](repeating: 9, count: 16)
+        let expected = BlockRecord.Header(flow: flow, file: 0, size: 300_000, blockSize: 131_072, bootID: boot)   // 3 blocks
+        let h = { (n: UInt8) in [UInt8](repeating: n, count: 32) }
+        var otherBoot = expected
+        otherBoot.bootID = [UInt8](repeating: 8, count: 16)
+        var otherSize = expected
+        otherSize.size = 300_001
+        let rows: [(BlockRecord.Header?, [Int: [UInt8]], Bool, ResumePoint, String)] = [
+            (nil, [:], true, .fresh, "no record"),
+            (expected, [:], true, .fresh, "nothing verified"),
+            (expected, [0: h(1), 1: h(2)], true, .from(hashes: [h(1), h(2)]), "a prefix"),
+            (expected, [0: h(1), 2: h(3)], true, .from(hashes: [h(1)]), "only the leading run counts"),
+            (expected, [1: h(2)], true, .fresh, "no first block"),
+            (otherBoot, [0: h(1)], true, .verifyFirst(hashes: [h(1)]), "another boot: hash again"),
+            (otherSize, [0: h(1)], true, .fresh, "made for another size"),
+            (expected, [0: h(1), 1: h(2), 2: h(3)], true, .from(hashes: [h(1), h(2), h(3)]), "all verified, not yet renamed"),
+            (expected, [0: h(1), 1: h(2), 2: h(3)], false, .complete, "renamed already"),
+            (expected, [0: h(1)], false, .fresh, "the partial file is gone"),
+        ]
+        for (header, hashes, exists, want, why) in rows {
+            let record = header.map { (header: $0, hashes: hashes) }
+            XCTAssertEqual(ResumePoint.decide(expected: expected, record: record, partialExists: exists), want, why)
+        }
     }
 }
 

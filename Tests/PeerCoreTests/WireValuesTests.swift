@@ -12,12 +12,18 @@ final class WireValuesTests: XCTestCase {
 
     func testControlProtocolStrings() {
         pin(ControlMethod.self, ["status", "peers", "peer", "subscribe", "invite", "invitations", "accept", "decline", "disconnect", "send",
-                                 "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take"])
+                                 "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take", "sendFile",
+                                 "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers"])
         pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
                                     "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull",
                                     "shuttingDown", "internal"])
         pin(EventKind.self, ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "delivered", "stateChanged", "inviteFailed", "invitation",
-                             "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error"])
+                             "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error",
+                             "transferOffered", "transferProgress", "transferCompleted", "transferFailed"])
+        pin(TransferState.self, ["offered", "active", "interrupted", "completed", "declined", "cancelled", "failed"])
+        pin(TransferDirection.self, ["send", "receive"])
+        pin(FlowEndReason.self, ["cancelled", "declined", "timedOut", "noSpace", "ioError", "verifyFailed", "protocolError", "busy", "closed",
+                                 "unknownName"])
         pin(ConnectionState.self, ["notConnected", "connecting", "connected"])
         pin(AddressFamily.self, ["ipv4", "ipv6"])
         pin(AvahiStatus.self, ["starting", "waitingForDaemon", "registering", "running", "collision", "reconnecting", "stopped"])

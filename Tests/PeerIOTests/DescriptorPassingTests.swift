@@ -56,7 +56,7 @@ final class DescriptorPassingTests: XCTestCase {
         let plain = try XCTUnwrap(DescriptorPassing.receive(on: right, maxBytes: 8, maxCount: 1))
         XCTAssertEqual(plain.bytes, [7])
         XCTAssertTrue(plain.descriptors.isEmpty)
-        XCTAssertThrowsError(try DescriptorPassing.send([1], descriptors: Array(repeating: first.read, count: 9), on: left))
+        XCTAssertThrowsError(try DescriptorPassing.send([1], descriptors: Array(repeating: first.read, count: DescriptorPassing.maxDescriptors + 1), on: left))
         shutdown(left.rawValue, Int32(SHUT_WR))
         XCTAssertNil(try DescriptorPassing.receive(on: right, maxBytes: 8, maxCount: 1))
     }

@@ -42,6 +42,16 @@ public enum PeerctlCommand: Equatable, Sendable {
     case paired
     /// Remove trust in a peer.
     case unpair(String)
+    /// Offer files and directories to a peer; with `wait`, follow it to the end.
+    case sendFile(peer: String, paths: [String], resume: String?, wait: Bool)
+    /// Transfers in progress and recent ones (one, with its files).
+    case transfers(String?)
+    /// Accept an offer, whole or some files.
+    case acceptTransfer(id: String, files: [Int]?)
+    /// Decline an offer.
+    case declineTransfer(String)
+    /// Cancel a transfer, either direction.
+    case cancelTransfer(String)
     /// Help, general or for one command.
     case help(String?)
     /// The version.
@@ -49,5 +59,6 @@ public enum PeerctlCommand: Equatable, Sendable {
 
     /// Every command name, for help and errors.
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
-                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take"]
+                                      "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
+                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer"]
 }

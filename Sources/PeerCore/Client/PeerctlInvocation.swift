@@ -44,6 +44,17 @@ public struct PeerctlInvocation: Equatable, Sendable {
       pairings      pairings in progress
       paired        the paired (trusted) peers
       unpair PEER   remove trust here, and tell PEER
+      send-file PEER PATH...
+                    offer files and directories; shows progress until done
+                    [--resume ID] [--no-wait]
+      transfers [ID]
+                    transfers in progress and recent ones (ID: with its files)
+      accept-transfer ID [--files N,N,...]
+                    accept an offer (all files, or those numbered)
+      decline-transfer ID
+                    decline an offer
+      cancel-transfer ID
+                    cancel a transfer, either direction
 
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
@@ -208,6 +219,60 @@ public struct PeerctlInvocation: Equatable, Sendable {
             Removes PEER from the trust store, closes the session and tells PEER,
             which removes its trust too when it can be reached.
             """
+        case "send-file":
+            return """
+            Usage: peerctl [--json] send-file PEER PATH... [--resume ID] [--no-wait]
+
+            Offers files and directories (recursively) to a connected PEER. The
+            receiver sees every name and the total before it accepts; files land in
+            its download directory, in a folder named after this host. Symlinks
+            are skipped, never followed. The files are handed to peerd as open
+            descriptors: nothing is copied through the control socket.
+
+            On a terminal a progress bar shows bytes, files, rate and time left
+            (none on a pipe, or with NO_COLOR); --json prints the transfer's events
+            as JSON lines. Waits until the transfer completes (exit 0) or fails,
+            is declined or cancelled (exit 1). Interrupting peerctl does not stop
+            the transfer: 'peerctl cancel-transfer ID' does.
+
+            If the session breaks, the transfer resumes by itself when it is back;
+            only blocks the receiver has not verified are sent again.
+              --resume ID   offer the same files again under transfer ID (after
+                            this host's peerd restarted, say): the receiver keeps
+                            what it has verified
+              --no-wait     print the transfer id and return at once
+            """
+        case "transfers":
+            return """
+            Usage: peerctl [--json] transfers [ID]
+
+            Lists transfers in progress and the last 50 that ended, both directions:
+            id, direction, peer, state, files and bytes done, and rate. With an ID
+            (or a unique prefix), that transfer with every file, its verdict and
+            where it was saved.
+            """
+        case "accept-transfer":
+            return """
+            Usage: peerctl [--json] accept-transfer ID [--files N,N,...]
+
+            Accepts a waiting offer (see 'peerctl transfers' or the transferOffered
+            event): every acceptable file, or only the numbered ones. Files whose
+            names were refused (absolute, '..', control characters, ...) are never
+            written, whatever is asked.
+            """
+        case "decline-transfer":
+            return """
+            Usage: peerctl decline-transfer ID
+
+            Declines a waiting offer; the sender is told.
+            """
+        case "cancel-transfer":
+            return """
+            Usage: peerctl cancel-transfer ID
+
+            Cancels a transfer in either direction. The other side is told; a
+            receiver removes its partial files, and nothing is left at their names.
+            """
         case "watch":
             return """
             Usage: peerctl [--json] watch [--since N]
@@ -239,6 +304,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var state: ConnectionState?
         var code: String?
         var queue = false
+        var resume: String?
+        var noWait = false
+        var files: [Int]?
         while let token = try cursor.next() {
             switch token {
             case .positional(let word):
@@ -284,6 +352,20 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     count = try cursor.integer(for: option, in: 1...Int(Int32.max))
                 case "--max" where name == "inbox":
                     count = try cursor.integer(for: option, in: 1...10_000)
+                case "--resume" where name == "send-file":
+                    let text = try cursor.value(for: option)
+                    guard FlowID(hex: text) != nil else { throw UsageError("--resume '\(text)' is not a transfer id (32 hexadecimal digits)") }
+                    resume = text.lowercased()
+                case "--no-wait" where name == "send-file":
+                    try cursor.flag(option)
+                    noWait = true
+                case "--files" where name == "accept-transfer":
+                    let text = try cursor.value(for: option)
+                    let numbers = text.split(separator: ",").map { Int($0.filter { $0 != " " }) }
+                    guard !numbers.isEmpty, numbers.allSatisfy({ ($0 ?? -1) >= 0 }) else {
+                        throw UsageError("--files '\(text)': expected file numbers, such as 0,2,5 (see 'peerctl transfers ID')")
+                    }
+                    files = numbers.compactMap { $0 }
                 case "--state" where name == "wait":
                     let text = try cursor.value(for: option)
                     guard let parsed = ConnectionState(rawValue: text) else {
@@ -343,6 +425,17 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "pairings", "paired":
             guard positionals.isEmpty else { throw UsageError("'\(name)' takes no arguments") }
             command = name == "pairings" ? .pairings : .paired
+        case "send-file":
+            guard positionals.count >= 2 else { throw UsageError("'send-file' takes PEER and at least one PATH") }
+            command = .sendFile(peer: positionals[0], paths: Array(positionals.dropFirst()), resume: resume, wait: !noWait)
+        case "transfers":
+            guard positionals.count <= 1 else { throw UsageError("'transfers' takes at most one transfer ID") }
+            command = .transfers(positionals.first)
+        case "accept-transfer", "decline-transfer", "cancel-transfer":
+            guard positionals.count == 1 else { throw UsageError("'\(name)' takes one transfer ID (or a unique prefix)") }
+            guard files == nil || name == "accept-transfer" else { throw UsageError("--files is for accept-transfer") }
+            command = name == "accept-transfer" ? .acceptTransfer(id: positionals[0], files: files)
+                : name == "decline-transfer" ? .declineTransfer(positionals[0]) : .cancelTransfer(positionals[0])
         case "help":
             command = .help(positionals.first)
         default:

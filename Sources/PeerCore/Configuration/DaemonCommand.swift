@@ -60,6 +60,10 @@ public enum DaemonCommand: Equatable, Sendable {
                               asking a client (default: paired)
       --auto-connect yes|no   open sessions to paired peers by itself (default: yes)
       --pairing-timeout S     seconds a pairing may take (default: 60)
+      --download-dir PATH     where received files land, in a folder per peer
+                              (default: STATE_DIR/downloads)
+      --offer-timeout S       seconds a file offer waits for a decision before
+                              it is declined as timed out (default: 600)
       --public-read           let users outside the peerd group read status and
                               peers (the control socket becomes mode 0666)
       --group NAME            the group whose members may drive peerd
@@ -182,6 +186,11 @@ public enum DaemonCommand: Equatable, Sendable {
                 guard text == "yes" || text == "no" else { throw UsageError("--auto-connect '\(text)': expected yes or no") }
                 config.autoConnect = text == "yes"
             case "--pairing-timeout": config.pairingTimeout = Double(try cursor.integer(for: option, in: 5...3600))
+            case "--download-dir":
+                let path = try cursor.value(for: option)
+                guard path.hasPrefix("/") else { throw UsageError("--download-dir must be an absolute path") }
+                config.downloadDirectory = path
+            case "--offer-timeout": config.offerTimeout = Double(try cursor.integer(for: option, in: 1...86_400))
             case "--public-read":
                 try cursor.flag(option)
                 config.publicRead = true

@@ -64,6 +64,14 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// Invitations from unpaired peers per minute, all together.
     public var invitationRate = 30
 
+    /// `--download-dir`: where received files land, in a folder per peer
+    /// (nil: `downloads` in the state directory).
+    public var downloadDirectory: String?
+    /// `--offer-timeout`: seconds a transfer offer waits for a decision.
+    public var offerTimeout: Double = 600
+    /// Where received files land.
+    public var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
+
     /// A configuration with defaults and the given name.
     public init(name: String) { self.name = name }
 

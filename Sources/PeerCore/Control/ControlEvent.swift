@@ -32,13 +32,16 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var detail: String?
     /// The message stored in the inbox (`stored`): no data.
     public var stored: InboxMessage?
+    /// The transfer (transfer events).
+    public var transfer: TransferInfo?
 
     /// Creates an event.
     public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
                 reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
                 mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil,
-                delivery: DeliveryInfo? = nil, detail: String? = nil, stored: InboxMessage? = nil) {
+                delivery: DeliveryInfo? = nil, detail: String? = nil, stored: InboxMessage? = nil, transfer: TransferInfo? = nil) {
         self.stored = stored
+        self.transfer = transfer
         self.delivery = delivery
         self.detail = detail
         self.pairing = pairing

@@ -38,4 +38,15 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case inbox = "inbox"
     /// Take messages from the inbox: they are returned and leave it (`peer`, `max`).
     case take = "take"
+    /// Offer files to a connected peer (`peer`, `files`, their descriptors
+    /// with the line; `transfer` and `more` for a manifest in parts or a resume).
+    case sendFile = "sendFile"
+    /// Accept an offer here, whole or some files (`transfer`, `files`).
+    case acceptTransfer = "acceptTransfer"
+    /// Decline an offer here (`transfer`).
+    case declineTransfer = "declineTransfer"
+    /// Cancel a transfer, either direction (`transfer`).
+    case cancelTransfer = "cancelTransfer"
+    /// Transfers in progress and recent ones (`transfer` for one, with its files).
+    case transfers = "transfers"
 }

@@ -26,10 +26,21 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var count: Int?
     /// `inbox`/`take`: at most this many messages.
     public var max: Int?
+    /// `sendFile`, `acceptTransfer`, `declineTransfer`, `cancelTransfer`,
+    /// `transfers`: the transfer id.
+    public var transfer: String?
+    /// `sendFile`: this part of the manifest; `acceptTransfer`: nothing
+    /// (use `accept`).
+    public var files: [SendFileEntry]?
+    /// `sendFile`: more parts of the manifest follow.
+    public var more: Bool?
+    /// `acceptTransfer`: the numbers of the files to accept (all when absent).
+    public var accept: [Int]?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,
-                take: Bool? = nil, count: Int? = nil, max: Int? = nil) {
+                take: Bool? = nil, count: Int? = nil, max: Int? = nil, transfer: String? = nil) {
+        self.transfer = transfer
         self.take = take
         self.count = count
         self.max = max

@@ -20,6 +20,9 @@ public enum ControlProtocol {
     public static func maxRequestLineBytes(maxMessage: Int) -> Int {
         maxRequestLineBytes + (maxMessage + 2) / 3 * 4
     }
+    /// The most file descriptors a connection may hold that no request has
+    /// used yet (a `sendFile` or `pipe` takes them in order).
+    public static let maxHeldDescriptors = 256
     /// The longest response or event line a client accepts.
     public static let maxResponseLineBytes = 64 * 1024 * 1024
 }

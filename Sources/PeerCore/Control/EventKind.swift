@@ -36,6 +36,16 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case pairingFailed = "pairingFailed"
     /// Trust in the peer was removed (here or by the peer).
     case unpaired = "unpaired"
+    /// A peer offers files; a client may `acceptTransfer` or
+    /// `declineTransfer` (`transfer`, with every file).
+    case transferOffered = "transferOffered"
+    /// A transfer moved on (at most 10 a second per transfer; live only).
+    case transferProgress = "transferProgress"
+    /// Every accepted file of a transfer is in place.
+    case transferCompleted = "transferCompleted"
+    /// A transfer ended without completing: declined, cancelled, timed
+    /// out or failed (`transfer.reason`, `transfer.detail`).
+    case transferFailed = "transferFailed"
     /// The last event before the daemon drops the subscription.
     case error = "error"
 
@@ -44,7 +54,7 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     /// notices, acknowledgements, and a subscription's final error.
     public var isLiveOnly: Bool {
         switch self {
-        case .message, .stored, .delivered, .error: return true
+        case .message, .stored, .delivered, .error, .transferProgress: return true
         default: return false
         }
     }

@@ -21,6 +21,8 @@ public enum InboundRoute: Sendable, Equatable {
     case ignore
     /// For the lifecycle (invitations, data, pings, closes).
     case lifecycle(WireMessage)
+    /// For the data plane: transfers and streams (docs/protocol.md §8).
+    case bulk(BulkMessage)
     /// Not allowed now: the session ends with these words.
     case violation(String)
 
@@ -44,6 +46,9 @@ public enum InboundRoute: Sendable, Equatable {
             case (_, .none): return .rejectStrayPairing
             default: return .pairingStep(message)
             }
+        case .bulk(let bulk):
+            guard canSendData else { return .violation("a transfer or stream message outside an accepted session") }
+            return .bulk(bulk)
         default:
             return .lifecycle(message)
         }

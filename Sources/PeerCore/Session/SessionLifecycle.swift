@@ -289,6 +289,7 @@ public struct SessionLifecycle: Sendable {
         case .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm, .pairReject: return "pairing message"
         case .unpair: return "unpair"
         case .ack: return "ack"
+        case .bulk: return "transfer or stream message"
         }
     }
 }

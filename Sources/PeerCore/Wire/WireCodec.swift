@@ -19,6 +19,7 @@
 /// | 0x0D | pairReject  | reason u8, text_len u16, text |
 /// | 0x0E | unpair      | (none) |
 /// | 0x0F | ack         | messages received u64 |
+/// | 0x10–0x1B | bulk   | ``BulkCodec`` (transfers and streams) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -91,6 +92,9 @@ public enum WireCodec {
         case .ack(let count):
             out.append(0x0F)
             appendU64(count, to: &out)
+        case .bulk(let bulk):
+            out.append(BulkCodec.type(of: bulk))
+            BulkCodec.encodeBody(bulk, into: &out)
         }
         return out
     }
@@ -147,6 +151,8 @@ public enum WireCodec {
             message = .unpair
         case 0x0F:
             message = .ack(try reader.u64("ack"))
+        case BulkCodec.firstType...BulkCodec.lastType:
+            message = .bulk(try BulkCodec.decodeBody(type: type, &reader))
         default:
             throw .unknownType(type)
         }

@@ -35,4 +35,6 @@ public enum WireMessage: Equatable, Sendable {
     /// this session so far (cumulative); lets the other side forget what it
     /// kept for redelivery.
     case ack(UInt64)
+    /// File transfers and streams (types 0x10 to 0x1B, ``BulkCodec``).
+    case bulk(BulkMessage)
 }

@@ -51,6 +51,9 @@ public final class ControlConnection {
     public private(set) var awaitingReply = false
     /// Whole request lines read behind the one being answered, in order.
     private var parked: [[UInt8]] = []
+    /// Descriptors the client sent (`SCM_RIGHTS`) that no request has
+    /// taken yet, in order (docs/control-protocol.md, "File descriptors").
+    private var descriptors: [FileDescriptor] = []
     /// Who the client is, from the kernel; nil if it could not be read.
     public let credentials: ClientCredentials?
     /// Who the client is, for admission and limits.
@@ -134,11 +137,21 @@ public final class ControlConnection {
         finishAfterDrain()
     }
 
+    /// Takes the first `count` descriptors the client sent (in the order
+    /// sent), now the caller's to close; nil, taking none, when fewer arrived.
+    public func takeDescriptors(_ count: Int) -> [FileDescriptor]? {
+        guard count >= 0, count <= descriptors.count else { return nil }
+        defer { descriptors.removeFirst(count) }
+        return Array(descriptors.prefix(count))
+    }
+
     /// Closes now, discarding queued output.
     public func close() {
         guard !closed else { return }
         closed = true
         closing = true
+        for descriptor in descriptors { descriptor.close() }
+        descriptors.removeAll()
         channel.close { [weak self] in
             guard let self else { return }
             self.callbacks.closed(self)
@@ -204,7 +217,20 @@ public final class ControlConnection {
         for _ in 0..<4 where !closed && !closing && !awaitingReply {
             let count: Int?
             do {
-                count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
+                // recvmsg, not read: a request may bring descriptors (SCM_RIGHTS).
+                if let got = try DescriptorPassing.receive(on: descriptor, maxBytes: buffer.count, maxCount: DescriptorPassing.maxDescriptors) {
+                    count = got.bytes.count
+                    buffer.replaceSubrange(0..<got.bytes.count, with: got.bytes)
+                    descriptors += got.descriptors
+                    guard descriptors.count <= ControlProtocol.maxHeldDescriptors else {
+                        fail(ControlError(.badRequest, "more than \(ControlProtocol.maxHeldDescriptors) file descriptors sent ahead of the requests that use them"))
+                        return
+                    }
+                } else {
+                    count = 0
+                }
+            } catch where error.errno == EAGAIN || error.errno == EWOULDBLOCK {
+                count = nil
             } catch {
                 logger.debug("control client \(number): \(error)")
                 _ = callbacks.holding(self, 0)

@@ -14,6 +14,7 @@ public final class ControlRouter: ControlRequestHandler {
     private let queued: QueuedDelivery
     private let inbox: InboxDelivery
     private weak var sessions: (any SessionOperations)?
+    private let transfers: TransferDesk
     /// The events held for replay after a sequence number, and the last
     /// number given (set before use; the journal is the daemon's).
     public var replay: @MainActor (_ after: UInt64?) -> (last: UInt64, events: [ControlEvent], truncated: Bool) = { _ in (0, [], false) }
@@ -22,7 +23,8 @@ public final class ControlRouter: ControlRequestHandler {
 
     /// A router over the daemon's components.
     public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
-                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations) {
+                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk) {
+        self.transfers = transfers
         self.maxMessage = maxMessage
         self.directory = directory
         self.pairing = pairing
@@ -78,6 +80,8 @@ public final class ControlRouter: ControlRequestHandler {
             return .from(invitations.answer(key, accept: method == .accept))
         case .subscribe:
             return subscribe(params)
+        case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers:
+            return transferRequest(method, params: params, client: client)
         case .inbox:
             return .from(senderID(params.peer).map { inbox.list(from: $0, max: min(params.max ?? 1000, 10_000)) })
         case .take:
@@ -98,6 +102,33 @@ public final class ControlRouter: ControlRequestHandler {
                 }
             case .failure(let error):
                 return .error(error)
+            }
+        }
+    }
+
+    private func transferRequest(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+        switch method {
+        case .sendFile:
+            let entries = params.files ?? []
+            // The descriptors came with the line: taken first, so a refused
+            // request never leaves them for the next one.
+            guard let descriptors = client.takeDescriptors(entries.count) else {
+                return .error(ControlError(.invalidParams, "'sendFile' lists \(entries.count) files but fewer descriptors came with it"))
+            }
+            let outcome = ControlRequestRules.peerSelector(method, params).flatMap { PeerSelector.select($0, from: directory.all) }
+                .flatMap { transfers.sendFile(to: $0, transfer: params.transfer, entries: entries, descriptors: descriptors, more: params.more ?? false) }
+            if case .failure = outcome { descriptors.forEach { $0.close() } }
+            return .from(outcome)
+        case .transfers:
+            return .from(transfers.list(params.transfer))
+        default:
+            guard let id = params.transfer, !id.isEmpty else {
+                return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.transfer"))
+            }
+            switch method {
+            case .acceptTransfer: return .from(transfers.accept(id, files: params.accept))
+            case .declineTransfer: return .from(transfers.decline(id))
+            default: return .from(transfers.cancel(id))
             }
         }
     }

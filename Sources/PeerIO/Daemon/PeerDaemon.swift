@@ -34,6 +34,8 @@ public final class PeerDaemon {
         lookUp: { [unowned self] peerID in self.sender(peerID) },
         number: { [unowned self] event in self.journal.record(event, replayable: false) }, clock: clock)
     private var director: SessionDirector!
+    /// Files between peers.
+    private let transfers: TransferDesk
     private var requests: SessionRequests!
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
     private var router: ControlRouter?
@@ -58,6 +60,7 @@ public final class PeerDaemon {
         self.config = config
         self.logger = logger
         _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
+        Self.raiseDescriptorLimit()
         do { try Sodium.initialize() } catch { throw .crypto(error.description) }
         let interfaceIndexes: [Int32]
         do {
@@ -122,6 +125,8 @@ public final class PeerDaemon {
         trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
                           clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
+        transfers = TransferDesk(downloads: config.downloads, offerTimeout: config.offerTimeout, policy: config.autoAccept, logger: logger,
+                                 clock: clock)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
@@ -176,10 +181,28 @@ public final class PeerDaemon {
         }
     }
 
+    /// A transfer holds one descriptor per file it sends: the soft limit
+    /// on open files (often 1024) is raised to the hard one.
+    private static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = min(limit.rlim_max, 1 << 20)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+
     /// Connects the components: who asks whom, and who hears what.
     private func wireComponents() {
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
-                                   queued: queued, inbox: inbox, sessions: requests)
+                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers)
+        director.bulk = transfers
+        transfers.session = { [weak self] peer in self?.director.session(for: peer) }
+        transfers.row = { [weak self] peer in self?.directory.row(peer) }
+        transfers.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
+        transfers.deciders = { [weak self] in self?.control.subscriberCount ?? 0 }
+        transfers.emit = { [weak self] kind, info in
+            guard let self else { return }
+            self.emit(ControlEvent(seq: 0, type: kind, time: clock.now(), peer: self.directory.row(info.peer), transfer: info))
+        }
         router.replay = { [weak self] after in
             guard let self else { return (0, [], false) }
             let held = self.journal.events(after: after ?? self.journal.lastSeq)
@@ -235,6 +258,7 @@ public final class PeerDaemon {
         control.tick(now: now)
         discovery.tick(now: now)
         reconnect.tick(now: now)
+        transfers.tick(now: now)
         health.tick(now: now, status: serviceStatusLine())
     }
 
@@ -273,6 +297,7 @@ public final class PeerDaemon {
         tickTimer?.cancel()
         reconnect.stop()
         director.stop()
+        transfers.stop()
         discovery.shutdown()
         lane.finish()
         sessionListener.close()

@@ -39,6 +39,8 @@ public final class SessionDirector: PeerSessionDelegate {
     private let adoption: SessionAdoption
     /// What follows a session's end.
     private let aftermath: SessionAftermath
+    /// Files and streams: told of sessions and handed their bulk messages.
+    public weak var bulk: (any BulkRoom)?
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
@@ -182,6 +184,19 @@ extension SessionDirector {
         rememberAddresses(of: peer)
         drainQueue(for: peer)
         pairing.connected(session)
+        bulk?.sessionUp(session)
+    }
+
+    /// Transfers and streams are the data plane's.
+    public func session(_ session: PeerSession, bulk message: BulkMessage) {
+        guard session.peerUUID != nil, table.isCurrent(session) else { return }
+        bulk?.session(session, bulk: message)
+    }
+
+    /// Room for bulk frames: the data plane sends more.
+    public func sessionCanSendBulk(_ session: PeerSession) {
+        guard table.isCurrent(session) else { return }
+        bulk?.sessionCanSendBulk(session)
     }
 
     /// A message arrived: the clients taking messages get it, or the inbox
@@ -218,6 +233,7 @@ extension SessionDirector {
     /// (``SessionAftermath``) follows.
     public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
+        if wasCurrent { bulk?.sessionDown(session) }
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         invitations.settled(session)

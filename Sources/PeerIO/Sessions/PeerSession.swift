@@ -153,6 +153,21 @@ public final class PeerSession {
         return false
     }
 
+    /// Queued bytes past which bulk frames wait (``bulkRoom``): a message
+    /// or keepalive queued behind them waits for at most this much.
+    public static let bulkHighWater = 1 << 20
+
+    /// Bytes of bulk frames that may be queued now (0 when the session
+    /// cannot carry them). The owner is told when there is room again
+    /// (``PeerSessionDelegate/sessionCanSendBulk(_:)``).
+    public var bulkRoom: Int { isConnected ? max(0, Self.bulkHighWater - transport.queuedBytes) : 0 }
+
+    /// Sends one transfer or stream message (docs/protocol.md §8).
+    public func sendBulk(_ message: BulkMessage) {
+        guard isConnected else { return }
+        transmit(.bulk(message))
+    }
+
     /// Tells the peer we removed our trust in it.
     public func sendUnpair() { transmit(.unpair) }
 
@@ -245,6 +260,7 @@ public final class PeerSession {
                 pairing = machine
                 performPairing(actions)
             case .rejectStrayPairing: transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
+            case .bulk(let message): delegate?.session(self, bulk: message)
             case .ignore, .violation, .lifecycle: break
             }
         } catch let error as NoiseError {
@@ -370,4 +386,9 @@ extension PeerSession: SessionTransportDelegate {
 
     /// A bad frame length.
     public func transportCorrupt(_ why: String) { fail(why) }
+
+    /// Room for bulk frames again.
+    public func transportHasRoom() {
+        if isConnected { delegate?.sessionCanSendBulk(self) }
+    }
 }

@@ -22,6 +22,11 @@ public protocol PeerSessionDelegate: AnyObject {
     /// it (the session then closes as `busy`, and the message is not
     /// acknowledged).
     func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict
+    /// A transfer or stream message arrived (docs/protocol.md §8).
+    func session(_ session: PeerSession, bulk message: BulkMessage)
+    /// The session's queue drained below ``PeerSession/bulkHighWater``:
+    /// bulk frames may go out again.
+    func sessionCanSendBulk(_ session: PeerSession)
     /// The session ended (the socket is closed).
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String)
 }

@@ -241,6 +241,7 @@ public final class SessionTransport {
         channel.armWrite(!drained)
         checkWatermarks()
         if drained && closeAfterFlush { teardown() }
+        if !closeAfterFlush && outbound.byteCount < PeerSession.bulkHighWater / 2 { delegate?.transportHasRoom() }
     }
 
     /// Applies the watermarks to the queue's size now.

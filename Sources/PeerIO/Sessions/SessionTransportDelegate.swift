@@ -11,6 +11,8 @@ public protocol SessionTransportDelegate: AnyObject {
     func transportReceived(_ frame: [UInt8]) -> Bool
     /// The connection ended or broke without a close frame.
     func transportBroke(_ why: String)
+    /// A write left less than half of ``PeerSession/bulkHighWater`` queued.
+    func transportHasRoom()
     /// The peer sent something that is not a frame (a bad length).
     func transportCorrupt(_ why: String)
 }

@@ -1,0 +1,12 @@
+// renameat2(2), which Glibc's Swift module does not export (glibc declares
+// it only under _GNU_SOURCE). peerd renames a received file into place
+// with RENAME_NOREPLACE, so an existing file is never overwritten, even by
+// one that appeared a moment ago.
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PEERD_RENAME_NOREPLACE 1
+
+static inline int peerd_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
+    return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
+}

@@ -1,0 +1,70 @@
+import FoundationEssentials
+
+/// One transfer as clients see it: in `transfers`, in the answers to
+/// `sendFile`, `acceptTransfer`, `declineTransfer` and `cancelTransfer`,
+/// and in the transfer events (docs/control-protocol.md, "Transfers").
+public struct TransferInfo: Codable, Sendable, Equatable {
+    /// The transfer id: 32 hexadecimal digits, the same on both hosts.
+    public var id: String
+    /// `send` or `receive`.
+    public var direction: TransferDirection
+    /// The other peer's UUID.
+    public var peer: UUID
+    /// The other peer's display name.
+    public var name: String
+    /// Where it stands.
+    public var state: TransferState
+    /// Files in the offer.
+    public var totalFiles: Int
+    /// Bytes in the offer.
+    public var totalBytes: Int64
+    /// Files accepted (0 until the answer).
+    public var acceptedFiles: Int
+    /// Bytes of the accepted files.
+    public var acceptedBytes: Int64
+    /// Files done.
+    public var filesDone: Int
+    /// Bytes of the accepted files done (sent and acknowledged, or
+    /// received and verified), counting those a resume did not need again.
+    public var bytes: Int64
+    /// Bytes a second, recently.
+    public var rate: Double
+    /// Seconds left at that rate; absent while unknown.
+    public var eta: Double?
+    /// Why it failed (`failed`, `cancelled`, `declined`).
+    public var reason: FlowEndReason?
+    /// Words with `reason`.
+    public var detail: String?
+    /// Receiving: the folder files land in.
+    public var directory: String?
+    /// A waiting offer: when it is declined as timed out.
+    public var expires: Date?
+    /// Every file, with its verdict (in `transferOffered`, and in
+    /// `transfers` when asked for one transfer).
+    public var files: [TransferFileInfo]?
+
+    /// Creates it.
+    public init(id: String, direction: TransferDirection, peer: UUID, name: String, state: TransferState, totalFiles: Int, totalBytes: Int64,
+                acceptedFiles: Int = 0, acceptedBytes: Int64 = 0, filesDone: Int = 0, bytes: Int64 = 0, rate: Double = 0, eta: Double? = nil,
+                reason: FlowEndReason? = nil, detail: String? = nil, directory: String? = nil, expires: Date? = nil,
+                files: [TransferFileInfo]? = nil) {
+        self.id = id
+        self.direction = direction
+        self.peer = peer
+        self.name = name
+        self.state = state
+        self.totalFiles = totalFiles
+        self.totalBytes = totalBytes
+        self.acceptedFiles = acceptedFiles
+        self.acceptedBytes = acceptedBytes
+        self.filesDone = filesDone
+        self.bytes = bytes
+        self.rate = rate
+        self.eta = eta
+        self.reason = reason
+        self.detail = detail
+        self.directory = directory
+        self.expires = expires
+        self.files = files
+    }
+}

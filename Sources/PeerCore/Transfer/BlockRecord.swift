@@ -1,0 +1,102 @@
+/// The record kept next to a partial file (issue 12, point 4): which of
+/// its blocks are verified, and their hashes, so a transfer that resumes
+/// asks only for what is missing and never re-hashes the partial file to
+/// find out where it was.
+///
+/// On disk (integers big-endian), a 64-byte header:
+///
+///     "PEERDR1\n" · flow id (16) · file u32 · size u64 · block size u32 ·
+///     boot id (16) · crc32 u32 · 4 zero bytes
+///
+/// (the CRC-32 covers the 56 bytes before it), then one 40-byte slot per
+/// block, at `64 + 40 × block`:
+///
+///     hash (32) · block u32 · crc32 u32 (of the 36 bytes before it)
+///
+/// A slot is written, in place, once its block's bytes are written and
+/// its hash matched. A slot whose CRC fails, or that names another block,
+/// was never finished and does not count. The boot id says which boot
+/// wrote the slots: a process that is killed loses nothing the kernel
+/// already has, but after a reboot the blocks are hashed again before
+/// they are believed (``ResumePoint``).
+public enum BlockRecord {
+    /// The first bytes.
+    public static let magic: [UInt8] = Array("PEERDR1\n".utf8)
+    /// The header's length.
+    public static let headerLength = 64
+    /// One slot's length.
+    public static let slotLength = 40
+    /// The boot id's length (`/proc/sys/kernel/random/boot_id`, as bytes).
+    public static let bootIDLength = 16
+
+    /// What a record is about.
+    public struct Header: Sendable, Equatable {
+        /// The transfer.
+        public var flow: FlowID
+        /// The file's number in the offer.
+        public var file: UInt32
+        /// The file's size.
+        public var size: Int64
+        /// The plan's block size.
+        public var blockSize: Int
+        /// The boot that wrote the slots.
+        public var bootID: [UInt8]
+
+        /// A header.
+        public init(flow: FlowID, file: UInt32, size: Int64, blockSize: Int, bootID: [UInt8]) {
+            self.flow = flow
+            self.file = file
+            self.size = size
+            self.blockSize = blockSize
+            self.bootID = bootID
+        }
+    }
+
+    /// The header's bytes.
+    public static func encode(_ header: Header) -> [UInt8] {
+        var out = magic + header.flow.bytes
+        append(UInt64(header.file), 4, &out)
+        append(UInt64(bitPattern: header.size), 8, &out)
+        append(UInt64(header.blockSize), 4, &out)
+        out += header.bootID.prefix(bootIDLength) + [UInt8](repeating: 0, count: max(0, bootIDLength - header.bootID.count))
+        append(UInt64(CRC32.checksum(out)), 4, &out)
+        return out + [0, 0, 0, 0]
+    }
+
+    /// Where block `block`'s slot goes, and its bytes.
+    public static func slot(block: Int, hash: [UInt8]) -> (offset: Int64, bytes: [UInt8]) {
+        var out = Array(hash.prefix(BulkCodec.hashLength))
+        append(UInt64(block), 4, &out)
+        append(UInt64(CRC32.checksum(out)), 4, &out)
+        return (Int64(headerLength + slotLength * block), out)
+    }
+
+    /// Reads a record: its header and the hashes of its finished slots, by
+    /// block; nil when the header is damaged or not a record.
+    public static func decode(_ bytes: [UInt8]) -> (header: Header, hashes: [Int: [UInt8]])? {
+        guard bytes.count >= headerLength, Array(bytes[0..<8]) == magic,
+              read(bytes, 56, 4) == UInt64(CRC32.checksum(bytes[0..<56])),
+              let flow = FlowID(bytes: Array(bytes[8..<24])) else { return nil }
+        let header = Header(flow: flow, file: UInt32(read(bytes, 24, 4)), size: Int64(bitPattern: read(bytes, 28, 8)),
+                            blockSize: Int(read(bytes, 36, 4)), bootID: Array(bytes[40..<56]))
+        var hashes: [Int: [UInt8]] = [:]
+        var offset = headerLength
+        while offset + slotLength <= bytes.count {
+            let block = (offset - headerLength) / slotLength
+            if read(bytes, offset + 36, 4) == UInt64(CRC32.checksum(bytes[offset..<(offset + 36)])),
+               read(bytes, offset + 32, 4) == UInt64(block) {
+                hashes[block] = Array(bytes[offset..<(offset + 32)])
+            }
+            offset += slotLength
+        }
+        return (header, hashes)
+    }
+
+    private static func append(_ value: UInt64, _ width: Int, _ out: inout [UInt8]) {
+        for shift in (0..<width).reversed() { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
+    }
+
+    private static func read(_ bytes: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
+        bytes[offset..<(offset + width)].reduce(0) { $0 << 8 | UInt64($1) }
+    }
+}

@@ -1,0 +1,15 @@
+import PeerCore
+
+/// What the session layer tells the data plane (files and streams): the
+/// ``SessionDirector`` forwards to it and decides nothing about them.
+@MainActor
+public protocol BulkRoom: AnyObject {
+    /// A session with `session.peerUUID` is established.
+    func sessionUp(_ session: PeerSession)
+    /// A transfer or stream message arrived on `session`.
+    func session(_ session: PeerSession, bulk message: BulkMessage)
+    /// `session` has room for bulk frames again.
+    func sessionCanSendBulk(_ session: PeerSession)
+    /// `session` ended.
+    func sessionDown(_ session: PeerSession)
+}

@@ -1,0 +1,262 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// One transfer this host receives (issue 12): the offer as it arrives in
+/// parts, the check of every name, the decision, then the accepted files
+/// written block by block, each block hashed and recorded, each file
+/// renamed into place when its hash of block hashes matches.
+@MainActor
+final class IncomingTransfer {
+    /// The most bytes of names in one offer.
+    static let maxManifestBytes = 16 << 20
+
+    let flow: FlowID
+    let peer: UUID
+    let peerID: String
+    var peerName: String
+    /// The folder under the download directory that this peer's files go to.
+    let peerFolder: String
+    private(set) var files: [OfferedFile] = []
+    private var nameBytes = 0
+    private(set) var declaredFiles = 0
+    private(set) var declaredBytes: Int64 = 0
+    private(set) var manifestComplete = false
+    /// Per file: its path, or why it is refused (once the manifest is whole).
+    private(set) var check: OfferCheck.Verdict?
+    var state: TransferState = .offered
+    var reason: FlowEndReason?
+    var detail: String?
+    var expires: Date?
+    var endedAt: Date?
+    /// The accepted files, by number.
+    private(set) var accepted: [Int: IncomingFile] = [:]
+    /// Files the user left out.
+    private(set) var declined = Set<Int>()
+    private var window = ReceiveWindow()
+    private(set) var meter: ProgressMeter
+
+    init(flow: FlowID, peer: UUID, peerID: String, peerName: String, peerFolder: String, now: Date) {
+        self.flow = flow
+        self.peer = peer
+        self.peerID = peerID
+        self.peerName = peerName
+        self.peerFolder = peerFolder
+        meter = ProgressMeter(totalBytes: 0, totalFiles: 0, now: now)
+    }
+
+    /// A part of the offer; the error when it breaks §8's rules or limits.
+    func offerPart(_ part: [OfferedFile], more: Bool, totalFiles: UInt32, totalBytes: UInt64) -> String? {
+        guard !manifestComplete else { return "an offer part after the last one" }
+        if files.isEmpty {
+            declaredFiles = Int(totalFiles)
+            declaredBytes = Int64(clamping: totalBytes)
+        }
+        files += part
+        nameBytes += part.reduce(0) { $0 + $1.name.count }
+        guard files.count <= OfferCheck.maxFiles, files.count <= declaredFiles else {
+            return "an offer of more than \(min(declaredFiles, OfferCheck.maxFiles)) files"
+        }
+        guard nameBytes <= Self.maxManifestBytes else { return "an offer whose names pass \(Self.maxManifestBytes) bytes" }
+        guard !more else { return nil }
+        manifestComplete = true
+        guard files.count == declaredFiles, files.reduce(Int64(0), { $0 + $1.size }) == declaredBytes else {
+            return "an offer whose files do not add up to its totals"
+        }
+        check = OfferCheck.check(files)
+        return check == nil ? "an offer of too many files" : nil
+    }
+
+    /// Accepts `chosen` (all acceptable files when nil), finding in `root`
+    /// what a resume may use. Returns the answer's entries.
+    func accept(_ chosen: Set<Int>?, root: FileDescriptor, bootID: [UInt8], now: Date) -> [FileAnswer] {
+        guard let check else { return [] }
+        var answers: [FileAnswer] = []
+        for (index, result) in check.files.enumerated() {
+            switch result {
+            case .failure(let refusal):
+                answers.append(FileAnswer(file: UInt32(index), verdict: .refused(refusal)))
+            case .success(let path):
+                guard chosen?.contains(index) ?? true else {
+                    declined.insert(index)
+                    answers.append(FileAnswer(file: UInt32(index), verdict: .declined))
+                    continue
+                }
+                let resume = resumePoint(index, path: path, root: root, bootID: bootID)
+                let file = IncomingFile(index: index, path: path, offered: files[index], resume: resume)
+                accepted[index] = file
+                answers.append(FileAnswer(file: UInt32(index), verdict: .accepted, firstBlock: file.firstBlock))
+            }
+        }
+        let bytes = accepted.values.reduce(Int64(0)) { $0 + $1.offered.size }
+        meter = ProgressMeter(totalBytes: bytes, totalFiles: accepted.count, now: now)
+        _ = meter.advance(bytes: accepted.values.reduce(Int64(0)) { $0 + $1.bytesHeld }, filesDone: accepted.values.filter(\.done).count, now: now)
+        window = ReceiveWindow()
+        state = .active
+        expires = nil
+        return answers
+    }
+
+    /// The answer again, for an offer repeated on a new session: the same
+    /// files, from what is verified now.
+    func reanswer(root: FileDescriptor, bootID: [UInt8], now: Date) -> [FileAnswer] {
+        var answers: [FileAnswer] = []
+        for (index, result) in (check?.files ?? []).enumerated() {
+            switch result {
+            case .failure(let refusal):
+                answers.append(FileAnswer(file: UInt32(index), verdict: .refused(refusal)))
+            case .success(let path):
+                guard let old = accepted[index] else {
+                    answers.append(FileAnswer(file: UInt32(index), verdict: .declined))
+                    continue
+                }
+                if !old.done && !old.finishing {
+                    old.partial?.close()
+                    let file = IncomingFile(index: index, path: path, offered: old.offered,
+                                            resume: resumePoint(index, path: path, root: root, bootID: bootID))
+                    accepted[index] = file
+                }
+                answers.append(FileAnswer(file: UInt32(index), verdict: .accepted, firstBlock: accepted[index]!.firstBlock))
+            }
+        }
+        window = ReceiveWindow()
+        state = .active
+        return answers
+    }
+
+    private func resumePoint(_ index: Int, path: TransferPath, root: FileDescriptor, bootID: [UInt8]) -> ResumePoint {
+        guard let folder = try? DownloadFolder.folder(of: path, peerFolder: peerFolder, root: root, create: false) else { return .fresh }
+        let partial = PartialFile(folder: folder, flow: flow, index: index)
+        defer { partial.close() }
+        return partial.resumePoint(expected: header(index, bootID: bootID))
+    }
+
+    func header(_ index: Int, bootID: [UInt8]) -> BlockRecord.Header {
+        BlockRecord.Header(flow: flow, file: UInt32(index), size: files[index].size,
+                           blockSize: BlockPlan(fileSize: files[index].size).blockSize, bootID: bootID)
+    }
+
+    /// Bytes of a chunk arrived: written, hashed, counted. Returns the
+    /// credit to give back, or why the transfer must end.
+    func chunk(file index: UInt32, offset: UInt64, bytes: [UInt8], root: FileDescriptor, bootID: [UInt8], now: Date,
+               report: (ProgressMeter.Report) -> Void) -> Result<UInt32?, TransferFault> {
+        guard state == .active, let file = accepted[Int(index)], !file.done, !file.finishing else {
+            return .failure(.init(.protocolError, "a chunk for file \(index), which is not being received"))
+        }
+        guard window.received(bytes.count, now: now) else { return .failure(.init(.protocolError, "a chunk past the credit given")) }
+        if case .failure(let refusal) = file.cursor.chunk(at: offset, count: bytes.count) {
+            return .failure(.init(.protocolError, refusal.description))
+        }
+        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return .failure(failure) }
+        do {
+            try file.partial!.write(bytes, at: Int64(offset))
+        } catch {
+            return .failure(TransferFault(writing: error, name: file.path.description))
+        }
+        let hasher = file.hasher ?? Blake2b()
+        file.hasher = hasher
+        hasher.update(bytes)
+        if let due = meter.advance(bytes: Int64(bytes.count), now: now) { report(due) }
+        return .success(window.consumed(bytes.count, now: now).map { UInt32($0) })
+    }
+
+    private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8]) -> TransferFault? {
+        do {
+            let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true)
+            let partial = PartialFile(folder: folder, flow: flow, index: file.index)
+            do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
+                partial.close()
+                throw error
+            }
+            file.partial = partial
+            return nil
+        } catch {
+            return TransferFault(writing: error, name: file.path.description)
+        }
+    }
+
+    /// A block's hash arrived: compared with what was hashed, and recorded.
+    func block(file index: UInt32, block: UInt32, hash: [UInt8]) -> TransferFault? {
+        guard let file = accepted[Int(index)], !file.done else { return .init(.protocolError, "a block of file \(index), which is not being received") }
+        if let refusal = file.cursor.blockHash(Int(block)) { return .init(.protocolError, refusal.description) }
+        let mine = file.hasher?.finish() ?? []
+        guard mine == hash else { return .init(.verifyFailed, "block \(block) of \(file.path) does not match its hash") }
+        file.hashes.append(hash)
+        do { try file.partial?.recordBlock(Int(block), hash: hash) } catch {
+            return TransferFault(writing: error, name: file.path.description)
+        }
+        return nil
+    }
+
+    /// A file's end arrived: its hash of block hashes is checked; then
+    /// the file that must be placed, or a fault.
+    func fileEnd(file index: UInt32, hash: [UInt8], root: FileDescriptor, bootID: [UInt8]) -> Result<IncomingFile, TransferFault> {
+        guard let file = accepted[Int(index)], !file.done, !file.finishing else {
+            return .failure(.init(.protocolError, "the end of file \(index), which is not being received"))
+        }
+        if let refusal = file.cursor.end() { return .failure(.init(.protocolError, refusal.description)) }
+        guard Blake2b.hash(file.hashes.flatMap { $0 }) == hash else {
+            return .failure(.init(.verifyFailed, "\(file.path) does not match its hash"))
+        }
+        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return .failure(failure) }
+        file.finishing = true
+        file.hasher = nil
+        return .success(file)
+    }
+
+    /// A file is in place as `name` (in its folder).
+    func placed(_ file: IncomingFile, as name: String, now: Date, report: (ProgressMeter.Report) -> Void) {
+        file.finishing = false
+        file.done = true
+        file.savedAs = (file.path.components.dropLast() + [name]).joined(separator: "/")
+        if let due = meter.advance(bytes: 0, filesDone: 1, now: now) { report(due) }
+    }
+
+    /// Whether every accepted file is in place.
+    var allPlaced: Bool { accepted.values.allSatisfy(\.done) }
+
+    /// Removes every partial file and record, and closes them.
+    func discardPartials(root: FileDescriptor) {
+        for file in accepted.values where !file.done {
+            if file.finishing { continue }
+            if let partial = file.partial {
+                partial.discard()
+                partial.close()
+                file.partial = nil
+            } else if let folder = try? DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: false) {
+                PartialFile(folder: folder, flow: flow, index: file.index).discard()
+                folder.close()
+            }
+        }
+    }
+
+    /// Closes the open partial files (the session went away; they stay on disk).
+    func closePartials() {
+        for file in accepted.values where !file.finishing {
+            file.partial?.close()
+            file.partial = nil
+            file.hasher = nil
+        }
+    }
+
+    /// What clients see of each file.
+    var fileInfos: [TransferFileInfo] {
+        files.enumerated().map { index, offered in
+            let verdict: String
+            if let file = accepted[index] {
+                verdict = "accepted"
+                _ = file
+            } else if declined.contains(index) {
+                verdict = "declined"
+            } else if case .failure(let refusal)? = check?.files[index] {
+                verdict = refusal.reason
+            } else {
+                verdict = "pending"
+            }
+            return TransferFileInfo(index: index, name: String(decoding: offered.name, as: UTF8.self), size: offered.size, verdict: verdict,
+                                    savedAs: accepted[index]?.savedAs)
+        }
+    }
+}

@@ -1,0 +1,223 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// One transfer this host sends (issue 12): the manifest and the
+/// descriptors the client handed over, the offer, and once answered, the
+/// accepted files in blocks as the ``SendCursor`` directs, within the
+/// receiver's credit and the session's room. It holds the descriptors
+/// until it ends, so the transfer resumes on a later session by itself.
+@MainActor
+final class OutgoingTransfer {
+    /// What ``pump(into:now:)`` came to.
+    enum PumpOutcome {
+        /// Went as far as room and credit allow.
+        case waiting
+        /// Every accepted file is sent; the receiver's `transferDone` is awaited.
+        case sentAll
+        /// It cannot go on.
+        case failed(FlowEndReason, String)
+    }
+
+    let flow: FlowID
+    let peer: UUID
+    let peerID: String
+    var peerName: String
+    private(set) var files: [OfferedFile] = []
+    private var descriptors: [FileDescriptor?] = []
+    /// Whether the client sent the whole manifest.
+    private(set) var manifestComplete = false
+    var state: TransferState = .offered
+    var reason: FlowEndReason?
+    var detail: String?
+    /// When it ended (for the list of recent transfers).
+    var endedAt: Date?
+    private(set) var verdicts: [FileVerdict?] = []
+    private var answers: [FileAnswer] = []
+    private var cursor: SendCursor?
+    private var credit = SendCredit()
+    private let hasher = Blake2b()
+    private var blockHashes: [[UInt8]] = []
+    private var buffer: [UInt8] = []
+    private(set) var meter: ProgressMeter
+    private(set) var bytesSent: Int64 = 0
+    private(set) var filesSent = 0
+
+    init(flow: FlowID, peer: UUID, peerID: String, peerName: String, now: Date) {
+        self.flow = flow
+        self.peer = peer
+        self.peerID = peerID
+        self.peerName = peerName
+        meter = ProgressMeter(totalBytes: 0, totalFiles: 0, now: now)
+    }
+
+    /// Adds a part of the manifest with its descriptors (one each).
+    func add(_ part: [OfferedFile], descriptors part2: [FileDescriptor], last: Bool) {
+        files += part
+        descriptors += part2.map { Optional($0) }
+        manifestComplete = last
+    }
+
+    var totalBytes: Int64 { files.reduce(0) { $0 + $1.size } }
+
+    /// The offer, in parts that each fit one frame.
+    func offerMessages() -> [BulkMessage] {
+        var parts: [[OfferedFile]] = [[]]
+        var size = 0
+        let budget = WireCodec.maxPlaintext - 64
+        for file in files {
+            let entry = 2 + file.name.count + 20
+            if size + entry > budget || parts[parts.count - 1].count == Int(UInt16.max) {
+                parts.append([])
+                size = 0
+            }
+            parts[parts.count - 1].append(file)
+            size += entry
+        }
+        return parts.enumerated().map { index, part in
+            .offer(flow, more: index < parts.count - 1, totalFiles: UInt32(files.count), totalBytes: UInt64(totalBytes), files: part)
+        }
+    }
+
+    /// The offer goes out (again, on a new session): the answer starts over.
+    func offered() {
+        answers = []
+        cursor = nil
+        credit = SendCredit()
+        blockHashes = []
+        hasher.reset()
+        state = .offered
+    }
+
+    /// A part of the answer. Returns whether the answer is whole (then
+    /// sending starts), or why it is refused.
+    func answered(_ part: [FileAnswer], more: Bool, now: Date) -> Result<Bool, ControlError> {
+        guard state == .offered else { return .failure(ControlError(.badRequest, "an answer to a transfer that was not offered")) }
+        answers += part
+        guard answers.count <= files.count else { return .failure(ControlError(.badRequest, "an answer with more files than offered")) }
+        guard !more else { return .success(false) }
+        verdicts = [FileVerdict?](repeating: .declined, count: files.count)
+        var chosen: [SendCursor.File] = []
+        var accepted = Set<UInt32>()
+        for answer in answers {
+            guard Int(answer.file) < files.count, accepted.insert(answer.file).inserted else {
+                return .failure(ControlError(.badRequest, "an answer names file \(answer.file) twice or out of range"))
+            }
+            verdicts[Int(answer.file)] = answer.verdict
+        }
+        var done: Int64 = 0
+        for answer in answers.sorted(by: { $0.file < $1.file }) where answer.verdict == .accepted {
+            let size = files[Int(answer.file)].size
+            if answer.firstBlock == ResumePoint.completeMarker {
+                closeFile(Int(answer.file))
+                filesSent += 1
+                done += size
+                continue
+            }
+            let file = SendCursor.File(index: answer.file, size: size, firstBlock: Int(answer.firstBlock))
+            chosen.append(file)
+            done += min(size, Int64(file.firstBlock) * Int64(file.plan.blockSize))
+        }
+        for (index, verdict) in verdicts.enumerated() where verdict != .accepted { closeFile(index) }
+        let acceptedBytes = answers.filter { $0.verdict == .accepted }.reduce(Int64(0)) { $0 + files[Int($1.file)].size }
+        meter = ProgressMeter(totalBytes: acceptedBytes, totalFiles: answers.filter { $0.verdict == .accepted }.count, now: now)
+        _ = meter.advance(bytes: done, filesDone: filesSent, now: now)
+        bytesSent = done
+        cursor = SendCursor(files: chosen)
+        state = .active
+        return .success(true)
+    }
+
+    /// Files accepted and bytes of them.
+    var accepted: (files: Int, bytes: Int64) {
+        var count = 0
+        var bytes: Int64 = 0
+        for (index, verdict) in verdicts.enumerated() where verdict == .accepted {
+            count += 1
+            bytes += files[index].size
+        }
+        return (count, bytes)
+    }
+
+    /// The receiver allows `bytes` more.
+    func granted(_ bytes: UInt32) -> Bool { credit.grant(Int(bytes)) }
+
+    /// Sends what room and credit allow. `report` gets progress when due.
+    func pump(into session: PeerSession, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
+        guard state == .active, cursor != nil else { return .waiting }
+        while session.bulkRoom > 0 {
+            guard credit.available > 0 else { return .waiting }
+            let step = cursor!.next(maxChunk: min(BulkCodec.maxChunk, credit.available))
+            switch step {
+            case .done:
+                return .sentAll
+            case .fileEnd(let file):
+                let root = Blake2b.hash(blockHashes.flatMap { $0 })
+                blockHashes = []
+                session.sendBulk(.fileEnd(flow, file: file, hash: root))
+                // The descriptor stays until the end: a resume may need
+                // the file's hash again if the receiver had not placed it.
+                filesSent += 1
+                if let due = meter.advance(bytes: 0, filesDone: 1, now: now) { report(due) }
+            case .bytes(let file, let offset, let length, let send, let endsBlock):
+                if let failure = read(file: Int(file), offset: offset, length: length) { return failure }
+                if send {
+                    _ = credit.take(length)
+                    session.sendBulk(.chunk(flow, file: file, offset: UInt64(offset), bytes: Array(buffer[0..<length])))
+                    bytesSent += Int64(length)
+                    if let due = meter.advance(bytes: Int64(length), now: now) { report(due) }
+                }
+                if let block = endsBlock {
+                    let hash = hasher.finish()
+                    blockHashes.append(hash)
+                    if send { session.sendBulk(.block(flow, file: file, block: UInt32(block), hash: hash)) }
+                }
+            }
+        }
+        return .waiting
+    }
+
+    /// Reads and hashes `length` bytes of file `index` at `offset`: a
+    /// whole block at most, in pieces of at most 1 MiB.
+    private func read(file index: Int, offset: Int64, length: Int) -> PumpOutcome? {
+        guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
+        let name = String(decoding: files[index].name, as: UTF8.self)
+        if offset == 0 || buffer.isEmpty {
+            // The file must still be the one offered.
+            guard let info = try? fd.status(), Int64(info.st_size) == files[index].size, Int64(info.st_mtim.tv_sec) == files[index].mtime else {
+                return .failed(.verifyFailed, "\(name) changed since it was offered")
+            }
+        }
+        let piece = min(length, 1 << 20)
+        if buffer.count < piece { buffer = [UInt8](repeating: 0, count: max(piece, BulkCodec.maxChunk)) }
+        var done = 0
+        while done < length {
+            let want = min(piece, length - done)
+            let got: Int
+            do {
+                got = try fd.read(into: &buffer, count: want, at: offset + Int64(done))
+            } catch {
+                return .failed(.ioError, "\(name): \(error)")
+            }
+            guard got == want else { return .failed(.verifyFailed, "\(name) shrank while it was being sent") }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+            done += want
+        }
+        return nil
+    }
+
+    /// Gives the big buffer back (after the last file, or a failure).
+    func releaseBuffer() { buffer = [] }
+
+    private func closeFile(_ index: Int) {
+        descriptors[index]?.close()
+        descriptors[index] = nil
+    }
+
+    /// Closes every descriptor still held.
+    func closeAll() {
+        for index in descriptors.indices { closeFile(index) }
+        releaseBuffer()
+    }
+}

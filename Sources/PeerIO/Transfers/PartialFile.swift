@@ -1,0 +1,158 @@
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// One file being received (issue 12, points 2 and 4): the hidden partial
+/// file and its ``BlockRecord``, side by side in the folder the file lands
+/// in, named after the transfer and the file's number
+/// (`.peerd-FLOW-N.part`, `.peerd-FLOW-N.blocks`), never after the
+/// offered name. The last step fsyncs the data, restores the mode and
+/// time, and renames it to the first free name, never over a file.
+///
+/// Used by one thread at a time: the main actor while bytes arrive, then
+/// a disk queue for ``finish(name:mode:mtime:)``; that hand-over is what
+/// makes the unchecked `Sendable` sound.
+public final class PartialFile: @unchecked Sendable {
+    /// The folder (owned: closed by ``close()``).
+    public let folder: FileDescriptor
+    /// The partial file's name.
+    public let partName: String
+    /// The record's name.
+    public let recordName: String
+    private var data: FileDescriptor?
+    private var record: FileDescriptor?
+
+    /// The names for file `index` of transfer `flow`.
+    public static func names(flow: FlowID, index: Int) -> (part: String, record: String) {
+        (".peerd-\(flow)-\(index).part", ".peerd-\(flow)-\(index).blocks")
+    }
+
+    /// Takes `folder`; opens nothing yet.
+    public init(folder: FileDescriptor, flow: FlowID, index: Int) {
+        self.folder = folder
+        (partName, recordName) = Self.names(flow: flow, index: index)
+    }
+
+    /// Where this file starts (reading the record and checking the partial
+    /// file; after another boot, the recorded blocks are hashed again).
+    public func resumePoint(expected: BlockRecord.Header) -> ResumePoint {
+        let exists = (try? folder.contains(partName)) ?? false
+        var bytes: [UInt8] = []
+        if let fd = try? folder.openAt(recordName, flags: O_RDONLY) {
+            defer { fd.close() }
+            let plan = BlockPlan(fileSize: expected.size)
+            bytes = (try? fd.read(count: BlockRecord.headerLength + BlockRecord.slotLength * plan.count, at: 0)) ?? []
+        }
+        let point = ResumePoint.decide(expected: expected, record: BlockRecord.decode(bytes), partialExists: exists)
+        guard case .verifyFirst(let hashes) = point else { return point }
+        return .from(hashes: verified(hashes, plan: BlockPlan(fileSize: expected.size)))
+    }
+
+    /// The leading blocks whose bytes on disk still hash to `hashes`.
+    private func verified(_ hashes: [[UInt8]], plan: BlockPlan) -> [[UInt8]] {
+        guard let fd = try? folder.openAt(partName, flags: O_RDONLY) else { return [] }
+        defer { fd.close() }
+        let hasher = Blake2b()
+        var good: [[UInt8]] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        for (block, expected) in hashes.enumerated() {
+            let range = plan.range(of: block)
+            var offset = range.lowerBound
+            while offset < range.upperBound {
+                let want = Int(min(Int64(buffer.count), range.upperBound - offset))
+                let got = (try? fd.read(into: &buffer, count: want, at: offset)) ?? 0
+                guard got == want else { return good }
+                buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+                offset += Int64(want)
+            }
+            guard hasher.finish() == expected else { return good }
+            good.append(expected)
+        }
+        return good
+    }
+
+    /// Opens the partial file and its record for writing. The first
+    /// `keptBlocks` blocks stay (a resume); the record is cut to their
+    /// slots and given `header`, this boot's: a slot past them, left from
+    /// before, must not count later.
+    public func open(header: BlockRecord.Header, keptBlocks: Int) throws(SystemError) {
+        let flags = O_RDWR | O_CREAT | (keptBlocks == 0 ? O_TRUNC : 0)
+        let dataFD = try folder.openAt(partName, flags: flags)
+        let recordFD: FileDescriptor
+        do { recordFD = try folder.openAt(recordName, flags: O_RDWR | O_CREAT) } catch {
+            dataFD.close()
+            throw error
+        }
+        do throws(SystemError) {
+            try recordFD.truncate(Int64(BlockRecord.headerLength + BlockRecord.slotLength * keptBlocks))
+            try recordFD.write(BlockRecord.encode(header), at: 0)
+        } catch {
+            dataFD.close()
+            recordFD.close()
+            throw error
+        }
+        data = dataFD
+        record = recordFD
+    }
+
+    /// Writes bytes at `offset`.
+    public func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+        guard let data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
+        try data.write(bytes, at: offset)
+    }
+
+    /// Records block `block` as verified, with its hash.
+    public func recordBlock(_ block: Int, hash: [UInt8]) throws(SystemError) {
+        guard let record else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
+        let slot = BlockRecord.slot(block: block, hash: hash)
+        try record.write(slot.bytes, at: slot.offset)
+    }
+
+    /// The last step: cuts the file to `size`, restores `mode` and
+    /// `mtime`, flushes it to disk, and renames it to `name` or the first
+    /// free `name (N)`; returns the name used. The record stays, so a
+    /// resumed offer knows the file is done (``discardRecord()``).
+    public func finish(name: String, size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) -> String {
+        guard let data else { throw SystemError("fsync", errno: EBADF, context: partName) }
+        try data.truncate(size)
+        try data.setMode(mode_t(mode & 0o777))
+        try data.setModified(mtime)
+        try data.sync()
+        var tries = 0
+        while true {
+            let folder = self.folder
+            guard let free = DownloadName.free(name, isTaken: { (try? folder.contains($0)) ?? true }) else {
+                throw SystemError("renameat2", errno: EEXIST, context: "no free name for \(name)")
+            }
+            do throws(SystemError) {
+                try folder.renameNoReplace(partName, to: free)
+                try folder.sync()
+                try record?.sync()
+                return free
+            } catch where error.errno == EEXIST && tries < 100 {
+                // Taken a moment ago: the next free name.
+                tries += 1
+            }
+        }
+    }
+
+    /// Removes the partial file and the record (a cancel, or a failure).
+    public func discard() {
+        try? folder.remove(partName)
+        try? folder.remove(recordName)
+    }
+
+    /// Removes the record once the transfer is done.
+    public func discardRecord() {
+        try? folder.remove(recordName)
+    }
+
+    /// Closes everything.
+    public func close() {
+        data?.close()
+        record?.close()
+        data = nil
+        record = nil
+        folder.close()
+    }
+}

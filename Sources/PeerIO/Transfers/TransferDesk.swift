@@ -1,0 +1,304 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// Files between peers (issue 12): every transfer in both directions, the
+/// wire messages of docs/protocol.md §8, the clients' requests, and the
+/// transfer events. It owns the transfers and the download directory; the
+/// sessions are the ``SessionDirector``'s, asked for by peer.
+@MainActor
+public final class TransferDesk: BulkRoom {
+    /// Finished transfers kept for `transfers`.
+    static let recentKept = 50
+    /// Offers from one peer at once, and from all peers.
+    static let maxIncomingPerPeer = 8
+    static let maxIncoming = 64
+
+    private let downloads: String
+    private let offerTimeout: TimeInterval
+    private let policy: AutoAcceptPolicy
+    private let logger: Logger
+    private let clock: DaemonClock
+    /// The boot that writes records now (``BlockRecord``).
+    let bootID: [UInt8]
+    /// Where the last step of each file (fsync, rename) runs.
+    let disk = DispatchQueue(label: "peerd.transfers", qos: .utility)
+    private var rootFD: FileDescriptor?
+    var outgoing: [FlowID: OutgoingTransfer] = [:]
+    var incoming: [FlowID: IncomingTransfer] = [:]
+    /// Offers whose manifest is still arriving.
+    var pendingOffers: [FlowID: IncomingTransfer] = [:]
+    /// Ended transfers, newest last.
+    var recent: [TransferInfo] = []
+
+    /// The session counting for a peer (set before use).
+    public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
+    /// The peer's row (set before use).
+    public var row: @MainActor (UUID) -> PeerSnapshot? = { _ in nil }
+    /// Whether a peer id is paired (set before use).
+    public var isPaired: @MainActor (String) -> Bool = { _ in false }
+    /// Subscribed clients that could decide an offer (set before use).
+    public var deciders: @MainActor () -> Int = { 0 }
+    /// Sends an event (set before use).
+    public var emit: @MainActor (EventKind, TransferInfo) -> Void = { _, _ in }
+
+    /// A desk landing files under `downloads`.
+    public init(downloads: String, offerTimeout: TimeInterval, policy: AutoAcceptPolicy, logger: Logger, clock: DaemonClock) {
+        self.downloads = downloads
+        self.offerTimeout = offerTimeout
+        self.policy = policy
+        self.logger = logger
+        self.clock = clock
+        bootID = Self.readBootID()
+    }
+
+    /// The download directory, opened (and made) on first use.
+    func root() throws(SystemError) -> FileDescriptor {
+        if let rootFD { return rootFD }
+        let fd = try DownloadFolder.openRoot(downloads)
+        rootFD = fd
+        return fd
+    }
+
+    /// `/proc/sys/kernel/random/boot_id` as 16 bytes (zeros if unreadable:
+    /// then every resume after a restart hashes its blocks again).
+    private static func readBootID() -> [UInt8] {
+        guard let fd = try? FileDescriptor(rawValue: AT_FDCWD).openAt("/proc/sys/kernel/random/boot_id", flags: O_RDONLY) else {
+            return [UInt8](repeating: 0, count: 16)
+        }
+        defer { fd.close() }
+        let hex = String(decoding: (try? fd.read(count: 64, at: 0)) ?? [], as: UTF8.self).filter(\.isHexDigit)
+        return FlowID(hex: String(hex.prefix(32)))?.bytes ?? [UInt8](repeating: 0, count: 16)
+    }
+
+    // MARK: Sessions
+
+    public func sessionUp(_ session: PeerSession) {
+        guard let peer = session.peerUUID else { return }
+        // Resume: every unfinished transfer to this peer is offered again.
+        for transfer in outgoing.values where transfer.peer == peer && transfer.manifestComplete && !transfer.state.isFinished {
+            transfer.offered()
+            for part in transfer.offerMessages() { session.sendBulk(part) }
+            logger.info("transfer \(transfer.flow): offered to '\(transfer.peerName)'")
+        }
+    }
+
+    public func sessionDown(_ session: PeerSession) {
+        guard let peer = session.peerUUID, self.session(peer) == nil || self.session(peer) === session else { return }
+        for transfer in outgoing.values where transfer.peer == peer && transfer.state == .active || transfer.peer == peer && transfer.state == .offered && transfer.manifestComplete {
+            transfer.state = .interrupted
+            emit(.transferProgress, info(transfer))
+        }
+        for transfer in incoming.values where transfer.peer == peer && transfer.state == .active {
+            transfer.state = .interrupted
+            transfer.closePartials()
+            emit(.transferProgress, info(transfer))
+        }
+    }
+
+    public func sessionCanSendBulk(_ session: PeerSession) {
+        guard let peer = session.peerUUID else { return }
+        for transfer in outgoing.values where transfer.peer == peer && transfer.state == .active {
+            pump(transfer, session)
+            if session.bulkRoom == 0 { break }
+        }
+    }
+
+    func pump(_ transfer: OutgoingTransfer, _ session: PeerSession) {
+        let outcome = transfer.pump(into: session, now: clock.now()) { [unowned self] _ in emit(.transferProgress, info(transfer)) }
+        switch outcome {
+        case .waiting, .sentAll:
+            break
+        case .failed(let reason, let text):
+            session.sendBulk(.cancel(transfer.flow, reason: reason, text: text))
+            end(transfer, .failed, reason, text)
+        }
+    }
+
+    public func session(_ session: PeerSession, bulk message: BulkMessage) {
+        guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return }
+        let flow = message.flow
+        switch message {
+        case .offer(_, let more, let totalFiles, let totalBytes, let files):
+            offerArrived(session, peer: peer, peerID: peerID, flow: flow, part: files, more: more, totalFiles: totalFiles, totalBytes: totalBytes)
+        case .answer(_, let more, let files):
+            guard let transfer = outgoing[flow], transfer.peer == peer else { return stray(session, flow) }
+            switch transfer.answered(files, more: more, now: clock.now()) {
+            case .failure(let error):
+                session.sendBulk(.cancel(flow, reason: .protocolError, text: error.message))
+                end(transfer, .failed, .protocolError, "the receiver's answer: \(error.message)")
+            case .success(false):
+                break
+            case .success(true):
+                if transfer.accepted.files == 0 {
+                    end(transfer, .declined, .declined, "the receiver accepted none of the files")
+                } else {
+                    logger.info("transfer \(flow): '\(transfer.peerName)' accepted \(transfer.accepted.files) of \(transfer.files.count) files")
+                    emit(.transferProgress, info(transfer))
+                    pump(transfer, session)
+                }
+            }
+        case .credit(_, let bytes):
+            guard let transfer = outgoing[flow], transfer.peer == peer else { return }
+            guard transfer.granted(bytes) else {
+                session.sendBulk(.cancel(flow, reason: .protocolError, text: "credit past the largest window"))
+                return end(transfer, .failed, .protocolError, "the receiver gave credit past the largest window")
+            }
+            pump(transfer, session)
+        case .transferDone:
+            guard let transfer = outgoing[flow], transfer.peer == peer else { return }
+            end(transfer, .completed, nil, nil)
+        case .cancel(_, let reason, let text):
+            if let transfer = outgoing[flow], transfer.peer == peer {
+                end(transfer, reason == .declined ? .declined : (reason == .cancelled ? .cancelled : .failed), reason, "the receiver: \(text)")
+            } else if let transfer = incoming[flow], transfer.peer == peer {
+                transfer.discardPartials(root: (try? root()) ?? FileDescriptor(rawValue: -1))
+                end(transfer, reason == .cancelled ? .cancelled : .failed, reason, "the sender: \(text)")
+            }
+        case .chunk(_, let file, let offset, let bytes):
+            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+            received(transfer, session) { root in
+                transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: clock.now()) { [unowned self] _ in
+                    emit(.transferProgress, info(transfer))
+                }.map { credit in
+                    if let credit { session.sendBulk(.credit(flow, bytes: credit)) }
+                }
+            }
+        case .block(_, let file, let block, let hash):
+            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+            received(transfer, session) { _ in
+                transfer.block(file: file, block: block, hash: hash).map { Result.failure($0) } ?? .success(())
+            }
+        case .fileEnd(_, let file, let hash):
+            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+            received(transfer, session) { root in
+                transfer.fileEnd(file: file, hash: hash, root: root, bootID: bootID).map { place($0, of: transfer) }
+            }
+        case .streamOpen:
+            session.sendBulk(.streamReset(flow, reason: .unknownName, text: "this peer does not take streams yet"))
+        case .streamData, .streamEnd, .streamReset:
+            break
+        }
+    }
+
+    /// Applies `step` to an incoming transfer; a fault cancels it both sides.
+    private func received(_ transfer: IncomingTransfer, _ session: PeerSession, _ step: (FileDescriptor) -> Result<Void, TransferFault>) {
+        guard !transfer.state.isFinished else { return }
+        let root: FileDescriptor
+        do { root = try self.root() } catch {
+            return fail(transfer, session, TransferFault(writing: error, name: downloads))
+        }
+        if case .failure(let fault) = step(root) { fail(transfer, session, fault) }
+    }
+
+    func fail(_ transfer: IncomingTransfer, _ session: PeerSession?, _ fault: TransferFault) {
+        session?.sendBulk(.cancel(transfer.flow, reason: fault.reason, text: fault.text))
+        if let root = try? root() { transfer.discardPartials(root: root) }
+        end(transfer, .failed, fault.reason, fault.text)
+    }
+
+    private func stray(_ session: PeerSession, _ flow: FlowID) {
+        session.sendBulk(.cancel(flow, reason: .protocolError, text: "no such transfer"))
+    }
+
+    /// The last step of a file, on the disk queue; then the next, or the end.
+    private func place(_ file: IncomingFile, of transfer: IncomingTransfer) {
+        guard let partial = file.partial else { return }
+        let (name, size, mode, mtime) = (file.path.components.last ?? "file", file.offered.size, file.offered.mode, file.offered.mtime)
+        disk.async {
+            let outcome = Result { () throws(SystemError) in try partial.finish(name: name, size: size, mode: mode, mtime: mtime) }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { self.placed(file, of: transfer, partial: partial, outcome: outcome) }
+            }
+        }
+    }
+
+    private func placed(_ file: IncomingFile, of transfer: IncomingTransfer, partial: PartialFile, outcome: Result<String, SystemError>) {
+        file.partial = nil
+        switch outcome {
+        case .failure(let error):
+            partial.discard()
+            partial.close()
+            file.finishing = false
+            fail(transfer, session(transfer.peer), TransferFault(writing: error, name: file.path.description))
+        case .success(let name):
+            partial.close()
+            transfer.placed(file, as: name, now: clock.now()) { [unowned self] _ in emit(.transferProgress, info(transfer)) }
+            logger.info("transfer \(transfer.flow): \(file.savedAs ?? name) is in place")
+            guard transfer.allPlaced, !transfer.state.isFinished else { return }
+            session(transfer.peer)?.sendBulk(.transferDone(transfer.flow))
+            forgetRecords(of: transfer)
+            end(transfer, .completed, nil, nil)
+        }
+    }
+
+    /// Removes a finished transfer's records and its acceptance note.
+    func forgetRecords(of transfer: IncomingTransfer) {
+        guard let root = try? root() else { return }
+        for file in transfer.accepted.values {
+            guard let folder = try? DownloadFolder.folder(of: file.path, peerFolder: transfer.peerFolder, root: root, create: false) else { continue }
+            try? folder.remove(PartialFile.names(flow: transfer.flow, index: file.index).record)
+            folder.close()
+        }
+        AcceptanceNote.remove(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root)
+    }
+
+    // MARK: Ending
+
+    func end(_ transfer: OutgoingTransfer, _ state: TransferState, _ reason: FlowEndReason?, _ detail: String?) {
+        guard !transfer.state.isFinished else { return }
+        transfer.state = state
+        transfer.reason = reason
+        transfer.detail = detail
+        transfer.endedAt = clock.now()
+        transfer.closeAll()
+        outgoing[transfer.flow] = nil
+        remember(info(transfer))
+        logger.info("transfer \(transfer.flow) to '\(transfer.peerName)': \(state.rawValue)\(detail.map { " (\($0))" } ?? "")")
+        emit(state == .completed ? .transferCompleted : .transferFailed, info(transfer))
+    }
+
+    func end(_ transfer: IncomingTransfer, _ state: TransferState, _ reason: FlowEndReason?, _ detail: String?) {
+        guard !transfer.state.isFinished else { return }
+        transfer.state = state
+        transfer.reason = reason
+        transfer.detail = detail
+        transfer.endedAt = clock.now()
+        transfer.closePartials()
+        if state != .completed, let root = try? root() { AcceptanceNote.remove(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root) }
+        incoming[transfer.flow] = nil
+        remember(info(transfer))
+        logger.info("transfer \(transfer.flow) from '\(transfer.peerName)': \(state.rawValue)\(detail.map { " (\($0))" } ?? "")")
+        emit(state == .completed ? .transferCompleted : .transferFailed, info(transfer))
+    }
+
+    private func remember(_ info: TransferInfo) {
+        recent.append(info)
+        if recent.count > Self.recentKept { recent.removeFirst(recent.count - Self.recentKept) }
+    }
+
+    /// Clock tick: offers nobody decided in time are declined.
+    public func tick(now: Date) {
+        for transfer in incoming.values where transfer.state == .offered {
+            guard let expires = transfer.expires, now >= expires else { continue }
+            session(transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .timedOut, text: "nobody decided on the offer in time"))
+            end(transfer, .failed, .timedOut, "nobody decided on the offer within \(Int(offerTimeout)) s")
+        }
+    }
+
+    /// Closes every descriptor (shutdown).
+    public func stop() {
+        for transfer in outgoing.values { transfer.closeAll() }
+        for transfer in incoming.values { transfer.closePartials() }
+        rootFD?.close()
+        rootFD = nil
+    }
+
+    var timeout: TimeInterval { offerTimeout }
+    var downloadsPath: String { downloads }
+    var acceptPolicy: AutoAcceptPolicy { policy }
+    var log: Logger { logger }
+    var now: Date { clock.now() }
+}
