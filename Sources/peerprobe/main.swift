@@ -18,6 +18,7 @@ modes:
   hold COUNT SECONDS [pairing] open COUNT invited sessions and hold them
   bad-length                   a zero frame length in the same write as handshake message 3
   bad-flags                    an invite with an undefined flag bit
+  offer NAME...                invite, offer a 5-byte file per NAME (\\xHH escapes), send the accepted ones
 Prints one line of results; exits 0 unless the probe itself failed.
 """
 
@@ -112,6 +113,10 @@ do {
             if case .close(let reason, let text) = message { outcome = "close \(reason.rawValue): \(text)"; break }
         }
         say(outcome)
+    case "offer":
+        let connection = try ProbeConnection(address: address, port: port)
+        _ = try connection.handshake()
+        say(try probeOffer(connection, names: extra))
     case "idle":
         let limit = Double(extra.first ?? "10") ?? 10
         let connection = try ProbeConnection(address: address, port: port)

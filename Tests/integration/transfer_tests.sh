@@ -31,3 +31,56 @@ test_send_file_of_100_mib_and_a_directory_of_2000_small_files() {
     [ -z "$(find "$dest" -name '.peerd-*')" ] || fail "partial files or records left: $(find "$dest" -name '.peerd-*' | head -3)"
     note "100 MiB in $(echo "$mid - $start" | bc) s; 2,000 small files in $(echo "$end - $mid" | bc) s ($(echo "2000 / ($end - $mid)" | bc) files/s)"
 }
+
+# slow_link I RATE: traffic toward host I goes at most RATE (tc, such as 160mbit).
+slow_link() { tc -n "$(lab_switch_ns)" qdisc replace dev "p$1-$LAB_ID" root tbf rate "$2" burst 256kb latency 400ms; }
+
+# transfer_field I JQ: the filter applied to host I's first transfer.
+transfer_field() { json "$1" transfers | jq -r ".transfers[0] | $2"; }
+
+# received_at_least I BYTES: host I's transfer has verified BYTES.
+received_at_least() { [ "$(transfer_field "$1" '.bytes // 0')" -ge "$2" ]; }
+
+# resume_case HOW: a 200 MiB file is interrupted halfway (HOW: link or
+# kill) and resumes by itself; the bytes received twice stay under one block.
+resume_case() {
+    paired_peers
+    make_file "$LAB_DIR/big.bin" 200
+    slow_link 2 200mbit
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/big.bin"
+    local sender=$LAB_PID
+    lab_wait_for 30 received_at_least 2 $((100 << 20)) || fail "host2 did not get halfway: $(json 2 transfers)"
+    if [ "$1" = link ]; then
+        lab_partition 2 down
+        lab_wait_for 40 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json transfers | jq -r '.transfers[0].state')\" = interrupted ]" \
+            || fail "host2's transfer was not interrupted: $(json 2 transfers)"
+        lab_partition 2 up
+    else
+        stop_peerd 2 KILL
+        [ -n "$(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*.part')" ] || fail "no partial file after SIGKILL"
+        start_peerd 2
+    fi
+    lab_wait_for 120 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish after the resume: $(json 1 transfers)"
+    wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/big.bin")" "$(sha256sum <"$LAB_DIR/big.bin")" "the file's hash after the resume"
+    local resent; resent=$(transfer_field 2 .resentBytes)
+    note "resumed after the $1 break: $resent bytes received twice (a block is 131072); $(transfer_field 1 .wireBytes) bytes sent in all"
+    [ "$resent" -lt 131072 ] || fail "$resent bytes came twice; the bound is one block (131072)"
+    [ -z "$(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*')" ] || fail "partial files or records left"
+}
+
+test_a_transfer_resumes_after_the_link_goes_down() { resume_case link; }
+test_a_transfer_resumes_after_the_receiving_daemon_is_killed() { resume_case kill; }
+
+# Names a receiver must refuse, sent by a peer that does not check them.
+test_names_with_traversal_absolute_paths_or_control_characters_are_refused() {
+    start_peerd 2 --auto-accept all
+    local out; out=$(lab_exec 1 "$BIN/peerprobe" offer "$(lab_address 2)" "$(status_field 2 .port)" \
+        '../evil' '/tmp/evil-abs' 'a\x01b' 'ok.txt' 'sub/../evil2' 'sub/ok2.txt' 'a//b' 'x\x7fy')
+    note "$out"
+    expect_eq "$out" '../evil=dotComponent /tmp/evil-abs=absolute a\x01b=controlCharacter ok.txt=accepted sub/../evil2=dotComponent sub/ok2.txt=accepted a//b=emptyComponent x\x7fy=controlCharacter -> done' "the verdicts"
+    # The probe's row has a made-up name: its folder is the only one.
+    expect_eq "$(cd "$LAB_DIR/h2/state/downloads" && find . -type f | sed 's|^\./[^/]*/||' | sort | tr '\n' ' ')" "ok.txt sub/ok2.txt " "the files written"
+    [ -z "$(find / -xdev -name 'evil*' -newer "$LAB_DIR/h2/peerd.log" 2>/dev/null | head -1)" ] || fail "a refused name was written somewhere"
+    [ ! -e /tmp/evil-abs ] || fail "an absolute name was written"
+}

@@ -27,6 +27,13 @@ public struct TransferInfo: Codable, Sendable, Equatable {
     /// Bytes of the accepted files done (sent and acknowledged, or
     /// received and verified), counting those a resume did not need again.
     public var bytes: Int64
+    /// File bytes that crossed the wire for it so far, every session
+    /// counted (sent, or received): with resumes, more than `bytes` can say.
+    public var wireBytes: Int64 = 0
+    /// Receiving: bytes that arrived before a resume but past the last
+    /// verified block, so they had to come again (under one block per
+    /// file each time the transfer resumes).
+    public var resentBytes: Int64 = 0
     /// Bytes a second, recently.
     public var rate: Double
     /// Seconds left at that rate; absent while unknown.

@@ -36,6 +36,10 @@ final class IncomingTransfer {
     /// Files the user left out.
     private(set) var declined = Set<Int>()
     private var window = ReceiveWindow()
+    /// Chunk bytes received, every session counted.
+    private(set) var wireBytes: Int64 = 0
+    /// Bytes received past the verified blocks before a resume.
+    private(set) var resentBytes: Int64 = 0
     private(set) var meter: ProgressMeter
 
     init(flow: FlowID, peer: UUID, peerID: String, peerName: String, peerFolder: String, now: Date) {
@@ -126,11 +130,22 @@ final class IncomingTransfer {
         return answers
     }
 
+    /// Where file `index` starts; the bytes that had come past its
+    /// verified blocks count as resent.
     private func resumePoint(_ index: Int, path: TransferPath, root: FileDescriptor, bootID: [UInt8]) -> ResumePoint {
         guard let folder = try? DownloadFolder.folder(of: path, peerFolder: peerFolder, root: root, create: false) else { return .fresh }
         let partial = PartialFile(folder: folder, flow: flow, index: index)
         defer { partial.close() }
-        return partial.resumePoint(expected: header(index, bootID: bootID))
+        let point = partial.resumePoint(expected: header(index, bootID: bootID))
+        let kept: Int64
+        switch point {
+        case .fresh: kept = 0
+        case .complete: return point
+        case .from(let hashes), .verifyFirst(let hashes):
+            kept = min(files[index].size, Int64(hashes.count) * Int64(BlockPlan(fileSize: files[index].size).blockSize))
+        }
+        resentBytes += max(0, partial.partialSize() - kept)
+        return point
     }
 
     func header(_ index: Int, bootID: [UInt8]) -> BlockRecord.Header {
@@ -155,6 +170,7 @@ final class IncomingTransfer {
         } catch {
             return .failure(TransferFault(writing: error, name: file.path.description))
         }
+        wireBytes += Int64(bytes.count)
         let hasher = file.hasher ?? Blake2b()
         file.hasher = hasher
         hasher.update(bytes)

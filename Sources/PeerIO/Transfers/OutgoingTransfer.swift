@@ -42,6 +42,8 @@ final class OutgoingTransfer {
     private var buffer: [UInt8] = []
     private(set) var meter: ProgressMeter
     private(set) var bytesSent: Int64 = 0
+    /// Chunk bytes sent, every session counted.
+    private(set) var wireBytes: Int64 = 0
     private(set) var filesSent = 0
 
     init(flow: FlowID, peer: UUID, peerID: String, peerName: String, now: Date) {
@@ -166,6 +168,7 @@ final class OutgoingTransfer {
                     _ = credit.take(length)
                     session.sendBulk(.chunk(flow, file: file, offset: UInt64(offset), bytes: Array(buffer[0..<length])))
                     bytesSent += Int64(length)
+                    wireBytes += Int64(length)
                     if let due = meter.advance(bytes: Int64(length), now: now) { report(due) }
                 }
                 if let block = endsBlock {

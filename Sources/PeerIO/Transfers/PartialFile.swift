@@ -33,6 +33,14 @@ public final class PartialFile: @unchecked Sendable {
         (partName, recordName) = Self.names(flow: flow, index: index)
     }
 
+    /// The partial file's size on disk (0 when there is none): how far
+    /// bytes had come, verified or not.
+    public func partialSize() -> Int64 {
+        guard let fd = try? folder.openAt(partName, flags: O_RDONLY) else { return 0 }
+        defer { fd.close() }
+        return (try? fd.status()).map { Int64($0.st_size) } ?? 0
+    }
+
     /// Where this file starts (reading the record and checking the partial
     /// file; after another boot, the recorded blocks are hashed again).
     public func resumePoint(expected: BlockRecord.Header) -> ResumePoint {

@@ -213,7 +213,7 @@ extension TransferDesk {
     func info(_ transfer: OutgoingTransfer, files: Bool = false) -> TransferInfo {
         let report = transfer.meter.report
         let accepted = transfer.accepted
-        return TransferInfo(id: transfer.flow.description, direction: .send, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
+        var info = TransferInfo(id: transfer.flow.description, direction: .send, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
                             totalFiles: transfer.files.count, totalBytes: transfer.totalBytes, acceptedFiles: accepted.files,
                             acceptedBytes: accepted.bytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
                             reason: transfer.reason, detail: transfer.detail,
@@ -221,14 +221,19 @@ extension TransferDesk {
                                 TransferFileInfo(index: index, name: String(decoding: file.name, as: UTF8.self), size: file.size,
                                                  verdict: index < transfer.verdicts.count ? (transfer.verdicts[index]?.word ?? "pending") : "pending")
                             } : nil)
+        info.wireBytes = transfer.wireBytes
+        return info
     }
 
     func info(_ transfer: IncomingTransfer, files: Bool = false) -> TransferInfo {
         let report = transfer.meter.report
-        return TransferInfo(id: transfer.flow.description, direction: .receive, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
+        var info = TransferInfo(id: transfer.flow.description, direction: .receive, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
                             totalFiles: transfer.files.count, totalBytes: transfer.declaredBytes, acceptedFiles: transfer.accepted.count,
                             acceptedBytes: report.totalBytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
                             reason: transfer.reason, detail: transfer.detail, directory: downloadsPath + "/" + transfer.peerFolder,
                             expires: transfer.expires, files: files ? transfer.fileInfos : nil)
+        info.wireBytes = transfer.wireBytes
+        info.resentBytes = transfer.resentBytes
+        return info
     }
 }
