@@ -84,3 +84,89 @@ test_names_with_traversal_absolute_paths_or_control_characters_are_refused() {
     [ -z "$(find / -xdev -name 'evil*' -newer "$LAB_DIR/h2/peerd.log" 2>/dev/null | head -1)" ] || fail "a refused name was written somewhere"
     [ ! -e /tmp/evil-abs ] || fail "an absolute name was written"
 }
+
+# offer_id I: the id of the offer waiting on host I.
+offer_id() { json "$1" transfers | jq -r '[.transfers[] | select(.state == "offered" and .direction == "receive")][0].id // empty'; }
+has_offer() { [ -n "$(offer_id "$1")" ]; }
+no_partials() { [ -z "$(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*' 2>/dev/null)" ]; }
+
+test_decline_partial_accept_and_cancel_from_either_side() {
+    two_peers --auto-accept none
+    connect_peers
+    local src="$LAB_DIR/src"; mkdir -p "$src"
+    for n in a b c; do echo "file $n" >"$src/$n.txt"; done
+    # Decline: the sender is told, and exits non-zero.
+    lab_spawn 1 "$LAB_DIR/s1.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$src/a.txt"
+    local sender=$LAB_PID
+    lab_wait_for 10 has_offer 2 || fail "host2 got no offer"
+    has_event "$LAB_DIR/connect-w2.jsonl" '.type == "transferOffered" and (.transfer.files | length) == 1 and .transfer.files[0].name == "a.txt"' \
+        || fail "no transferOffered event with the file's name"
+    ctl 2 decline-transfer "$(offer_id 2)" >/dev/null || fail "decline-transfer failed"
+    wait "$sender" && fail "send-file succeeded after a decline"
+    grep -q "declined" "$LAB_DIR/s1.out" || fail "send-file did not say declined: $(cat "$LAB_DIR/s1.out")"
+    # Partial accept: files 0 and 2 of three.
+    lab_spawn 1 "$LAB_DIR/s2.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$src/a.txt" "$src/b.txt" "$src/c.txt"
+    sender=$LAB_PID
+    lab_wait_for 10 has_offer 2 || fail "host2 got no second offer"
+    ctl 2 accept-transfer "$(offer_id 2)" --files 0,2 >/dev/null || fail "accept-transfer --files failed"
+    wait "$sender" || fail "send-file of a partly accepted offer failed: $(cat "$LAB_DIR/s2.out")"
+    expect_eq "$(ls "$LAB_DIR/h2/state/downloads/host1" | tr '\n' ' ')" "a.txt c.txt " "the files accepted"
+    expect_eq "$(json 1 transfers | jq -r '.transfers[0] | "\(.state) \(.acceptedFiles) \([.files // [] | .[] | .verdict] | join(","))"')" "completed 2 " "the sender's view"
+    expect_eq "$(json 1 transfers "$(transfer_field 1 .id)" | jq -r '[.transfers[0].files[].verdict] | join(",")')" "accepted,declined,accepted" "the verdicts"
+    # Cancel from each side, mid-transfer: nothing left at the final name.
+    make_file "$src/big.bin" 64
+    slow_link 2 40mbit
+    local who
+    for who in 1 2; do
+        lab_spawn 1 "$LAB_DIR/s3-$who.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$src/big.bin"
+        sender=$LAB_PID
+        lab_wait_for 10 has_offer 2 || fail "host2 got no offer of big.bin"
+        ctl 2 accept-transfer "$(offer_id 2)" >/dev/null || fail "accept failed"
+        lab_wait_for 20 received_at_least 2 $((4 << 20)) || fail "nothing arrived"
+        ctl "$who" cancel-transfer "$(transfer_field "$who" .id)" >/dev/null || fail "cancel-transfer on host$who failed"
+        wait "$sender" && fail "send-file succeeded after a cancel on host$who"
+        lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json transfers | jq -r '.transfers[0].state')\" = cancelled ]" \
+            || fail "host2 does not show the transfer cancelled: $(json 2 transfers)"
+        [ ! -e "$LAB_DIR/h2/state/downloads/host1/big.bin" ] || fail "a cancelled file is at its final name"
+        lab_wait_for 5 no_partials || fail "partial files left after a cancel on host$who: $(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*')"
+    done
+}
+
+test_an_offer_with_no_client_waits_then_times_out() {
+    two_peers --auto-accept none --offer-timeout 4
+    connect_peers
+    # No client on host2 decides: the watcher that accepted the session goes.
+    pkill -f "peerctl --socket $(sock 2) --json watch"
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" = 0 ]" || fail "the watcher did not go"
+    echo hello >"$LAB_DIR/a.txt"
+    local start; start=$(date +%s)
+    ctl 1 send-file host2 "$LAB_DIR/a.txt" >"$LAB_DIR/s.out" 2>&1 && fail "send-file succeeded with nobody to accept"
+    local took=$(( $(date +%s) - start ))
+    grep -q "timedOut" "$LAB_DIR/s.out" || fail "send-file did not say timedOut: $(cat "$LAB_DIR/s.out")"
+    [ "$took" -ge 3 ] || fail "the offer ended after $took s; it should wait for the 4 s timeout"
+    expect_eq "$(transfer_field 2 '"\(.state) \(.reason)"')" "failed timedOut" "host2's record of the offer"
+    [ ! -e "$LAB_DIR/h2/state/downloads/host1/a.txt" ] || fail "a file of an unanswered offer was written"
+}
+
+test_a_full_disk_fails_the_transfer_cleanly() {
+    local small="$LAB_DIR/small"; mkdir -p "$small"
+    mount -t tmpfs -o size=100m tmpfs "$small" || fail "cannot mount a tmpfs"
+    trap "umount '$small' 2>/dev/null" EXIT
+    paired_peers --download-dir "$small"
+    make_file "$LAB_DIR/big.bin" 30
+    slow_link 2 40mbit
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/big.bin"
+    local sender=$LAB_PID
+    lab_wait_for 20 received_at_least 2 $((2 << 20)) || fail "nothing arrived: $(json 2 transfers)"
+    # Something else fills the disk while the file arrives.
+    head -c $((90 << 20)) /dev/zero >"$small/filler" 2>/dev/null
+    wait "$sender" && fail "send-file succeeded on a full disk"
+    grep -q "noSpace" "$LAB_DIR/send.out" || fail "the sender was not told noSpace: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(transfer_field 2 '"\(.state) \(.reason)"')" "failed noSpace" "host2's record"
+    [ ! -e "$small/host1/big.bin" ] || fail "a partial file is at the final name"
+    [ -z "$(find "$small" -name '.peerd-*.part')" ] || fail "the partial file was left"
+    # Offered again with the disk still full: refused before a byte moves.
+    ctl 1 send-file host2 "$LAB_DIR/big.bin" >"$LAB_DIR/send2.out" 2>&1 && fail "a second offer was accepted on a full disk"
+    grep -q "noSpace" "$LAB_DIR/send2.out" || fail "the second offer was not refused as noSpace: $(cat "$LAB_DIR/send2.out")"
+    expect_eq "$(ctl 2 status >/dev/null && echo up)" up "peerd on host2 after a full disk"
+}

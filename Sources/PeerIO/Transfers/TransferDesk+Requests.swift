@@ -198,7 +198,11 @@ extension TransferDesk {
     /// with its files when `id` is given.
     public func list(_ id: String?) -> Result<TransfersResult, ControlError> {
         let live = outgoing.values.map { info($0, files: id != nil) } + incoming.values.map { info($0, files: id != nil) }
-        let all = live + recent.reversed()
+        let all = live + recent.reversed().map { ended in
+            var brief = ended
+            if id == nil { brief.files = nil }
+            return brief
+        }
         guard let id else { return .success(TransfersResult(transfers: all)) }
         let found = all.filter { $0.id.hasPrefix(id.lowercased()) }
         guard !found.isEmpty else { return .failure(ControlError(.notFound, "no transfer \(id)")) }

@@ -12,6 +12,8 @@ import PeerSystem
 public final class TransferDesk: BulkRoom {
     /// Finished transfers kept for `transfers`.
     static let recentKept = 50
+    /// A finished transfer keeps its list of files if it has no more.
+    static let filesKept = 1000
     /// Offers from one peer at once, and from all peers.
     static let maxIncomingPerPeer = 8
     static let maxIncoming = 64
@@ -255,7 +257,7 @@ public final class TransferDesk: BulkRoom {
         transfer.endedAt = clock.now()
         transfer.closeAll()
         outgoing[transfer.flow] = nil
-        remember(info(transfer))
+        remember(info(transfer, files: transfer.files.count <= Self.filesKept))
         logger.info("transfer \(transfer.flow) to '\(transfer.peerName)': \(state.rawValue)\(detail.map { " (\($0))" } ?? "")")
         emit(state == .completed ? .transferCompleted : .transferFailed, info(transfer))
     }
@@ -269,7 +271,7 @@ public final class TransferDesk: BulkRoom {
         transfer.closePartials()
         if state != .completed, let root = try? root() { AcceptanceNote.remove(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root) }
         incoming[transfer.flow] = nil
-        remember(info(transfer))
+        remember(info(transfer, files: transfer.files.count <= Self.filesKept))
         logger.info("transfer \(transfer.flow) from '\(transfer.peerName)': \(state.rawValue)\(detail.map { " (\($0))" } ?? "")")
         emit(state == .completed ? .transferCompleted : .transferFailed, info(transfer))
     }
