@@ -37,11 +37,13 @@ public final class ControlClient {
     /// daemon's typed error.
     /// `descriptors` go with the request line (`SCM_RIGHTS`; at most
     /// ``DescriptorPassing/maxDescriptors``); they stay open here.
+    /// `sent` runs once the request is sent, before the answer is awaited.
     public func call<R: Codable & Sendable>(_ method: ControlMethod, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
-                                            as type: R.Type) throws(ControlClientError) -> R {
+                                            as type: R.Type, sent: () -> Void = {}) throws(ControlClientError) -> R {
         let id = RequestID.number(nextID)
         nextID += 1
         try send(ControlRequest(id: id, method: method, params: params), descriptors: descriptors)
+        sent()
         let deadline = ContinuousClock.now + responseTimeout
         while true {
             let line: [UInt8]

@@ -85,6 +85,8 @@ struct PeerctlCommands {
             return try answerTransfer(.declineTransfer, id: id, files: nil)
         case .cancelTransfer(let id):
             return try answerTransfer(.cancelTransfer, id: id, files: nil)
+        case .pipe(let selector, let name):
+            return try pipe(selector, name: name)
         case .help, .version:
             break
         }

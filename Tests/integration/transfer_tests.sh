@@ -170,3 +170,88 @@ test_a_full_disk_fails_the_transfer_cleanly() {
     grep -q "noSpace" "$LAB_DIR/send2.out" || fail "the second offer was not refused as noSpace: $(cat "$LAB_DIR/send2.out")"
     expect_eq "$(ctl 2 status >/dev/null && echo up)" up "peerd on host2 after a full disk"
 }
+
+# 100-byte messages keep moving while a 1 GiB transfer fills the session:
+# bulk frames wait behind at most 1 MiB, never the other way round.
+test_small_messages_stay_under_100_ms_during_a_1_gib_transfer() {
+    paired_peers
+    make_file "$LAB_DIR/huge.bin" 1024
+    /usr/bin/python3 - "$(sock 2)" "$LAB_DIR/stop" >"$LAB_DIR/latency.out" 2>&1 <<'PY' &
+import base64, json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+s.sendall(b'{"v":1,"id":1,"method":"subscribe","params":{"take":true}}\n')
+worst, count = 0.0, 0
+while True:
+    line = f.readline()
+    if not line: break
+    event = json.loads(line).get("event")
+    if not event or event["type"] != "message": continue
+    data = base64.b64decode(event["message"]["data"])
+    if data.startswith(b"end"): break
+    sent = float(data.split(b" ")[0])
+    worst = max(worst, time.time() - sent); count += 1
+print(count, round(worst * 1000, 1))
+PY
+    local measurer=$!
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 1 ]" || fail "the measurer did not subscribe"
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/huge.bin"
+    local sender=$LAB_PID
+    lab_wait_for 20 received_at_least 2 1 || fail "the transfer did not start"
+    /usr/bin/python3 - "$(sock 1)" "$(peer_field 1 host2 .id)" "$sender" >"$LAB_DIR/pinger.out" 2>&1 <<'PY'
+import base64, json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rb")
+n = 0
+def send(data):
+    global n
+    n += 1
+    s.sendall((json.dumps({"v": 1, "id": n, "method": "send", "params": {"peer": sys.argv[2], "data": base64.b64encode(data).decode()}}) + "\n").encode())
+    reply = json.loads(f.readline())
+    if "error" in reply: sys.exit("send: %s" % reply["error"])
+def alive(pid):
+    try: os.kill(pid, 0); return True
+    except OSError: return False
+while alive(int(sys.argv[3])) and n < 2000:
+    send(("%.6f " % time.time()).encode().ljust(100, b"x"))
+    time.sleep(0.02)
+send(b"end")
+print(n)
+PY
+    wait "$sender" || fail "the 1 GiB transfer failed: $(cat "$LAB_DIR/send.out")"
+    wait "$measurer"
+    local count worst; read -r count worst <"$LAB_DIR/latency.out" || true
+    note "$count messages of 100 bytes during the 1 GiB transfer: slowest ${worst} ms"
+    [ "${count:-0}" -ge 10 ] || fail "only ${count:-0} messages measured: $(cat "$LAB_DIR/latency.out" "$LAB_DIR/pinger.out")"
+    awk -v w="$worst" 'BEGIN { exit !(w < 100) }' || fail "a 100-byte message took ${worst} ms; the bound is 100 ms"
+    expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/huge.bin")" "$(sha256sum <"$LAB_DIR/huge.bin")" "the 1 GiB file's hash"
+}
+
+# pipe: 256 MiB one way, then the other side answers after it saw the end.
+test_pipe_of_256_mib_matches_and_half_close_works_both_ways() {
+    paired_peers
+    make_file "$LAB_DIR/data.bin" 256
+    # host2 sends only once it has read host1's end-of-file (sha256sum
+    # writes its hash when it reads the end).
+    lab_spawn 2 "$LAB_DIR/pipe2.err" sh -c "
+        (while [ ! -s '$LAB_DIR/hash2' ]; do sleep 0.1; done; echo late-reply) |
+        '$BIN/peerctl' --socket '$(sock 2)' pipe host1 --name backup | sha256sum >'$LAB_DIR/hash2'"
+    local side2=$LAB_PID
+    lab_spawn 1 "$LAB_DIR/pipe1.err" sh -c "'$BIN/peerctl' --socket '$(sock 1)' pipe host2 --name backup <'$LAB_DIR/data.bin' >'$LAB_DIR/out1'"
+    local side1=$LAB_PID
+    lab_wait_for 120 sh -c "! kill -0 $side1 2>/dev/null" || fail "host1's pipe did not end: $(cat "$LAB_DIR/pipe1.err")"
+    wait "$side1" || fail "host1's pipe failed: $(cat "$LAB_DIR/pipe1.err")"
+    lab_wait_for 10 sh -c "! kill -0 $side2 2>/dev/null" || fail "host2's pipe did not end"
+    wait "$side2" || fail "host2's pipe failed: $(cat "$LAB_DIR/pipe2.err")"
+    expect_eq "$(cut -d' ' -f1 <"$LAB_DIR/hash2")" "$(sha256sum <"$LAB_DIR/data.bin" | cut -d' ' -f1)" "sha256 of the 256 MiB at the far end"
+    expect_eq "$(cat "$LAB_DIR/out1")" "late-reply" "what host2 sent after host1's half-close"
+}
+
+# A reader that goes away resets the stream: both ends exit non-zero.
+test_a_pipe_reset_exits_non_zero_on_both_sides() {
+    paired_peers
+    lab_spawn 1 "$LAB_DIR/pipe1.err" sh -c "head -c 1000000000 /dev/zero | '$BIN/peerctl' --socket '$(sock 1)' pipe host2 --name r >/dev/null; echo \"exit \$?\" >'$LAB_DIR/exit1'"
+    lab_spawn 2 "$LAB_DIR/pipe2.err" sh -c "sleep 30 | '$BIN/peerctl' --socket '$(sock 2)' pipe host1 --name r | head -c 100000 >/dev/null; echo \"exit \${PIPESTATUS:-?}\" >'$LAB_DIR/exit2'"
+    lab_wait_for 30 test -s "$LAB_DIR/exit1" || fail "host1's pipe did not end after the reset: $(cat "$LAB_DIR/pipe1.err")"
+    expect_eq "$(cat "$LAB_DIR/exit1")" "exit 1" "host1's peerctl after the reset"
+    grep -q "reset" "$LAB_DIR/pipe1.err" || fail "host1 did not say reset: $(cat "$LAB_DIR/pipe1.err")"
+    lab_wait_for 10 grep -q "reset" "$LAB_DIR/pipe2.err" || fail "host2 did not say reset: $(cat "$LAB_DIR/pipe2.err")"
+}

@@ -52,6 +52,8 @@ public enum PeerctlCommand: Equatable, Sendable {
     case declineTransfer(String)
     /// Cancel a transfer, either direction.
     case cancelTransfer(String)
+    /// Join stdin and stdout to a named stream with a peer.
+    case pipe(peer: String, name: String)
     /// Help, general or for one command.
     case help(String?)
     /// The version.
@@ -60,5 +62,5 @@ public enum PeerctlCommand: Equatable, Sendable {
     /// Every command name, for help and errors.
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
                                       "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
-                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer"]
+                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe"]
 }

@@ -55,6 +55,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     decline an offer
       cancel-transfer ID
                     cancel a transfer, either direction
+      pipe PEER [--name N]
+                    join stdin and stdout to a two-way stream with PEER, where
+                    'peerctl pipe' runs with the same name (netcat, encrypted)
 
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
@@ -242,6 +245,25 @@ public struct PeerctlInvocation: Equatable, Sendable {
                             what it has verified
               --no-wait     print the transfer id and return at once
             """
+        case "pipe":
+            return """
+            Usage: peerctl pipe PEER [--name N]
+
+            Joins stdin and stdout to a two-way byte stream with PEER, over the
+            encrypted session, like netcat. The other side runs 'peerctl pipe' with
+            this host and the same name (default: pipe); whichever starts first
+            waits for the other (a peer's side waits 30 s). For example:
+
+              hosta$ tar c dir | peerctl pipe hostb --name backup
+              hostb$ peerctl pipe hosta --name backup > dir.tar
+
+            Bytes arrive in order. The end of stdin is a half-close: the other side
+            reads end-of-file after the last byte, and may still send. Each stream
+            has its own flow control, so a slow reader holds back only its stream.
+            Exits 0 when both directions ended cleanly; 1 when either side reset
+            the stream (its reason on stderr), as when the other peerctl is killed
+            or the session ends. --json prints the result (bytes each way) to stderr.
+            """
         case "transfers":
             return """
             Usage: peerctl [--json] transfers [ID]
@@ -307,6 +329,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var resume: String?
         var noWait = false
         var files: [Int]?
+        var streamName = "pipe"
         while let token = try cursor.next() {
             switch token {
             case .positional(let word):
@@ -356,6 +379,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     let text = try cursor.value(for: option)
                     guard FlowID(hex: text) != nil else { throw UsageError("--resume '\(text)' is not a transfer id (32 hexadecimal digits)") }
                     resume = text.lowercased()
+                case "--name" where name == "pipe":
+                    streamName = try cursor.value(for: option)
+                    guard !streamName.isEmpty, streamName.utf8.count <= 255 else { throw UsageError("--name must be 1 to 255 bytes") }
                 case "--no-wait" where name == "send-file":
                     try cursor.flag(option)
                     noWait = true
@@ -428,6 +454,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "send-file":
             guard positionals.count >= 2 else { throw UsageError("'send-file' takes PEER and at least one PATH") }
             command = .sendFile(peer: positionals[0], paths: Array(positionals.dropFirst()), resume: resume, wait: !noWait)
+        case "pipe":
+            guard positionals.count == 1 else { throw UsageError("'pipe' takes one PEER") }
+            command = .pipe(peer: positionals[0], name: streamName)
         case "transfers":
             guard positionals.count <= 1 else { throw UsageError("'transfers' takes at most one transfer ID") }
             command = .transfers(positionals.first)

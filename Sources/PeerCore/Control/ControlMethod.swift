@@ -49,4 +49,7 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case cancelTransfer = "cancelTransfer"
     /// Transfers in progress and recent ones (`transfer` for one, with its files).
     case transfers = "transfers"
+    /// Join two descriptors (input, output) to a named stream with a peer
+    /// (`peer`, `name`); answered when the stream is over.
+    case pipe = "pipe"
 }

@@ -36,6 +36,8 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var more: Bool?
     /// `acceptTransfer`: the numbers of the files to accept (all when absent).
     public var accept: [Int]?
+    /// `pipe`: the stream's name (both sides use the same).
+    public var name: String?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,

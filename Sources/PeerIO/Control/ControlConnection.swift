@@ -137,6 +137,15 @@ public final class ControlConnection {
         finishAfterDrain()
     }
 
+    /// Whether the client closed its end, looked for without reading (for a
+    /// connection waiting on a long answer, whose reading is paused).
+    public var hasHungUp: Bool {
+        guard !closed else { return true }
+        var byte: UInt8 = 0
+        let count = recv(descriptor.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+    }
+
     /// Takes the first `count` descriptors the client sent (in the order
     /// sent), now the caller's to close; nil, taking none, when fewer arrived.
     public func takeDescriptors(_ count: Int) -> [FileDescriptor]? {

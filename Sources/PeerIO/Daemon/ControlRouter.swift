@@ -15,6 +15,7 @@ public final class ControlRouter: ControlRequestHandler {
     private let inbox: InboxDelivery
     private weak var sessions: (any SessionOperations)?
     private let transfers: TransferDesk
+    private let streams: StreamDesk
     /// The events held for replay after a sequence number, and the last
     /// number given (set before use; the journal is the daemon's).
     public var replay: @MainActor (_ after: UInt64?) -> (last: UInt64, events: [ControlEvent], truncated: Bool) = { _ in (0, [], false) }
@@ -23,8 +24,9 @@ public final class ControlRouter: ControlRequestHandler {
 
     /// A router over the daemon's components.
     public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
-                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk) {
+                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk) {
         self.transfers = transfers
+        self.streams = streams
         self.maxMessage = maxMessage
         self.directory = directory
         self.pairing = pairing
@@ -82,6 +84,8 @@ public final class ControlRouter: ControlRequestHandler {
             return subscribe(params)
         case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers:
             return transferRequest(method, params: params, client: client)
+        case .pipe:
+            return pipe(params, client: client)
         case .inbox:
             return .from(senderID(params.peer).map { inbox.list(from: $0, max: min(params.max ?? 1000, 10_000)) })
         case .take:
@@ -131,6 +135,27 @@ public final class ControlRouter: ControlRequestHandler {
             default: return .from(transfers.cancel(id))
             }
         }
+    }
+
+    /// `pipe`: answered when the stream is over.
+    private func pipe(_ params: ControlParams, client: ControlConnection) -> ControlReply {
+        guard let pair = client.takeDescriptors(2) else {
+            return .error(ControlError(.invalidParams, "'pipe' needs two descriptors with the line: the input, then the output"))
+        }
+        let peer: PeerSnapshot
+        switch ControlRequestRules.peerSelector(.pipe, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
+        case .success(let found): peer = found
+        case .failure(let error):
+            pair.forEach { $0.close() }
+            return .error(error)
+        }
+        let name = params.name ?? ""
+        guard !name.isEmpty, name.utf8.count <= BulkCodec.maxStreamName else {
+            pair.forEach { $0.close() }
+            return .error(ControlError(.invalidParams, "'pipe' needs params.name, 1 to \(BulkCodec.maxStreamName) bytes"))
+        }
+        let streams = streams
+        return .later { answer in streams.pipe(to: peer, name: name, input: pair[0], output: pair[1], client: client, answer: answer) }
     }
 
     private func subscribe(_ params: ControlParams) -> ControlReply {

@@ -36,6 +36,10 @@ public final class PeerDaemon {
     private var director: SessionDirector!
     /// Files between peers.
     private let transfers: TransferDesk
+    /// Streams between peers.
+    private let streams: StreamDesk
+    /// Both, as the sessions see them.
+    private let plane: DataPlane
     private var requests: SessionRequests!
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
     private var router: ControlRouter?
@@ -127,6 +131,8 @@ public final class PeerDaemon {
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
         transfers = TransferDesk(downloads: config.downloads, offerTimeout: config.offerTimeout, policy: config.autoAccept, logger: logger,
                                  clock: clock)
+        streams = StreamDesk(logger: logger, clock: clock)
+        plane = DataPlane(transfers: transfers, streams: streams)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
@@ -193,8 +199,9 @@ public final class PeerDaemon {
     /// Connects the components: who asks whom, and who hears what.
     private func wireComponents() {
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
-                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers)
-        director.bulk = transfers
+                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams)
+        director.bulk = plane
+        streams.session = { [weak self] peer in self?.director.session(for: peer) }
         transfers.session = { [weak self] peer in self?.director.session(for: peer) }
         transfers.row = { [weak self] peer in self?.directory.row(peer) }
         transfers.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
@@ -259,6 +266,7 @@ public final class PeerDaemon {
         discovery.tick(now: now)
         reconnect.tick(now: now)
         transfers.tick(now: now)
+        streams.tick(now: now)
         health.tick(now: now, status: serviceStatusLine())
     }
 
@@ -298,6 +306,7 @@ public final class PeerDaemon {
         reconnect.stop()
         director.stop()
         transfers.stop()
+        streams.stop()
         discovery.shutdown()
         lane.finish()
         sessionListener.close()

@@ -178,9 +178,7 @@ public final class TransferDesk: BulkRoom {
             received(transfer, session) { root in
                 transfer.fileEnd(file: file, hash: hash, root: root, bootID: bootID).map { place($0, of: transfer) }
             }
-        case .streamOpen:
-            session.sendBulk(.streamReset(flow, reason: .unknownName, text: "this peer does not take streams yet"))
-        case .streamData, .streamEnd, .streamReset:
+        case .streamOpen, .streamData, .streamEnd, .streamReset:
             break
         }
     }

@@ -1,0 +1,164 @@
+import Dispatch
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// The local ends of one stream (issue 12, point 6): the descriptor its
+/// bytes are read from (a `peerctl pipe`'s stdin) and the one they are
+/// written to (its stdout), handed over by `SCM_RIGHTS`. A pipe or socket
+/// is made non-blocking and watched by Dispatch; a regular file is always
+/// ready, so it is read and written directly. Output waits in a buffer
+/// bounded by the stream's receive window: credit is given back only as it
+/// drains, so a slow reader holds back its own stream and nothing else.
+@MainActor
+final class StreamPort {
+    /// What a read gave.
+    enum Read {
+        case bytes([UInt8])
+        case wouldBlock
+        case end
+        case failed(String)
+    }
+
+    private let input: FileDescriptor
+    private let inputIsFile: Bool
+    private var inputChannel: DispatchChannel?
+    private var inputClosed = false
+    private let output: FileDescriptor
+    private let outputIsFile: Bool
+    private var outputChannel: DispatchChannel?
+    private var outputClosed = false
+    private var pending: [UInt8] = []
+    private var pendingStart = 0
+    private var closeWhenDrained = false
+    /// Input may have bytes (set before use).
+    var onReadable: @MainActor () -> Void = {}
+    /// Output drained `count` bytes (they count as consumed).
+    var onWritten: @MainActor (Int) -> Void = { _ in }
+    /// Output failed (the reader went away).
+    var onBroken: @MainActor (String) -> Void = { _ in }
+
+    /// Takes both descriptors.
+    init(input: FileDescriptor, output: FileDescriptor) {
+        self.input = input
+        self.output = output
+        inputIsFile = ((try? input.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
+        outputIsFile = ((try? output.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
+    }
+
+    /// Starts watching (after the callbacks are set).
+    func start() {
+        if !inputIsFile {
+            try? input.setNonBlocking()
+            inputChannel = DispatchChannel(descriptor: input, onReadable: { [weak self] in self?.readableFired() }, onWritable: {})
+            inputChannel?.pauseReading()
+        }
+        if !outputIsFile {
+            try? output.setNonBlocking()
+            outputChannel = DispatchChannel(descriptor: output, onReadable: {}, onWritable: { [weak self] in self?.flush() })
+            // The write end of a pipe is never read; its read source would
+            // only report the reader's hang-up, which a write reports too.
+            outputChannel?.pauseReading()
+        }
+    }
+
+    /// Whether reads may be tried now without waiting (a regular file).
+    var inputAlwaysReady: Bool { inputIsFile && !inputClosed }
+
+    /// Watches the input for bytes (a pipe), or not.
+    func wantInput(_ wanted: Bool) {
+        guard !inputClosed else { return }
+        if wanted { inputChannel?.resumeReading() } else { inputChannel?.pauseReading() }
+    }
+
+    private func readableFired() {
+        inputChannel?.pauseReading()
+        onReadable()
+    }
+
+    /// Reads up to `max` bytes.
+    func read(max: Int) -> Read {
+        guard !inputClosed else { return .end }
+        var buffer = [UInt8](repeating: 0, count: max)
+        do {
+            let count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try input.read(into: raw) }
+            guard let count else { return .wouldBlock }
+            if count == 0 { return .end }
+            buffer.removeLast(max - count)
+            return .bytes(buffer)
+        } catch {
+            return .failed("reading the stream's input: \(error)")
+        }
+    }
+
+    /// Bytes held for the output, not yet written.
+    var pendingCount: Int { pending.count - pendingStart }
+
+    /// Writes `bytes` to the output, or keeps them until it is writable.
+    func write(_ bytes: [UInt8]) {
+        guard !outputClosed else { return }
+        pending += bytes
+        flush()
+    }
+
+    /// Closes the output once what is held is written (the peer half-closed).
+    func finishOutput() {
+        closeWhenDrained = true
+        flush()
+    }
+
+    /// Whether the output is closed (half-close delivered).
+    var outputFinished: Bool { outputClosed }
+
+    private func flush() {
+        guard !outputClosed else { return }
+        var written = 0
+        while pendingStart < pending.count {
+            let start = pendingStart
+            let count: Int?
+            do {
+                count = try Syscall.nonBlocking("write") {
+                    pending.withUnsafeBytes { raw in Glibc.write(output.rawValue, raw.baseAddress! + start, raw.count - start) }
+                }
+            } catch {
+                outputChannel?.armWrite(false)
+                return onBroken("writing the stream's output: \(error)")
+            }
+            guard let count else { break }
+            pendingStart += count
+            written += count
+        }
+        if pendingStart == pending.count {
+            pending.removeAll(keepingCapacity: pending.count <= 1 << 16)
+            pendingStart = 0
+        } else if pendingStart > 1 << 20 {
+            pending.removeFirst(pendingStart)
+            pendingStart = 0
+        }
+        outputChannel?.armWrite(pendingCount > 0)
+        if written > 0 { onWritten(written) }
+        if closeWhenDrained && pendingCount == 0 { closeOutput() }
+    }
+
+    private func closeOutput() {
+        guard !outputClosed else { return }
+        outputClosed = true
+        if let outputChannel { outputChannel.close() } else { output.close() }
+        outputChannel = nil
+    }
+
+    /// Stops reading the input (its end was sent, or the stream ended).
+    func closeInput() {
+        guard !inputClosed else { return }
+        inputClosed = true
+        if let inputChannel { inputChannel.close() } else { input.close() }
+        inputChannel = nil
+    }
+
+    /// Closes both ends.
+    func close() {
+        closeInput()
+        closeOutput()
+        pending = []
+    }
+}
