@@ -7,6 +7,15 @@
 
 #define PEERD_RENAME_NOREPLACE 1
 
+// sync_file_range(2) with SYNC_FILE_RANGE_WRITE (2): starts writing a
+// received range to disk while the rest arrives, so the fsync before the
+// rename has little left to do.
+#define PEERD_SYNC_FILE_RANGE_WRITE 2
+
+static inline int peerd_sync_file_range(int fd, long long offset, long long count, unsigned int flags) {
+    return (int)syscall(SYS_sync_file_range, fd, offset, count, flags);
+}
+
 static inline int peerd_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }

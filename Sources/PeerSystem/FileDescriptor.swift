@@ -49,6 +49,15 @@ public struct FileDescriptor: Hashable, Sendable {
         try Syscall.nonBlocking("send") { Glibc.send(rawValue, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL)) }
     }
 
+    /// Writes what it can of several buffers in one `sendmsg` (with
+    /// `MSG_NOSIGNAL`); nil when it would block.
+    public func send(_ vectors: UnsafeBufferPointer<iovec>) throws(SystemError) -> Int? {
+        var message = msghdr()
+        message.msg_iov = UnsafeMutablePointer(mutating: vectors.baseAddress)
+        message.msg_iovlen = vectors.count
+        return try Syscall.nonBlocking("sendmsg") { sendmsg(rawValue, &message, Int32(MSG_NOSIGNAL)) }
+    }
+
     /// Sends all of `bytes` on a blocking socket with `MSG_NOSIGNAL`: a peer
     /// that has closed is `EPIPE`, never SIGPIPE, whatever the process does
     /// with that signal.

@@ -73,6 +73,17 @@ final class BulkCodecTests: XCTestCase {
         }
     }
 
+    /// The heads the bulk path writes in place are the codec's bytes.
+    func testInPlaceHeadsMatchTheCodec() {
+        let payload: [UInt8] = [7, 8, 9]
+        var chunk = [UInt8](repeating: 0, count: BulkCodec.chunkHeadLength)
+        chunk.withUnsafeMutableBytes { BulkCodec.writeChunkHead(flow, file: 0x0102_0304, offset: 0x1122_3344_5566_7788, into: $0) }
+        XCTAssertEqual(chunk + payload, WireCodec.encode(.bulk(.chunk(flow, file: 0x0102_0304, offset: 0x1122_3344_5566_7788, bytes: payload))))
+        var data = [UInt8](repeating: 0, count: BulkCodec.streamDataHeadLength)
+        data.withUnsafeMutableBytes { BulkCodec.writeStreamDataHead(flow, into: $0) }
+        XCTAssertEqual(data + payload, WireCodec.encode(.bulk(.streamData(flow, bytes: payload))))
+    }
+
     func testFlowIDHex() {
         XCTAssertEqual(flow.description, "101112131415161718191a1b1c1d1e1f")
         XCTAssertEqual(FlowID(hex: "101112131415161718191A1B1C1D1E1F"), flow)

@@ -16,6 +16,28 @@ public enum BulkCodec {
     /// The longest stream name.
     public static let maxStreamName = 255
 
+    /// The plaintext head of a `chunk`: version, type, flow, file, offset.
+    public static let chunkHeadLength = 2 + FlowID.length + 4 + 8
+    /// The plaintext head of a `streamData`: version, type, flow.
+    public static let streamDataHeadLength = 2 + FlowID.length
+
+    /// Writes a `chunk`'s head into `out` (the bulk path builds frames in
+    /// place; the bytes are exactly ``WireCodec/encode(_:)``'s).
+    public static func writeChunkHead(_ flow: FlowID, file: UInt32, offset: UInt64, into out: UnsafeMutableRawBufferPointer) {
+        out[0] = WireCodec.version
+        out[1] = 0x12
+        for index in 0..<FlowID.length { out[2 + index] = flow.bytes[index] }
+        for index in 0..<4 { out[18 + index] = UInt8(truncatingIfNeeded: file >> (8 * UInt32(3 - index))) }
+        for index in 0..<8 { out[22 + index] = UInt8(truncatingIfNeeded: offset >> (8 * UInt64(7 - index))) }
+    }
+
+    /// Writes a `streamData`'s head into `out`.
+    public static func writeStreamDataHead(_ flow: FlowID, into out: UnsafeMutableRawBufferPointer) {
+        out[0] = WireCodec.version
+        out[1] = 0x19
+        for index in 0..<FlowID.length { out[2 + index] = flow.bytes[index] }
+    }
+
     /// The type byte of `message`.
     public static func type(of message: BulkMessage) -> UInt8 {
         switch message {

@@ -39,6 +39,34 @@ public struct NoiseCipherState: Sendable {
         return plaintext
     }
 
+    /// Encrypts `count` plaintext bytes at `offset` in `buffer` where they
+    /// are, the tag written after them (the buffer has the room); then
+    /// advances the nonce. The bulk path: no allocation, no copy.
+    public mutating func sealInPlace(_ buffer: inout [UInt8], offset: Int, count: Int) throws(NoiseError) {
+        guard let key else { return }
+        guard nonce != UInt64.max else { throw .nonceExhausted }
+        let nonce = nonce
+        buffer.withUnsafeMutableBytes { raw in
+            key.withUnsafeBytes { k in
+                Sodium.aeadSealInPlace(key: k, nonce: nonce, buffer: UnsafeMutableRawBufferPointer(rebasing: raw[offset..<(offset + count + Self.tagLength)]),
+                                       count: count)
+            }
+        }
+        self.nonce += 1
+    }
+
+    /// Decrypts a whole ciphertext-and-tag in place; the plaintext is then
+    /// the first `count - 16` bytes. The nonce advances only on success.
+    public mutating func openInPlace(_ buffer: inout [UInt8]) throws(NoiseError) {
+        guard let key else { return }
+        guard nonce != UInt64.max else { throw .nonceExhausted }
+        let nonce = nonce
+        let ok = buffer.withUnsafeMutableBytes { raw in key.withUnsafeBytes { k in Sodium.aeadOpenInPlace(key: k, nonce: nonce, buffer: raw) } }
+        guard ok else { throw .decryptFailed }
+        buffer.removeLast(Self.tagLength)
+        self.nonce += 1
+    }
+
     private var nonceBytes: [UInt8] {
         [0, 0, 0, 0] + withUnsafeBytes(of: nonce.littleEndian) { Array($0) }
     }

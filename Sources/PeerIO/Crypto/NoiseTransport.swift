@@ -61,11 +61,19 @@ public struct NoiseTransport {
         return sealed
     }
 
-    /// Decrypts one frame after the handshake; nil before it.
-    public mutating func open(_ frame: [UInt8]) throws(NoiseError) -> [UInt8]? {
-        guard var cipher = receiveCipher else { return nil }
-        let plain = try cipher.decrypt(ad: [], frame)
-        receiveCipher = cipher
-        return plain
+    /// Decrypts one frame after the handshake, in place (the frame becomes
+    /// its plaintext); false before the handshake is done.
+    public mutating func open(_ frame: inout [UInt8]) throws(NoiseError) -> Bool {
+        guard receiveCipher != nil else { return false }
+        try receiveCipher!.openInPlace(&frame)
+        return true
+    }
+
+    /// Seals, in place, the `count` plaintext bytes at `offset` of a frame
+    /// being built (room for the tag after them); false before the handshake.
+    public mutating func seal(_ frame: inout [UInt8], offset: Int, count: Int) throws(NoiseError) -> Bool {
+        guard sendCipher != nil else { return false }
+        try sendCipher!.sealInPlace(&frame, offset: offset, count: count)
+        return true
     }
 }

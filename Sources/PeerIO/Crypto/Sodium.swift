@@ -102,6 +102,42 @@ public enum Sodium {
         return result == 0 ? Array(out.prefix(Int(length))) : nil
     }
 
+    /// ChaCha20-Poly1305 (IETF) in place: encrypts the first `count` bytes
+    /// of `buffer` where they are and writes the 16-byte tag right after
+    /// them (`buffer` holds `count + 16` bytes). No allocation, no copy:
+    /// the bulk path (libsodium allows the ciphertext over the plaintext).
+    public static func aeadSealInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer, count: Int) {
+        precondition(buffer.count >= count + Int(crypto_aead_chacha20poly1305_ietf_ABYTES), "no room for the tag")
+        withNonce(nonce) { npub in
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            _ = crypto_aead_chacha20poly1305_ietf_encrypt_detached(base, base + count, nil, base, UInt64(count), nil, 0, nil, npub,
+                                                                    key.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// The other way: checks the tag in the last 16 bytes of `buffer` and
+    /// decrypts the bytes before it where they are. False when the tag
+    /// does not verify (the bytes are then left as they were).
+    public static func aeadOpenInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        let tag = Int(crypto_aead_chacha20poly1305_ietf_ABYTES)
+        guard buffer.count >= tag else { return false }
+        let count = buffer.count - tag
+        return withNonce(nonce) { npub in
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(base, nil, base, UInt64(count), base + count, nil, 0, npub,
+                                                                       key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
+        }
+    }
+
+    /// The Noise nonce (32 zero bits, then the counter little-endian) on the stack.
+    private static func withNonce<R>(_ nonce: UInt64, _ body: (UnsafePointer<UInt8>) -> R) -> R {
+        var bytes: (UInt64, UInt64) = (0, 0)
+        return withUnsafeMutableBytes(of: &bytes) { raw in
+            for index in 0..<8 { raw[4 + index] = UInt8(truncatingIfNeeded: nonce >> (8 * UInt64(index))) }
+            return body(raw.baseAddress!.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
     /// C wants a valid pointer even for zero bytes; an empty array has none.
     private static func nonEmpty(_ bytes: [UInt8]) -> [UInt8] { bytes.isEmpty ? [0] : bytes }
 }

@@ -64,6 +64,10 @@ public final class PeerDaemon {
         self.config = config
         self.logger = logger
         _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
+        // Bulk work frees and reallocates frame-sized buffers all the time:
+        // freed memory stays for reuse (no page fault per frame) until the
+        // transfer or stream ends, which trims it (``malloc_trim``).
+        _ = mallopt(M_TRIM_THRESHOLD, 16 << 20)
         Self.raiseDescriptorLimit()
         do { try Sodium.initialize() } catch { throw .crypto(error.description) }
         let interfaceIndexes: [Int32]
@@ -202,12 +206,14 @@ public final class PeerDaemon {
                                    queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams)
         director.bulk = plane
         streams.session = { [weak self] peer in self?.director.session(for: peer) }
+        streams.ended = { malloc_trim(0) }
         transfers.session = { [weak self] peer in self?.director.session(for: peer) }
         transfers.row = { [weak self] peer in self?.directory.row(peer) }
         transfers.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
         transfers.deciders = { [weak self] in self?.control.subscriberCount ?? 0 }
         transfers.emit = { [weak self] kind, info in
             guard let self else { return }
+            if kind == .transferCompleted || kind == .transferFailed { malloc_trim(0) }
             self.emit(ControlEvent(seq: 0, type: kind, time: clock.now(), peer: self.directory.row(info.peer), transfer: info))
         }
         router.replay = { [weak self] after in

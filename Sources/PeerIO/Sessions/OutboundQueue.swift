@@ -1,3 +1,5 @@
+import Glibc
+
 /// Bytes waiting to be written to one non-blocking socket, bounded.
 ///
 /// Lines are queued whole. When the bound would be passed the queue reports
@@ -59,6 +61,55 @@ public struct OutboundQueue: Sendable {
         chunks = offset > 0 ? [current] : []
         byteCount = offset > 0 ? current.count - offset : 0
         if offset == 0 { chunks = [] }
+    }
+
+    /// The most chunks handed to one vectored write.
+    public static let maxVectors = 16
+
+    /// Writes as much as `write` takes, up to ``maxVectors`` chunks per
+    /// call (one `sendmsg` for several frames); `write` returns bytes
+    /// written or nil when it would block. Returns true when drained.
+    /// Each chunk written whole goes to `recycle` (its buffer may be reused).
+    public mutating func flushVectored(_ write: (UnsafeBufferPointer<iovec>) throws -> Int?,
+                                       recycle: (consuming [UInt8]) -> Void = { _ in }) rethrows -> Bool {
+        while !chunks.isEmpty {
+            let count = min(chunks.count, Self.maxVectors)
+            var vectors: [iovec] = []
+            vectors.reserveCapacity(count)
+            let written = try withVectors(0, count, &vectors, write)
+            guard let written else { return false }
+            advance(by: written, recycle: recycle)
+        }
+        return true
+    }
+
+    /// Holds chunks `index..<count` as iovecs while `write` runs (an
+    /// array's bytes are pinned only inside its closure, so they nest).
+    private func withVectors(_ index: Int, _ count: Int, _ vectors: inout [iovec],
+                             _ write: (UnsafeBufferPointer<iovec>) throws -> Int?) rethrows -> Int? {
+        guard index < count else { return try vectors.withUnsafeBufferPointer { try write($0) } }
+        let skip = index == 0 ? offset : 0
+        return try chunks[index].withUnsafeBytes { raw in
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: raw.baseAddress! + skip), iov_len: raw.count - skip))
+            return try withVectors(index + 1, count, &vectors, write)
+        }
+    }
+
+    /// Drops `count` written bytes from the front.
+    private mutating func advance(by count: Int, recycle: (consuming [UInt8]) -> Void) {
+        var left = count
+        byteCount -= count
+        while left > 0, let first = chunks.first {
+            let rest = first.count - offset
+            if left >= rest {
+                left -= rest
+                recycle(chunks.removeFirst())
+                offset = 0
+            } else {
+                offset += left
+                left = 0
+            }
+        }
     }
 
     /// Writes as much as `write` takes; `write` returns bytes written or nil

@@ -144,6 +144,7 @@ public final class PeerSession {
             return false
         }
         perform(lifecycle.tick(now: now))
+        transport.tickFrames()
         acknowledge(every: 1)
         if var machine = pairing {
             let actions = machine.tick(now: now)
@@ -233,7 +234,8 @@ public final class PeerSession {
             return
         }
         do {
-            guard let plaintext = try noise.open(frame) else { return }
+            var plaintext = frame
+            guard try noise.open(&plaintext) else { return }
             let message = try WireCodec.decode(plaintext)
             let presence: PairingPresence = pairing.map { $0.isFinished ? .finished : .running } ?? .none
             let route = InboundRoute.of(message, canSendData: lifecycle.canSendData, canCarryPairing: lifecycle.canCarryPairing,
@@ -323,9 +325,40 @@ public final class PeerSession {
 
     /// Encrypts and queues one message (nothing before the handshake is done).
     func transmit(_ message: WireMessage) {
+        let plaintext = WireCodec.encode(message)
+        var frame = [UInt8]()
+        frame.reserveCapacity(2 + plaintext.count + NoiseCipherState.tagLength)
+        frame += [0, 0]
+        frame += plaintext
+        frame += [UInt8](repeating: 0, count: NoiseCipherState.tagLength)
+        seal(&frame, count: plaintext.count)
+    }
+
+    /// Builds one bulk frame in place (issue 12, point 8): `write` puts up
+    /// to `capacity` plaintext bytes straight into the frame (a file's
+    /// bytes are read into it, not copied there) and says how many, or nil
+    /// to send nothing; the frame is then encrypted where it is and queued
+    /// as it is. Returns the plaintext bytes sent.
+    @discardableResult
+    public func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+        guard isConnected else { return nil }
+        var frame = transport.takeFrame(count: 2 + capacity + NoiseCipherState.tagLength)
+        let count = frame.withUnsafeMutableBytes { raw in write(UnsafeMutableRawBufferPointer(rebasing: raw[2..<(2 + capacity)])) }
+        guard let count, count <= capacity else { return nil }
+        frame.removeLast(capacity - count)
+        seal(&frame, count: count)
+        return count
+    }
+
+    /// Seals the plaintext at offset 2 of `frame`, writes the length
+    /// prefix, and queues it.
+    private func seal(_ frame: inout [UInt8], count: Int) {
         do {
-            guard let sealed = try noise.seal(WireCodec.encode(message)) else { return }
-            transport.send(frame: sealed)
+            guard try noise.seal(&frame, offset: 2, count: count) else { return }
+            let length = count + NoiseCipherState.tagLength
+            frame[0] = UInt8(length >> 8)
+            frame[1] = UInt8(length & 0xFF)
+            transport.send(framed: frame)
         } catch {
             finish(.protocolError, "\(error)")
         }

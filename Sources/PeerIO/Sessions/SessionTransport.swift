@@ -15,6 +15,9 @@ import PeerCore
 /// faster than our clients take.
 @MainActor
 public final class SessionTransport {
+    /// Bytes asked of the socket per read: several full frames at once.
+    static let readSize = 256 * 1024
+
     /// How long a closing transport waits for its last frames to go out.
     public static let lingerSeconds: TimeInterval = 2
 
@@ -44,6 +47,23 @@ public final class SessionTransport {
     public private(set) var peakQueuedBytes = 0
     /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
     public private(set) var heldForClients = false
+    /// Bulk frame buffers, reused once written (no allocation per frame).
+    private var framePool = FramePool()
+
+    /// A buffer of `count` bytes for a bulk frame, from the pool when it has one.
+    public func takeFrame(count: Int) -> [UInt8] {
+        tookFrame = true
+        return framePool.take(count: count)
+    }
+
+    /// Whether a bulk frame was built since the last ``tickFrames()``.
+    private var tookFrame = false
+
+    /// Clock tick: a pool not used for a whole tick lets its buffers go.
+    public func tickFrames() {
+        if !tookFrame { framePool.drain() }
+        tookFrame = false
+    }
     /// Holds on delivering frames (``holdDelivery()``): while any is on,
     /// frames already read wait in ``parked`` and nothing more is read.
     private var deliveryHolds = 0
@@ -78,8 +98,14 @@ public final class SessionTransport {
     /// one main-queue turn go out together at the end of the turn: with
     /// `TCP_NODELAY` that is one segment where Nagle would have waited.
     public func send(frame payload: [UInt8]) {
+        send(framed: WireCodec.frame(payload))
+    }
+
+    /// Queues one frame that already has its length prefix (a bulk frame
+    /// built in place goes out as it is, without a copy).
+    public func send(framed frame: [UInt8]) {
         guard !closed else { return }
-        outbound.appendCoalescing(WireCodec.frame(payload))
+        outbound.appendCoalescing(frame)
         peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
         checkWatermarks()
         scheduleFlush()
@@ -152,9 +178,9 @@ public final class SessionTransport {
     private func readable() {
         guard !closed, !closeAfterFlush, !connecting else { return }
         let descriptor = channel.descriptor
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var buffer = [UInt8](repeating: 0, count: Self.readSize)
         // Bounded work per wakeup keeps one fast peer from starving the rest.
-        for _ in 0..<16 {
+        for _ in 0..<4 {
             // Output backed up, the clients are behind, or delivery is held: read no more now.
             if watermarks.isPaused || heldForClients || deliveryHolds > 0 || !parked.isEmpty { return }
             let count: Int?
@@ -232,7 +258,8 @@ public final class SessionTransport {
         let descriptor = channel.descriptor
         let drained: Bool
         do {
-            drained = try outbound.flush { raw in try descriptor.send(raw) }
+            drained = try outbound.flushVectored({ vectors in try descriptor.send(vectors) },
+                                                 recycle: { [self] frame in framePool.give(frame) })
         } catch {
             outbound.truncateToCurrentLine()
             if closeAfterFlush { teardown() } else { delegate?.transportBroke("\(error)") }

@@ -26,6 +26,8 @@ public final class StreamDesk {
     private var remoteOpens: [UUID: [String: (flow: FlowID, expires: Date)]] = [:]
     /// The session counting for a peer (set before use).
     public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
+    /// A stream ended: memory its bulk work left may go back.
+    public var ended: @MainActor () -> Void = {}
 
     /// A desk.
     public init(logger: Logger, clock: DaemonClock) {
@@ -135,11 +137,19 @@ public final class StreamDesk {
     func pump(_ stream: PipeStream) {
         guard stream.flow != nil, !stream.sentEnd, !stream.finished, let flow = stream.flow, let session = session(stream.peer) else { return }
         while session.bulkRoom > 0 && stream.credit.available > 0 {
-            switch stream.port.read(max: min(BulkCodec.maxStreamData, stream.credit.available)) {
-            case .bytes(let bytes):
-                _ = stream.credit.take(bytes.count)
-                stream.bytesSent += Int64(bytes.count)
-                session.sendBulk(.streamData(flow, bytes: bytes))
+            let head = BulkCodec.streamDataHeadLength
+            var outcome = StreamPort.Read.wouldBlock
+            let sent = session.transmitBulk(capacity: head + min(BulkCodec.maxStreamData, stream.credit.available)) { raw in
+                outcome = stream.port.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[head...]))
+                guard case .bytes(let count) = outcome else { return nil }
+                BulkCodec.writeStreamDataHead(flow, into: raw)
+                return head + count
+            }
+            switch outcome {
+            case .bytes(let count):
+                guard sent != nil else { return }
+                _ = stream.credit.take(count)
+                stream.bytesSent += Int64(count)
             case .wouldBlock:
                 return stream.port.wantInput(true)
             case .end:
@@ -181,6 +191,7 @@ public final class StreamDesk {
     private func forget(_ stream: PipeStream) {
         streams[stream.peer]?[stream.name] = nil
         if let flow = stream.flow { byFlow[flow] = nil }
+        ended()
     }
 
     // MARK: Sessions and the clock

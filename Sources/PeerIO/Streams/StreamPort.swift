@@ -14,7 +14,7 @@ import PeerSystem
 final class StreamPort {
     /// What a read gave.
     enum Read {
-        case bytes([UInt8])
+        case bytes(Int)
         case wouldBlock
         case end
         case failed(String)
@@ -76,16 +76,12 @@ final class StreamPort {
         onReadable()
     }
 
-    /// Reads up to `max` bytes.
-    func read(max: Int) -> Read {
+    /// Reads into `buffer` (a frame being built: no copy).
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Read {
         guard !inputClosed else { return .end }
-        var buffer = [UInt8](repeating: 0, count: max)
         do {
-            let count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try input.read(into: raw) }
-            guard let count else { return .wouldBlock }
-            if count == 0 { return .end }
-            buffer.removeLast(max - count)
-            return .bytes(buffer)
+            guard let count = try input.read(into: buffer) else { return .wouldBlock }
+            return count == 0 ? .end : .bytes(count)
         } catch {
             return .failed("reading the stream's input: \(error)")
         }
@@ -97,6 +93,27 @@ final class StreamPort {
     /// Writes `bytes` to the output, or keeps them until it is writable.
     func write(_ bytes: [UInt8]) {
         guard !outputClosed else { return }
+        if pendingCount == 0 {
+            // Straight out when nothing waits; only what the output does not take is kept.
+            var done = 0
+            while done < bytes.count {
+                let start = done
+                let count: Int?
+                do {
+                    count = try Syscall.nonBlocking("write") { bytes.withUnsafeBytes { raw in Glibc.write(output.rawValue, raw.baseAddress! + start, raw.count - start) } }
+                } catch {
+                    return onBroken("writing the stream's output: \(error)")
+                }
+                guard let count else { break }
+                done += count
+            }
+            if done > 0 { onWritten(done) }
+            guard done < bytes.count else { return }
+            pending = Array(bytes[done...])
+            pendingStart = 0
+            outputChannel?.armWrite(true)
+            return
+        }
         pending += bytes
         flush()
     }
@@ -136,8 +153,9 @@ final class StreamPort {
             pendingStart = 0
         }
         outputChannel?.armWrite(pendingCount > 0)
-        if written > 0 { onWritten(written) }
+        // Closed before the report: whoever hears of the last bytes sees the end too.
         if closeWhenDrained && pendingCount == 0 { closeOutput() }
+        if written > 0 || outputClosed { onWritten(written) }
     }
 
     private func closeOutput() {

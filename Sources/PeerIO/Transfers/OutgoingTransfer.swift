@@ -40,6 +40,8 @@ final class OutgoingTransfer {
     private let hasher = Blake2b()
     private var blockHashes: [[UInt8]] = []
     private var buffer: [UInt8] = []
+    /// Files whose size and time were checked against the offer.
+    private var checked = Set<Int>()
     private(set) var meter: ProgressMeter
     private(set) var bytesSent: Int64 = 0
     /// Chunk bytes sent, every session counted.
@@ -163,13 +165,14 @@ final class OutgoingTransfer {
                 filesSent += 1
                 if let due = meter.advance(bytes: 0, filesDone: 1, now: now) { report(due) }
             case .bytes(let file, let offset, let length, let send, let endsBlock):
-                if let failure = read(file: Int(file), offset: offset, length: length) { return failure }
                 if send {
+                    if let failure = sendChunk(file: Int(file), offset: offset, length: length, on: session) { return failure }
                     _ = credit.take(length)
-                    session.sendBulk(.chunk(flow, file: file, offset: UInt64(offset), bytes: Array(buffer[0..<length])))
                     bytesSent += Int64(length)
                     wireBytes += Int64(length)
                     if let due = meter.advance(bytes: Int64(length), now: now) { report(due) }
+                } else if let failure = read(file: Int(file), offset: offset, length: length) {
+                    return failure
                 }
                 if let block = endsBlock {
                     let hash = hasher.finish()
@@ -181,19 +184,52 @@ final class OutgoingTransfer {
         return .waiting
     }
 
+    /// Reads `length` bytes of file `index` at `offset` straight into a
+    /// `chunk` frame, hashes them there, and queues the frame.
+    private func sendChunk(file index: Int, offset: Int64, length: Int, on session: PeerSession) -> PumpOutcome? {
+        if let changed = checkUnchanged(index, at: offset) { return changed }
+        guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
+        var failure: PumpOutcome?
+        let head = BulkCodec.chunkHeadLength
+        let sent = session.transmitBulk(capacity: head + length) { raw in
+            BulkCodec.writeChunkHead(flow, file: UInt32(index), offset: UInt64(offset), into: raw)
+            let body = UnsafeMutableRawBufferPointer(rebasing: raw[head...])
+            do {
+                guard try fd.read(into: body, at: offset) == length else {
+                    failure = .failed(.verifyFailed, "\(name(index)) shrank while it was being sent")
+                    return nil
+                }
+            } catch {
+                failure = .failed(.ioError, "\(name(index)): \(error)")
+                return nil
+            }
+            hasher.update(UnsafeRawBufferPointer(body))
+            return head + length
+        }
+        return sent == nil ? (failure ?? .failed(.ioError, "the session closed")) : nil
+    }
+
+    private func name(_ index: Int) -> String { String(decoding: files[index].name, as: UTF8.self) }
+
+    /// The file must still be the one offered, checked as its first bytes are read.
+    private func checkUnchanged(_ index: Int, at offset: Int64) -> PumpOutcome? {
+        guard offset == 0 || !checked.contains(index) else { return nil }
+        checked.insert(index)
+        guard let fd = descriptors[index], let info = try? fd.status(), Int64(info.st_size) == files[index].size,
+              Int64(info.st_mtim.tv_sec) == files[index].mtime else {
+            return .failed(.verifyFailed, "\(name(index)) changed since it was offered")
+        }
+        return nil
+    }
+
     /// Reads and hashes `length` bytes of file `index` at `offset`: a
     /// whole block at most, in pieces of at most 1 MiB.
     private func read(file index: Int, offset: Int64, length: Int) -> PumpOutcome? {
         guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
-        let name = String(decoding: files[index].name, as: UTF8.self)
-        if offset == 0 || buffer.isEmpty {
-            // The file must still be the one offered.
-            guard let info = try? fd.status(), Int64(info.st_size) == files[index].size, Int64(info.st_mtim.tv_sec) == files[index].mtime else {
-                return .failed(.verifyFailed, "\(name) changed since it was offered")
-            }
-        }
+        let name = name(index)
+        if let changed = checkUnchanged(index, at: offset) { return changed }
         let piece = min(length, 1 << 20)
-        if buffer.count < piece { buffer = [UInt8](repeating: 0, count: max(piece, BulkCodec.maxChunk)) }
+        if buffer.count < piece { buffer = [UInt8](repeating: 0, count: piece) }
         var done = 0
         while done < length {
             let want = min(piece, length - done)

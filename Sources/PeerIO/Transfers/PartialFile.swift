@@ -103,10 +103,25 @@ public final class PartialFile: @unchecked Sendable {
         record = recordFD
     }
 
-    /// Writes bytes at `offset`.
+    /// Bytes written since writeback was last started.
+    private var unflushedFrom: Int64?
+    /// Writeback starts every this many bytes.
+    static let writebackStep: Int64 = 8 << 20
+
+    /// Writes bytes at `offset`. Every 8 MiB the kernel is asked to start
+    /// writing them out, so the fsync at the end finds little to do and
+    /// dirty pages do not pile up.
     public func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
         guard let data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
         try data.write(bytes, at: offset)
+        let start = unflushedFrom ?? offset
+        let end = offset + Int64(bytes.count)
+        if end - start >= Self.writebackStep {
+            data.startWriteback(offset: start, count: end - start)
+            unflushedFrom = end
+        } else {
+            unflushedFrom = start
+        }
     }
 
     /// Records block `block` as verified, with its hash.

@@ -56,9 +56,14 @@ public final class TransferDesk: BulkRoom {
         bootID = Self.readBootID()
     }
 
-    /// The download directory, opened (and made) on first use.
+    /// The download directory, opened (and made) on first use, and again
+    /// if it was removed meanwhile (a user cleaning up).
     func root() throws(SystemError) -> FileDescriptor {
-        if let rootFD { return rootFD }
+        if let rootFD {
+            if let info = try? rootFD.status(), info.st_nlink > 0 { return rootFD }
+            rootFD.close()
+            self.rootFD = nil
+        }
         let fd = try DownloadFolder.openRoot(downloads)
         rootFD = fd
         return fd

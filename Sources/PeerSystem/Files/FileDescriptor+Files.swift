@@ -116,6 +116,12 @@ extension FileDescriptor {
         try Syscall.call("futimens") { Glibc.futimens(rawValue, &times) }
     }
 
+    /// Starts writing `count` bytes at `offset` to disk, without waiting
+    /// for them (`sync_file_range` with `SYNC_FILE_RANGE_WRITE`).
+    public func startWriteback(offset: Int64, count: Int64) {
+        _ = peerd_sync_file_range(rawValue, offset, count, UInt32(PEERD_SYNC_FILE_RANGE_WRITE))
+    }
+
     /// Cuts or extends the file to `size` bytes.
     public func truncate(_ size: Int64) throws(SystemError) {
         try Syscall.call("ftruncate") { Glibc.ftruncate(rawValue, off_t(size)) }
