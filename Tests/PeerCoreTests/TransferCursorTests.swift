@@ -55,3 +55,16 @@ final class TransferCursorTests: XCTestCase {
         XCTAssertEqual(ProgressLine.duration(3723), "1:02:03")
     }
 }
+
+/// Turns on a session's bulk room rotate, so no flow always goes first.
+final class BulkTurnsTests: XCTestCase {
+    func testRoundsRotateTheFirstFlow() {
+        var turns = BulkTurns()
+        XCTAssertEqual(turns.order(["a", "b", "c"]), ["a", "b", "c"])
+        XCTAssertEqual(turns.order(["a", "b", "c"]), ["b", "c", "a"])
+        XCTAssertEqual(turns.order(["a", "b", "c"]), ["c", "a", "b"])
+        XCTAssertEqual(turns.order(["a", "b"]), ["a", "b"], "round 3 of two flows starts with the first")
+        XCTAssertEqual(turns.order([String]()), [])
+        XCTAssertEqual(BulkTurns.quantum, 262_144)
+    }
+}

@@ -255,3 +255,24 @@ test_a_pipe_reset_exits_non_zero_on_both_sides() {
     grep -q "reset" "$LAB_DIR/pipe1.err" || fail "host1 did not say reset: $(cat "$LAB_DIR/pipe1.err")"
     lab_wait_for 10 grep -q "reset" "$LAB_DIR/pipe2.err" || fail "host2 did not say reset: $(cat "$LAB_DIR/pipe2.err")"
 }
+
+# A stream and a big transfer share the session: the stream is not held
+# behind the transfer, it finishes while the transfer still runs.
+test_a_stream_and_a_big_transfer_share_the_session() {
+    paired_peers
+    make_file "$LAB_DIR/big.bin" 512
+    make_file "$LAB_DIR/small.bin" 16
+    slow_link 2 400mbit
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/big.bin"
+    local sender=$LAB_PID
+    lab_wait_for 20 received_at_least 2 $((16 << 20)) || fail "the transfer did not start"
+    lab_spawn 2 "$LAB_DIR/pipe2.err" sh -c "'$BIN/peerctl' --socket '$(sock 2)' pipe host1 --name side </dev/null | sha256sum >'$LAB_DIR/side.sha'"
+    local side2=$LAB_PID
+    ctl 1 pipe host2 --name side <"$LAB_DIR/small.bin" >/dev/null 2>"$LAB_DIR/pipe1.err" || fail "the pipe failed: $(cat "$LAB_DIR/pipe1.err")"
+    wait "$side2"
+    local done; done=$(transfer_field 2 .bytes)
+    note "the 16 MiB stream ended with the 512 MiB transfer at $((done >> 20)) MiB"
+    kill -0 "$sender" 2>/dev/null || fail "the transfer ended before the stream: the stream waited behind it"
+    expect_eq "$(cut -d' ' -f1 <"$LAB_DIR/side.sha")" "$(sha256sum <"$LAB_DIR/small.bin" | cut -d' ' -f1)" "the stream's bytes"
+    wait "$sender" || fail "the transfer failed: $(cat "$LAB_DIR/send.out")"
+}

@@ -9,18 +9,14 @@ struct FramePool {
     static let minKept = 32 * 1024
     private var free: [[UInt8]] = []
 
-    /// A buffer of exactly `count` bytes (its contents are to be overwritten).
+    /// A buffer of exactly `count` bytes (its contents are to be
+    /// overwritten): a kept one of that size (almost every bulk frame is
+    /// full), else a new one. Sizes are never adjusted: that would cost a
+    /// pass over the bytes.
     mutating func take(count: Int) -> [UInt8] {
-        guard var frame = free.popLast() else {
-            // Every byte is written before the frame leaves: no need to zero it.
-            return [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
-        }
-        if frame.count > count {
-            frame.removeLast(frame.count - count)
-        } else if frame.count < count {
-            frame.append(contentsOf: repeatElement(0, count: count - frame.count))
-        }
-        return frame
+        if let last = free.last, last.count == count { return free.removeLast() }
+        // Every byte is written before the frame leaves: no need to zero it.
+        return [UInt8](unsafeUninitializedCapacity: count) { _, initialized in initialized = count }
     }
 
     /// Takes back a buffer that was written.

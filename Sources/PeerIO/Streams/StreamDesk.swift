@@ -26,6 +26,8 @@ public final class StreamDesk {
     private var remoteOpens: [UUID: [String: (flow: FlowID, expires: Date)]] = [:]
     /// The session counting for a peer (set before use).
     public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
+    /// A stream has bytes to send: the plane gives the session's room out in turns (set before use).
+    public var wantsToSend: @MainActor (PeerSession) -> Void = { _ in }
     /// A stream ended: memory its bulk work left may go back.
     public var ended: @MainActor () -> Void = {}
 
@@ -63,8 +65,8 @@ public final class StreamDesk {
         let stream = PipeStream(ownFlow: FlowID(bytes: Sodium.randomBytes(FlowID.length))!, peer: peer.id, name: name, port: port,
                                 client: client, answer: answer)
         port.onReadable = { [weak self, weak stream] in
-            guard let self, let stream else { return }
-            self.pump(stream)
+            guard let self, let stream, let session = self.session(stream.peer) else { return }
+            self.wantsToSend(session)
         }
         port.onWritten = { [weak self, weak stream] count in
             guard let self, let stream else { return }
@@ -118,7 +120,7 @@ public final class StreamDesk {
         case .credit(let flow, let bytes):
             guard let stream = byFlow[flow], stream.peer == peer else { return }
             guard stream.credit.grant(Int(bytes)) else { return reset(stream, .protocolError, "credit past the largest window") }
-            pump(stream)
+            wantsToSend(session)
         default:
             break
         }
@@ -130,13 +132,29 @@ public final class StreamDesk {
         stream.flow = flow
         byFlow[flow] = stream
         logger.info("stream '\(stream.name)' \(flow): open both ways")
-        pump(stream)
+        if let session = session(stream.peer) { wantsToSend(session) }
     }
 
-    /// Sends what the input has, as far as credit and the session's room go.
-    func pump(_ stream: PipeStream) {
+    /// The open streams with `peer` that may send, in a stable order (for turns).
+    func sendingFlows(to peer: UUID) -> [FlowID] {
+        (streams[peer]?.values ?? [:].values).filter { !$0.sentEnd && !$0.finished }.compactMap(\.flow)
+            .sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
+    }
+
+    /// One turn of `flow`: up to `limit` bytes. Returns the bytes sent.
+    @discardableResult
+    func pump(_ flow: FlowID, limit: Int) -> Int {
+        guard let stream = byFlow[flow] else { return 0 }
+        let before = stream.bytesSent
+        pump(stream, limit: limit)
+        return Int(stream.bytesSent - before)
+    }
+
+    /// Sends what the input has, as far as credit, the session's room and `limit` go.
+    private func pump(_ stream: PipeStream, limit: Int) {
         guard stream.flow != nil, !stream.sentEnd, !stream.finished, let flow = stream.flow, let session = session(stream.peer) else { return }
-        while session.bulkRoom > 0 && stream.credit.available > 0 {
+        let start = stream.bytesSent
+        while session.bulkRoom > 0 && stream.credit.available > 0 && stream.bytesSent - start < Int64(limit) {
             let head = BulkCodec.streamDataHeadLength
             var outcome = StreamPort.Read.wouldBlock
             let sent = session.transmitBulk(capacity: head + min(BulkCodec.maxStreamData, stream.credit.available)) { raw in
@@ -161,7 +179,8 @@ public final class StreamDesk {
                 return reset(stream, .ioError, why)
             }
         }
-        // Waiting for room (the session says when) or for credit (the peer's).
+        // Waiting for room (the session says when), for credit (the peer's),
+        // or for its next turn.
         stream.port.wantInput(false)
     }
 
@@ -195,11 +214,6 @@ public final class StreamDesk {
     }
 
     // MARK: Sessions and the clock
-
-    /// Room on `session`: every open stream with its peer sends more.
-    func sessionCanSendBulk(_ peer: UUID) {
-        for stream in streams[peer]?.values ?? [:].values { pump(stream) }
-    }
 
     /// The session with `peer` ended: its streams cannot go on.
     func sessionDown(_ peer: UUID) {

@@ -10,13 +10,15 @@ public final class DataPlane: BulkRoom {
     public let transfers: TransferDesk
     /// Streams.
     public let streams: StreamDesk
-    /// Which desk goes first on the next turn, so neither starves the other.
-    private var streamsFirst = false
+    /// Whose turn it is, per session (``BulkTurns``).
+    private var turns: [ObjectIdentifier: BulkTurns] = [:]
 
     /// A plane over both desks.
     public init(transfers: TransferDesk, streams: StreamDesk) {
         self.transfers = transfers
         self.streams = streams
+        transfers.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
+        streams.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
     }
 
     public func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }
@@ -33,19 +35,31 @@ public final class DataPlane: BulkRoom {
         }
     }
 
+    /// Gives the session's room out in turns: each transfer and stream
+    /// sends at most ``BulkTurns/quantum`` bytes before the next one's
+    /// turn, round after round, the first of each round rotating, until
+    /// the room is gone or nobody has anything to send.
     public func sessionCanSendBulk(_ session: PeerSession) {
         guard let peer = session.peerUUID else { return }
-        streamsFirst.toggle()
-        if streamsFirst {
-            streams.sessionCanSendBulk(peer)
-            transfers.sessionCanSendBulk(session)
-        } else {
-            transfers.sessionCanSendBulk(session)
-            streams.sessionCanSendBulk(peer)
+        let flows = transfers.sendingFlows(to: peer).map { (flow: $0, stream: false) }
+            + streams.sendingFlows(to: peer).map { (flow: $0, stream: true) }
+        guard !flows.isEmpty else { return }
+        let key = ObjectIdentifier(session)
+        var turn = turns[key] ?? BulkTurns()
+        var moved = true
+        while moved && session.bulkRoom > 0 {
+            moved = false
+            for entry in turn.order(flows) where session.bulkRoom > 0 {
+                let sent = entry.stream ? streams.pump(entry.flow, limit: BulkTurns.quantum)
+                                        : transfers.pump(entry.flow, on: session, limit: BulkTurns.quantum)
+                if sent > 0 { moved = true }
+            }
         }
+        turns[key] = turn
     }
 
     public func sessionDown(_ session: PeerSession) {
+        turns[ObjectIdentifier(session)] = nil
         transfers.sessionDown(session)
         if let peer = session.peerUUID { streams.sessionDown(peer) }
     }

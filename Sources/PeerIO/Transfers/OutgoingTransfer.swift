@@ -10,7 +10,7 @@ import PeerSystem
 /// until it ends, so the transfer resumes on a later session by itself.
 @MainActor
 final class OutgoingTransfer {
-    /// What ``pump(into:now:)`` came to.
+    /// What ``pump(into:limit:now:report:)`` came to.
     enum PumpOutcome {
         /// Went as far as room and credit allow.
         case waiting
@@ -147,10 +147,12 @@ final class OutgoingTransfer {
     /// The receiver allows `bytes` more.
     func granted(_ bytes: UInt32) -> Bool { credit.grant(Int(bytes)) }
 
-    /// Sends what room and credit allow. `report` gets progress when due.
-    func pump(into session: PeerSession, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
+    /// Sends what room and credit allow, up to about `limit` file bytes
+    /// (its turn). `report` gets progress when due.
+    func pump(into session: PeerSession, limit: Int = .max, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
         guard state == .active, cursor != nil else { return .waiting }
-        while session.bulkRoom > 0 {
+        let start = bytesSent
+        while session.bulkRoom > 0 && bytesSent - start < Int64(limit) {
             guard credit.available > 0 else { return .waiting }
             let step = cursor!.next(maxChunk: min(BulkCodec.maxChunk, credit.available))
             switch step {

@@ -9,7 +9,7 @@ import PeerSystem
 /// transfer events. It owns the transfers and the download directory; the
 /// sessions are the ``SessionDirector``'s, asked for by peer.
 @MainActor
-public final class TransferDesk: BulkRoom {
+public final class TransferDesk {
     /// Finished transfers kept for `transfers`.
     static let recentKept = 50
     /// A finished transfer keeps its list of files if it has no more.
@@ -43,6 +43,8 @@ public final class TransferDesk: BulkRoom {
     public var isPaired: @MainActor (String) -> Bool = { _ in false }
     /// Subscribed clients that could decide an offer (set before use).
     public var deciders: @MainActor () -> Int = { 0 }
+    /// A flow has something to send: the plane gives the session's room out in turns (set before use).
+    public var wantsToSend: @MainActor (PeerSession) -> Void = { _ in }
     /// Sends an event (set before use).
     public var emit: @MainActor (EventKind, TransferInfo) -> Void = { _, _ in }
 
@@ -82,6 +84,7 @@ public final class TransferDesk: BulkRoom {
 
     // MARK: Sessions
 
+    /// A session with the peer is up: unfinished transfers to it are offered again.
     public func sessionUp(_ session: PeerSession) {
         guard let peer = session.peerUUID else { return }
         // Resume: every unfinished transfer to this peer is offered again.
@@ -92,6 +95,7 @@ public final class TransferDesk: BulkRoom {
         }
     }
 
+    /// The session with the peer ended: its transfers wait for the next.
     public func sessionDown(_ session: PeerSession) {
         guard let peer = session.peerUUID, self.session(peer) == nil || self.session(peer) === session else { return }
         for transfer in outgoing.values where transfer.peer == peer && transfer.state == .active || transfer.peer == peer && transfer.state == .offered && transfer.manifestComplete {
@@ -105,16 +109,22 @@ public final class TransferDesk: BulkRoom {
         }
     }
 
-    public func sessionCanSendBulk(_ session: PeerSession) {
-        guard let peer = session.peerUUID else { return }
-        for transfer in outgoing.values where transfer.peer == peer && transfer.state == .active {
-            pump(transfer, session)
-            if session.bulkRoom == 0 { break }
-        }
+    /// The transfers sending to `peer` now, in a stable order (for turns).
+    func sendingFlows(to peer: UUID) -> [FlowID] {
+        outgoing.values.filter { $0.peer == peer && $0.state == .active }.map(\.flow).sorted { $0.bytes.lexicographicallyPrecedes($1.bytes) }
     }
 
-    func pump(_ transfer: OutgoingTransfer, _ session: PeerSession) {
-        let outcome = transfer.pump(into: session, now: clock.now()) { [unowned self] _ in emit(.transferProgress, info(transfer)) }
+    /// One turn of `flow` on `session`: up to `limit` bytes. Returns the bytes sent.
+    @discardableResult
+    func pump(_ flow: FlowID, on session: PeerSession, limit: Int) -> Int {
+        guard let transfer = outgoing[flow] else { return 0 }
+        return pump(transfer, session, limit: limit)
+    }
+
+    @discardableResult
+    func pump(_ transfer: OutgoingTransfer, _ session: PeerSession, limit: Int = .max) -> Int {
+        let before = transfer.wireBytes
+        let outcome = transfer.pump(into: session, limit: limit, now: clock.now()) { [unowned self] _ in emit(.transferProgress, info(transfer)) }
         switch outcome {
         case .waiting, .sentAll:
             break
@@ -122,8 +132,10 @@ public final class TransferDesk: BulkRoom {
             session.sendBulk(.cancel(transfer.flow, reason: reason, text: text))
             end(transfer, .failed, reason, text)
         }
+        return Int(transfer.wireBytes - before)
     }
 
+    /// A transfer message arrived.
     public func session(_ session: PeerSession, bulk message: BulkMessage) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return }
         let flow = message.flow
@@ -144,7 +156,7 @@ public final class TransferDesk: BulkRoom {
                 } else {
                     logger.info("transfer \(flow): '\(transfer.peerName)' accepted \(transfer.accepted.files) of \(transfer.files.count) files")
                     emit(.transferProgress, info(transfer))
-                    pump(transfer, session)
+                    wantsToSend(session)
                 }
             }
         case .credit(_, let bytes):
@@ -153,7 +165,7 @@ public final class TransferDesk: BulkRoom {
                 session.sendBulk(.cancel(flow, reason: .protocolError, text: "credit past the largest window"))
                 return end(transfer, .failed, .protocolError, "the receiver gave credit past the largest window")
             }
-            pump(transfer, session)
+            wantsToSend(session)
         case .transferDone:
             guard let transfer = outgoing[flow], transfer.peer == peer else { return }
             end(transfer, .completed, nil, nil)
