@@ -63,7 +63,7 @@ final class BulkTurnsTests: XCTestCase {
         XCTAssertEqual(turns.order(["a", "b", "c"]), ["a", "b", "c"])
         XCTAssertEqual(turns.order(["a", "b", "c"]), ["b", "c", "a"])
         XCTAssertEqual(turns.order(["a", "b", "c"]), ["c", "a", "b"])
-        XCTAssertEqual(turns.order(["a", "b"]), ["a", "b"], "round 3 of two flows starts with the first")
+        XCTAssertEqual(turns.order(["a", "b"]), ["b", "a"], "the fourth round of two flows starts with the second")
         XCTAssertEqual(turns.order([String]()), [])
         XCTAssertEqual(BulkTurns.quantum, 262_144)
     }
