@@ -30,7 +30,7 @@ FUZZ_RUNS   ?= 1000000
 # The CI smoke: each harness from its corpus in Tests/fuzz/corpus.
 FUZZ_SMOKE_RUNS ?= 5000
 
-.PHONY: all deps build unit integration fuzz fuzz-smoke test demo clean install uninstall
+.PHONY: all deps build unit integration fuzz fuzz-smoke test demo bench-bulk clean install uninstall
 
 all: build
 
@@ -62,6 +62,14 @@ test: unit fuzz-smoke integration
 
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh
+
+# Bulk throughput against iperf3 and scp in the lab (docs/performance.md);
+# needs root, iperf3 and openssh-server, and measures the release build.
+bench-bulk: deps
+	@for p in iperf3 openssh-server openssh-client; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
+	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iperf3 openssh-server openssh-client; break; }; done
+	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
+	PEERD_BIN=.build/release Tests/integration/bulk_bench.sh 3
 
 # Installs the release build; honours PREFIX and DESTDIR.
 install:

@@ -29,7 +29,7 @@ test_send_file_of_100_mib_and_a_directory_of_2000_small_files() {
     expect_eq "$(cd "$dest/tree" && find . -type f -exec sha256sum {} + | sort | sha256sum)" "$(cd "$src/tree" && find . -type f -exec sha256sum {} + | sort | sha256sum)" "the 2,000 files' hashes"
     expect_eq "$(stat -c %Y "$dest/big.bin")" "$(stat -c %Y "$src/big.bin")" "the modification time"
     [ -z "$(find "$dest" -name '.peerd-*')" ] || fail "partial files or records left: $(find "$dest" -name '.peerd-*' | head -3)"
-    note "100 MiB in $(echo "$mid - $start" | bc) s; 2,000 small files in $(echo "$end - $mid" | bc) s ($(echo "2000 / ($end - $mid)" | bc) files/s)"
+    note "$(awk -v s="$start" -v m="$mid" -v e="$end" 'BEGIN { printf "100 MiB in %.2f s; 2,000 small files in %.2f s (%d files/s)", m - s, e - m, 2000 / (e - m) }')"
 }
 
 # slow_link I RATE: traffic toward host I goes at most RATE (tc, such as 160mbit).

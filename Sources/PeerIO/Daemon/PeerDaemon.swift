@@ -133,8 +133,9 @@ public final class PeerDaemon {
         trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
                           clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
-        transfers = TransferDesk(downloads: config.downloads, offerTimeout: config.offerTimeout, policy: config.autoAccept, logger: logger,
-                                 clock: clock)
+        let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
+        transfers = TransferDesk(downloads: config.downloads, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
+                                 offerTimeout: config.offerTimeout, policy: config.autoAccept, logger: logger, clock: clock)
         streams = StreamDesk(logger: logger, clock: clock)
         plane = DataPlane(transfers: transfers, streams: streams)
         // The sessions, last: they use every component above.

@@ -1,0 +1,238 @@
+/// `peerctl COMMAND --help`: each command's usage and what it does.
+public enum PeerctlHelp {
+    /// The help text of `command`; nil for an unknown one.
+    public static func text(for command: String) -> String? {
+        switch command {
+        case "status":
+            return """
+            Usage: peerctl [--json] status
+
+            Shows the name in use (after any collision rename), the peer id, the
+            service type and session port, whether the service is published, the
+            link to avahi-daemon, and peer counts.
+            """
+        case "peers":
+            return """
+            Usage: peerctl [--json] peers
+
+            Lists every peer: UUID, name, state, where it is reachable, and when it
+            was last seen. A peer that went away stays listed as lost and keeps its
+            UUID when it returns.
+            """
+        case "peer":
+            return """
+            Usage: peerctl [--json] peer ID
+
+            Shows one peer with all its endpoints and TXT info. ID is a full UUID,
+            a unique prefix of one, or a unique name.
+            """
+        case "invite":
+            return """
+            Usage: peerctl [--json] invite PEER [--context TEXT] [--timeout S] [--wait]
+
+            Dials PEER, proves both identities with a Noise XX handshake, and sends an
+            invitation carrying TEXT (at most 4096 bytes). The invitee's clients see it
+            and accept or decline; no answer within S seconds (default 30) is a decline.
+            Inviting a peer that is connected or connecting returns that session.
+            With --wait, exits 0 once connected and 1 when the invitation fails.
+            """
+        case "invitations":
+            return """
+            Usage: peerctl [--json] invitations
+
+            Lists the invitations waiting for a decision on this host.
+            """
+        case "accept", "decline":
+            return """
+            Usage: peerctl \(command) ID
+
+            \(command == "accept" ? "Accepts" : "Declines") the invitation ID (as listed by 'peerctl invitations' or shown by
+            'peerctl watch'; a unique prefix is enough).
+            """
+        case "disconnect":
+            return """
+            Usage: peerctl disconnect PEER
+
+            Closes the session with PEER (reason closedLocally on this side,
+            closedByPeer on the other).
+            """
+        case "send":
+            return """
+            Usage: peerctl send PEER TEXT
+                   peerctl send PEER -            (the message is all of stdin)
+                   peerctl send PEER - --lines    (every stdin line is one message)
+
+            Sends to a connected peer; delivery is reliable and ordered. When the
+            peer is slow and the daemon's queue is full, peerctl waits and retries.
+            With --queue, a message for a paired peer that is offline is stored
+            durably (up to 64 MiB per peer) and delivered in order when it reconnects.
+            """
+        case "queue":
+            return """
+            Usage: peerctl [--json] queue
+
+            Lists the messages waiting for offline paired peers.
+            """
+        case "recv":
+            return """
+            Usage: peerctl [--json] recv [--from PEER] [--count N]
+
+            Prints messages one per line (with --json: one object per line, data in
+            base64): first those waiting in the inbox (messages that arrived while no
+            client took them), oldest first, then each as it arrives. While recv runs,
+            messages come to it rather than to the inbox; with --from, only that
+            peer's. Stops after N messages when --count is given; messages after the
+            N-th stay in the inbox.
+            """
+        case "inbox":
+            return """
+            Usage: peerctl [--json] inbox [--from PEER] [--max N]
+
+            Lists the messages waiting in the inbox (without their data): id, sender,
+            when it arrived, size; then how full the inbox is (--inbox-size on peerd).
+            Shows at most N (default 1000).
+            """
+        case "take":
+            return """
+            Usage: peerctl [--json] take [--from PEER] [--count N]
+
+            Prints the messages waiting in the inbox, oldest first, as recv does, and
+            takes them: once printed they leave the inbox. Takes at most N (default:
+            all that wait), and never waits for new ones. Exits 0 also when none wait.
+            """
+        case "wait":
+            return """
+            Usage: peerctl wait PEER --state notConnected|connecting|connected [--timeout S]
+
+            Exits 0 as soon as PEER is in STATE, 1 if S seconds (default 30) pass first.
+            """
+        case "pair":
+            return """
+            Usage: peerctl [--json] pair PEER
+
+            Opens (or reuses) a session with PEER and starts pairing. Both hosts derive
+            the same 6-digit code from the Noise handshake and a commit-then-reveal
+            exchange of nonces. This command prints the code and waits; the user of
+            PEER confirms it with 'peerctl pair-accept ID --code NNNNNN'. Exits 0 when
+            paired, 1 when rejected, mistyped or timed out (60 s by default).
+            """
+        case "pair-accept":
+            return """
+            Usage: peerctl pair-accept ID --code NNNNNN
+                   peerctl pair-accept ID          (interactive: shows the code, asks y/N)
+
+            Confirms the pairing request ID (see 'peerctl pairings' or 'peerctl watch')
+            with the code shown on the other host's screen. A wrong code fails the
+            pairing; three wrong codes in 10 minutes lock that peer out for 10 minutes.
+            """
+        case "pair-reject":
+            return """
+            Usage: peerctl pair-reject ID
+
+            Rejects the pairing ID.
+            """
+        case "pairings":
+            return """
+            Usage: peerctl [--json] pairings
+
+            Lists the pairings in progress, with their codes once known.
+            """
+        case "paired":
+            return """
+            Usage: peerctl [--json] paired
+
+            Lists the trust store: every paired peer with its key, UUID and pairing time.
+            """
+        case "unpair":
+            return """
+            Usage: peerctl unpair PEER
+
+            Removes PEER from the trust store, closes the session and tells PEER,
+            which removes its trust too when it can be reached.
+            """
+        case "send-file":
+            return """
+            Usage: peerctl [--json] send-file PEER PATH... [--resume ID] [--no-wait]
+
+            Offers files and directories (recursively) to a connected PEER. The
+            receiver sees every name and the total before it accepts; files land in
+            its download directory, in a folder named after this host. Symlinks
+            are skipped, never followed. The files are handed to peerd as open
+            descriptors: nothing is copied through the control socket.
+
+            On a terminal a progress bar shows bytes, files, rate and time left
+            (none on a pipe, or with NO_COLOR); --json prints the transfer's events
+            as JSON lines. Waits until the transfer completes (exit 0) or fails,
+            is declined or cancelled (exit 1). Interrupting peerctl does not stop
+            the transfer: 'peerctl cancel-transfer ID' does.
+
+            If the session breaks, the transfer resumes by itself when it is back;
+            only blocks the receiver has not verified are sent again.
+              --resume ID   offer the same files again under transfer ID (after
+                            this host's peerd restarted, say): the receiver keeps
+                            what it has verified
+              --no-wait     print the transfer id and return at once
+            """
+        case "pipe":
+            return """
+            Usage: peerctl pipe PEER [--name N]
+
+            Joins stdin and stdout to a two-way byte stream with PEER, over the
+            encrypted session, like netcat. The other side runs 'peerctl pipe' with
+            this host and the same name (default: pipe); whichever starts first
+            waits for the other (a peer's side waits 30 s). For example:
+
+              hosta$ tar c dir | peerctl pipe hostb --name backup
+              hostb$ peerctl pipe hosta --name backup > dir.tar
+
+            Bytes arrive in order. The end of stdin is a half-close: the other side
+            reads end-of-file after the last byte, and may still send. Each stream
+            has its own flow control, so a slow reader holds back only its stream.
+            Exits 0 when both directions ended cleanly; 1 when either side reset
+            the stream (its reason on stderr), as when the other peerctl is killed
+            or the session ends. --json prints the result (bytes each way) to stderr.
+            """
+        case "transfers":
+            return """
+            Usage: peerctl [--json] transfers [ID]
+
+            Lists transfers in progress and the last 50 that ended, both directions:
+            id, direction, peer, state, files and bytes done, and rate. With an ID
+            (or a unique prefix), that transfer with every file, its verdict and
+            where it was saved.
+            """
+        case "accept-transfer":
+            return """
+            Usage: peerctl [--json] accept-transfer ID [--files N,N,...]
+
+            Accepts a waiting offer (see 'peerctl transfers' or the transferOffered
+            event): every acceptable file, or only the numbered ones. Files whose
+            names were refused (absolute, '..', control characters, ...) are never
+            written, whatever is asked.
+            """
+        case "decline-transfer":
+            return """
+            Usage: peerctl decline-transfer ID
+
+            Declines a waiting offer; the sender is told.
+            """
+        case "cancel-transfer":
+            return """
+            Usage: peerctl cancel-transfer ID
+
+            Cancels a transfer in either direction. The other side is told; a
+            receiver removes its partial files, and nothing is left at their names.
+            """
+        case "watch":
+            return """
+            Usage: peerctl [--json] watch [--since N]
+
+            Streams events until interrupted: peerFound, peerUpdated, peerLost.
+            Every event has a sequence number; --since N first replays the events
+            after N that the daemon still holds. With --json, one object per line.
+            """
+        default:
+            return nil
+        }
+    }
+}

@@ -1,0 +1,61 @@
+import PeerCore
+
+/// What a session sends: messages, sealed into frames, and bulk frames
+/// built in place (issue 12, point 8), with the room bulk frames may take.
+extension PeerSession {
+    /// Queued bytes past which bulk frames wait (``bulkRoom``): a message
+    /// or keepalive queued behind them waits for at most this much.
+    public static let bulkHighWater = 1 << 20
+
+    /// Bytes of bulk frames that may be queued now (0 when the session
+    /// cannot carry them). The owner is told when there is room again
+    /// (``PeerSessionDelegate/sessionCanSendBulk(_:)``).
+    public var bulkRoom: Int { isConnected ? max(0, Self.bulkHighWater - transport.queuedBytes) : 0 }
+
+    /// Sends one transfer or stream message (docs/protocol.md §8).
+    public func sendBulk(_ message: BulkMessage) {
+        guard isConnected else { return }
+        transmit(.bulk(message))
+    }
+
+    /// Encrypts and queues one message (nothing before the handshake is done).
+    func transmit(_ message: WireMessage) {
+        let plaintext = WireCodec.encode(message)
+        var frame = [UInt8]()
+        frame.reserveCapacity(2 + plaintext.count + NoiseCipherState.tagLength)
+        frame += [0, 0]
+        frame += plaintext
+        frame += [UInt8](repeating: 0, count: NoiseCipherState.tagLength)
+        seal(&frame, count: plaintext.count)
+    }
+
+    /// Builds one bulk frame in place (issue 12, point 8): `write` puts up
+    /// to `capacity` plaintext bytes straight into the frame (a file's
+    /// bytes are read into it, not copied there) and says how many, or nil
+    /// to send nothing; the frame is then encrypted where it is and queued
+    /// as it is. Returns the plaintext bytes sent.
+    @discardableResult
+    public func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+        guard isConnected else { return nil }
+        var frame = transport.takeFrame(count: 2 + capacity + NoiseCipherState.tagLength)
+        let count = frame.withUnsafeMutableBytes { raw in write(UnsafeMutableRawBufferPointer(rebasing: raw[2..<(2 + capacity)])) }
+        guard let count, count <= capacity else { return nil }
+        frame.removeLast(capacity - count)
+        seal(&frame, count: count)
+        return count
+    }
+
+    /// Seals the plaintext at offset 2 of `frame`, writes the length
+    /// prefix, and queues it.
+    private func seal(_ frame: inout [UInt8], count: Int) {
+        do {
+            guard try noise.seal(&frame, offset: 2, count: count) else { return }
+            let length = count + NoiseCipherState.tagLength
+            frame[0] = UInt8(length >> 8)
+            frame[1] = UInt8(length & 0xFF)
+            transport.send(framed: frame)
+        } catch {
+            finish(.protocolError, "\(error)")
+        }
+    }
+}
