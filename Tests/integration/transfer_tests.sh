@@ -70,6 +70,28 @@ resume_case() {
 }
 
 test_a_transfer_resumes_after_the_link_goes_down() { resume_case link; }
+
+# The sending daemon dies: its descriptors are gone, so the user offers the
+# same file again under the same id, and only what is missing is sent.
+test_send_file_resume_after_the_sending_daemon_restarts() {
+    paired_peers
+    make_file "$LAB_DIR/big.bin" 200
+    slow_link 2 200mbit
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/big.bin"
+    local sender=$LAB_PID
+    lab_wait_for 30 received_at_least 2 $((100 << 20)) || fail "host2 did not get halfway"
+    local id; id=$(transfer_field 2 .id)
+    stop_peerd 1 KILL
+    wait "$sender" && fail "send-file succeeded without its daemon"
+    start_peerd 1
+    lab_wait_for 20 state_is 1 host2 connected || fail "the peers did not reconnect"
+    ctl 1 send-file host2 "$LAB_DIR/big.bin" --resume "$id" >"$LAB_DIR/send2.out" 2>&1 || fail "send-file --resume failed: $(cat "$LAB_DIR/send2.out")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/big.bin")" "$(sha256sum <"$LAB_DIR/big.bin")" "the file's hash after the resume"
+    local resent sent; resent=$(transfer_field 2 .resentBytes); sent=$(transfer_field 1 .wireBytes)
+    note "resumed under $id: $resent bytes received twice; the restarted sender sent $sent bytes of 209715200"
+    [ "$resent" -lt 131072 ] || fail "$resent bytes came twice; the bound is one block"
+    [ "$sent" -lt $((120 << 20)) ] || fail "the restarted sender sent $sent bytes: it started over"
+}
 test_a_transfer_resumes_after_the_receiving_daemon_is_killed() { resume_case kill; }
 
 # Names a receiver must refuse, sent by a peer that does not check them.

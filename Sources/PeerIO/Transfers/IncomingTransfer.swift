@@ -31,6 +31,8 @@ final class IncomingTransfer {
     var detail: String?
     var expires: Date?
     var endedAt: Date?
+    /// When the session went away, for an interrupted transfer.
+    var interruptedAt: Date?
     /// The accepted files, by number.
     private(set) var accepted: [Int: IncomingFile] = [:]
     /// Files the user left out.
@@ -261,9 +263,8 @@ final class IncomingTransfer {
     var fileInfos: [TransferFileInfo] {
         files.enumerated().map { index, offered in
             let verdict: String
-            if let file = accepted[index] {
+            if accepted[index] != nil {
                 verdict = "accepted"
-                _ = file
             } else if declined.contains(index) {
                 verdict = "declined"
             } else if case .failure(let refusal)? = check?.files[index] {

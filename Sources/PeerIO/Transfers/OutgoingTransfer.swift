@@ -48,7 +48,11 @@ final class OutgoingTransfer {
     private(set) var wireBytes: Int64 = 0
     private(set) var filesSent = 0
 
+    /// When the client began it (a manifest must be whole within a minute).
+    let createdAt: Date
+
     init(flow: FlowID, peer: UUID, peerID: String, peerName: String, now: Date) {
+        createdAt = now
         self.flow = flow
         self.peer = peer
         self.peerID = peerID

@@ -120,8 +120,10 @@ public final class TransferDesk {
             transfer.state = .interrupted
             emit(.transferProgress, info(transfer))
         }
+        pendingOffers = pendingOffers.filter { $0.value.peer != peer }
         for transfer in incoming.values where transfer.peer == peer && transfer.state == .active {
             transfer.state = .interrupted
+            transfer.interruptedAt = clock.now()
             transfer.closePartials()
             emit(.transferProgress, info(transfer))
         }
@@ -191,7 +193,7 @@ public final class TransferDesk {
             if let transfer = outgoing[flow], transfer.peer == peer {
                 end(transfer, reason == .declined ? .declined : (reason == .cancelled ? .cancelled : .failed), reason, "the receiver: \(text)")
             } else if let transfer = incoming[flow], transfer.peer == peer {
-                transfer.discardPartials(root: (try? root()) ?? FileDescriptor(rawValue: -1))
+                if let root = try? root() { transfer.discardPartials(root: root) }
                 end(transfer, reason == .cancelled ? .cancelled : .failed, reason, "the sender: \(text)")
             }
         case .chunk(_, let file, let offset, let bytes):
@@ -290,9 +292,7 @@ public final class TransferDesk {
         transfer.endedAt = clock.now()
         transfer.closeAll()
         outgoing[transfer.flow] = nil
-        remember(info(transfer, files: transfer.files.count <= Self.filesKept))
-        logger.info("transfer \(transfer.flow) to '\(transfer.peerName)': \(state.rawValue)\(detail.map { " (\($0))" } ?? "")")
-        emit(state == .completed ? .transferCompleted : .transferFailed, info(transfer))
+        announceEnd(info(transfer), kept: info(transfer, files: transfer.files.count <= Self.filesKept))
     }
 
     func end(_ transfer: IncomingTransfer, _ state: TransferState, _ reason: FlowEndReason?, _ detail: String?) {
@@ -304,18 +304,38 @@ public final class TransferDesk {
         transfer.closePartials()
         if state != .completed, let root = try? root() { AcceptanceNote.remove(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root) }
         incoming[transfer.flow] = nil
-        remember(info(transfer, files: transfer.files.count <= Self.filesKept))
-        logger.info("transfer \(transfer.flow) from '\(transfer.peerName)': \(state.rawValue)\(detail.map { " (\($0))" } ?? "")")
-        emit(state == .completed ? .transferCompleted : .transferFailed, info(transfer))
+        announceEnd(info(transfer), kept: info(transfer, files: transfer.files.count <= Self.filesKept))
     }
 
-    private func remember(_ info: TransferInfo) {
-        recent.append(info)
+    /// An ended transfer: kept for `transfers` (`kept`, with its files when
+    /// few), logged, and its last event sent.
+    private func announceEnd(_ info: TransferInfo, kept: TransferInfo) {
+        recent.append(kept)
         if recent.count > Self.recentKept { recent.removeFirst(recent.count - Self.recentKept) }
+        let way = info.direction == .send ? "to" : "from"
+        logger.info("transfer \(info.id) \(way) '\(info.name)': \(info.state.rawValue)\(info.detail.map { " (\($0))" } ?? "")")
+        emit(info.state == .completed ? .transferCompleted : .transferFailed, info)
     }
 
-    /// Clock tick: offers nobody decided in time are declined.
+    /// How long an interrupted incoming transfer is held in memory; after
+    /// that, an offer repeated by the sender still resumes from the disk.
+    static let interruptedKept: TimeInterval = 3600
+    /// How long a client may take to send a manifest's parts.
+    static let manifestTimeout: TimeInterval = 60
+
+    /// Clock tick: offers nobody decided in time are declined; manifests a
+    /// client never finished are dropped; interrupted incoming transfers
+    /// leave memory after an hour.
     public func tick(now: Date) {
+        for transfer in outgoing.values where !transfer.manifestComplete && now.timeIntervalSince(transfer.createdAt) > Self.manifestTimeout {
+            end(transfer, .failed, .cancelled, "the client did not finish the list of files within \(Int(Self.manifestTimeout)) s")
+        }
+        for transfer in incoming.values where transfer.state == .interrupted {
+            guard let since = transfer.interruptedAt, now.timeIntervalSince(since) > Self.interruptedKept else { continue }
+            transfer.closePartials()
+            incoming[transfer.flow] = nil
+            logger.info("transfer \(transfer.flow) from '\(transfer.peerName)': interrupted for an hour; what arrived stays on disk for a resume")
+        }
         for transfer in incoming.values where transfer.state == .offered {
             guard let expires = transfer.expires, now >= expires else { continue }
             session(transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .timedOut, text: "nobody decided on the offer in time"))
