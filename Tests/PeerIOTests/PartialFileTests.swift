@@ -1,0 +1,87 @@
+import Foundation
+import Glibc
+import XCTest
+@testable import PeerCore
+@testable import PeerIO
+@testable import PeerSystem
+
+/// The receiving side's files on a real file system: partial files and
+/// their records, the rename that never overwrites, and folders that are
+/// never reached through a symlink.
+final class PartialFileTests: XCTestCase {
+    private var root: String!
+    private let flow = FlowID(bytes: Array(1...16))!
+
+    override func setUp() {
+        try? Sodium.initialize()
+        root = NSTemporaryDirectory() + "peerd-partial-\(UUID().uuidString)"
+    }
+
+    override func tearDown() { try? FileManager.default.removeItem(atPath: root) }
+
+    private func header(size: Int64) -> BlockRecord.Header {
+        BlockRecord.Header(flow: flow, file: 0, size: size, blockSize: BlockPlan(fileSize: size).blockSize, bootID: [UInt8](repeating: 3, count: 16))
+    }
+
+    func testVerifiedBlocksSurviveAReopenAndTheRenameNeverOverwrites() throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        let path = try TransferPath.check("docs/a.txt").get()
+        let size: Int64 = 300_000   // 3 blocks of 131,072
+        let block0 = [UInt8](repeating: 0xA0, count: 131_072), block1 = [UInt8](repeating: 0xA1, count: 131_072)
+        do {
+            let partial = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true), flow: flow, index: 0)
+            defer { partial.close() }
+            XCTAssertEqual(partial.resumePoint(expected: header(size: size)), .fresh)
+            try partial.open(header: header(size: size), keptBlocks: 0)
+            try partial.write(block0, at: 0)
+            try partial.recordBlock(0, hash: Blake2b.hash(block0))
+            try partial.write(block1, at: 131_072)
+            try partial.recordBlock(1, hash: Blake2b.hash(block1))
+            try partial.write([1, 2, 3], at: 262_144)   // part of block 2: not recorded
+        }
+        let again = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: false), flow: flow, index: 0)
+        defer { again.close() }
+        XCTAssertEqual(again.resumePoint(expected: header(size: size)), .from(hashes: [Blake2b.hash(block0), Blake2b.hash(block1)]))
+        XCTAssertEqual(again.partialSize(), 262_147, "how far bytes had come, verified or not")
+        var otherBoot = header(size: size)
+        otherBoot.bootID = [UInt8](repeating: 4, count: 16)
+        XCTAssertEqual(again.resumePoint(expected: otherBoot), .from(hashes: [Blake2b.hash(block0), Blake2b.hash(block1)]),
+                       "after a reboot the blocks are hashed again, and these still match")
+        try again.open(header: header(size: size), keptBlocks: 2)
+        let block2 = [UInt8](repeating: 0xA2, count: 37_856)
+        try again.write(block2, at: 262_144)
+        try again.recordBlock(2, hash: Blake2b.hash(block2))
+        XCTAssertTrue(FileManager.default.createFile(atPath: root + "/host1/docs/a.txt", contents: Data("mine".utf8)))
+        let name = try again.finish(name: "a.txt", size: size, mode: 0o640, mtime: 1_764_460_800)
+        XCTAssertEqual(name, "a (1).txt")
+        XCTAssertEqual(try String(contentsOfFile: root + "/host1/docs/a.txt", encoding: .utf8), "mine", "never overwritten")
+        let attributes = try FileManager.default.attributesOfItem(atPath: root + "/host1/docs/a (1).txt")
+        XCTAssertEqual((attributes[.size] as? NSNumber)?.int64Value, size)
+        XCTAssertEqual((attributes[.posixPermissions] as? NSNumber)?.intValue, 0o640)
+        XCTAssertEqual((attributes[.modificationDate] as? Date)?.timeIntervalSince1970, 1_764_460_800)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/host1/docs/" + again.partName))
+        XCTAssertEqual(again.resumePoint(expected: header(size: size)), .complete, "in place: a repeated offer sends nothing more")
+    }
+
+    func testAFolderIsNeverReachedThroughASymlink() throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        try FileManager.default.createDirectory(atPath: root + "/host1", withIntermediateDirectories: true)
+        let outside = root + "-outside"
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: outside) }
+        XCTAssertEqual(symlink(outside, root + "/host1/sub"), 0)
+        XCTAssertThrowsError(try DownloadFolder.folder(of: try TransferPath.check("sub/x.txt").get(), peerFolder: "host1", root: rootFD, create: true)) { error in
+            XCTAssertEqual((error as? SystemError)?.syscall, "openat")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: outside), [], "nothing written through the link")
+    }
+
+    func testPeerFolderNames() {
+        XCTAssertEqual(DownloadFolder.peerFolderName(name: "host1", peerID: "ab"), "host1")
+        XCTAssertEqual(DownloadFolder.peerFolderName(name: "../x", peerID: "ab"), "ab")
+        XCTAssertEqual(DownloadFolder.peerFolderName(name: ".hidden", peerID: "ab"), "ab")
+        XCTAssertEqual(DownloadFolder.peerFolderName(name: "a/b", peerID: "ab"), "ab")
+    }
+}
