@@ -171,9 +171,11 @@ test_an_offer_with_no_client_waits_then_times_out() {
 }
 
 test_a_full_disk_fails_the_transfer_cleanly() {
-    local small="$LAB_DIR/small"; mkdir -p "$small"
+    # A small disk of its own, outside the lab's folder; unmounted after
+    # the lab is down (its daemons hold it open until then).
+    local small; small=$(mktemp -d /tmp/peerd-disk.XXXXXX)
     mount -t tmpfs -o size=100m tmpfs "$small" || fail "cannot mount a tmpfs"
-    trap "umount '$small' 2>/dev/null" EXIT
+    trap "lab_down; umount '$small' 2>/dev/null; rmdir '$small' 2>/dev/null" EXIT
     paired_peers --download-dir "$small"
     make_file "$LAB_DIR/big.bin" 30
     slow_link 2 40mbit
