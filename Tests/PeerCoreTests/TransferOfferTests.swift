@@ -21,6 +21,11 @@ final class TransferOfferTests: XCTestCase {
         XCTAssertEqual(verdict.acceptedCount, 3)
         XCTAssertEqual(verdict.acceptedBytes, 25)
         XCTAssertNil(OfferCheck.check(Array(repeating: file("x"), count: OfferCheck.maxFiles + 1)), "too many files")
+        // A hostile peer's sizes: over the limit refused, totals never overflow.
+        let huge = try XCTUnwrap(OfferCheck.check([file("h1", .max), file("h2", OfferCheck.maxFileSize)] +
+                                                  (0..<9000).map { file("p\($0)", OfferCheck.maxFileSize) }))
+        XCTAssertEqual(huge.files[0].refusalReason, "badSize")
+        XCTAssertEqual(huge.acceptedBytes, .max, "saturated, not trapped")
     }
 
     func testBlockRecordRoundTripsAndIgnoresDamagedSlots() throws {

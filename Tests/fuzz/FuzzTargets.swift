@@ -27,7 +27,11 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let half = bytes.count / 2
         let frames = ((try? reader.append(bytes[..<half])) ?? []) + ((try? reader.append(bytes[half...])) ?? [])
         for frame in frames { _ = try? WireCodec.decode(frame) }
-        if let message = try? WireCodec.decode(bytes) { _ = WireCodec.encode(message) }
+        if let message = try? WireCodec.decode(bytes) {
+            _ = WireCodec.encode(message)
+            // An offer's names and sizes are a hostile peer's: checked without trapping.
+            if case .bulk(.offer(_, _, _, _, let files)) = message { _ = OfferCheck.check(files) }
+        }
         var assembler = MessageAssembler(maxMessage: 1 << 16)
         for chunk in stride(from: 0, to: bytes.count, by: 97) { _ = assembler.add(more: true, bytes: Array(bytes[chunk..<min(bytes.count, chunk + 97)])) }
     case "handshake":

@@ -18,7 +18,7 @@ OUT="$ROOT/.build/fuzz"
 SWIFTC=${SWIFTC:-swiftc}
 mkdir -p "$OUT"
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
-MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CMalloc")
+MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CMalloc" -I "$ROOT/Sources/CFiles")
 
 # A target's sources, in every folder below it (paths hold no spaces).
 sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }
@@ -30,7 +30,7 @@ build() {
     echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; log in $OUT/build.log)"
     {
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerCore -emit-module -emit-library -static -o libPeerCore.a $(sources PeerCore)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerSystem -emit-module -emit-library -static -o libPeerSystem.a $(sources PeerSystem)) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerSystem -emit-module -emit-library -static -o libPeerSystem.a $(sources PeerSystem)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a $(sources PeerIO)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerCore \
             -lsodium -lavahi-client -lavahi-common -o peerd-fuzz)

@@ -4,6 +4,9 @@
 public enum OfferCheck {
     /// The most files in one offer.
     public static let maxFiles = 100_000
+    /// The largest file (1 PiB): sizes a peer sends are checked before any
+    /// sum, so no total can overflow.
+    public static let maxFileSize: Int64 = 1 << 50
 
     /// The verdict on an offer.
     public struct Verdict: Sendable, Equatable {
@@ -33,7 +36,7 @@ public enum OfferCheck {
             case .failure(let refusal):
                 result = .failure(.name(refusal))
             case .success(let path):
-                if file.size < 0 {
+                if file.size < 0 || file.size > maxFileSize {
                     result = .failure(.badSize)
                 } else if seen[path] != index {
                     result = .failure(.duplicate)
@@ -43,7 +46,8 @@ public enum OfferCheck {
                     result = .success(path)
                 }
             }
-            if case .success = result { bytes += file.size }
+            // Saturating: sizes come from a peer.
+            if case .success = result { bytes = bytes.addingReportingOverflow(file.size).overflow ? .max : bytes + file.size }
             results.append(result)
         }
         return Verdict(files: results, acceptedBytes: bytes, acceptedCount: results.filter { (try? $0.get()) != nil }.count)

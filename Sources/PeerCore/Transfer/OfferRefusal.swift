@@ -8,7 +8,7 @@ public enum OfferRefusal: Sendable, Equatable, Error {
     case duplicate
     /// Its path runs through another file of the offer (`a` and `a/b`).
     case underAFile
-    /// A negative size.
+    /// A negative size, or one over ``OfferCheck/maxFileSize``.
     case badSize
 
     /// The reason as one word (a ``TransferPathRefusal`` raw value, or

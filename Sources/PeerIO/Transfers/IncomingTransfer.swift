@@ -68,7 +68,14 @@ final class IncomingTransfer {
         guard nameBytes <= Self.maxManifestBytes else { return "an offer whose names pass \(Self.maxManifestBytes) bytes" }
         guard !more else { return nil }
         manifestComplete = true
-        guard files.count == declaredFiles, files.reduce(Int64(0), { $0 + $1.size }) == declaredBytes else {
+        // A hostile peer's sizes must not overflow the sum (nor be negative).
+        var sum: Int64 = 0
+        for file in files {
+            let (next, overflow) = sum.addingReportingOverflow(max(0, file.size))
+            guard !overflow else { return "an offer whose sizes overflow" }
+            sum = next
+        }
+        guard files.count == declaredFiles, sum == declaredBytes else {
             return "an offer whose files do not add up to its totals"
         }
         check = OfferCheck.check(files)
