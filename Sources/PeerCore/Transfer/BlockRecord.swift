@@ -55,19 +55,19 @@ public enum BlockRecord {
     /// The header's bytes.
     public static func encode(_ header: Header) -> [UInt8] {
         var out = magic + header.flow.bytes
-        append(UInt64(header.file), 4, &out)
-        append(UInt64(bitPattern: header.size), 8, &out)
-        append(UInt64(header.blockSize), 4, &out)
+        BigEndian.append(UInt64(header.file), width: 4, to: &out)
+        BigEndian.append(UInt64(bitPattern: header.size), width: 8, to: &out)
+        BigEndian.append(UInt64(header.blockSize), width: 4, to: &out)
         out += header.bootID.prefix(bootIDLength) + [UInt8](repeating: 0, count: max(0, bootIDLength - header.bootID.count))
-        append(UInt64(CRC32.checksum(out)), 4, &out)
+        BigEndian.append(UInt64(CRC32.checksum(out)), width: 4, to: &out)
         return out + [0, 0, 0, 0]
     }
 
     /// Where block `block`'s slot goes, and its bytes.
     public static func slot(block: Int, hash: [UInt8]) -> (offset: Int64, bytes: [UInt8]) {
         var out = Array(hash.prefix(BulkCodec.hashLength))
-        append(UInt64(block), 4, &out)
-        append(UInt64(CRC32.checksum(out)), 4, &out)
+        BigEndian.append(UInt64(block), width: 4, to: &out)
+        BigEndian.append(UInt64(CRC32.checksum(out)), width: 4, to: &out)
         return (Int64(headerLength + slotLength * block), out)
     }
 
@@ -75,28 +75,20 @@ public enum BlockRecord {
     /// block; nil when the header is damaged or not a record.
     public static func decode(_ bytes: [UInt8]) -> (header: Header, hashes: [Int: [UInt8]])? {
         guard bytes.count >= headerLength, Array(bytes[0..<8]) == magic,
-              read(bytes, 56, 4) == UInt64(CRC32.checksum(bytes[0..<56])),
+              BigEndian.read(bytes, at: 56, width: 4) == UInt64(CRC32.checksum(bytes[0..<56])),
               let flow = FlowID(bytes: Array(bytes[8..<24])) else { return nil }
-        let header = Header(flow: flow, file: UInt32(read(bytes, 24, 4)), size: Int64(bitPattern: read(bytes, 28, 8)),
-                            blockSize: Int(read(bytes, 36, 4)), bootID: Array(bytes[40..<56]))
+        let header = Header(flow: flow, file: UInt32(BigEndian.read(bytes, at: 24, width: 4)), size: Int64(bitPattern: BigEndian.read(bytes, at: 28, width: 8)),
+                            blockSize: Int(BigEndian.read(bytes, at: 36, width: 4)), bootID: Array(bytes[40..<56]))
         var hashes: [Int: [UInt8]] = [:]
         var offset = headerLength
         while offset + slotLength <= bytes.count {
             let block = (offset - headerLength) / slotLength
-            if read(bytes, offset + 36, 4) == UInt64(CRC32.checksum(bytes[offset..<(offset + 36)])),
-               read(bytes, offset + 32, 4) == UInt64(block) {
+            if BigEndian.read(bytes, at: offset + 36, width: 4) == UInt64(CRC32.checksum(bytes[offset..<(offset + 36)])),
+               BigEndian.read(bytes, at: offset + 32, width: 4) == UInt64(block) {
                 hashes[block] = Array(bytes[offset..<(offset + 32)])
             }
             offset += slotLength
         }
         return (header, hashes)
-    }
-
-    private static func append(_ value: UInt64, _ width: Int, _ out: inout [UInt8]) {
-        for shift in (0..<width).reversed() { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
-    }
-
-    private static func read(_ bytes: [UInt8], _ offset: Int, _ width: Int) -> UInt64 {
-        bytes[offset..<(offset + width)].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

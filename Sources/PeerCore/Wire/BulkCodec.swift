@@ -62,44 +62,44 @@ public enum BulkCodec {
         switch message {
         case .offer(_, let more, let totalFiles, let totalBytes, let files):
             out.append(more ? 1 : 0)
-            append(UInt64(totalFiles), width: 4, to: &out)
-            append(totalBytes, width: 8, to: &out)
-            append(UInt64(files.count), width: 2, to: &out)
+            BigEndian.append(UInt64(totalFiles), width: 4, to: &out)
+            BigEndian.append(totalBytes, width: 8, to: &out)
+            BigEndian.append(UInt64(files.count), width: 2, to: &out)
             for file in files {
-                append(UInt64(file.name.count), width: 2, to: &out)
+                BigEndian.append(UInt64(file.name.count), width: 2, to: &out)
                 out += file.name
-                append(UInt64(bitPattern: file.size), width: 8, to: &out)
-                append(UInt64(file.mode), width: 4, to: &out)
-                append(UInt64(bitPattern: file.mtime), width: 8, to: &out)
+                BigEndian.append(UInt64(bitPattern: file.size), width: 8, to: &out)
+                BigEndian.append(UInt64(file.mode), width: 4, to: &out)
+                BigEndian.append(UInt64(bitPattern: file.mtime), width: 8, to: &out)
             }
         case .answer(_, let more, let files):
             out.append(more ? 1 : 0)
-            append(UInt64(files.count), width: 2, to: &out)
+            BigEndian.append(UInt64(files.count), width: 2, to: &out)
             for file in files {
-                append(UInt64(file.file), width: 4, to: &out)
+                BigEndian.append(UInt64(file.file), width: 4, to: &out)
                 out.append(file.verdict.code)
-                append(UInt64(file.firstBlock), width: 4, to: &out)
+                BigEndian.append(UInt64(file.firstBlock), width: 4, to: &out)
             }
         case .chunk(_, let file, let offset, let bytes):
-            append(UInt64(file), width: 4, to: &out)
-            append(offset, width: 8, to: &out)
+            BigEndian.append(UInt64(file), width: 4, to: &out)
+            BigEndian.append(offset, width: 8, to: &out)
             out += bytes
         case .block(_, let file, let block, let hash):
-            append(UInt64(file), width: 4, to: &out)
-            append(UInt64(block), width: 4, to: &out)
+            BigEndian.append(UInt64(file), width: 4, to: &out)
+            BigEndian.append(UInt64(block), width: 4, to: &out)
             out += hash
         case .fileEnd(_, let file, let hash):
-            append(UInt64(file), width: 4, to: &out)
+            BigEndian.append(UInt64(file), width: 4, to: &out)
             out += hash
         case .transferDone, .streamEnd:
             break
         case .cancel(_, let reason, let text), .streamReset(_, let reason, let text):
             let bytes = Array(text.utf8.prefix(WireCodec.maxText))
             out.append(reason.code)
-            append(UInt64(bytes.count), width: 2, to: &out)
+            BigEndian.append(UInt64(bytes.count), width: 2, to: &out)
             out += bytes
         case .credit(_, let bytes):
-            append(UInt64(bytes), width: 4, to: &out)
+            BigEndian.append(UInt64(bytes), width: 4, to: &out)
         case .streamOpen(_, let name):
             let bytes = Array(name.utf8.prefix(maxStreamName))
             out.append(UInt8(bytes.count))
@@ -186,9 +186,5 @@ public enum BulkCodec {
         let length = Int(try reader.u16("\(what) text length"))
         guard length <= WireCodec.maxText else { throw .fieldTooLong("\(what) text", length) }
         return (reason, try reader.text(length, "\(what) text"))
-    }
-
-    private static func append(_ value: UInt64, width: Int, to out: inout [UInt8]) {
-        for shift in (0..<width).reversed() { out.append(UInt8(truncatingIfNeeded: value >> (8 * UInt64(shift)))) }
     }
 }

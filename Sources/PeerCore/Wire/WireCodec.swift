@@ -200,15 +200,9 @@ public enum WireCodec {
         return (reason, try reader.text(length, "\(what) text"))
     }
 
-    private static func appendU16(_ value: UInt16, to out: inout [UInt8]) {
-        out += [UInt8(value >> 8), UInt8(value & 0xFF)]
-    }
+    private static func appendU16(_ value: UInt16, to out: inout [UInt8]) { BigEndian.append(UInt64(value), width: 2, to: &out) }
 
-    private static func appendU32(_ value: UInt32, to out: inout [UInt8]) {
-        out += (0..<4).reversed().map { UInt8((value >> (8 * UInt32($0))) & 0xFF) }
-    }
+    private static func appendU32(_ value: UInt32, to out: inout [UInt8]) { BigEndian.append(UInt64(value), width: 4, to: &out) }
 
-    private static func appendU64(_ value: UInt64, to out: inout [UInt8]) {
-        out += (0..<8).reversed().map { UInt8((value >> (8 * UInt64($0))) & 0xFF) }
-    }
+    private static func appendU64(_ value: UInt64, to out: inout [UInt8]) { BigEndian.append(value, width: 8, to: &out) }
 }
