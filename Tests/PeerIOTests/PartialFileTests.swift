@@ -85,3 +85,10 @@ final class PartialFileTests: XCTestCase {
         XCTAssertEqual(DownloadFolder.peerFolderName(name: "a/b", peerID: "ab"), "ab")
     }
 }
+
+private extension PartialFile {
+    /// The daemon writes from its read buffer; the tests from arrays.
+    func write(_ bytes: [UInt8], at offset: Int64) throws {
+        try bytes.withUnsafeBytes { raw in try write(raw, at: offset) }
+    }
+}

@@ -32,6 +32,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             // An offer's names and sizes are a hostile peer's: checked without trapping.
             if case .bulk(.offer(_, _, _, _, let files)) = message { _ = OfferCheck.check(files) }
         }
+        // The in-place reader of chunk and streamData heads agrees with the codec.
+        let head = bytes.withUnsafeBytes { BulkDataHead.parse($0) }
+        if let head {
+            let data = Array(bytes[head.dataStart...])
+            let expected: BulkMessage
+            switch head.head {
+            case .chunk(let flow, let file, let offset): expected = .chunk(flow, file: file, offset: offset, bytes: data)
+            case .streamData(let flow): expected = .streamData(flow, bytes: data)
+            }
+            guard case .bulk(expected)? = try? WireCodec.decode(bytes) else { fatalError("BulkDataHead read a head the codec does not") }
+        }
         var assembler = MessageAssembler(maxMessage: 1 << 16)
         for chunk in stride(from: 0, to: bytes.count, by: 97) { _ = assembler.add(more: true, bytes: Array(bytes[chunk..<min(bytes.count, chunk + 97)])) }
     case "handshake":

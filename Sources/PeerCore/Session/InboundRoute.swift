@@ -47,10 +47,17 @@ public enum InboundRoute: Sendable, Equatable {
             default: return .pairingStep(message)
             }
         case .bulk(let bulk):
-            guard canSendData else { return .violation("a transfer or stream message outside an accepted session") }
+            if let violation = bulkViolation(canSendData: canSendData) { return .violation(violation) }
             return .bulk(bulk)
         default:
             return .lifecycle(message)
         }
+    }
+
+    /// Why a transfer or stream message may not come now, or nil when it
+    /// may: the rule for ``bulk(_:)``, which the receive path also applies
+    /// to the `chunk` and `streamData` it reads in place (``BulkDataHead``).
+    public static func bulkViolation(canSendData: Bool) -> String? {
+        canSendData ? nil : "a transfer or stream message outside an accepted session"
     }
 }

@@ -1,4 +1,4 @@
-/// Big-endian integers in byte arrays: the one writer and reader the wire
+/// Big-endian integers in byte arrays (or buffers): the one writer and reader the wire
 /// codecs and the block record share.
 enum BigEndian {
     /// Appends the low `width` bytes of `value`, most significant first.
@@ -7,7 +7,7 @@ enum BigEndian {
     }
 
     /// Reads `width` bytes at `offset` (the caller checked they are there).
-    static func read(_ bytes: [UInt8], at offset: Int, width: Int) -> UInt64 {
+    static func read<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at offset: Int, width: Int) -> UInt64 where Bytes.Index == Int {
         bytes[offset..<(offset + width)].reduce(0) { $0 << 8 | UInt64($1) }
     }
 }

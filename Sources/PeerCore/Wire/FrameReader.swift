@@ -29,7 +29,7 @@ public struct FrameReader: Sendable {
         var start = 0
         while buffer.count - start >= 2 {
             let length = Int(buffer[start]) << 8 | Int(buffer[start + 1])
-            guard length > 0, length <= maxFrame else {
+            guard Self.isValid(length, maxFrame: maxFrame) else {
                 guard frames.isEmpty else {
                     failure = .badFrameLength(length)
                     buffer.removeAll()
@@ -44,4 +44,19 @@ public struct FrameReader: Sendable {
         buffer.removeFirst(start)
         return frames
     }
+
+    /// The next whole frame at the start of `bytes`: the range of its
+    /// payload (after the 2-byte length), or nil while more bytes are
+    /// needed; a bad length throws. The daemon's receive path scans its
+    /// read buffer with this and opens each frame where it lies;
+    /// ``append(_:)`` is the copying form.
+    public static func nextFrame(in bytes: UnsafeRawBufferPointer, maxFrame: Int) throws(WireError) -> Range<Int>? {
+        guard bytes.count >= 2 else { return nil }
+        let length = Int(bytes[0]) << 8 | Int(bytes[1])
+        guard isValid(length, maxFrame: maxFrame) else { throw .badFrameLength(length) }
+        guard bytes.count - 2 >= length else { return nil }
+        return 2..<(2 + length)
+    }
+
+    private static func isValid(_ length: Int, maxFrame: Int) -> Bool { length > 0 && length <= maxFrame }
 }

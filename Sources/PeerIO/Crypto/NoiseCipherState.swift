@@ -55,16 +55,17 @@ public struct NoiseCipherState: Sendable {
         self.nonce += 1
     }
 
-    /// Decrypts a whole ciphertext-and-tag in place; the plaintext is then
-    /// the first `count - 16` bytes. The nonce advances only on success.
-    public mutating func openInPlace(_ buffer: inout [UInt8]) throws(NoiseError) {
-        guard let key else { return }
+    /// Decrypts a whole ciphertext-and-tag in place (a frame where it was
+    /// read); returns the plaintext's length: the first `count - 16` bytes.
+    /// The nonce advances only on success.
+    public mutating func openInPlace(_ buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int {
+        guard let key else { return buffer.count }
         guard nonce != UInt64.max else { throw .nonceExhausted }
         let nonce = nonce
-        let ok = buffer.withUnsafeMutableBytes { raw in key.withUnsafeBytes { k in Sodium.aeadOpenInPlace(key: k, nonce: nonce, buffer: raw) } }
+        let ok = key.withUnsafeBytes { k in Sodium.aeadOpenInPlace(key: k, nonce: nonce, buffer: buffer) }
         guard ok else { throw .decryptFailed }
-        buffer.removeLast(Self.tagLength)
         self.nonce += 1
+        return buffer.count - Self.tagLength
     }
 
     private var nonceBytes: [UInt8] {

@@ -61,12 +61,12 @@ public struct NoiseTransport {
         return sealed
     }
 
-    /// Decrypts one frame after the handshake, in place (the frame becomes
-    /// its plaintext); false before the handshake is done.
-    public mutating func open(_ frame: inout [UInt8]) throws(NoiseError) -> Bool {
-        guard receiveCipher != nil else { return false }
-        try receiveCipher!.openInPlace(&frame)
-        return true
+    /// Decrypts one frame after the handshake, in place, where it was read:
+    /// the plaintext's length (it starts the frame), or nil before the
+    /// handshake is done.
+    public mutating func open(_ frame: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int? {
+        guard receiveCipher != nil else { return nil }
+        return try receiveCipher!.openInPlace(frame)
     }
 
     /// Seals, in place, the `count` plaintext bytes at `offset` of a frame

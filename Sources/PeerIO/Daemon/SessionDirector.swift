@@ -193,6 +193,12 @@ extension SessionDirector {
         bulk?.session(session, bulk: message)
     }
 
+    /// File and stream bytes are the data plane's.
+    public func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
+        guard session.peerUUID != nil, table.isCurrent(session) else { return }
+        bulk?.session(session, data: head, bytes: bytes)
+    }
+
     /// Room for bulk frames: the data plane sends more.
     public func sessionCanSendBulk(_ session: PeerSession) {
         guard table.isCurrent(session) else { return }

@@ -209,10 +209,10 @@ public final class PeerSession {
 
     // MARK: Frames
 
-    private func received(_ frame: [UInt8]) {
+    private func received(_ frame: UnsafeMutableRawBufferPointer) {
         if noise.isHandshaking {
             do {
-                let step = try noise.readHandshake(frame)
+                let step = try noise.readHandshake(Array(frame))
                 if let reply = step.reply { transport.send(frame: reply) }
                 if let proof = step.proof { handshakeDone(proof) }
             } catch {
@@ -221,9 +221,16 @@ public final class PeerSession {
             return
         }
         do {
-            var plaintext = frame
-            guard try noise.open(&plaintext) else { return }
-            let message = try WireCodec.decode(plaintext)
+            guard let count = try noise.open(frame) else { return }
+            let plaintext = UnsafeRawBufferPointer(rebasing: frame[0..<count])
+            // File and stream bytes go on from where they were decrypted.
+            if let (head, start) = BulkDataHead.parse(plaintext) {
+                if let violation = InboundRoute.bulkViolation(canSendData: lifecycle.canSendData) { return fail(violation) }
+                lifecycle.noteReceived(now: clock.now())
+                delegate?.session(self, data: head, bytes: UnsafeRawBufferPointer(rebasing: plaintext[start...]))
+                return
+            }
+            let message = try WireCodec.decode(Array(plaintext))
             let presence: PairingPresence = pairing.map { $0.isFinished ? .finished : .running } ?? .none
             let route = InboundRoute.of(message, canSendData: lifecycle.canSendData, canCarryPairing: lifecycle.canCarryPairing,
                                         sent: ledger.sent, pairing: presence)
@@ -355,7 +362,7 @@ extension PeerSession: SessionTransportDelegate {
     public func transportBytesArrived() { lifecycle.bytesArrived() }
 
     /// One frame: handshake or message.
-    public func transportReceived(_ frame: [UInt8]) -> Bool {
+    public func transportReceived(_ frame: UnsafeMutableRawBufferPointer) -> Bool {
         guard !finished else { return false }
         received(frame)
         return !finished

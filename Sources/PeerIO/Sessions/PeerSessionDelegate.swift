@@ -24,6 +24,9 @@ public protocol PeerSessionDelegate: AnyObject {
     func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict
     /// A transfer or stream message arrived (docs/protocol.md §8).
     func session(_ session: PeerSession, bulk message: BulkMessage)
+    /// A `chunk` or `streamData` arrived: its head, and its bytes where
+    /// they were decrypted (valid only during the call).
+    func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer)
     /// The session's queue drained below ``PeerSession/bulkHighWater``:
     /// bulk frames may go out again.
     func sessionCanSendBulk(_ session: PeerSession)

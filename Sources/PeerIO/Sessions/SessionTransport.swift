@@ -28,13 +28,10 @@ public final class SessionTransport {
     private let clock: DaemonClock
     /// Whether this is a dial whose TCP connect has not completed yet.
     public private(set) var connecting: Bool
-    /// Until the session is accepted, no frame may exceed 8 KiB: an
-    /// unauthenticated peer cannot make us buffer more.
-    private var frames: FrameReader = {
-        var reader = FrameReader()
-        reader.maxFrame = 8192
-        return reader
-    }()
+    /// What was read and is not yet handled; frames are opened in it.
+    private let inbox = InboundBuffer(readSize: SessionTransport.readSize)
+    /// Whether anything was read since the last ``tickFrames()``.
+    private var readSinceTick = false
     private var outbound: OutboundQueue
     private var watermarks: WriteWatermarks
     private var flushScheduled = false
@@ -59,10 +56,13 @@ public final class SessionTransport {
     /// Whether a bulk frame was built since the last ``tickFrames()``.
     private var tookFrame = false
 
-    /// Clock tick: a pool not used for a whole tick lets its buffers go.
+    /// Clock tick: a pool not used for a whole tick lets its buffers go,
+    /// and so does the read buffer when nothing came for a whole tick.
     public func tickFrames() {
         if !tookFrame { framePool.drain() }
         tookFrame = false
+        if !readSinceTick { inbox.release() }
+        readSinceTick = false
     }
     /// Holds on delivering frames (``holdDelivery()``): while any is on,
     /// frames already read wait in ``parked`` and nothing more is read.
@@ -86,11 +86,9 @@ public final class SessionTransport {
 
     /// Bytes waiting to be written.
     public var queuedBytes: Int { outbound.byteCount }
-    /// The largest frame accepted from the peer.
-    public var maxFrame: Int {
-        get { frames.maxFrame }
-        set { frames.maxFrame = newValue }
-    }
+    /// The largest frame accepted from the peer. Until the session is
+    /// accepted it is 8 KiB: an unauthenticated peer cannot make us hold more.
+    public var maxFrame = 8192
     /// Whether the transport is closing or closed.
     public var isClosing: Bool { closeAfterFlush || closed }
 
@@ -142,8 +140,8 @@ public final class SessionTransport {
 
     private func deliverParked() {
         while deliveryHolds == 0, !isClosing, !parked.isEmpty {
-            let frame = parked.removeFirst()
-            guard delegate?.transportReceived(frame) == true else { return }
+            var frame = parked.removeFirst()
+            guard frame.withUnsafeMutableBytes({ delegate?.transportReceived($0) }) == true else { return }
         }
         updateReading()
     }
@@ -177,16 +175,12 @@ public final class SessionTransport {
 
     private func readable() {
         guard !closed, !closeAfterFlush, !connecting else { return }
-        let descriptor = channel.descriptor
-        var buffer = [UInt8](repeating: 0, count: Self.readSize)
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<4 {
             // Output backed up, the clients are behind, or delivery is held: read no more now.
             if watermarks.isPaused || heldForClients || deliveryHolds > 0 || !parked.isEmpty { return }
             let count: Int?
-            do {
-                count = try buffer.withUnsafeMutableBytes { raw throws(SystemError) in try descriptor.read(into: raw) }
-            } catch {
+            do { count = try inbox.read(from: channel.descriptor) } catch {
                 delegate?.transportBroke("\(error)")
                 return
             }
@@ -195,25 +189,30 @@ public final class SessionTransport {
                 delegate?.transportBroke("the connection was closed")
                 return
             }
+            readSinceTick = true
             delegate?.transportBytesArrived()
-            let complete: [[UInt8]]
-            do { complete = try frames.append(buffer[0..<count]) } catch {
+            guard deliverWholeFrames() else { return }
+        }
+    }
+
+    /// Hands the whole frames read to the session, in order, where they
+    /// lie; while delivery is held they are copied aside instead (bounded
+    /// by one read: nothing more is read while held). A bad length is
+    /// reported after the frames before it. False when the session wants
+    /// no more.
+    private func deliverWholeFrames() -> Bool {
+        while true {
+            let frame: UnsafeMutableRawBufferPointer?
+            do { frame = try inbox.nextFrame(maxFrame: maxFrame) } catch {
                 delegate?.transportCorrupt("\(error)")
-                return
+                return false
             }
-            for (index, frame) in complete.enumerated() {
-                if deliveryHolds > 0 {
-                    // Bounded by one read: nothing more is read while held.
-                    parked.append(contentsOf: complete[index...])
-                    break
-                }
-                guard !isClosing, delegate?.transportReceived(frame) == true else { return }
+            guard let frame else { return true }
+            if deliveryHolds > 0 || !parked.isEmpty {
+                parked.append(Array(frame))
+                continue
             }
-            // A bad length that came after those frames, now that they are handled.
-            do { _ = try frames.append([UInt8]()) } catch {
-                delegate?.transportCorrupt("\(error)")
-                return
-            }
+            guard !isClosing, delegate?.transportReceived(frame) == true else { return false }
         }
     }
 

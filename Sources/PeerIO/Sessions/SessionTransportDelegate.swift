@@ -7,8 +7,10 @@ public protocol SessionTransportDelegate: AnyObject {
     func transportConnectFailed(_ reason: String)
     /// Bytes arrived (whole frames or not): the peer is alive.
     func transportBytesArrived()
-    /// One whole frame arrived. Returns whether to go on reading.
-    func transportReceived(_ frame: [UInt8]) -> Bool
+    /// One whole frame arrived: a view into the transport's read buffer,
+    /// which the session may decrypt in place, valid only during the call.
+    /// Returns whether to go on reading.
+    func transportReceived(_ frame: UnsafeMutableRawBufferPointer) -> Bool
     /// The connection ended or broke without a close frame.
     func transportBroke(_ why: String)
     /// A write left less than half of ``PeerSession/bulkHighWater`` queued.

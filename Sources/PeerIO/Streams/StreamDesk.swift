@@ -96,13 +96,6 @@ public final class StreamDesk {
             } else {
                 session.sendBulk(.streamReset(flow, reason: .busy, text: "too many streams wait here"))
             }
-        case .streamData(let flow, let bytes):
-            guard let stream = byFlow[flow], stream.peer == peer else { return }
-            guard !stream.receivedEnd, stream.window.received(bytes.count, now: clock.now()) else {
-                return reset(stream, .protocolError, "stream bytes past the credit given, or after the end")
-            }
-            stream.bytesReceived += Int64(bytes.count)
-            stream.port.write(bytes)
         case .streamEnd(let flow):
             guard let stream = byFlow[flow], stream.peer == peer else { return }
             stream.receivedEnd = true
@@ -124,6 +117,17 @@ public final class StreamDesk {
         default:
             break
         }
+    }
+
+    /// Stream bytes arrived (in place, valid only during the call): handed
+    /// to the local reader, or kept until it can take them.
+    func data(_ flow: FlowID, bytes: UnsafeRawBufferPointer, from peer: UUID) {
+        guard let stream = byFlow[flow], stream.peer == peer else { return }
+        guard !stream.receivedEnd, stream.window.received(bytes.count, now: clock.now()) else {
+            return reset(stream, .protocolError, "stream bytes past the credit given, or after the end")
+        }
+        stream.bytesReceived += Int64(bytes.count)
+        stream.port.write(bytes)
     }
 
     /// Both opens met: the flow is the smaller id, the same on both sides.

@@ -90,8 +90,10 @@ final class StreamPort {
     /// Bytes held for the output, not yet written.
     var pendingCount: Int { pending.count - pendingStart }
 
-    /// Writes `bytes` to the output, or keeps them until it is writable.
-    func write(_ bytes: [UInt8]) {
+    /// Writes `bytes` to the output (straight from where they were
+    /// decrypted), or keeps a copy of what it does not take until it is
+    /// writable.
+    func write(_ bytes: UnsafeRawBufferPointer) {
         guard !outputClosed else { return }
         if pendingCount == 0 {
             // Straight out when nothing waits; only what the output does not take is kept.
@@ -100,7 +102,7 @@ final class StreamPort {
                 let start = done
                 let count: Int?
                 do {
-                    count = try Syscall.nonBlocking("write") { bytes.withUnsafeBytes { raw in Glibc.write(output.rawValue, raw.baseAddress! + start, raw.count - start) } }
+                    count = try Syscall.nonBlocking("write") { Glibc.write(output.rawValue, bytes.baseAddress! + start, bytes.count - start) }
                 } catch {
                     return onBroken("writing the stream's output: \(error)")
                 }
@@ -114,7 +116,7 @@ final class StreamPort {
             outputChannel?.armWrite(true)
             return
         }
-        pending += bytes
+        pending.append(contentsOf: bytes)
         flush()
     }
 

@@ -8,6 +8,8 @@ public protocol BulkRoom: AnyObject {
     func sessionUp(_ session: PeerSession)
     /// A transfer or stream message arrived on `session`.
     func session(_ session: PeerSession, bulk message: BulkMessage)
+    /// File or stream bytes arrived on `session`, in place (valid only during the call).
+    func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer)
     /// `session` has room for bulk frames again.
     func sessionCanSendBulk(_ session: PeerSession)
     /// `session` ended.

@@ -26,12 +26,26 @@ public final class DataPlane: BulkRoom {
     public func session(_ session: PeerSession, bulk message: BulkMessage) {
         guard let peer = session.peerUUID else { return }
         switch message {
-        case .streamOpen, .streamData, .streamEnd, .streamReset:
+        case .chunk(let flow, let file, let offset, let bytes):
+            bytes.withUnsafeBytes { self.session(session, data: .chunk(flow, file: file, offset: offset), bytes: $0) }
+        case .streamData(let flow, let bytes):
+            bytes.withUnsafeBytes { self.session(session, data: .streamData(flow), bytes: $0) }
+        case .streamOpen, .streamEnd, .streamReset:
             streams.received(message, from: peer, on: session)
         case .credit(let flow, _) where streams.owns(flow):
             streams.received(message, from: peer, on: session)
         default:
             transfers.session(session, bulk: message)
+        }
+    }
+
+    public func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
+        guard let peer = session.peerUUID else { return }
+        switch head {
+        case .chunk(let flow, let file, let offset):
+            transfers.chunk(flow, file: file, offset: offset, bytes: bytes, from: peer, on: session)
+        case .streamData(let flow):
+            streams.data(flow, bytes: bytes, from: peer)
         }
     }
 

@@ -164,7 +164,7 @@ final class IncomingTransfer {
 
     /// Bytes of a chunk arrived: written, hashed, counted. Returns the
     /// credit to give back, or why the transfer must end.
-    func chunk(file index: UInt32, offset: UInt64, bytes: [UInt8], root: FileDescriptor, bootID: [UInt8], now: Date,
+    func chunk(file index: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, root: FileDescriptor, bootID: [UInt8], now: Date,
                report: (ProgressMeter.Report) -> Void) -> Result<UInt32?, TransferFault> {
         guard state == .active, let file = accepted[Int(index)], !file.done, !file.finishing else {
             return .failure(.init(.protocolError, "a chunk for file \(index), which is not being received"))

@@ -111,7 +111,7 @@ public final class PartialFile: @unchecked Sendable {
     /// Writes bytes at `offset`. Every 8 MiB the kernel is asked to start
     /// writing them out, so the fsync at the end finds little to do and
     /// dirty pages do not pile up.
-    public func write(_ bytes: [UInt8], at offset: Int64) throws(SystemError) {
+    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
         guard let data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
         try data.write(bytes, at: offset)
         let start = unflushedFrom ?? offset

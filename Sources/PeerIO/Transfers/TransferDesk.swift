@@ -196,15 +196,6 @@ public final class TransferDesk {
                 if let root = try? root() { transfer.discardPartials(root: root) }
                 end(transfer, reason == .cancelled ? .cancelled : .failed, reason, "the sender: \(text)")
             }
-        case .chunk(_, let file, let offset, let bytes):
-            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
-            received(transfer, session) { root in
-                transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: clock.now()) { [unowned self] _ in
-                    emit(.transferProgress, info(transfer))
-                }.map { credit in
-                    if let credit { session.sendBulk(.credit(flow, bytes: credit)) }
-                }
-            }
         case .block(_, let file, let block, let hash):
             guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
             received(transfer, session) { _ in
@@ -215,8 +206,21 @@ public final class TransferDesk {
             received(transfer, session) { root in
                 transfer.fileEnd(file: file, hash: hash, root: root, bootID: bootID).map { place($0, of: transfer) }
             }
-        case .streamOpen, .streamData, .streamEnd, .streamReset:
+        case .chunk, .streamOpen, .streamData, .streamEnd, .streamReset:
             break
+        }
+    }
+
+    /// File bytes arrived (in place, valid only during the call): written,
+    /// hashed, counted, and credit given back.
+    func chunk(_ flow: FlowID, file: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, from peer: UUID, on session: PeerSession) {
+        guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+        received(transfer, session) { root in
+            transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: clock.now()) { [unowned self] _ in
+                emit(.transferProgress, info(transfer))
+            }.map { credit in
+                if let credit { session.sendBulk(.credit(flow, bytes: credit)) }
+            }
         }
     }
 

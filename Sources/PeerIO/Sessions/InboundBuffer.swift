@@ -1,0 +1,72 @@
+import PeerCore
+
+/// The bytes read from a session's socket and not yet handled: one buffer
+/// that frames are cut from and decrypted in, where they lie, so a bulk
+/// frame costs no allocation and no copy on the way in (issue 12, point 8).
+///
+/// Its capacity is one read plus the largest frame: the bytes of a frame
+/// not yet whole move to the front before the next read, which then always
+/// has ``readSize`` bytes of room. The memory is taken at the first read
+/// and let go by ``release()`` when nothing is pending, so an idle session
+/// holds none.
+final class InboundBuffer {
+    /// Bytes asked of the socket per read: several full frames at once.
+    let readSize: Int
+    private let capacity: Int
+    private var storage: UnsafeMutableRawBufferPointer?
+    /// The first byte not yet handed out.
+    private var start = 0
+    /// One past the last byte read.
+    private var end = 0
+
+    /// A buffer for reads of `readSize` bytes and frames (with their
+    /// 2-byte length) of up to `largestFrame` bytes.
+    init(readSize: Int, largestFrame: Int = 2 + 65535) {
+        self.readSize = readSize
+        capacity = readSize + largestFrame
+    }
+
+    deinit { storage?.deallocate() }
+
+    /// Bytes read and not yet handed out as whole frames.
+    var pendingCount: Int { end - start }
+
+    /// Reads once from `descriptor` into the room after the pending bytes:
+    /// the count read, 0 at end of stream, nil when it would block. Views
+    /// from ``nextFrame(maxFrame:)`` are invalid afterwards.
+    func read(from descriptor: FileDescriptor) throws(SystemError) -> Int? {
+        let storage = self.storage ?? UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+        self.storage = storage
+        if start > 0 {
+            if end > start { storage.baseAddress!.copyMemory(from: storage.baseAddress! + start, byteCount: end - start) }
+            end -= start
+            start = 0
+        }
+        let count = try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: storage[end..<capacity]))
+        if let count { end += count }
+        return count
+    }
+
+    /// The next whole frame's payload (its length prefix left out), handed
+    /// out as a mutable view into the buffer, valid until the next
+    /// ``read(from:)``; nil while no whole frame is held. A length of 0 or
+    /// over `maxFrame` throws.
+    func nextFrame(maxFrame: Int) throws(WireError) -> UnsafeMutableRawBufferPointer? {
+        guard let storage, end > start else { return nil }
+        guard let range = try FrameReader.nextFrame(in: UnsafeRawBufferPointer(rebasing: storage[start..<end]), maxFrame: maxFrame) else {
+            return nil
+        }
+        let frame = UnsafeMutableRawBufferPointer(rebasing: storage[(start + range.lowerBound)..<(start + range.upperBound)])
+        start += range.upperBound
+        return frame
+    }
+
+    /// Lets the memory go when no byte is pending.
+    func release() {
+        guard start == end, let storage else { return }
+        storage.deallocate()
+        self.storage = nil
+        start = 0
+        end = 0
+    }
+}
