@@ -30,7 +30,7 @@ FUZZ_RUNS   ?= 1000000
 # The CI smoke: each harness from its corpus in Tests/fuzz/corpus.
 FUZZ_SMOKE_RUNS ?= 5000
 
-.PHONY: all deps build unit integration fuzz fuzz-smoke test demo bench-bulk clean install uninstall
+.PHONY: all deps build unit integration fuzz fuzz-smoke test demo bench bench-bulk clean install uninstall
 
 all: build
 
@@ -65,6 +65,14 @@ demo: build
 
 # Bulk throughput against iperf3 and scp in the lab (docs/performance.md);
 # needs root, iperf3 and openssh-server, and measures the release build.
+# peerbench (issue 13): every figure next to what it is compared with, in
+# one run on the lab; BENCH_ARGS passes options (--runs 5, --json, --only …).
+bench: deps
+	@for p in iperf3 openssh-server openssh-client; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
+	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iperf3 openssh-server openssh-client; break; }; done
+	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
+	.build/release/peerbench $(BENCH_ARGS)
+
 bench-bulk: deps
 	@for p in iperf3 openssh-server openssh-client; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
 	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iperf3 openssh-server openssh-client; break; }; done

@@ -19,6 +19,7 @@ let package = Package(
         .executable(name: "peerd", targets: ["peerd"]),
         .executable(name: "peerctl", targets: ["peerctl"]),
         .executable(name: "peerprobe", targets: ["peerprobe"]),
+        .executable(name: "peerbench", targets: ["peerbench"]),
     ],
     targets: [
         .systemLibrary(
@@ -42,6 +43,8 @@ let package = Package(
         .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
+        // The benchmarks of issue 13 (`make bench`), and their probes.
+        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerCore"], swiftSettings: strict),
         .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
     ]

@@ -52,4 +52,7 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     /// Join two descriptors (input, output) to a named stream with a peer
     /// (`peer`, `name`); answered when the stream is over.
     case pipe = "pipe"
+    /// Join a descriptor to a peer as a message channel: length-prefixed
+    /// messages both ways, no JSON (`peer`); answered when it is over.
+    case channel = "channel"
 }

@@ -16,6 +16,7 @@ public final class ControlRouter: ControlRequestHandler {
     private weak var sessions: (any SessionOperations)?
     private let transfers: TransferDesk
     private let streams: StreamDesk
+    private let channels: ChannelDesk
     /// The events held for replay after a sequence number, and the last
     /// number given (set before use; the journal is the daemon's).
     public var replay: @MainActor (_ after: UInt64?) -> (last: UInt64, events: [ControlEvent], truncated: Bool) = { _ in (0, [], false) }
@@ -24,7 +25,9 @@ public final class ControlRouter: ControlRequestHandler {
 
     /// A router over the daemon's components.
     public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
-                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk) {
+                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
+                channels: ChannelDesk) {
+        self.channels = channels
         self.transfers = transfers
         self.streams = streams
         self.maxMessage = maxMessage
@@ -86,6 +89,8 @@ public final class ControlRouter: ControlRequestHandler {
             return transferRequest(method, params: params, client: client)
         case .pipe:
             return pipe(params, client: client)
+        case .channel:
+            return channel(params, client: client)
         case .inbox:
             return .from(senderID(params.peer).map { inbox.list(from: $0, max: min(params.max ?? 1000, 10_000)) })
         case .take:
@@ -156,6 +161,21 @@ public final class ControlRouter: ControlRequestHandler {
         }
         let streams = streams
         return .later { answer in streams.pipe(to: peer, name: name, input: pair[0], output: pair[1], client: client, answer: answer) }
+    }
+
+    /// `channel`: answered when the channel is over.
+    private func channel(_ params: ControlParams, client: ControlConnection) -> ControlReply {
+        guard let descriptor = client.takeDescriptors(1)?.first else {
+            return .error(ControlError(.invalidParams, "'channel' needs one descriptor with the line: a connected stream socket"))
+        }
+        switch ControlRequestRules.peerSelector(.channel, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
+        case .success(let peer):
+            let channels = channels
+            return .later { answer in channels.open(to: peer, descriptor: descriptor, client: client, answer: answer) }
+        case .failure(let error):
+            descriptor.close()
+            return .error(error)
+        }
     }
 
     private func subscribe(_ params: ControlParams) -> ControlReply {

@@ -38,6 +38,7 @@ public final class PeerDaemon {
     private let transfers: TransferDesk
     /// Streams between peers.
     private let streams: StreamDesk
+    private let channels: ChannelDesk
     /// Both, as the sessions see them.
     private let plane: DataPlane
     private var requests: SessionRequests!
@@ -137,7 +138,8 @@ public final class PeerDaemon {
         transfers = TransferDesk(downloads: config.downloads, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
                                  offerTimeout: config.offerTimeout, policy: config.autoAccept, logger: logger, clock: clock)
         streams = StreamDesk(logger: logger, clock: clock)
-        plane = DataPlane(transfers: transfers, streams: streams)
+        channels = ChannelDesk(maxMessage: config.maxMessage, logger: logger)
+        plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
@@ -204,8 +206,10 @@ public final class PeerDaemon {
     /// Connects the components: who asks whom, and who hears what.
     private func wireComponents() {
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
-                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams)
+                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams,
+                                   channels: channels)
         director.bulk = plane
+        channels.session = { [weak self] peer in self?.director.session(for: peer) }
         streams.session = { [weak self] peer in self?.director.session(for: peer) }
         streams.ended = { malloc_trim(0) }
         transfers.session = { [weak self] peer in self?.director.session(for: peer) }
@@ -274,6 +278,7 @@ public final class PeerDaemon {
         reconnect.tick(now: now)
         transfers.tick(now: now)
         streams.tick(now: now)
+        channels.tick()
         health.tick(now: now, status: serviceStatusLine())
     }
 
@@ -314,6 +319,7 @@ public final class PeerDaemon {
         director.stop()
         transfers.stop()
         streams.stop()
+        channels.stop()
         discovery.shutdown()
         lane.finish()
         sessionListener.close()

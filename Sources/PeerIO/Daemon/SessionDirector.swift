@@ -209,6 +209,8 @@ extension SessionDirector {
     /// keeps it; if neither can, the words for the session's `busy` close.
     public func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
+        // A message channel for the peer takes it ahead of the inbox.
+        if table.isCurrent(session), bulk?.deliver(message, from: session) == true { return .safe }
         let outcome = inbox.arrived(message, from: peerID, now: clock.now()) { [weak self, weak session] refusal in
             guard let self, let session else { return }
             session.stored(refusal: refusal.map { self.busy(peer, peerID: peerID, $0) })
@@ -272,6 +274,7 @@ extension SessionDirector {
             emit(ControlEvent(seq: 0, type: .delivered, time: clock.now(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)))
         }
         guard let peer = session.peerUUID, table.isCurrent(session), let peerID = session.remotePeerID else { return }
+        bulk?.acknowledged(count, on: session)
         queued.acknowledged(count, peer: peer, peerID: peerID)
     }
 

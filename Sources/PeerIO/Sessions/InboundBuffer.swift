@@ -52,13 +52,23 @@ final class InboundBuffer {
     /// ``read(from:)``; nil while no whole frame is held. A length of 0 or
     /// over `maxFrame` throws.
     func nextFrame(maxFrame: Int) throws(WireError) -> UnsafeMutableRawBufferPointer? {
-        guard let storage, end > start else { return nil }
-        guard let range = try FrameReader.nextFrame(in: UnsafeRawBufferPointer(rebasing: storage[start..<end]), maxFrame: maxFrame) else {
-            return nil
-        }
-        let frame = UnsafeMutableRawBufferPointer(rebasing: storage[(start + range.lowerBound)..<(start + range.upperBound)])
-        start += range.upperBound
-        return frame
+        let unread = self.unread
+        guard let range = try FrameReader.nextFrame(in: UnsafeRawBufferPointer(unread), maxFrame: maxFrame) else { return nil }
+        consume(range.upperBound)
+        return UnsafeMutableRawBufferPointer(rebasing: unread[range])
+    }
+
+    /// The bytes read and not yet handed out, for a reader with framing of
+    /// its own (a message channel's); valid until the next ``read(from:)``.
+    var unread: UnsafeMutableRawBufferPointer {
+        guard let storage else { return UnsafeMutableRawBufferPointer(start: nil, count: 0) }
+        return UnsafeMutableRawBufferPointer(rebasing: storage[start..<end])
+    }
+
+    /// Marks the first `count` unread bytes as handed out.
+    func consume(_ count: Int) {
+        precondition(count <= end - start, "consumed more than was read")
+        start += count
     }
 
     /// Lets the memory go when no byte is pending.

@@ -10,6 +10,11 @@ public protocol BulkRoom: AnyObject {
     func session(_ session: PeerSession, bulk message: BulkMessage)
     /// File or stream bytes arrived on `session`, in place (valid only during the call).
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer)
+    /// A whole message from `session`'s peer: true when a message channel
+    /// took it (it is then a client's), false for the inbox's usual path.
+    func deliver(_ message: [UInt8], from session: PeerSession) -> Bool
+    /// The peer acknowledged `session`'s first `count` messages.
+    func acknowledged(_ count: UInt64, on session: PeerSession)
     /// `session` has room for bulk frames again.
     func sessionCanSendBulk(_ session: PeerSession)
     /// `session` ended.

@@ -1,22 +1,25 @@
 import PeerCore
 
 /// The data plane the session layer talks to: file transfers
-/// (``TransferDesk``) and streams (``StreamDesk``) share each session, and
-/// this routes each bulk message to its desk and gives both their turn when
-/// the session has room.
+/// (``TransferDesk``), streams (``StreamDesk``) and message channels
+/// (``ChannelDesk``) share each session; this routes what arrives to its
+/// desk and gives each its turn when the session has room.
 @MainActor
 public final class DataPlane: BulkRoom {
     /// Files.
     public let transfers: TransferDesk
     /// Streams.
     public let streams: StreamDesk
+    /// Message channels.
+    public let channels: ChannelDesk
     /// Whose turn it is, per session (``BulkTurns``).
     private var turns: [ObjectIdentifier: BulkTurns] = [:]
 
     /// A plane over both desks.
-    public init(transfers: TransferDesk, streams: StreamDesk) {
+    public init(transfers: TransferDesk, streams: StreamDesk, channels: ChannelDesk) {
         self.transfers = transfers
         self.streams = streams
+        self.channels = channels
         transfers.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
         streams.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
     }
@@ -49,12 +52,21 @@ public final class DataPlane: BulkRoom {
         }
     }
 
+    public func deliver(_ message: [UInt8], from session: PeerSession) -> Bool {
+        channels.deliver(message, from: session)
+    }
+
+    public func acknowledged(_ count: UInt64, on session: PeerSession) {
+        channels.acknowledged(count, on: session)
+    }
+
     /// Gives the session's room out in turns: each transfer and stream
     /// sends at most ``BulkTurns/quantum`` bytes before the next one's
     /// turn, round after round, the first of each round rotating, until
     /// the room is gone or nobody has anything to send.
     public func sessionCanSendBulk(_ session: PeerSession) {
         guard let peer = session.peerUUID else { return }
+        channels.room(on: session)
         let flows = transfers.sendingFlows(to: peer).map { (flow: $0, stream: false) }
             + streams.sendingFlows(to: peer).map { (flow: $0, stream: true) }
         guard !flows.isEmpty else { return }
@@ -75,6 +87,9 @@ public final class DataPlane: BulkRoom {
     public func sessionDown(_ session: PeerSession) {
         turns[ObjectIdentifier(session)] = nil
         transfers.sessionDown(session)
-        if let peer = session.peerUUID { streams.sessionDown(peer) }
+        if let peer = session.peerUUID {
+            streams.sessionDown(peer)
+            channels.sessionDown(peer)
+        }
     }
 }

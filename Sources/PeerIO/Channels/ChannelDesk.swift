@@ -1,0 +1,93 @@
+import FoundationEssentials
+import PeerCore
+
+/// The message channels (docs/control-protocol.md, "Message channels"):
+/// at most one per peer, ``maxChannels`` in all. The session layer hands
+/// it each message that arrives (a channel for the sender takes it ahead
+/// of the inbox), the peer's acknowledgements, and the session's room.
+@MainActor
+public final class ChannelDesk {
+    /// Channels open at once, over every peer.
+    public static let maxChannels = 64
+
+    private var channels: [UUID: MessageChannel] = [:]
+    private let maxMessage: Int
+    private let logger: Logger
+    /// Asks for a peer's current session (set by the daemon).
+    public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
+
+    /// A desk for messages of at most `maxMessage` bytes.
+    public init(maxMessage: Int, logger: Logger) {
+        self.maxMessage = maxMessage
+        self.logger = logger
+    }
+
+    /// Channels open now.
+    public var count: Int { channels.count }
+
+    /// Opens a channel to `peer` on `descriptor` for `client`; `answer` is
+    /// called once it is over (or at once, with an error).
+    public func open(to peer: PeerSnapshot, descriptor: FileDescriptor, client: ControlConnection,
+                     answer: @escaping @MainActor (ControlReply) -> Void) {
+        guard let session = session(peer.id), session.isConnected else {
+            descriptor.close()
+            return answer(.error(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first")))
+        }
+        guard channels[peer.id] == nil else {
+            descriptor.close()
+            return answer(.error(ControlError(.busy, "a channel with '\(peer.name)' is already open here; one per peer")))
+        }
+        guard channels.count < Self.maxChannels else {
+            descriptor.close()
+            return answer(.error(ControlError(.busy, "\(Self.maxChannels) channels are open; try again later")))
+        }
+        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, client: client, maxMessage: maxMessage, answer: answer)
+        channel.session = { [weak self] in self?.session(peer.id) }
+        channel.onFinished = { [weak self] ended in
+            guard let self, self.channels[ended.peer] === ended else { return }
+            self.channels[ended.peer] = nil
+            self.logger.info("channel with '\(peer.name)': over (\(ended.sent) sent, \(ended.received) received)")
+        }
+        channels[peer.id] = channel
+        logger.info("channel with '\(peer.name)': opened")
+        channel.pump()
+    }
+
+    /// A message from `session`'s peer: true when a channel took it (it is
+    /// then the client's, and may be acknowledged). The session holds its
+    /// reading while the channel's client is behind.
+    public func deliver(_ message: [UInt8], from session: PeerSession) -> Bool {
+        guard let peer = session.peerUUID, let channel = channels[peer], !channel.finished else { return false }
+        if channel.deliver(message) { session.holdReading(true) }
+        return true
+    }
+
+    /// The peer acknowledged the session's first `count` messages.
+    public func acknowledged(_ count: UInt64, on session: PeerSession) {
+        guard let peer = session.peerUUID else { return }
+        channels[peer]?.acknowledged(upTo: count)
+    }
+
+    /// The session has room again: its channel sends what waits.
+    public func room(on session: PeerSession) {
+        guard let peer = session.peerUUID else { return }
+        channels[peer]?.pump()
+    }
+
+    /// The session ended: its channel is reset.
+    public func sessionDown(_ peer: UUID) {
+        channels[peer]?.reset("the session with the peer ended")
+    }
+
+    /// Clock tick: channels whose client went away are reset.
+    public func tick() {
+        for channel in channels.values where channel.client.hasHungUp {
+            channel.reset("the local program went away")
+        }
+    }
+
+    /// Ends every channel (shutdown).
+    public func stop() {
+        for channel in channels.values { channel.reset("peerd is stopping") }
+    }
+}

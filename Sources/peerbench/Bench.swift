@@ -1,0 +1,320 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+
+/// The figures of issue 13, measured in one ``BenchLab``: each comparison's
+/// variants take turns run after run (``BenchSchedule``), and every figure
+/// is summarized over its runs (``BenchSummary``).
+final class Bench {
+    private let lab: BenchLab
+    private let runs: Int
+    private let bulkMiB: Int
+    private let root: String
+    private let messages: Int
+    /// Values noted on the side, by row (a transfer's memory peak is read
+    /// while `send-file` runs): (comparison, variant, unit) → values.
+    private var noted: [String: (comparison: String, variant: String, unit: String, values: [Double])] = [:]
+    private var notedOrder: [String] = []
+    private let directory: String
+    private var bin: String { lab.bin }
+
+    init(lab: BenchLab, root: String, runs: Int, bulkMiB: Int, messages: Int) {
+        self.lab = lab
+        self.root = root
+        self.runs = runs
+        self.bulkMiB = bulkMiB
+        self.messages = messages
+        directory = lab["LAB_DIR"]
+    }
+
+    /// Every figure, or those whose name contains one of `only`.
+    func run(only: [String], progress: (String) -> Void) -> [BenchRow] {
+        var rows: [BenchRow] = []
+        let wanted = { (name: String) in only.isEmpty || only.contains { name.contains($0) } }
+        if wanted("idle") { idle(progress) }
+        let comparisons = self.comparisons().filter { wanted($0.name) }
+        var values: [String: [Double]] = [:]
+        var failures: [String: Int] = [:]
+        let steps = BenchSchedule.steps(comparisons.map { ($0.name, $0.variants.map(\.name)) }, runs: runs)
+        for step in steps {
+            guard let comparison = comparisons.first(where: { $0.name == step.comparison }),
+                  let variant = comparison.variants.first(where: { $0.name == step.variant }) else { continue }
+            progress("\(step.comparison): \(step.variant), run \(step.run) of \(runs)")
+            let key = step.comparison + "\u{1}" + step.variant
+            if let value = variant.measure() { values[key, default: []].append(value) } else { failures[key, default: 0] += 1 }
+        }
+        for comparison in comparisons {
+            for variant in comparison.variants {
+                let key = comparison.name + "\u{1}" + variant.name
+                let failed = failures[key].map { "\($0) of \(runs) runs failed" }
+                rows.append(BenchRow(comparison: comparison.name, variant: variant.name, unit: comparison.unit,
+                                     summary: BenchSummary(values[key] ?? []), note: failed))
+            }
+        }
+        if wanted("peers") { rows += peers(progress) }
+        rows += notedOrder.compactMap { key in noted[key].map { BenchRow(comparison: $0.comparison, variant: $0.variant, unit: $0.unit, summary: BenchSummary($0.values)) } }
+        return rows
+    }
+
+    private func note(_ comparison: String, _ variant: String, _ unit: String, _ value: Double?) {
+        guard let value else { return }
+        let key = comparison + "\u{1}" + variant
+        if noted[key] == nil {
+            noted[key] = (comparison, variant, unit, [])
+            notedOrder.append(key)
+        }
+        noted[key]?.values.append(value)
+    }
+
+    private func comparisons() -> [Comparison] {
+        var list = [
+            Comparison(name: "message rate, 100 B", unit: "msg/s", variants: [
+                ("peerd channel", { self.messageRate() }),
+                ("iperf3 -l 100 writes", { self.iperfRate(length: 100).map { $0 / 100 } }),
+            ]),
+            Comparison(name: "round trip, 100 B, median", unit: "ms", variants: [
+                ("peerd channel", { self.roundTrip()?.median }),
+                ("TCP echo", { self.tcpRoundTrip()?.median }),
+            ]),
+            Comparison(name: "round trip, 100 B, p99", unit: "ms", variants: [
+                ("peerd channel", { self.roundTrip()?.p99 }),
+                ("TCP echo", { self.tcpRoundTrip()?.p99 }),
+            ]),
+            Comparison(name: "session setup", unit: "ms", variants: [
+                ("peerd invite to connected", { self.sessionSetup() }),
+                ("TCP connect", { self.tcpConnect() }),
+                ("ssh host true", { self.sshTrue() }),
+            ]),
+        ]
+        if lab.hasTools {
+            list.append(Comparison(name: "bulk, \(bulkMiB) MiB", unit: "MiB/s", variants: [
+                ("peerd send-file", { self.sendFile() }),
+                ("peerd pipe", { self.pipe() }),
+                ("scp", { self.scp() }),
+                ("iperf3", { self.iperfRate(length: nil).map { $0 / 1_048_576 } }),
+            ]))
+        }
+        return list
+    }
+
+    // MARK: Messages
+
+    /// A session between the two hosts (the lab has no auto-connect).
+    private func connect() -> Bool {
+        let outcome = lab.probe(1, ["connect", lab["SOCK1"], "host2"])
+        return outcome.status == 0
+    }
+
+    private func messageRate() -> Double? {
+        guard connect() else { return nil }
+        let output = directory + "/recv.out"
+        guard let receiver = lab.start(2, [bin + "/peerbench", "probe", "channel-recv", lab["SOCK2"], "host1", String(messages)], output: output) else { return nil }
+        guard lab.waitReady(output) else {
+            kill(receiver, SIGTERM)
+            _ = Subprocess.wait(receiver)
+            return nil
+        }
+        let sent = BenchLab.words(lab.probe(1, ["channel-send", lab["SOCK1"], "host2", String(messages), "100"]).output)
+        guard Subprocess.wait(receiver) == 0 else { return nil }
+        let received = BenchLab.words(BenchLab.read(output))
+        guard let start = sent["start"].flatMap(Double.init), let last = received["last"].flatMap(Double.init),
+              received["received"] == String(messages), last > start else { return nil }
+        return Double(messages) / (last - start)
+    }
+
+    private var lastRoundTrip: (median: Double, p99: Double)?
+
+    private func roundTrip() -> (median: Double, p99: Double)? {
+        guard connect() else { return nil }
+        let count = 2000
+        let output = directory + "/echo.out"
+        guard let echo = lab.start(2, [bin + "/peerbench", "probe", "channel-echo", lab["SOCK2"], "host1", String(count)], output: output) else { return nil }
+        guard lab.waitReady(output) else {
+            kill(echo, SIGTERM)
+            _ = Subprocess.wait(echo)
+            return nil
+        }
+        let words = BenchLab.words(lab.probe(1, ["channel-ping", lab["SOCK1"], "host2", String(count), "100"]).output)
+        _ = Subprocess.wait(echo)
+        guard let median = words["median"].flatMap(Double.init), let p99 = words["p99"].flatMap(Double.init) else { return nil }
+        return (median, p99)
+    }
+
+    private func tcpRoundTrip() -> (median: Double, p99: Double)? {
+        let words = BenchLab.words(lab.probe(1, ["tcp-ping", lab["ADDR2"], "7777", "2000", "100"]).output)
+        guard let median = words["median"].flatMap(Double.init), let p99 = words["p99"].flatMap(Double.init) else { return nil }
+        return (median, p99)
+    }
+
+    // MARK: Sessions
+
+    private func sessionSetup() -> Double? {
+        let words = BenchLab.words(lab.probe(1, ["setup", lab["SOCK1"], "host2", "1"]).output)
+        return words["times"].flatMap { Double($0.split(separator: ",").first ?? "") }
+    }
+
+    private func tcpConnect() -> Double? {
+        let words = BenchLab.words(lab.probe(1, ["tcp-connect", lab["ADDR2"], "7777", "1"]).output)
+        return words["times"].flatMap { Double($0.split(separator: ",").first ?? "") }
+    }
+
+    private func sshTrue() -> Double? {
+        guard lab.hasTools else { return nil }
+        let start = Probes.monotonic()
+        let outcome = lab.run(1, ["ssh", "-p", "2222", "-i", directory + "/userkey", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                                  "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", "root@" + lab["ADDR2"], "true"])
+        guard outcome.status == 0 else { return nil }
+        return (Probes.monotonic() - start) * 1000
+    }
+
+    // MARK: Bulk
+
+    private var source: String {
+        let path = directory + "/bench-src.bin"
+        if access(path, F_OK) != 0 {
+            _ = Subprocess.run(["sh", "-c", "head -c \(bulkMiB << 20) /dev/urandom > '\(path)'"])
+        }
+        return path
+    }
+
+    private func rate(seconds: Double) -> Double { Double(bulkMiB) / seconds }
+
+    private func sendFile() -> Double? {
+        guard connect() else { return nil }
+        let source = self.source
+        _ = Subprocess.run(["rm", "-rf", directory + "/dl2"])
+        let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = pid_t(lab["PEERD2"]) ?? 0
+        let start = Probes.monotonic()
+        guard let sender = lab.start(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "send-file", "host2", source], output: directory + "/send.out") else { return nil }
+        // The memory peak, read while the transfer runs.
+        var peak1 = 0.0, peak2 = 0.0
+        var status: Int32 = 0
+        while waitpid(sender, &status, WNOHANG) == 0 {
+            peak1 = max(peak1, ProcessStats.memory(peerd1)?.resident ?? 0)
+            peak2 = max(peak2, ProcessStats.memory(peerd2)?.resident ?? 0)
+            usleep(20_000)
+        }
+        let seconds = Probes.monotonic() - start
+        guard status == 0 else { return nil }
+        note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd sending, resident", "MB", peak1 / 1e6)
+        note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd receiving, resident", "MB", peak2 / 1e6)
+        sleep(10)
+        note("memory 10 s after it", "peerd sending, resident", "MB", ProcessStats.memory(peerd1).map { $0.resident / 1e6 })
+        note("memory 10 s after it", "peerd receiving, resident", "MB", ProcessStats.memory(peerd2).map { $0.resident / 1e6 })
+        note("memory 10 s after it", "peerd receiving, private", "MB", ProcessStats.memory(peerd2).map { $0.private / 1e6 })
+        return rate(seconds: seconds)
+    }
+
+    private func pipe() -> Double? {
+        guard connect() else { return nil }
+        let source = self.source
+        guard let receiver = lab.start(2, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK2"])' pipe host1 --name bench </dev/null >/dev/null"],
+                                       output: directory + "/pipe2.out") else { return nil }
+        let start = Probes.monotonic()
+        let sent = lab.run(1, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK1"])' pipe host2 --name bench <'\(source)' >/dev/null"])
+        let received = Subprocess.wait(receiver)
+        guard sent.status == 0, received == 0 else { return nil }
+        return rate(seconds: Probes.monotonic() - start)
+    }
+
+    private func scp() -> Double? {
+        let source = self.source
+        _ = Subprocess.run(["rm", "-f", directory + "/scp.bin"])
+        let start = Probes.monotonic()
+        let outcome = lab.run(1, ["scp", "-q", "-P", "2222", "-i", directory + "/userkey", "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null",
+                                  "-o", "LogLevel=ERROR", "-o", "BatchMode=yes", source, "root@" + lab["ADDR2"] + ":" + directory + "/scp.bin"])
+        guard outcome.status == 0 else { return nil }
+        return rate(seconds: Probes.monotonic() - start)
+    }
+
+    /// iperf3 from host 1 to host 2 for 3 s: bytes a second at the receiver.
+    private func iperfRate(length: Int?) -> Double? {
+        var argv = ["iperf3", "-c", lab["ADDR2"], "-t", "3", "-J"]
+        if let length { argv += ["-l", String(length)] }
+        let outcome = lab.run(1, argv)
+        struct Report: Decodable {
+            struct End: Decodable { let sum_received: Sum }
+            struct Sum: Decodable { let bytes: Double; let seconds: Double }
+            let end: End
+        }
+        guard outcome.status == 0, let report = try? JSONDecoder().decode(Report.self, from: Data(outcome.output.utf8)),
+              report.end.sum_received.seconds > 0 else { return nil }
+        return report.end.sum_received.bytes / report.end.sum_received.seconds
+    }
+
+    // MARK: Idle, and many peers
+
+    /// Idle memory, CPU and wake-ups of peerd and avahi-daemon on host 2,
+    /// side by side over the same windows.
+    private func idle(_ progress: (String) -> Void) {
+        let peerd = pid_t(lab["PEERD2"]) ?? 0, avahi = avahiPID(2)
+        let window: UInt32 = 12
+        for run in 1...runs {
+            progress("idle: \(window) s, run \(run) of \(runs)")
+            for (name, pid) in [("peerd", peerd), ("avahi-daemon", avahi)] {
+                if let memory = ProcessStats.memory(pid) {
+                    note("memory idle, resident", name, "MB", memory.resident / 1e6)
+                    note("memory idle, private", name, "MB", memory.private / 1e6)
+                }
+            }
+            let before = [peerd, avahi].map { (ProcessStats.cpuSeconds($0), ProcessStats.contextSwitches($0)) }
+            sleep(window)
+            for (index, (name, pid)) in [("peerd", peerd), ("avahi-daemon", avahi)].enumerated() {
+                if let cpu = ProcessStats.cpuSeconds(pid), let was = before[index].0 {
+                    note("idle CPU", name, "%", (cpu - was) / Double(window) * 100)
+                }
+                if let switches = ProcessStats.contextSwitches(pid), let was = before[index].1 {
+                    note("idle wake-ups", name, "/s", (switches - was) / Double(window))
+                }
+            }
+        }
+    }
+
+    /// avahi-daemon's own pid: the driver's is `unshare`'s, which execs a shell that execs it.
+    private func avahiPID(_ host: Int) -> pid_t {
+        let outcome = Subprocess.run(["ip", "netns", "pids", lab["NS\(host)"]])
+        for word in outcome.output.split(separator: "\n") {
+            guard let pid = pid_t(word) else { continue }
+            if BenchLab.read("/proc/\(pid)/comm").hasPrefix("avahi-daemon") { return pid }
+        }
+        return pid_t(lab["AVAHI\(host)"]) ?? 0
+    }
+
+    /// `peerctl peers --json` against `avahi-browse -c -t -r -p` with 200
+    /// more services published on host 2.
+    private func peers(_ progress: (String) -> Void) -> [BenchRow] {
+        progress("peers: publishing 200 services on host 2")
+        let log = directory + "/publish.out"
+        guard let publisher = lab.start(2, ["/usr/bin/python3", root + "/Tests/lab/publish-many.py", "200", "_peerd._tcp"], output: log) else { return [] }
+        defer {
+            kill(publisher, SIGTERM)
+            _ = Subprocess.wait(publisher)
+        }
+        let deadline = Probes.monotonic() + 60
+        while Probes.monotonic() < deadline {
+            let count = lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peers"]).output.components(separatedBy: "\"name\"").count - 1
+            if count >= 201 { break }
+            usleep(200_000)
+        }
+        if let memory = ProcessStats.memory(pid_t(lab["PEERD1"]) ?? 0) {
+            note("memory with 200 peers", "peerd, resident", "MB", memory.resident / 1e6)
+            note("memory with 200 peers", "peerd, private", "MB", memory.private / 1e6)
+        }
+        let comparison = Comparison(name: "listing 200 peers", unit: "ms", variants: [
+            ("peerctl peers --json", { self.timed(1, [self.bin + "/peerctl", "--socket", self.lab["SOCK1"], "--json", "peers"]) }),
+            ("avahi-browse -c -t -r -p", { self.timed(1, ["avahi-browse", "-c", "-t", "-r", "-p", "_peerd._tcp"]) }),
+        ])
+        var values: [String: [Double]] = [:]
+        for step in BenchSchedule.steps([(comparison.name, comparison.variants.map(\.name))], runs: runs) {
+            progress("\(step.comparison): \(step.variant), run \(step.run) of \(runs)")
+            if let value = comparison.variants.first(where: { $0.name == step.variant })?.measure() { values[step.variant, default: []].append(value) }
+        }
+        return comparison.variants.map { BenchRow(comparison: comparison.name, variant: $0.name, unit: comparison.unit, summary: BenchSummary(values[$0.name] ?? [])) }
+    }
+
+    private func timed(_ host: Int, _ argv: [String]) -> Double? {
+        let start = Probes.monotonic()
+        guard lab.run(host, argv).status == 0 else { return nil }
+        return (Probes.monotonic() - start) * 1000
+    }
+}

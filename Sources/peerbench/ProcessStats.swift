@@ -1,0 +1,49 @@
+import Glibc
+
+/// What `/proc` says about a process, for the memory and CPU figures.
+enum ProcessStats {
+    /// Resident and private memory in bytes (`smaps_rollup`: `Rss`, and
+    /// `Private_Clean` + `Private_Dirty`); nil when the process is gone.
+    static func memory(_ pid: pid_t) -> (resident: Double, private: Double)? {
+        let text = BenchLab.read("/proc/\(pid)/smaps_rollup")
+        guard !text.isEmpty else { return nil }
+        var resident = 0.0, privateBytes = 0.0
+        for line in text.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard fields.count >= 2, let kib = Double(fields[1]) else { continue }
+            switch fields[0] {
+            case "Rss:": resident = kib * 1024
+            case "Private_Clean:", "Private_Dirty:": privateBytes += kib * 1024
+            default: break
+            }
+        }
+        return (resident, privateBytes)
+    }
+
+    /// CPU seconds used so far (user + system, every thread).
+    static func cpuSeconds(_ pid: pid_t) -> Double? {
+        let text = BenchLab.read("/proc/\(pid)/stat")
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3; utime and stime are fields 14 and 15.
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return nil }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Context switches so far over every thread: each is a wake-up or a
+    /// preemption, the cost an idle daemon puts on the machine.
+    static func contextSwitches(_ pid: pid_t) -> Double? {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return nil }
+        defer { closedir(tasks) }
+        var total = 0.0
+        while let entry = readdir(tasks) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard !name.hasPrefix(".") else { continue }
+            for line in BenchLab.read("/proc/\(pid)/task/\(name)/status").split(separator: "\n")
+            where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
+                total += line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.flatMap { Double($0) } ?? 0
+            }
+        }
+        return total
+    }
+}

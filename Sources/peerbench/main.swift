@@ -1,0 +1,137 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+
+// peerbench: issue 13's figures, each next to what it is compared with, in
+// one run on the lab (Tests/bench/bench_lab.sh). `peerbench probe …` are
+// the measuring ends it starts inside the lab's hosts.
+
+let usage = """
+usage: peerbench [--runs N] [--json] [--only WORDS] [--bulk-mib N] [--messages N] [--bin DIR]
+       peerbench probe NAME ARGS…
+
+Builds a two-host lab (network namespaces, avahi-daemon and peerd on each,
+paired; sshd, iperf3 and a TCP echo server on host 2), then measures each
+figure next to what it is compared with, the variants taking turns
+(A B A B), and prints a table: the median of the runs, the least, the most,
+and peerd's median over each other variant's. Needs root.
+
+  --runs N        runs per figure (default 5)
+  --json          the rows as JSON instead of the table
+  --only WORDS    only figures whose name contains one of these
+                  (comma-separated: rate, round trip, setup, bulk, idle, peers)
+  --bulk-mib N    size of the bulk transfers (default 1024)
+  --messages N    messages per message-rate run (default 200000)
+  --bin DIR       where peerd, peerctl and peerbench are (default: beside this program)
+
+Probes (run inside a lab host; each prints key=value words):
+  channel-send SOCKET PEER COUNT SIZE   channel-recv SOCKET PEER COUNT
+  channel-echo SOCKET PEER COUNT        channel-ping SOCKET PEER COUNT SIZE
+  tcp-echo-server PORT                  tcp-ping HOST PORT COUNT SIZE
+  tcp-connect HOST PORT COUNT           setup SOCKET PEER COUNT
+  connect SOCKET PEER                   channel-raw SOCKET PEER HEX
+"""
+
+func fail(_ words: String) -> Never {
+    FileHandleStderr.write("peerbench: \(words)\n")
+    exit(2)
+}
+
+enum FileHandleStderr {
+    static func write(_ text: String) {
+        let bytes = Array(text.utf8)
+        _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}
+
+/// The value of `option` as a whole number of at least 1.
+func positive(_ option: String, _ text: String) -> Int {
+    guard let number = Int(text), number >= 1 else { fail("\(option) needs a whole number ≥ 1, not '\(text)'") }
+    return number
+}
+
+@MainActor func runProbe(_ arguments: [String]) throws {
+    guard let name = arguments.first else { fail("probe needs a name\n\n\(usage)") }
+    let args = Array(arguments.dropFirst())
+    func int(_ index: Int) -> Int {
+        guard index < args.count, let value = Int(args[index]) else { fail("probe \(name): argument \(index + 1) must be a number") }
+        return value
+    }
+    func text(_ index: Int) -> String {
+        guard index < args.count else { fail("probe \(name): missing argument \(index + 1)") }
+        return args[index]
+    }
+    switch name {
+    case "channel-send": try Probes.channelSend(socket: text(0), peer: text(1), count: int(2), size: int(3))
+    case "channel-recv": try Probes.channelReceive(socket: text(0), peer: text(1), count: int(2))
+    case "channel-echo": try Probes.channelEcho(socket: text(0), peer: text(1), count: int(2))
+    case "channel-ping": try Probes.channelPing(socket: text(0), peer: text(1), count: int(2), size: int(3))
+    case "tcp-echo-server": try Probes.tcpEchoServer(port: UInt16(int(0)))
+    case "tcp-ping": try Probes.tcpPing(host: text(0), port: UInt16(int(1)), count: int(2), size: int(3))
+    case "tcp-connect": try Probes.tcpConnect(host: text(0), port: UInt16(int(1)), count: int(2))
+    case "setup": try Probes.setup(socket: text(0), peer: text(1), count: int(2))
+    case "connect": try Probes.connect(socket: text(0), peer: text(1))
+    case "channel-raw": try Probes.channelRaw(socket: text(0), peer: text(1), hex: text(2))
+    default: fail("no probe '\(name)'\n\n\(usage)")
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "probe" {
+    do { try runProbe(Array(arguments.dropFirst())) } catch { fail("\(error)") }
+    exit(0)
+}
+
+var runs = 5, json = false, only: [String] = [], bulkMiB = 1024, messages = 200_000
+let own = CommandLine.arguments[0]
+var bin = own.contains("/") ? String(own[..<own.lastIndex(of: "/")!]) : "."
+var index = 0
+@MainActor func value() -> String {
+    index += 1
+    guard index < arguments.count else { fail("\(arguments[index - 1]) needs a value\n\n\(usage)") }
+    return arguments[index]
+}
+while index < arguments.count {
+    switch arguments[index] {
+    case "--runs": runs = positive("--runs", value())
+    case "--json": json = true
+    case "--only": only = value().split(separator: ",").map(String.init)
+    case "--bulk-mib": bulkMiB = positive("--bulk-mib", value())
+    case "--messages": messages = positive("--messages", value())
+    case "--bin": bin = value()
+    case "-h", "--help":
+        print(usage)
+        exit(0)
+    default: fail("unknown option '\(arguments[index])'\n\n\(usage)")
+    }
+    index += 1
+}
+guard getuid() == 0 else { fail("the lab needs root (network namespaces)") }
+var absoluteBin = [CChar](repeating: 0, count: Int(PATH_MAX))
+guard realpath(bin, &absoluteBin) != nil else { fail("--bin \(bin): no such folder") }
+bin = String(decoding: absoluteBin.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+// The source tree: the lab's scripts live there (a build is in ROOT/.build/…).
+var root = bin
+while !root.isEmpty, access(root + "/Tests/bench/bench_lab.sh", R_OK) != 0 {
+    root = root.lastIndex(of: "/").map { String(root[..<$0]) } ?? ""
+}
+guard !root.isEmpty else { fail("cannot find Tests/bench/bench_lab.sh above \(bin)") }
+
+let progress: (String) -> Void = { FileHandleStderr.write("peerbench: \($0)\n") }
+progress("building the lab")
+let lab: BenchLab
+do { lab = try BenchLab(root: root, bin: bin) } catch { fail("\(error)") }
+let started = Probes.monotonic()
+let rows = Bench(lab: lab, root: root, runs: runs, bulkMiB: bulkMiB, messages: messages).run(only: only, progress: progress)
+lab.stop()
+if json {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    print(String(decoding: (try? encoder.encode(rows)) ?? Data(), as: UTF8.self))
+} else {
+    var name = utsname()
+    uname(&name)
+    let release = withUnsafeBytes(of: name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    print("peerbench: \(runs) runs per figure, \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(release), \(Int(Probes.monotonic() - started)) s")
+    print(BenchTable.render(rows), terminator: "")
+}
