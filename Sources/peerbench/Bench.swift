@@ -17,6 +17,8 @@ final class Bench {
     private var notedOrder: [String] = []
     private let directory: String
     private var bin: String { lab.bin }
+    /// peerd on host 2 now (the discovery figure restarts it).
+    private var peerd2: pid_t
 
     init(lab: BenchLab, root: String, runs: Int, bulkMiB: Int, messages: Int) {
         self.lab = lab
@@ -25,6 +27,7 @@ final class Bench {
         self.bulkMiB = bulkMiB
         self.messages = messages
         directory = lab["LAB_DIR"]
+        peerd2 = pid_t(lab["PEERD2"]) ?? 0
     }
 
     /// Every figure, or those whose name contains one of `only`.
@@ -70,6 +73,7 @@ final class Bench {
         var list = [
             Comparison(name: "message rate, 100 B", unit: "msg/s", variants: [
                 ("peerd channel", { self.messageRate() }),
+                ("peerd JSON send and take", { self.messageRate(json: true) }),
                 ("iperf3 -l 100 writes", { self.iperfRate(length: 100).map { $0 / 100 } }),
             ]),
             Comparison(name: "round trip, 100 B, median", unit: "ms", variants: [
@@ -86,6 +90,10 @@ final class Bench {
                 ("ssh host true", { self.sshTrue() }),
             ]),
         ]
+        list.append(Comparison(name: "discovery: peerd started on host 2 until host 1 lists it", unit: "ms", variants: [
+            ("peerd", { self.discovery(avahi: false) }),
+            ("avahi-browse -r, the same service", { self.discovery(avahi: true) }),
+        ]))
         if lab.hasTools {
             list.append(Comparison(name: "bulk, \(bulkMiB) MiB", unit: "MiB/s", variants: [
                 ("peerd send-file", { self.sendFile() }),
@@ -105,16 +113,21 @@ final class Bench {
         return outcome.status == 0
     }
 
-    private func messageRate() -> Double? {
+    /// 100-byte messages from a client on host 1 to one on host 2: from
+    /// the first sent until the last received.
+    private func messageRate(json: Bool = false) -> Double? {
         guard connect() else { return nil }
+        // The JSON path is slower: fewer messages keep the run short.
+        let messages = json ? max(1, self.messages / 5) : self.messages
         let output = directory + "/recv.out"
-        guard let receiver = lab.start(2, [bin + "/peerbench", "probe", "channel-recv", lab["SOCK2"], "host1", String(messages)], output: output) else { return nil }
+        guard let receiver = lab.start(2, [bin + "/peerbench", "probe", json ? "json-take" : "channel-recv", lab["SOCK2"], "host1", String(messages)],
+                                       output: output) else { return nil }
         guard lab.waitReady(output) else {
             kill(receiver, SIGTERM)
             _ = Subprocess.wait(receiver)
             return nil
         }
-        let sent = BenchLab.words(lab.probe(1, ["channel-send", lab["SOCK1"], "host2", String(messages), "100"]).output)
+        let sent = BenchLab.words(lab.probe(1, [json ? "json-send" : "channel-send", lab["SOCK1"], "host2", String(messages), "100"]).output)
         guard Subprocess.wait(receiver) == 0 else { return nil }
         let received = BenchLab.words(BenchLab.read(output))
         guard let start = sent["start"].flatMap(Double.init), let last = received["last"].flatMap(Double.init),
@@ -183,7 +196,16 @@ final class Bench {
         guard connect() else { return nil }
         let source = self.source
         _ = Subprocess.run(["rm", "-rf", directory + "/dl2"])
-        let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = pid_t(lab["PEERD2"]) ?? 0
+        let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = self.peerd2
+        // 100-byte round trips every 20 ms beside the transfer.
+        let stopFile = directory + "/ping.stop", pingOutput = directory + "/ping.out"
+        unlink(stopFile)
+        let echo = lab.start(2, [bin + "/peerbench", "probe", "channel-echo", lab["SOCK2"], "host1", "1000000"], output: directory + "/echo2.out")
+        var pinger: pid_t?
+        if echo != nil, lab.waitReady(directory + "/echo2.out") {
+            pinger = lab.start(1, [bin + "/peerbench", "probe", "channel-ping-until", lab["SOCK1"], "host2", stopFile, "100"], output: pingOutput)
+            if pinger == nil || !lab.waitReady(pingOutput) { pinger = nil }
+        }
         let start = Probes.monotonic()
         guard let sender = lab.start(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "send-file", "host2", source], output: directory + "/send.out") else { return nil }
         // The memory peak, read while the transfer runs.
@@ -195,13 +217,25 @@ final class Bench {
             usleep(20_000)
         }
         let seconds = Probes.monotonic() - start
+        _ = Subprocess.run(["touch", stopFile])
+        if let pinger { _ = Subprocess.wait(pinger) }
+        if let echo {
+            // The pinger's end does not end the echo's channel (each side's is its own): stop it.
+            kill(echo, SIGTERM)
+            _ = Subprocess.wait(echo)
+        }
+        let pings = BenchLab.words(BenchLab.read(pingOutput))
+        note("worst round trip of 100 B during a \(bulkMiB) MiB send-file", "peerd channel, every 20 ms", "ms", pings["max"].flatMap(Double.init))
+        note("round trip of 100 B during a \(bulkMiB) MiB send-file, p99", "peerd channel, every 20 ms", "ms", pings["p99"].flatMap(Double.init))
         guard status == 0 else { return nil }
         note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd sending, resident", "MB", peak1 / 1e6)
         note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd receiving, resident", "MB", peak2 / 1e6)
         sleep(10)
-        note("memory 10 s after it", "peerd sending, resident", "MB", ProcessStats.memory(peerd1).map { $0.resident / 1e6 })
-        note("memory 10 s after it", "peerd receiving, resident", "MB", ProcessStats.memory(peerd2).map { $0.resident / 1e6 })
-        note("memory 10 s after it", "peerd receiving, private", "MB", ProcessStats.memory(peerd2).map { $0.private / 1e6 })
+        for (name, pid) in [("peerd sending", peerd1), ("peerd receiving", peerd2)] {
+            let memory = ProcessStats.memory(pid)
+            note("memory 10 s after it, resident", name, "MB", memory.map { $0.resident / 1e6 })
+            note("memory 10 s after it, private", name, "MB", memory.map { $0.private / 1e6 })
+        }
         return rate(seconds: seconds)
     }
 
@@ -242,30 +276,73 @@ final class Bench {
         return report.end.sum_received.bytes / report.end.sum_received.seconds
     }
 
+    // MARK: Discovery
+
+    /// Stops peerd on host 2 and waits until host 1 lists it as lost.
+    private func stopPeerd2() -> Bool {
+        kill(peerd2, SIGTERM)
+        let deadline = Probes.monotonic() + 10
+        var status: Int32 = 0
+        while Probes.monotonic() < deadline, waitpid(peerd2, &status, WNOHANG) != peerd2, kill(peerd2, 0) == 0 { usleep(10_000) }
+        while Probes.monotonic() < deadline {
+            if lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peer", "host2"]).output.contains("\"lost\":true") { return true }
+            usleep(50_000)
+        }
+        return false
+    }
+
+    /// peerd on host 2 as the lab started it; false if it did not come up.
+    private func startPeerd2() -> Bool {
+        guard let pid = lab.start(2, [bin + "/peerd", "--name", "host2", "--state-dir", directory + "/h2/state", "--socket", lab["SOCK2"],
+                                      "--log-level", "notice", "--auto-connect", "no", "--download-dir", directory + "/dl2",
+                                      "--max-peers", "512", "--max-unverified-peers", "512"],
+                                  output: directory + "/h2/peerd-restarted.log") else { return false }
+        peerd2 = pid
+        return true
+    }
+
+    /// From the start of peerd on host 2 until host 1 lists it (peerd's
+    /// `peerFound`), or until `avahi-browse -r` on host 1 resolves the
+    /// service that peerd registers.
+    private func discovery(avahi: Bool) -> Double? {
+        guard stopPeerd2() else { return nil }
+        let output = directory + "/found.out"
+        let argv = avahi ? [bin + "/peerbench", "probe", "wait-line", "=;eth0;IPv4;host2;", "avahi-browse", "-r", "-p", "_peerd._tcp"]
+                         : [bin + "/peerbench", "probe", "wait-found", lab["SOCK1"], "host2"]
+        guard let watcher = lab.start(1, argv, output: output), lab.waitReady(output) else { _ = startPeerd2(); return nil }
+        let start = Probes.wallClock()
+        guard startPeerd2() else { return nil }
+        _ = Subprocess.wait(watcher)
+        // Wait for its control socket before the next figure uses it.
+        let deadline = Probes.monotonic() + 10
+        while Probes.monotonic() < deadline, lab.run(2, [bin + "/peerctl", "--socket", lab["SOCK2"], "status"]).status != 0 { usleep(20_000) }
+        guard let found = BenchLab.words(BenchLab.read(output))["found"].flatMap(Double.init) else { return nil }
+        return (found - start) * 1000
+    }
+
     // MARK: Idle, and many peers
 
     /// Idle memory, CPU and wake-ups of peerd and avahi-daemon on host 2,
     /// side by side over the same windows.
     private func idle(_ progress: (String) -> Void) {
-        let peerd = pid_t(lab["PEERD2"]) ?? 0, avahi = avahiPID(2)
+        let peerd = peerd2, avahi = avahiPID(2), sender = pid_t(lab["PEERD1"]) ?? 0
         let window: UInt32 = 12
         for run in 1...runs {
             progress("idle: \(window) s, run \(run) of \(runs)")
-            for (name, pid) in [("peerd", peerd), ("avahi-daemon", avahi)] {
+            for (name, pid) in [("peerd", peerd), ("avahi-daemon", avahi), ("peerd on host 1", sender)] {
                 if let memory = ProcessStats.memory(pid) {
                     note("memory idle, resident", name, "MB", memory.resident / 1e6)
                     note("memory idle, private", name, "MB", memory.private / 1e6)
                 }
             }
-            let before = [peerd, avahi].map { (ProcessStats.cpuSeconds($0), ProcessStats.contextSwitches($0)) }
+            let watched = [("peerd", peerd), ("avahi-daemon", avahi), ("peerd on host 1", sender)]
+            let before = watched.map { (ProcessStats.cpuSeconds($0.1), ProcessStats.contextSwitches($0.1)) }
             sleep(window)
-            for (index, (name, pid)) in [("peerd", peerd), ("avahi-daemon", avahi)].enumerated() {
+            for (index, (name, pid)) in watched.enumerated() {
                 if let cpu = ProcessStats.cpuSeconds(pid), let was = before[index].0 {
                     note("idle CPU", name, "%", (cpu - was) / Double(window) * 100)
                 }
-                if let switches = ProcessStats.contextSwitches(pid), let was = before[index].1 {
-                    note("idle wake-ups", name, "/s", (switches - was) / Double(window))
-                }
+                note("idle wake-ups", name, "/s", ProcessStats.switchesBetween(before[index].1, ProcessStats.contextSwitches(pid)) / Double(window))
             }
         }
     }
@@ -292,15 +369,34 @@ final class Bench {
         }
         let deadline = Probes.monotonic() + 60
         while Probes.monotonic() < deadline {
-            let count = lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peers"]).output.components(separatedBy: "\"name\"").count - 1
-            if count >= 201 { break }
+            if peerCount() >= 201 { break }
             usleep(200_000)
         }
-        if let memory = ProcessStats.memory(pid_t(lab["PEERD1"]) ?? 0) {
-            note("memory with 200 peers", "peerd, resident", "MB", memory.resident / 1e6)
-            note("memory with 200 peers", "peerd, private", "MB", memory.private / 1e6)
+        // Ten sessions more: ten peerd on host 2 that accept anyone.
+        progress("peers: ten more peerd on host 2, each in a session with host 1")
+        for number in 1...10 {
+            _ = lab.start(2, [bin + "/peerd", "--name", "extra\(number)", "--state-dir", directory + "/x\(number)", "--socket", directory + "/x\(number).sock",
+                              "--log-level", "warning", "--auto-connect", "no", "--auto-accept", "all"], output: directory + "/x\(number).log")
         }
-        let comparison = Comparison(name: "listing 200 peers", unit: "ms", variants: [
+        var sessions = 0
+        for number in 1...10 {
+            let waitUntil = Probes.monotonic() + 20
+            while Probes.monotonic() < waitUntil,
+                  lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "invite", "extra\(number)", "--wait", "--timeout", "10"]).status != 0 {
+                usleep(200_000)
+            }
+            if lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peer", "extra\(number)"]).output.contains("\"state\":\"connected\"") { sessions += 1 }
+        }
+        if let memory = ProcessStats.memory(pid_t(lab["PEERD1"]) ?? 0) {
+            note("memory with 200 peers and \(sessions) sessions, resident", "peerd", "MB", memory.resident / 1e6)
+            note("memory with 200 peers and \(sessions) sessions, private", "peerd", "MB", memory.private / 1e6)
+        }
+        if let memory = ProcessStats.memory(avahiPID(1)) {
+            note("memory with 200 peers and \(sessions) sessions, resident", "avahi-daemon on the same host", "MB", memory.resident / 1e6)
+            note("memory with 200 peers and \(sessions) sessions, private", "avahi-daemon on the same host", "MB", memory.private / 1e6)
+        }
+        let listed = peerCount()
+        let comparison = Comparison(name: "listing \(listed) peers", unit: "ms", variants: [
             ("peerctl peers --json", { self.timed(1, [self.bin + "/peerctl", "--socket", self.lab["SOCK1"], "--json", "peers"]) }),
             ("avahi-browse -c -t -r -p", { self.timed(1, ["avahi-browse", "-c", "-t", "-r", "-p", "_peerd._tcp"]) }),
         ])
@@ -310,6 +406,12 @@ final class Bench {
             if let value = comparison.variants.first(where: { $0.name == step.variant })?.measure() { values[step.variant, default: []].append(value) }
         }
         return comparison.variants.map { BenchRow(comparison: comparison.name, variant: $0.name, unit: comparison.unit, summary: BenchSummary(values[$0.name] ?? [])) }
+    }
+
+    /// The rows host 1 lists.
+    private func peerCount() -> Int {
+        let output = lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peers"]).output
+        return (try? JSONDecoder().decode(PeersResult.self, from: Data(output.utf8)))?.peers.count ?? 0
     }
 
     private func timed(_ host: Int, _ argv: [String]) -> Double? {

@@ -147,7 +147,79 @@ enum Probes {
 
     static func sayQuantiles(_ times: [Double]) {
         let sorted = times.sorted()
-        say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) count=\(sorted.count)")
+        say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) max=\(sorted.last ?? 0) count=\(sorted.count)")
+    }
+
+    /// `channel-ping-until`: a round trip of `size` bytes every 20 ms until
+    /// `stopFile` exists (the latency of small messages beside bulk work).
+    static func channelPingUntil(socket: String, peer: String, stopFile: String, size: Int) throws {
+        var times: [Double] = []
+        _ = try withChannel(socket: socket, peer: peer) { fd in
+            say("ready")
+            var frame: [UInt8] = []
+            ChannelFraming.appendPrefix(size, to: &frame)
+            frame += [UInt8](repeating: 0x33, count: size)
+            while access(stopFile, F_OK) != 0 {
+                let start = monotonic()
+                guard writeAll(fd, frame, count: frame.count), readMessage(fd) != nil else { return }
+                times.append((monotonic() - start) * 1000)
+                usleep(20_000)
+            }
+            shutdown(fd, Int32(SHUT_WR))
+        }
+        sayQuantiles(times)
+    }
+
+    /// `wait-found`: says `ready`, then waits for `name` to be listed and
+    /// not lost; prints when (wall clock).
+    static func waitFound(socket: String, name: String) throws {
+        let client = try ControlClient(path: socket)
+        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        say("ready")
+        let deadline = ContinuousClock.now + .seconds(30)
+        while true {
+            let (event, _) = try client.nextEvent(deadline: deadline)
+            if let row = event.peer, row.name == name, !row.lost, event.type == .peerFound || event.type == .peerUpdated {
+                return say("found=\(wallClock())")
+            }
+        }
+    }
+
+    /// `wait-line`: runs `argv`, says `ready`, and prints when (wall clock)
+    /// its output first has a line containing `text`; then stops it.
+    static func waitLine(text: String, argv: [String]) throws {
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw ProbeError("pipe: \(String(cString: strerror(errno)))") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], 1)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        var cArgs = argv.map { strdup($0) } + [nil]
+        defer { cArgs.forEach { free($0) } }
+        var pid: pid_t = 0
+        guard posix_spawnp(&pid, argv[0], &actions, nil, &cArgs, environ) == 0 else { throw ProbeError("cannot run \(argv[0])") }
+        close(fds[1])
+        say("ready")
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        defer {
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+            close(fds[0])
+        }
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { throw ProbeError("\(argv[0]) ended before a line with '\(text)'") }
+            pending += buffer[0..<count]
+            while let newline = pending.firstIndex(of: 10) {
+                let line = String(decoding: pending[..<newline], as: UTF8.self)
+                pending.removeSubrange(...newline)
+                if line.contains(text) { return say("found=\(wallClock())") }
+            }
+        }
     }
 
     // MARK: Plain TCP

@@ -30,20 +30,27 @@ enum ProcessStats {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    /// Context switches so far over every thread: each is a wake-up or a
-    /// preemption, the cost an idle daemon puts on the machine.
-    static func contextSwitches(_ pid: pid_t) -> Double? {
-        guard let tasks = opendir("/proc/\(pid)/task") else { return nil }
+    /// Context switches so far, per thread: each is a wake-up or a
+    /// preemption, the cost an idle daemon puts on the machine. Compare
+    /// two readings over the threads in both (a thread that ended takes
+    /// its count with it).
+    static func contextSwitches(_ pid: pid_t) -> [String: Double] {
+        guard let tasks = opendir("/proc/\(pid)/task") else { return [:] }
         defer { closedir(tasks) }
-        var total = 0.0
+        var counts: [String: Double] = [:]
         while let entry = readdir(tasks) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             guard !name.hasPrefix(".") else { continue }
             for line in BenchLab.read("/proc/\(pid)/task/\(name)/status").split(separator: "\n")
             where line.hasPrefix("voluntary_ctxt_switches") || line.hasPrefix("nonvoluntary_ctxt_switches") {
-                total += line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.flatMap { Double($0) } ?? 0
+                counts[name, default: 0] += line.split(whereSeparator: { $0 == " " || $0 == "\t" }).last.flatMap { Double($0) } ?? 0
             }
         }
-        return total
+        return counts
+    }
+
+    /// Context switches between two readings, over the threads in both.
+    static func switchesBetween(_ before: [String: Double], _ after: [String: Double]) -> Double {
+        after.reduce(0) { total, entry in total + (before[entry.key].map { entry.value - $0 } ?? 0) }
     }
 }

@@ -19,7 +19,8 @@ and peerd's median over each other variant's. Needs root.
   --runs N        runs per figure (default 5)
   --json          the rows as JSON instead of the table
   --only WORDS    only figures whose name contains one of these
-                  (comma-separated: rate, round trip, setup, bulk, idle, peers)
+                  (comma-separated: rate, round trip, setup, bulk, discovery,
+                  idle, peers)
   --bulk-mib N    size of the bulk transfers (default 1024)
   --messages N    messages per message-rate run (default 200000)
   --bin DIR       where peerd, peerctl and peerbench are (default: beside this program)
@@ -30,6 +31,9 @@ Probes (run inside a lab host; each prints key=value words):
   tcp-echo-server PORT                  tcp-ping HOST PORT COUNT SIZE
   tcp-connect HOST PORT COUNT           setup SOCKET PEER COUNT
   connect SOCKET PEER                   channel-raw SOCKET PEER HEX
+  channel-ping-until SOCKET PEER STOPFILE SIZE
+  wait-found SOCKET NAME                wait-line TEXT COMMAND…
+  json-send SOCKET PEER COUNT SIZE      json-take SOCKET PEER COUNT
 """
 
 func fail(_ words: String) -> Never {
@@ -72,6 +76,11 @@ func positive(_ option: String, _ text: String) -> Int {
     case "setup": try Probes.setup(socket: text(0), peer: text(1), count: int(2))
     case "connect": try Probes.connect(socket: text(0), peer: text(1))
     case "channel-raw": try Probes.channelRaw(socket: text(0), peer: text(1), hex: text(2))
+    case "channel-ping-until": try Probes.channelPingUntil(socket: text(0), peer: text(1), stopFile: text(2), size: int(3))
+    case "json-send": try JSONProbes.send(socket: text(0), peer: text(1), count: int(2), size: int(3))
+    case "json-take": try JSONProbes.take(socket: text(0), peer: text(1), count: int(2))
+    case "wait-found": try Probes.waitFound(socket: text(0), name: text(1))
+    case "wait-line": try Probes.waitLine(text: text(0), argv: Array(args.dropFirst()))
     default: fail("no probe '\(name)'\n\n\(usage)")
     }
 }

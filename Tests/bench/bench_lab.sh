@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The lab peerbench measures in (issue 13): two hosts, peerd on each
 # (paired, auto-accept for paired peers, no auto-connect so that the
-# session-setup figure starts from no session), sshd and an iperf3 server on
+# session-setup figure starts from no session, caps of 512 peers), sshd and an iperf3 server on
 # host 2. Prints KEY=VALUE lines and then `ready`, and holds the lab until
 # it gets SIGTERM (then brings it down).
 #
@@ -16,8 +16,10 @@ BIN=$(cd "${1:?usage: bench_lab.sh BIN_DIR}" && pwd) || exit 1
 . "$ROOT/Tests/integration/pairing_tests.sh"
 
 lab_up 2 >&2 || { echo "error=lab_up failed"; exit 1; }
+# Caps above the 200 services and 10 peers the listing figure adds.
 for i in 1 2; do
-    start_peerd "$i" --log-level notice --auto-connect no --download-dir "$LAB_DIR/dl$i" >&2
+    start_peerd "$i" --log-level notice --auto-connect no --download-dir "$LAB_DIR/dl$i" \
+        --max-peers 512 --max-unverified-peers 512 >&2
 done
 lab_wait_for 10 sees 1 host2 || fail "host1 did not see host2"
 lab_wait_for 10 sees 2 host1 || fail "host2 did not see host1"

@@ -4,7 +4,7 @@
 public enum BenchTable {
     /// The table for `rows`, in their order, columns aligned.
     public static func render(_ rows: [BenchRow]) -> String {
-        var lines: [[String]] = [["figure", "variant", "median", "min", "max", "unit", "runs", "vs peerd"]]
+        var lines: [[String]] = [["figure", "variant", "median", "min", "max", "unit", "runs", "peerd ÷ this"]]
         var first: [String: Double] = [:]
         for row in rows {
             let summary = row.summary

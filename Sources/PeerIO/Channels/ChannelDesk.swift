@@ -15,6 +15,9 @@ public final class ChannelDesk {
     private let logger: Logger
     /// Asks for a peer's current session (set by the daemon).
     public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
+    /// Called when a channel is over (set by the daemon: the memory its
+    /// messages churned through goes back to the system).
+    public var ended: @MainActor () -> Void = {}
 
     /// A desk for messages of at most `maxMessage` bytes.
     public init(maxMessage: Int, logger: Logger) {
@@ -47,6 +50,7 @@ public final class ChannelDesk {
             guard let self, self.channels[ended.peer] === ended else { return }
             self.channels[ended.peer] = nil
             self.logger.info("channel with '\(peer.name)': over (\(ended.sent) sent, \(ended.received) received)")
+            self.ended()
         }
         channels[peer.id] = channel
         logger.info("channel with '\(peer.name)': opened")

@@ -210,6 +210,7 @@ public final class PeerDaemon {
                                    channels: channels)
         director.bulk = plane
         channels.session = { [weak self] peer in self?.director.session(for: peer) }
+        channels.ended = { malloc_trim(0) }
         streams.session = { [weak self] peer in self?.director.session(for: peer) }
         streams.ended = { malloc_trim(0) }
         transfers.session = { [weak self] peer in self?.director.session(for: peer) }

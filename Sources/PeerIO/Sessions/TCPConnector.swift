@@ -49,12 +49,23 @@ public enum TCPConnector {
     /// Turns Nagle's algorithm off: peerd coalesces its own writes (one
     /// flush per main-queue turn), and a small frame must not wait about
     /// 40 ms for the peer's delayed ACK.
+    /// Also keeps at most ``unsentLimit`` bytes unsent in the kernel
+    /// (`TCP_NOTSENT_LOWAT`): the rest of a bulk transfer waits in our own
+    /// bounded queue, so a message or keepalive queued behind it is not also
+    /// behind megabytes of socket buffer.
     public static func setNoDelay(_ descriptor: FileDescriptor) throws(SystemError) {
         var on: Int32 = 1
         try Syscall.call("setsockopt", "TCP_NODELAY") {
             setsockopt(descriptor.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         }
+        var unsent = Int32(unsentLimit)
+        try Syscall.call("setsockopt", "TCP_NOTSENT_LOWAT") {
+            setsockopt(descriptor.rawValue, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsent, socklen_t(MemoryLayout<Int32>.size))
+        }
     }
+
+    /// Bytes a session's socket may hold unsent (`TCP_NOTSENT_LOWAT`).
+    public static let unsentLimit = 128 * 1024
 
     /// After writability: nil if connected, else the connect error.
     public static func finishConnect(_ descriptor: FileDescriptor) -> Int32? {
