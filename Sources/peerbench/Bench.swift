@@ -20,6 +20,8 @@ final class Bench {
     /// peerd on host 2 now (the discovery figure restarts it).
     private var peerd2: pid_t
 
+    /// Figures in `lab` (built from the tree at `root`), each over `runs`
+    /// runs, with transfers of `bulkMiB` and `messages` per rate run.
     init(lab: BenchLab, root: String, runs: Int, bulkMiB: Int, messages: Int) {
         self.lab = lab
         self.root = root
@@ -387,13 +389,14 @@ final class Bench {
             }
             if lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peer", "extra\(number)"]).output.contains("\"state\":\"connected\"") { sessions += 1 }
         }
-        if let memory = ProcessStats.memory(pid_t(lab["PEERD1"]) ?? 0) {
-            note("memory with 200 peers and \(sessions) sessions, resident", "peerd", "MB", memory.resident / 1e6)
-            note("memory with 200 peers and \(sessions) sessions, private", "peerd", "MB", memory.private / 1e6)
-        }
-        if let memory = ProcessStats.memory(avahiPID(1)) {
-            note("memory with 200 peers and \(sessions) sessions, resident", "avahi-daemon on the same host", "MB", memory.resident / 1e6)
-            note("memory with 200 peers and \(sessions) sessions, private", "avahi-daemon on the same host", "MB", memory.private / 1e6)
+        // One reading a second, a reading per run.
+        for run in 1...runs {
+            if run > 1 { sleep(1) }
+            for (name, pid) in [("peerd", pid_t(lab["PEERD1"]) ?? 0), ("avahi-daemon on the same host", avahiPID(1))] {
+                guard let memory = ProcessStats.memory(pid) else { continue }
+                note("memory with 200 peers and \(sessions) sessions, resident", name, "MB", memory.resident / 1e6)
+                note("memory with 200 peers and \(sessions) sessions, private", name, "MB", memory.private / 1e6)
+            }
         }
         let listed = peerCount()
         let comparison = Comparison(name: "listing \(listed) peers", unit: "ms", variants: [

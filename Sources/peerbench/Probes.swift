@@ -145,6 +145,7 @@ enum Probes {
         say("state=\(info.state) sent=\(info.sent) detail=\((info.detail ?? "").replacing(" ", with: "_"))")
     }
 
+    /// Prints the median, p99 and largest of `times` (milliseconds).
     static func sayQuantiles(_ times: [Double]) {
         let sorted = times.sorted()
         say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) max=\(sorted.last ?? 0) count=\(sorted.count)")
@@ -249,6 +250,7 @@ enum Probes {
         }
     }
 
+    /// A TCP connection to `host`:`port` with `TCP_NODELAY`, or nil.
     static func connect(to host: String, port: UInt16) -> Int32? {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
@@ -331,6 +333,7 @@ enum Probes {
 
     // MARK: Bytes
 
+    /// Writes the first `count` bytes of `bytes`, whatever it takes; false if the descriptor fails.
     static func writeAll(_ fd: Int32, _ bytes: [UInt8], count: Int) -> Bool {
         var done = 0
         while done < count {
@@ -342,6 +345,7 @@ enum Probes {
         return true
     }
 
+    /// Reads exactly `count` bytes into `buffer`; false at the end or on an error.
     static func readExactly(_ fd: Int32, _ buffer: inout [UInt8], _ count: Int) -> Bool {
         var done = 0
         while done < count {

@@ -36,12 +36,15 @@ Probes (run inside a lab host; each prints key=value words):
   json-send SOCKET PEER COUNT SIZE      json-take SOCKET PEER COUNT
 """
 
+/// Says what is wrong on stderr and exits 2 (a usage or setup error).
 func fail(_ words: String) -> Never {
     FileHandleStderr.write("peerbench: \(words)\n")
     exit(2)
 }
 
+/// Standard error, written at once.
 enum FileHandleStderr {
+    /// Writes `text`.
     static func write(_ text: String) {
         let bytes = Array(text.utf8)
         _ = bytes.withUnsafeBytes { Glibc.write(2, $0.baseAddress, $0.count) }
@@ -54,6 +57,7 @@ func positive(_ option: String, _ text: String) -> Int {
     return number
 }
 
+/// Runs the probe `arguments` name, with the rest as its arguments.
 @MainActor func runProbe(_ arguments: [String]) throws {
     guard let name = arguments.first else { fail("probe needs a name\n\n\(usage)") }
     let args = Array(arguments.dropFirst())
@@ -95,6 +99,7 @@ var runs = 5, json = false, only: [String] = [], bulkMiB = 1024, messages = 200_
 let own = CommandLine.arguments[0]
 var bin = own.contains("/") ? String(own[..<own.lastIndex(of: "/")!]) : "."
 var index = 0
+/// The value after the option at `index` (which moves past it).
 @MainActor func value() -> String {
     index += 1
     guard index < arguments.count else { fail("\(arguments[index - 1]) needs a value\n\n\(usage)") }

@@ -23,6 +23,7 @@ final class MessageChannel {
     /// Reads per wakeup: one busy client does not starve the rest.
     private static let readsPerWakeup = 4
 
+    /// The peer it is joined to.
     let peer: UUID
     /// The client that asked; the channel is reset if it goes.
     let client: ControlConnection
@@ -45,9 +46,13 @@ final class MessageChannel {
     /// acknowledged, as runs (other clients' messages to the peer may come
     /// between): one run while only the channel sends.
     private var unacknowledged: [ClosedRange<UInt64>] = []
+    /// Messages handed to the session.
     private(set) var sent: Int64 = 0
+    /// Of those, how many the peer acknowledged.
     private(set) var acknowledged: Int64 = 0
+    /// Messages from the peer queued for the client.
     private(set) var received: Int64 = 0
+    /// Whether it is over (answered, its descriptor closed).
     private(set) var finished = false
     /// Asks for the peer's session (set by the desk).
     var session: @MainActor () -> PeerSession? = { nil }
@@ -64,6 +69,7 @@ final class MessageChannel {
                              onWritable: { [weak self] in self?.flush() })
     }
 
+    /// Bytes queued for the client and not yet written.
     var queuedOutput: Int { output.count - outputStart }
 
     // MARK: Client to peer
