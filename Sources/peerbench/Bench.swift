@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerSystem
 
 /// The figures of issue 13, measured in one ``BenchLab``: each comparison's
 /// variants take turns run after run (``BenchSchedule``), and every figure
@@ -414,7 +415,7 @@ final class Bench {
     /// The rows host 1 lists.
     private func peerCount() -> Int {
         let output = lab.run(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "--json", "peers"]).output
-        return (try? JSONDecoder().decode(PeersResult.self, from: Data(output.utf8)))?.peers.count ?? 0
+        return (try? JSONLines.decode(PeersResult.self, from: Array(output.utf8)))?.peers.count ?? 0
     }
 
     private func timed(_ host: Int, _ argv: [String]) -> Double? {

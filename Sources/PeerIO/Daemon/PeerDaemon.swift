@@ -39,6 +39,8 @@ public final class PeerDaemon {
     /// Streams between peers.
     private let streams: StreamDesk
     private let channels: ChannelDesk
+    /// When free heap goes back to the system.
+    private var heapTrim = HeapTrimPolicy()
     /// Both, as the sessions see them.
     private let plane: DataPlane
     private var requests: SessionRequests!
@@ -273,6 +275,7 @@ public final class PeerDaemon {
     /// watchdog is fed from here, so a wedged main actor stops it.
     private func tick() {
         let now = clock.now()
+        if heapTrim.tick(now: now, freeBytes: Int(mallinfo2().fordblks)) { malloc_trim(0) }
         director.tick(now: now)
         control.tick(now: now)
         discovery.tick(now: now)
