@@ -72,4 +72,20 @@ final class InboundBufferTests: XCTestCase {
         writer.close()
         XCTAssertEqual(try InboundBuffer(readSize: 16).read(from: reader), 0)
     }
+
+    func testGrowingKeepsWhatIsPending() throws {
+        let (reader, writer) = socketPair()
+        defer { reader.close(); writer.close() }
+        let inbox = InboundBuffer(readSize: 8, largestFrame: 2 + 8)
+        try writer.writeAll([0, 2, 1, 2, 0, 20, 9])
+        XCTAssertEqual(try inbox.read(from: reader), 7)
+        XCTAssertEqual(try frames(inbox), [[1, 2]])
+        XCTAssertThrowsError(try inbox.nextFrame(maxFrame: 8), "20 bytes are over the small limit")
+        inbox.resize(readSize: 64, largestFrame: 2 + 100)
+        XCTAssertEqual(inbox.readSize, 64)
+        XCTAssertEqual(inbox.pendingCount, 3, "the start of the large frame stays")
+        try writer.writeAll([UInt8](repeating: 7, count: 19))
+        XCTAssertEqual(try inbox.read(from: reader), 19)
+        XCTAssertEqual(try frames(inbox, max: 100), [[9] + [UInt8](repeating: 7, count: 19)])
+    }
 }

@@ -8,11 +8,13 @@ import PeerCore
 /// not yet whole move to the front before the next read, which then always
 /// has ``readSize`` bytes of room. The memory is taken at the first read
 /// and let go by ``release()`` when nothing is pending, so an idle session
-/// holds none.
+/// holds none; a session not yet accepted holds a small one
+/// (``resize(readSize:largestFrame:)`` grows it once frames may be large),
+/// so an unauthenticated peer cannot make us hold more.
 final class InboundBuffer {
     /// Bytes asked of the socket per read: several full frames at once.
-    let readSize: Int
-    private let capacity: Int
+    private(set) var readSize: Int
+    private var capacity: Int
     private var storage: UnsafeMutableRawBufferPointer?
     /// The first byte not yet handed out.
     private var start = 0
@@ -27,6 +29,23 @@ final class InboundBuffer {
     }
 
     deinit { storage?.deallocate() }
+
+    /// New sizes for reads and frames; the pending bytes stay.
+    func resize(readSize: Int, largestFrame: Int) {
+        let capacity = readSize + largestFrame
+        guard capacity != self.capacity else { return }
+        precondition(capacity >= end - start, "a smaller buffer than what it holds")
+        if let storage {
+            let larger = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: 16)
+            if end > start { larger.baseAddress!.copyMemory(from: storage.baseAddress! + start, byteCount: end - start) }
+            end -= start
+            start = 0
+            storage.deallocate()
+            self.storage = larger
+        }
+        self.readSize = readSize
+        self.capacity = capacity
+    }
 
     /// Bytes read and not yet handed out as whole frames.
     var pendingCount: Int { end - start }

@@ -29,7 +29,8 @@ public final class SessionTransport {
     /// Whether this is a dial whose TCP connect has not completed yet.
     public private(set) var connecting: Bool
     /// What was read and is not yet handled; frames are opened in it.
-    private let inbox = InboundBuffer(readSize: SessionTransport.readSize)
+    /// Small until the session is accepted (``maxFrame``).
+    private let inbox = InboundBuffer(readSize: 8192, largestFrame: 2 + 8192)
     /// Whether anything was read since the last ``tickFrames()``.
     private var readSinceTick = false
     private var outbound: OutboundQueue
@@ -87,8 +88,15 @@ public final class SessionTransport {
     /// Bytes waiting to be written.
     public var queuedBytes: Int { outbound.byteCount }
     /// The largest frame accepted from the peer. Until the session is
-    /// accepted it is 8 KiB: an unauthenticated peer cannot make us hold more.
-    public var maxFrame = 8192
+    /// accepted it is 8 KiB, and the read buffer 16 KiB: an unauthenticated
+    /// peer cannot make us hold more. Raising it grows the read buffer to
+    /// ``readSize`` reads.
+    public var maxFrame = 8192 {
+        // Before the next read, not now: a frame being handled lies in the buffer.
+        didSet { resizeDue = true }
+    }
+    /// Whether the read buffer must fit a new ``maxFrame`` before the next read.
+    private var resizeDue = false
     /// Whether the transport is closing or closed.
     public var isClosing: Bool { closeAfterFlush || closed }
 
@@ -179,6 +187,10 @@ public final class SessionTransport {
         for _ in 0..<4 {
             // Output backed up, the clients are behind, or delivery is held: read no more now.
             if watermarks.isPaused || heldForClients || deliveryHolds > 0 || !parked.isEmpty { return }
+            if resizeDue {
+                resizeDue = false
+                inbox.resize(readSize: maxFrame > 8192 ? Self.readSize : 8192, largestFrame: 2 + maxFrame)
+            }
             let count: Int?
             do { count = try inbox.read(from: channel.descriptor) } catch {
                 delegate?.transportBroke("\(error)")
