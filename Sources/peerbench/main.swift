@@ -89,6 +89,10 @@ func positive(_ option: String, _ text: String) -> Int {
     }
 }
 
+// A probe may write to a channel whose daemon end is already closed (the
+// daemon answered with an error first): that must be an EPIPE the probe
+// reports, not a SIGPIPE that kills it without a word.
+signal(SIGPIPE, SIG_IGN)
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.first == "probe" {
     do { try runProbe(Array(arguments.dropFirst())) } catch { fail("\(error)") }
