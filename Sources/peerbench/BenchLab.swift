@@ -1,4 +1,5 @@
 import Glibc
+import PeerSystem
 
 /// The lab peerbench measures in: `Tests/bench/bench_lab.sh` builds it
 /// (two hosts, peerd paired on both, sshd, iperf3 and a TCP echo server on

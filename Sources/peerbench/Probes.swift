@@ -256,7 +256,7 @@ enum Probes {
     static func readMessage(_ fd: Int32) -> [UInt8]? {
         var prefix = [UInt8](repeating: 0, count: ChannelFraming.prefixLength)
         guard readExactly(fd, &prefix, prefix.count) else { return nil }
-        let length = prefix.reduce(0) { $0 << 8 | Int($1) }
+        let length = prefix.withUnsafeBytes { ChannelFraming.messageLength(prefix: $0) }
         var message = [UInt8](repeating: 0, count: length)
         guard readExactly(fd, &message, length) else { return nil }
         return message
@@ -302,7 +302,7 @@ struct ChannelCounter {
             prefix.append(bytes[index])
             index += 1
             if prefix.count == ChannelFraming.prefixLength {
-                skipping = prefix.reduce(0) { $0 << 8 | Int($1) }
+                skipping = prefix.withUnsafeBytes { ChannelFraming.messageLength(prefix: $0) }
                 headWanted = skipping >= 8 ? 8 : nil
                 head.removeAll(keepingCapacity: true)
                 prefix.removeAll(keepingCapacity: true)

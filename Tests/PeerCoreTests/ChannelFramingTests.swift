@@ -12,6 +12,9 @@ final class ChannelFramingTests: XCTestCase {
         var out: [UInt8] = []
         ChannelFraming.appendPrefix(0x0102_0304, to: &out)
         XCTAssertEqual(out, [1, 2, 3, 4])
+        out += [9, 9]
+        XCTAssertEqual(out.withUnsafeBytes { ChannelFraming.messageLength(prefix: $0) }, 0x0102_0304,
+                       "the length reads back from the first four bytes, whatever follows")
     }
 
     /// Each row: the bytes, and what the scan finds.

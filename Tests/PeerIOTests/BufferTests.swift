@@ -1,4 +1,6 @@
+import Glibc
 import XCTest
+@testable import PeerSystem
 @testable import PeerIO
 
 final class LineBufferTests: XCTestCase {
@@ -104,5 +106,69 @@ final class OutboundCoalescingTests: XCTestCase {
         var written: [UInt8] = []
         XCTAssertTrue(partial.flush { raw in written += raw; return raw.count })
         XCTAssertEqual(written, [3, 4, 5], "bytes leave in order")
+    }
+}
+
+final class OutputBufferTests: XCTestCase {
+    /// A non-blocking pipe: its write end fills up, as a slow reader's would.
+    private func pipePair() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&ends), 0)
+        for end in ends { XCTAssertEqual(fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK), 0) }
+        return (ends[0], ends[1])
+    }
+
+    private func drain(_ fd: Int32) -> [UInt8] {
+        var out: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            guard got > 0 else { return out }
+            out += chunk[..<got]
+        }
+    }
+
+    func testWritesInOrderAcrossAFullPipeAndKeepsTheRest() throws {
+        let (r, w) = try pipePair()
+        defer { close(r); close(w) }
+        var buffer = OutputBuffer(compactAfter: 4096, keepCapacity: 1 << 16)
+        let message = (0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+        message.withUnsafeBytes { buffer.append($0) }
+        var received: [UInt8] = []
+        var rounds = 0
+        while !buffer.isEmpty {
+            let before = buffer.count
+            let written = try buffer.write(to: w)
+            XCTAssertEqual(buffer.count, before - written, "what was written leaves, nothing else")
+            received += drain(r)
+            rounds += 1
+            XCTAssertLessThan(rounds, 1000)
+        }
+        XCTAssertGreaterThan(rounds, 1, "a pipe holds less than 300 KB: the first write stopped at EAGAIN")
+        XCTAssertEqual(received, message)
+    }
+
+    func testAppendWhileBytesWaitKeepsOrder() throws {
+        let (r, w) = try pipePair()
+        defer { close(r); close(w) }
+        var buffer = OutputBuffer(compactAfter: 16, keepCapacity: 1024)
+        buffer.append { $0 += Array("first ".utf8) }
+        buffer.append { $0 += Array("second".utf8) }
+        XCTAssertEqual(try buffer.write(to: w), 12)
+        XCTAssertTrue(buffer.isEmpty)
+        XCTAssertEqual(drain(r), Array("first second".utf8))
+    }
+
+    func testAClosedReaderIsATypedError() throws {
+        let (r, w) = try pipePair()
+        close(r)
+        defer { close(w) }
+        signal(SIGPIPE, SIG_IGN)
+        var buffer = OutputBuffer(keepCapacity: 1024)
+        buffer.append { $0 += [1, 2, 3] }
+        XCTAssertThrowsError(try buffer.write(to: w)) { error in
+            XCTAssertEqual((error as? SystemError)?.errno, EPIPE)
+        }
+        XCTAssertEqual(buffer.count, 3, "nothing written, nothing lost")
     }
 }

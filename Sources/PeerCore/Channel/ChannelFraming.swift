@@ -14,11 +14,18 @@ public enum ChannelFraming {
     /// there (so a large message can be gathered in a buffer of its own).
     public static func scan(_ bytes: UnsafeRawBufferPointer, maxMessage: Int) throws(ChannelFramingError) -> Scan {
         guard bytes.count >= prefixLength else { return .needMore(nil) }
-        let length = Int(BigEndian.read(bytes, at: 0, width: prefixLength))
+        let length = messageLength(prefix: bytes)
         guard length > 0 else { throw .emptyMessage }
         guard length <= maxMessage else { throw .tooLarge(length, max: maxMessage) }
         guard bytes.count >= prefixLength + length else { return .needMore(prefixLength + length) }
         return .frame(prefixLength..<(prefixLength + length))
+    }
+
+    /// The message length a prefix gives: the first ``prefixLength`` bytes
+    /// of `prefix`, which must be there (unchecked: 0 and oversized
+    /// lengths are ``scan(_:maxMessage:)``'s to refuse).
+    public static func messageLength(prefix: UnsafeRawBufferPointer) -> Int {
+        Int(BigEndian.read(prefix, at: 0, width: prefixLength))
     }
 
     /// Appends the prefix for a message of `count` bytes.

@@ -62,7 +62,7 @@ public final class ChannelDesk {
     /// reading while the channel's client is behind.
     public func deliver(_ message: [UInt8], from session: PeerSession) -> Bool {
         guard let peer = session.peerUUID, let channel = channels[peer], !channel.finished else { return false }
-        if channel.deliver(message) { session.holdReading(true) }
+        if channel.deliver(message) { session.holdReading(true, for: .channel) }
         return true
     }
 

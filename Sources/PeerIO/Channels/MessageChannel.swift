@@ -35,8 +35,7 @@ final class MessageChannel {
     private var gathered: [UInt8] = []
     /// The size of the gathered message's frame (prefix included), when one is being gathered.
     private var gatheredTarget: Int?
-    private var output: [UInt8] = []
-    private var outputStart = 0
+    private var output = OutputBuffer(keepCapacity: 1 << 20)
     private var flushScheduled = false
     /// Whether the session is held for this channel's output.
     private(set) var holdingSession = false
@@ -70,7 +69,7 @@ final class MessageChannel {
     }
 
     /// Bytes queued for the client and not yet written.
-    var queuedOutput: Int { output.count - outputStart }
+    var queuedOutput: Int { output.count }
 
     // MARK: Client to peer
 
@@ -178,8 +177,10 @@ final class MessageChannel {
     /// A message from the peer: queued for the client. Returns whether the
     /// session must hold its reading (the client is behind).
     func deliver(_ message: [UInt8]) -> Bool {
-        ChannelFraming.appendPrefix(message.count, to: &output)
-        output.append(contentsOf: message)
+        output.append { bytes in
+            ChannelFraming.appendPrefix(message.count, to: &bytes)
+            bytes.append(contentsOf: message)
+        }
         received += 1
         scheduleFlush()
         if queuedOutput > Self.outputHigh { holdingSession = true }
@@ -199,30 +200,13 @@ final class MessageChannel {
 
     private func flush() {
         guard !finished else { return }
-        while outputStart < output.count {
-            let start = outputStart
-            let count: Int?
-            do {
-                count = try Syscall.nonBlocking("write") {
-                    output.withUnsafeBytes { raw in Glibc.write(io.descriptor.rawValue, raw.baseAddress! + start, raw.count - start) }
-                }
-            } catch {
-                return reset("writing to the channel: \(error)")
-            }
-            guard let count else { break }
-            outputStart += count
-        }
-        if outputStart == output.count {
-            output.removeAll(keepingCapacity: output.capacity <= 1 << 20)
-            outputStart = 0
-        } else if outputStart >= 1 << 20 {
-            output.removeFirst(outputStart)
-            outputStart = 0
+        do { _ = try output.write(to: io.descriptor.rawValue) } catch {
+            return reset("writing to the channel: \(error)")
         }
         io.armWrite(queuedOutput > 0)
         if holdingSession, queuedOutput <= Self.outputLow {
             holdingSession = false
-            if let session = session(), session.heldForClients { session.holdReading(false) }
+            session()?.holdReading(false, for: .channel)
         }
     }
 
@@ -234,10 +218,10 @@ final class MessageChannel {
     private func finish(detail: String?) {
         guard !finished else { return }
         finished = true
-        if holdingSession, let session = session(), session.heldForClients { session.holdReading(false) }
+        if holdingSession { session()?.holdReading(false, for: .channel) }
         io.close()
         inbox.release()
-        output = []
+        output.release()
         answer(.result(ChannelInfo(peer: peer, state: detail == nil ? "closed" : "reset", sent: sent,
                                    acknowledged: acknowledged, received: received, detail: detail)))
         onFinished(self)

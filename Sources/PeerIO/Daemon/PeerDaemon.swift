@@ -71,6 +71,11 @@ public final class PeerDaemon {
         // freed memory stays for reuse (no page fault per frame) until the
         // transfer or stream ends, which trims it (``malloc_trim``).
         _ = mallopt(M_TRIM_THRESHOLD, 16 << 20)
+        // Nearly all work is on the main thread; the few allocations of
+        // Dispatch's and Avahi's threads would otherwise each open an
+        // arena of their own, whose free pages outlive a trim of the main
+        // one's top (issue 13, point 4).
+        _ = mallopt(M_ARENA_MAX, 1)
         Self.raiseDescriptorLimit()
         do { try Sodium.initialize() } catch { throw .crypto(error.description) }
         let interfaceIndexes: [Int32]

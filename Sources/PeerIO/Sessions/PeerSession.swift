@@ -78,8 +78,8 @@ public final class PeerSession {
     public var peakQueuedBytes: Int { transport.peakQueuedBytes }
     /// Whether this is a dial whose TCP connect has not completed yet.
     public var isTCPConnecting: Bool { transport.connecting && !finished }
-    /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
-    public var heldForClients: Bool { transport.heldForClients }
+    /// Who holds reading back for the local clients (see ``holdReading(_:for:)``).
+    public var readHolds: ReadHolds { transport.readHolds }
     /// Whether the session is established and may carry data.
     public var isConnected: Bool { lifecycle.canSendData && !finished }
     /// Whether the session is accepted and may carry a pairing.
@@ -326,9 +326,9 @@ public final class PeerSession {
 
     /// Stops (or resumes) reading from the peer because the clients that
     /// receive its messages are behind: the flow is held back toward them,
-    /// rather than queued or dropped.
-    public func holdReading(_ hold: Bool) {
-        transport.holdReading(hold)
+    /// rather than queued or dropped. Each holder clears only its own hold.
+    public func holdReading(_ hold: Bool, for holder: ReadHolds) {
+        transport.holdReading(hold, for: holder)
     }
 
     /// Ends the session (internal for `PeerSession+Frames.swift`).

@@ -43,8 +43,8 @@ public final class SessionTransport {
     private var closed = false
     /// The most bytes ever queued here, so the owner knows to give memory back.
     public private(set) var peakQueuedBytes = 0
-    /// Whether reading is held back for the local clients (see ``holdReading(_:)``).
-    public private(set) var heldForClients = false
+    /// Who holds reading back for the local clients (see ``holdReading(_:for:)``).
+    public private(set) var readHolds: ReadHolds = []
     /// Bulk frame buffers, reused once written (no allocation per frame).
     private var framePool = FramePool()
 
@@ -119,10 +119,12 @@ public final class SessionTransport {
 
     /// Stops (or resumes) reading from the peer because the clients that
     /// receive its messages are behind: the flow is held back toward them,
-    /// rather than queued or dropped.
-    public func holdReading(_ hold: Bool) {
-        guard hold != heldForClients else { return }
-        heldForClients = hold
+    /// rather than queued or dropped. Each holder sets and clears its own
+    /// hold: reading goes on only once none is left.
+    public func holdReading(_ hold: Bool, for holder: ReadHolds) {
+        let before = readHolds
+        if hold { readHolds.formUnion(holder) } else { readHolds.subtract(holder) }
+        guard readHolds != before else { return }
         updateReading()
     }
 
@@ -186,7 +188,7 @@ public final class SessionTransport {
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<4 {
             // Output backed up, the clients are behind, or delivery is held: read no more now.
-            if watermarks.isPaused || heldForClients || deliveryHolds > 0 || !parked.isEmpty { return }
+            if watermarks.isPaused || !readHolds.isEmpty || deliveryHolds > 0 || !parked.isEmpty { return }
             if resizeDue {
                 resizeDue = false
                 inbox.resize(readSize: maxFrame > 8192 ? Self.readSize : 8192, largestFrame: 2 + maxFrame)
@@ -231,7 +233,7 @@ public final class SessionTransport {
     /// Reads while neither the watermarks nor the clients hold it back.
     private func updateReading() {
         guard !isClosing else { return }
-        if heldForClients || watermarks.isPaused || deliveryHolds > 0 || !parked.isEmpty {
+        if !readHolds.isEmpty || watermarks.isPaused || deliveryHolds > 0 || !parked.isEmpty {
             channel.pauseReading()
         } else {
             channel.resumeReading()

@@ -27,7 +27,7 @@ public final class SubscriberFlowHold {
     /// `session` just delivered a message: it stops reading if a subscriber is behind.
     public func delivered(by session: PeerSession, now: Date) {
         guard control.subscriberBacklog > mark else { return }
-        session.holdReading(true)
+        session.holdReading(true, for: .subscribers)
         if heldSince == nil { heldSince = now }
     }
 
@@ -46,6 +46,6 @@ public final class SubscriberFlowHold {
 
     private func release() {
         heldSince = nil
-        for session in sessions() where session.heldForClients { session.holdReading(false) }
+        for session in sessions() where session.readHolds.contains(.subscribers) { session.holdReading(false, for: .subscribers) }
     }
 }

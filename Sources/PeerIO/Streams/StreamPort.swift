@@ -28,8 +28,7 @@ final class StreamPort {
     private let outputIsFile: Bool
     private var outputChannel: DispatchChannel?
     private var outputClosed = false
-    private var pending: [UInt8] = []
-    private var pendingStart = 0
+    private var pending = OutputBuffer(keepCapacity: 1 << 16)
     private var closeWhenDrained = false
     /// Input may have bytes (set before use).
     var onReadable: @MainActor () -> Void = {}
@@ -88,7 +87,7 @@ final class StreamPort {
     }
 
     /// Bytes held for the output, not yet written.
-    var pendingCount: Int { pending.count - pendingStart }
+    var pendingCount: Int { pending.count }
 
     /// Writes `bytes` to the output (straight from where they were
     /// decrypted), or keeps a copy of what it does not take until it is
@@ -111,12 +110,11 @@ final class StreamPort {
             }
             if done > 0 { onWritten(done) }
             guard done < bytes.count else { return }
-            pending = Array(bytes[done...])
-            pendingStart = 0
+            pending.append(UnsafeRawBufferPointer(rebasing: bytes[done...]))
             outputChannel?.armWrite(true)
             return
         }
-        pending.append(contentsOf: bytes)
+        pending.append(bytes)
         flush()
     }
 
@@ -131,28 +129,10 @@ final class StreamPort {
 
     private func flush() {
         guard !outputClosed else { return }
-        var written = 0
-        while pendingStart < pending.count {
-            let start = pendingStart
-            let count: Int?
-            do {
-                count = try Syscall.nonBlocking("write") {
-                    pending.withUnsafeBytes { raw in Glibc.write(output.rawValue, raw.baseAddress! + start, raw.count - start) }
-                }
-            } catch {
-                outputChannel?.armWrite(false)
-                return onBroken("writing the stream's output: \(error)")
-            }
-            guard let count else { break }
-            pendingStart += count
-            written += count
-        }
-        if pendingStart == pending.count {
-            pending.removeAll(keepingCapacity: pending.count <= 1 << 16)
-            pendingStart = 0
-        } else if pendingStart > 1 << 20 {
-            pending.removeFirst(pendingStart)
-            pendingStart = 0
+        let written: Int
+        do { written = try pending.write(to: output.rawValue) } catch {
+            outputChannel?.armWrite(false)
+            return onBroken("writing the stream's output: \(error)")
         }
         outputChannel?.armWrite(pendingCount > 0)
         // Closed before the report: whoever hears of the last bytes sees the end too.
@@ -179,6 +159,6 @@ final class StreamPort {
     func close() {
         closeInput()
         closeOutput()
-        pending = []
+        pending.release()
     }
 }

@@ -1,19 +1,22 @@
 import Glibc
 
-/// Runs other programs for peerbench: `posix_spawn`, stdout into a pipe
-/// (or a file), and the exit status. The orchestrator's one way to reach
-/// the lab's namespaces (`ip netns exec …`).
-enum Subprocess {
+/// Runs other programs: `posix_spawn`, stdout into a pipe (or a file),
+/// and the exit status. peerbench reaches the lab's namespaces this way
+/// (`ip netns exec …`); `peerctl doctor` asks `nft`, `ip` and
+/// `avahi-browse`.
+public enum Subprocess {
     /// What a finished program left.
-    struct Outcome {
-        /// Its exit status (128 + signal when killed).
-        var status: Int32
+    public struct Outcome: Sendable {
+        /// Its exit status (128 + signal when killed; 127 when it could not start).
+        public var status: Int32
         /// Everything it wrote to stdout.
-        var output: String
+        public var output: String
     }
 
-    /// Runs `argv` to its end; its stderr goes to `errorPath`.
-    static func run(_ argv: [String], errorPath: String = "/dev/null") -> Outcome {
+    /// Runs `argv` to its end; its stderr goes to `errorPath`. With
+    /// `timeout`, a program still running then is killed (SIGKILL) and
+    /// what it wrote so far is returned.
+    public static func run(_ argv: [String], errorPath: String = "/dev/null", timeout: Double? = nil) -> Outcome {
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else { return Outcome(status: 127, output: "") }
         guard let pid = spawn(argv, stdout: fds[1], errorPath: errorPath) else {
@@ -23,7 +26,17 @@ enum Subprocess {
         close(fds[1])
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
         while true {
+            if let deadline {
+                let left = ContinuousClock.now.duration(to: deadline)
+                var wait = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
+                let ms = max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+                if poll(&wait, 1, ms) == 0 {
+                    kill(pid, SIGKILL)
+                    break
+                }
+            }
             let count = buffer.withUnsafeMutableBytes { read(fds[0], $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
@@ -34,7 +47,7 @@ enum Subprocess {
     }
 
     /// Starts `argv` in the background, stdout to `outputPath`; its pid.
-    static func start(_ argv: [String], outputPath: String, errorPath: String = "/dev/null") -> pid_t? {
+    public static func start(_ argv: [String], outputPath: String, errorPath: String = "/dev/null") -> pid_t? {
         let fd = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -42,7 +55,7 @@ enum Subprocess {
     }
 
     /// Waits for `pid`; its exit status (128 + signal when killed).
-    static func wait(_ pid: pid_t) -> Int32 {
+    public static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 { if errno != EINTR { return 127 } }
         if status & 0x7F == 0 { return (status >> 8) & 0xFF }
