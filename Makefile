@@ -14,7 +14,7 @@ BIN         := .build/$(CONFIG)
 # with dbus's own units.
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus \
-                systemd
+                systemd nftables
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=

@@ -88,6 +88,23 @@ public final class ControlClient {
         }
     }
 
+    /// The socket, for a client that waits on several descriptors with
+    /// `poll` (`peerctl top`); read it only through this client.
+    public var pollDescriptor: Int32 { descriptor.rawValue }
+
+    /// The events that can be had without blocking: those already read,
+    /// then whatever the socket holds now. Throws when the daemon is gone.
+    public func availableEvents() throws(ControlClientError) -> [ControlEvent] {
+        var found = events.map(\.event)
+        events.removeAll()
+        while true {
+            do { found.append(try nextEvent(deadline: ContinuousClock.now).event) } catch {
+                if case .timedOut = error { return found }
+                throw error
+            }
+        }
+    }
+
     private func send(_ request: ControlRequest, descriptors: [FileDescriptor]) throws(ControlClientError) {
         do {
             let bytes = try JSONLines.encode(request)

@@ -87,7 +87,9 @@ struct PeerctlCommands {
             return try answerTransfer(.cancelTransfer, id: id, files: nil)
         case .pipe(let selector, let name):
             return try pipe(selector, name: name)
-        case .help, .version:
+        case .add(let address, let context, let timeout, let wait):
+            return try add(address, context: context, timeout: timeout, wait: wait)
+        case .help, .version, .top, .doctor:
             break
         }
         return 0
@@ -160,6 +162,12 @@ struct PeerctlCommands {
             return 0
         }
         if !json { emit("invited '\(TerminalText.escape(peer.name))'; waiting for an answer") }
+        return try waitForAnswer(peer, timeout: timeout)
+    }
+
+    /// After an invitation (`invite --wait`, `add --wait`): 0 once the peer
+    /// is connected, 1 when the invitation ends otherwise.
+    func waitForAnswer(_ peer: PeerSnapshot, timeout: Double?) throws(ControlClientError) -> Int32 {
         let deadline = ContinuousClock.now + .seconds((timeout ?? 30) + 10)
         while true {
             let (event, _) = try client.nextEvent(deadline: deadline)

@@ -55,6 +55,20 @@ default:
 let environment = ProcessInfo.processInfo.environment
 let socketPath = invocation.socket ?? environment["PEERD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? DaemonConfiguration.defaultSocketPath
 
+// These two open their own connections: top keeps two, and doctor must
+// run (and say so) when the daemon is not there at all.
+switch invocation.command {
+case .top:
+    do { exit(try PeerctlTop(socketPath: socketPath, json: invocation.json).run()) } catch {
+        printError(error.description)
+        exit(error.exitCode)
+    }
+case .doctor(let peer):
+    exit(PeerctlDoctor(socketPath: socketPath, json: invocation.json).run(peer: peer))
+default:
+    break
+}
+
 do {
     let client = try ControlClient(path: socketPath)
     let commands = PeerctlCommands(client: client, json: invocation.json)

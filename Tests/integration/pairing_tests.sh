@@ -1,10 +1,11 @@
 # Pairing and trust tests (sourced by run.sh).
 
-# pair_hosts A B: A pairs with B; B's user types the code A shows. Sets PAIR_CODE.
+# pair_hosts A B [SELECTOR]: A pairs with B (named SELECTOR on A, hostB by
+# default); B's user types the code A shows. Sets PAIR_CODE.
 pair_hosts() {
     local a=$1 b=$2
     [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/pair-w$b.jsonl"
-    ctl "$a" pair "host$b" >"$LAB_DIR/pair.out" 2>&1 &
+    ctl "$a" pair "${3:-host$b}" >"$LAB_DIR/pair.out" 2>&1 &
     local pairer=$!
     lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
     PAIR_CODE=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')

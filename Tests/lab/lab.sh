@@ -172,3 +172,24 @@ lab_down() {
 lab_partition() {
     ip -n "$(lab_switch_ns)" link set "p$1-$LAB_ID" "$2"
 }
+
+# lab_subnets: routes the hosts apart. Host I leaves the shared bridge for
+# a bridge of its own in the switch namespace, which routes between them:
+# host I is 10.LAB_NET.I.2/24, its gateway 10.LAB_NET.I.1. Unicast crosses;
+# multicast (mDNS) does not, as between two subnets of a real network.
+lab_subnets() {
+    local sw i; sw=$(lab_switch_ns)
+    ip netns exec "$sw" sysctl -qw net.ipv4.ip_forward=1
+    for i in $(seq 1 "$LAB_HOSTS"); do
+        ip -n "$sw" link add "br$i" type bridge mcast_snooping 0
+        ip -n "$sw" link set "p$i-$LAB_ID" nomaster
+        ip -n "$sw" link set "p$i-$LAB_ID" master "br$i"
+        ip -n "$sw" addr add "10.$LAB_NET.$i.1/24" dev "br$i"
+        ip -n "$sw" link set "br$i" up
+        ip -n "$(lab_ns "$i")" addr add "10.$LAB_NET.$i.2/24" dev eth0
+        ip -n "$(lab_ns "$i")" route add default via "10.$LAB_NET.$i.1"
+    done
+}
+
+# The routed address of host I once lab_subnets has run.
+lab_subnet_address() { printf '10.%s.%s.2' "$LAB_NET" "$1"; }

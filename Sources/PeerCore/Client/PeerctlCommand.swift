@@ -54,6 +54,12 @@ public enum PeerctlCommand: Equatable, Sendable {
     case cancelTransfer(String)
     /// Join stdin and stdout to a named stream with a peer.
     case pipe(peer: String, name: String)
+    /// Dial a peer at an address, with no mDNS; with `wait`, block until connected or refused.
+    case add(address: PeerAddress, context: String?, timeout: Double?, wait: Bool)
+    /// The live master–detail view of peers.
+    case top
+    /// Check why peers cannot be seen, or why `peer` cannot.
+    case doctor(peer: String?)
     /// Help, general or for one command.
     case help(String?)
     /// The version.
@@ -62,5 +68,6 @@ public enum PeerctlCommand: Equatable, Sendable {
     /// Every command name, for help and errors.
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
                                       "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
-                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe"]
+                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe",
+                                      "add", "top", "doctor"]
 }

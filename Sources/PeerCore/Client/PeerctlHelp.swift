@@ -231,6 +231,64 @@ public enum PeerctlHelp {
             Every event has a sequence number; --since N first replays the events
             after N that the daemon still holds. With --json, one object per line.
             """
+        case "add":
+            return """
+            Usage: peerctl [--json] add HOST[:PORT] [--context TEXT] [--timeout S] [--wait]
+
+            Reaches a peer that mDNS cannot show: on another subnet, over a VPN,
+            behind Wi-Fi client isolation, or where multicast is filtered. HOST is
+            an IPv4 address, an IPv6 address ([ADDRESS]:PORT with a port;
+            fe80::1%eth0 for a link-local one) or a host name, resolved here and
+            tried address by address. PORT defaults to 7717, where peerd listens
+            unless --port says otherwise ('peerctl status' there shows it).
+
+            Once the peer proves its key it is a row like any other ('peerctl
+            peers'), and the session goes on as an invitation (TEXT is its
+            context). Pair with it to have it remembered: paired, its address is
+            kept and it is reconnected, with no mDNS. With --wait, exits 0 once
+            connected and 1 when the invitation fails.
+
+              peerctl add 10.0.2.7
+              peerctl add nas.example.lan:7800 --wait
+            """
+        case "top":
+            return """
+            Usage: peerctl top
+
+            A live view of the peers: the list on the left (name, state, paired,
+            last seen, addresses, traffic), the selected peer in full on the right
+            (endpoints, TXT info, session, invitations, pairing, transfers, its
+            latest events). Narrow terminals stack the two, or show the list alone
+            (Enter opens a peer, Esc returns). Updated from the daemon's events.
+
+            Keys: arrows or j/k move, / filters, s changes the sort, i invites,
+            a/d accepts or declines its invitation, p pairs, x disconnects,
+            Ctrl-L redraws, ? shows the keys, q quits.
+
+            When stdout is not a terminal, prints one plain snapshot (or, with
+            --json, the peers) and exits. NO_COLOR and TERM=dumb turn colour off.
+            """
+        case "doctor":
+            return """
+            Usage: peerctl [--json] doctor [PEER]
+
+            Checks, in order, why peers (or PEER) cannot be seen or reached, and
+            says how to fix each problem in one line:
+              daemons      peerd answers; avahi-daemon runs and is on D-Bus; no
+                           other mDNS responder holds UDP 5353
+              interfaces   up, MULTICAST, with addresses; not excluded by
+                           avahi-daemon.conf; no default route through a VPN
+              firewall     nftables (and ufw, firewalld) let in UDP 5353 and
+                           peerd's TCP port
+              announcement peerd's service is registered and browsable, TXT right
+              PEER         seen (where, when), on our subnet, port open, protocol,
+                           advertised id matches its key, paired, lockouts
+              multicast    answers seen on the link; bridges snooping without a
+                           querier
+            Each line is [✓] ok, [!] a warning or [✗] a failure. Exits 1 when a
+            check fails. Where discovery is the problem, 'peerctl add HOST' still
+            reaches the peer.
+            """
         default:
             return nil
         }

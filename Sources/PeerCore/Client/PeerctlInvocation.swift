@@ -13,17 +13,24 @@ public struct PeerctlInvocation: Equatable, Sendable {
 
     Queries peerd, the peer-to-peer LAN discovery daemon, over its control socket.
 
-    Commands:
-      status        the daemon's name, peer id, port, Avahi link and counts
+    Discovery:
       peers         every peer found, one row each
       peer ID       one peer, by UUID, unique UUID prefix or unique name
+      add HOST[:PORT]
+                    reach a peer mDNS cannot show (another subnet, a VPN, AP
+                    isolation) by address [--context TEXT] [--timeout S] [--wait]
       watch         stream events (peers, states, invitations, messages)
+      top           live view: peers on the left, the selected one in full
+
+    Sessions:
       invite PEER   invite a peer to a session [--context TEXT] [--timeout S] [--wait]
       invitations   the invitations waiting for a decision here
       accept ID     accept an invitation (ID or a unique prefix)
       decline ID    decline an invitation
       disconnect PEER
                     close the session with a peer
+      wait PEER --state STATE
+                    wait until PEER is notConnected, connecting or connected
       send PEER TEXT|-
                     send a message (- reads it from stdin; --lines: one per line;
                     --queue: store it for an offline paired peer)
@@ -34,8 +41,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     [--from PEER] [--max N]
       take          print and take messages from the inbox, without waiting
                     [--from PEER] [--count N]
-      wait PEER --state STATE
-                    wait until PEER is notConnected, connecting or connected
+
+    Pairing:
       pair PEER     pair with a peer: shows a 6-digit code to confirm on PEER
       pair-accept ID [--code NNNNNN]
                     confirm a pairing request with the code shown on the other host
@@ -44,6 +51,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
       pairings      pairings in progress
       paired        the paired (trusted) peers
       unpair PEER   remove trust here, and tell PEER
+
+    Transfers:
       send-file PEER PATH...
                     offer files and directories; shows progress until done
                     [--resume ID] [--no-wait]
@@ -58,6 +67,11 @@ public struct PeerctlInvocation: Equatable, Sendable {
       pipe PEER [--name N]
                     join stdin and stdout to a two-way stream with PEER, where
                     'peerctl pipe' runs with the same name (netcat, encrypted)
+
+    Diagnostics:
+      status        the daemon's name, peer id, port, Avahi link and counts
+      doctor [PEER] check why peers (or PEER) cannot be seen or reached; each
+                    check with its fix; exit 1 when one fails
 
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
@@ -121,13 +135,13 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     let text = try cursor.value(for: option)
                     guard PairingCode.isWellFormed(text) else { throw UsageError("--code '\(text)' is not 6 digits") }
                     code = text
-                case "--context" where name == "invite":
+                case "--context" where name == "invite" || name == "add":
                     context = try cursor.value(for: option)
-                case "--timeout" where name == "invite" || name == "wait":
+                case "--timeout" where name == "invite" || name == "wait" || name == "add":
                     let text = try cursor.value(for: option)
                     guard let seconds = Double(text), seconds > 0, seconds <= 86400 else { throw UsageError("--timeout '\(text)' is not a number of seconds") }
                     timeout = seconds
-                case "--wait" where name == "invite":
+                case "--wait" where name == "invite" || name == "add":
                     try cursor.flag(option)
                     wait = true
                 case "--lines" where name == "send":
@@ -232,6 +246,17 @@ public struct PeerctlInvocation: Equatable, Sendable {
             guard files == nil || name == "accept-transfer" else { throw UsageError("--files is for accept-transfer") }
             command = name == "accept-transfer" ? .acceptTransfer(id: positionals[0], files: files)
                 : name == "decline-transfer" ? .declineTransfer(positionals[0]) : .cancelTransfer(positionals[0])
+        case "add":
+            guard positionals.count == 1 else { throw UsageError("'add' takes one HOST[:PORT]") }
+            do { command = .add(address: try PeerAddress.parse(positionals[0]), context: context, timeout: timeout, wait: wait) } catch {
+                throw UsageError(error.description)
+            }
+        case "top":
+            guard positionals.isEmpty else { throw UsageError("'top' takes no arguments") }
+            command = .top
+        case "doctor":
+            guard positionals.count <= 1 else { throw UsageError("'doctor' takes at most one PEER") }
+            command = .doctor(peer: positionals.first)
         case "help":
             command = .help(positionals.first)
         default:

@@ -31,7 +31,7 @@ public enum DaemonCommand: Equatable, Sendable {
                               (default: every interface)
       --port PORT             session TCP port, on all addresses, IPv4 and
                               IPv6 (default: 0, the last run's port if it
-                              is free, else any free port)
+                              is free, else 7717 if free, else any free port)
       --socket PATH           control socket (default: /run/peerd/peerd.sock)
       --max-peers N           most peers tracked (default: 256)
       --max-unverified-peers N

@@ -55,4 +55,8 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     /// Join a descriptor to a peer as a message channel: length-prefixed
     /// messages both ways, no JSON (`peer`); answered when it is over.
     case channel = "channel"
+    /// Dial a peer at an address, with no mDNS (`address`, optional
+    /// `port`, `context`, `timeout`): answered with its row once its key is
+    /// proven; the session goes on as an invitation.
+    case add = "add"
 }

@@ -38,6 +38,10 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var accept: [Int]?
     /// `pipe`: the stream's name (both sides use the same).
     public var name: String?
+    /// `add`: the peer's numeric address (an IPv6 one may carry `%IFACE`).
+    public var address: String?
+    /// `add`: the peer's session port (default 7717).
+    public var port: Int?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,

@@ -54,6 +54,32 @@ public enum ControlRequestRules {
         return .success(Invitation(context: context, timeout: timeout))
     }
 
+    /// Where an `add` dials: `params.address`, a numeric IPv4 or IPv6
+    /// address (with `%IFACE` for a link-local one; `[ADDRESS]:PORT` is
+    /// read too), and `params.port` (``PeerAddress/defaultPort`` when
+    /// absent). Names are the client's to resolve: the daemon never waits
+    /// on DNS.
+    public static func addressEndpoint(_ params: ControlParams) -> Result<Endpoint, ControlError> {
+        guard let text = params.address, !text.isEmpty else {
+            return .failure(ControlError(.invalidParams, "'add' needs params.address: a numeric IPv4 or IPv6 address"))
+        }
+        var address: PeerAddress
+        do { address = try PeerAddress.parse(text) } catch {
+            return .failure(ControlError(.invalidParams, error.description))
+        }
+        if let port = params.port {
+            guard (1...65535).contains(port) else { return .failure(ControlError(.invalidParams, "port must be 1 to 65535")) }
+            guard address.port == nil || address.port == UInt16(port) else {
+                return .failure(ControlError(.invalidParams, "'\(text)' names port \(address.port!) but params.port is \(port)"))
+            }
+            address.port = UInt16(port)
+        }
+        guard let endpoint = address.endpoint else {
+            return .failure(ControlError(.invalidParams, "'\(address.host)' is not a numeric address; resolve host names first (peerctl add does)"))
+        }
+        return .success(endpoint)
+    }
+
     /// A `send`'s message: `params.data` in base64, at most `maxMessage` bytes.
     public static func message(_ params: ControlParams, maxMessage: Int) -> Result<[UInt8], ControlError> {
         guard let text = params.data, let data = Data(base64Encoded: text) else {

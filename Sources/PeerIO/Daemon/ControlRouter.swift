@@ -57,6 +57,16 @@ public final class ControlRouter: ControlRequestHandler {
             case .success(let peer): return sessionRequest(method, peer: peer, params: params, sessions: sessions)
             case .failure(let error): return .error(error)
             }
+        case .add:
+            let (endpoint, invitation) = (ControlRequestRules.addressEndpoint(params), ControlRequestRules.invitation(params))
+            switch (endpoint, invitation) {
+            case (.success(let endpoint), .success(let invitation)):
+                return .later { answer in
+                    sessions.add(endpoint, context: invitation.context, timeout: invitation.timeout) { answer(.from($0)) }
+                }
+            case (.failure(let error), _), (_, .failure(let error)):
+                return .error(error)
+            }
         case .pairAccept, .pairReject:
             let key: String
             switch ControlRequestRules.pairingKey(method, params) {

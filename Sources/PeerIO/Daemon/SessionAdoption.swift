@@ -26,6 +26,9 @@ public final class SessionAdoption {
     public var protectedRows: @MainActor () -> Set<UUID> = { [] }
     /// An incoming session became its peer's current one (set before use).
     public var onAdopted: @MainActor (PeerSession) -> Void = { _ in }
+    /// A dial to an address (`add`) proved its peer, who has `row`;
+    /// `existing` when another session with it stays instead (set before use).
+    public var onAddressProven: @MainActor (_ session: PeerSession, _ row: PeerSnapshot, _ existing: Bool) -> Void = { _, _, _ in }
 
     /// Adoption for the sessions in `table`.
     public init(config: DaemonConfiguration, ownPeerID: String, identity: IdentityActor, lane: IdentityLane, discovery: DiscoveryCoordinator,
@@ -52,6 +55,10 @@ public final class SessionAdoption {
     public func authenticated(_ session: PeerSession, peerID: String) {
         if let mismatch = trust.violation(by: session, claimedName: nil) {
             refuse(session, mismatch: mismatch)
+            return
+        }
+        if session.role == .inviter, session.peerUUID == nil {
+            adoptAddressDial(session, peerID: peerID)
             return
         }
         if session.role == .inviter {
@@ -88,6 +95,43 @@ public final class SessionAdoption {
             await self.discovery.refreshUnverified()
             self.adoptIncoming(session, as: adopted.snapshot.id, remotePeerID: peerID)
         }
+    }
+
+    /// A dial to an address (`add`) reached a peer that proved `peerID`: its
+    /// row is found or made, now verified, exactly as for a peer that
+    /// connected to us. A peer that already has a session keeps it.
+    private func adoptAddressDial(_ session: PeerSession, peerID: String) {
+        if peerID == ownPeerID {
+            session.close("that address is this host", reason: .closedLocally)
+            return
+        }
+        lane.submit { [weak self] in
+            guard let self else { return }
+            guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
+                                                          protected: self.protectedRows()) else {
+                session.close("this host's peer table is full (--max-peers \(self.config.maxPeers))", reason: .closedLocally)
+                return
+            }
+            self.directory.apply(adopted.changes)
+            self.bindAddressDial(session, to: adopted.snapshot)
+            await self.discovery.refreshUnverified()
+        }
+    }
+
+    /// The row is there: the dial becomes its session, unless another
+    /// session with the peer stays (this one is then closed as a duplicate).
+    private func bindAddressDial(_ session: PeerSession, to adopted: PeerSnapshot) {
+        let peer = adopted.id
+        guard table.contains(session), !session.isClosed else { return }
+        if let existing = table[peer], existing !== session {
+            onAddressProven(session, directory.row(peer) ?? adopted, true)
+            session.close("a session with this peer exists", reason: .duplicate)
+            return
+        }
+        session.peerUUID = peer
+        table.bind(session, to: peer)
+        directory.setState(.connecting, for: peer, reason: nil)
+        onAddressProven(session, directory.row(peer) ?? adopted, false)
     }
 
     /// Applies the crossing rule (``CrossingRule``) to an authenticated

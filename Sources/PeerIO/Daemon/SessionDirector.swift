@@ -39,6 +39,8 @@ public final class SessionDirector: PeerSessionDelegate {
     private let adoption: SessionAdoption
     /// What follows a session's end.
     private let aftermath: SessionAftermath
+    /// `add` requests waiting for their dial to prove its peer.
+    public let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
     public weak var bulk: (any BulkRoom)?
 
@@ -89,6 +91,12 @@ public final class SessionDirector: PeerSessionDelegate {
             guard let self, let pending = session.pendingDecision else { return }
             session.pendingDecision = nil
             self.sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
+        }
+        adoption.onAddressProven = { [weak self] session, row, existing in
+            guard let self else { return }
+            self.addressDials.proven(session, row: row, existing: existing)
+            // The peer may have accepted while its row was being found.
+            if !existing, session.isConnected { self.sessionEstablished(session) }
         }
         opener.name = { [weak self] in self?.discovery.name ?? "" }
         acceptor.start()
@@ -245,6 +253,7 @@ extension SessionDirector {
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         invitations.settled(session)
+        addressDials.ended(session, reason: reason, text: text)
         logger.debug("session \(session.number) with \(session.remoteAddress) ended: \(reason.rawValue): \(text)")
         aftermath.ended(session, reason: reason, text: text, wasCurrent: wasCurrent)
     }

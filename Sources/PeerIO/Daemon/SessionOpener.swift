@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import PeerCore
 
 /// Makes sessions: an admitted connection on the session port, or a dial
@@ -92,6 +93,20 @@ public final class SessionOpener {
             }
         }
         return false
+    }
+
+    /// Starts a session to an address given by a client (`add`): no row and
+    /// no expected key yet; the peer's row is found or made once it proves
+    /// its key (``SessionAdoption``). Throws when the connect cannot start
+    /// (no route, say).
+    public func dial(address endpoint: Endpoint, context: [UInt8], timeout: TimeInterval) throws(SystemError) -> PeerSession {
+        guard let delegate else { throw SystemError("connect", errno: ESHUTDOWN, context: "peerd is stopping") }
+        let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: [], expectedPeerID: nil,
+                                      identity: identityKey, name: name(), context: context, inviteTimeout: timeout,
+                                      limits: limits, sendLimit: sendLimit, delegate: delegate, clock: clock)
+        table.add(session)
+        logger.debug("session \(session.number): dialling \(session.remoteAddress) (added by address)")
+        return session
     }
 
     /// Authenticated sessions other than `except`, for admission.

@@ -7,6 +7,10 @@ import PeerCore
 public protocol SessionOperations: AnyObject {
     /// Invites the peer (or reuses its session).
     func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError>
+    /// Dials a peer at an address (`add`); `done` gets its row once it has
+    /// proved its key, or the reason it could not.
+    func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval,
+             then done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void)
     /// Closes the session with the peer.
     func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError>
     /// Queues one message on the peer's connected session.

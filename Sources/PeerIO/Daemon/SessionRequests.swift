@@ -39,15 +39,38 @@ public final class SessionRequests: SessionOperations {
         if director.isAwaitingCrossing(peer.id) {
             return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true))
         }
-        guard !peer.endpoints.isEmpty else {
-            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints"))"))
+        let endpoints = dialEndpoints(peer)
+        guard !endpoints.isEmpty else {
+            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)' (\(peer.lost ? "it is lost" : "it has no endpoints")); if mDNS cannot reach it, add it by address: peerctl add HOST[:PORT]"))
         }
         guard peer.peerId != ownPeerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
         if let limit = director.opener.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
-        guard director.opener.dial(peer.id, endpoints: director.opener.dialOrder(peer.endpoints), expected: peer.peerId, context: context, timeout: timeout) else {
+        guard director.opener.dial(peer.id, endpoints: endpoints, expected: peer.peerId, context: context, timeout: timeout) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
         return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: false))
+    }
+
+    /// Dials a peer at an address (`add`): no mDNS, no row until it proves
+    /// its key (``SessionAdoption``); then it is a row like any other, and
+    /// the session goes on as an invitation.
+    public func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval,
+                    then done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void) {
+        if let limit = director.opener.dialLimit(nil) { return done(.failure(ControlError(.overloaded, "cannot add \(endpoint.hostPort): \(limit)"))) }
+        do {
+            let session = try director.opener.dial(address: endpoint, context: context, timeout: timeout)
+            director.addressDials.wait(for: session, done: done)
+        } catch {
+            done(.failure(ControlError(.unreachable, "cannot connect to \(endpoint.hostPort): \(error)")))
+        }
+    }
+
+    /// The addresses to dial `peer` at: its endpoints, or where a paired
+    /// peer was last connected when it has none (a peer added by address,
+    /// or one mDNS does not show now).
+    private func dialEndpoints(_ peer: PeerSnapshot) -> [Endpoint] {
+        let shown = peer.endpoints.isEmpty ? (trust.record(peerID: peer.peerId ?? "")?.addresses ?? []) : peer.endpoints
+        return director.opener.dialOrder(shown)
     }
 
     /// Closes the session with the peer (`disconnect`).
@@ -76,11 +99,12 @@ public final class SessionRequests: SessionOperations {
             pairing.pair(on: session, peer: peer.id)
             return .success(directory.row(peer.id) ?? peer)
         }
-        guard !peer.endpoints.isEmpty else {
-            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'"))
+        let endpoints = dialEndpoints(peer)
+        guard !endpoints.isEmpty else {
+            return .failure(ControlError(.unreachable, "no address is known for '\(peer.name)'; if mDNS cannot reach it, add it by address: peerctl add HOST[:PORT]"))
         }
         if let limit = director.opener.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot pair with '\(peer.name)': \(limit)")) }
-        guard director.opener.dial(peer.id, endpoints: director.opener.dialOrder(peer.endpoints), expected: peer.peerId, context: [], timeout: pairingTimeout, pairing: true) else {
+        guard director.opener.dial(peer.id, endpoints: endpoints, expected: peer.peerId, context: [], timeout: pairingTimeout, pairing: true) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
         if let session = director.session(for: peer.id) { pairing.pair(on: session, peer: peer.id) }

@@ -62,12 +62,21 @@ public final class TrustDesk {
         return nil
     }
 
+    /// The endpoints `session` proves for `row`: the row's endpoints at the
+    /// session's address, and the endpoint a connection we dialled went to
+    /// (a peer added by address has no other).
+    private static func provenEndpoints(of row: PeerSnapshot, session: PeerSession) -> [Endpoint] {
+        var proven = row.endpoints.filter { $0.address == session.remoteHost }
+        if session.role == .inviter, let dialled = session.endpoint, !proven.contains(dialled) { proven.append(dialled) }
+        return proven
+    }
+
     /// Keeps a paired peer's current addresses in the trust store. Only
     /// endpoints at the address of its live, authenticated `session` are
     /// kept: an address someone merely advertised for the peer proves nothing.
     public func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
         guard let peerID = row.peerId, let record = keeper.document.record(peerID: peerID), session.isAuthenticated else { return }
-        let proven = row.endpoints.filter { $0.address == session.remoteHost }
+        let proven = Self.provenEndpoints(of: row, session: session)
         guard !proven.isEmpty, record.addresses != proven else { return }
         keeper.change({ document in
             guard var current = document.record(peerID: peerID), current.addresses != proven else { return nil }
@@ -125,7 +134,7 @@ public final class TrustDesk {
         guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return done(false) }
         let row = directory.row(peer)
         var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
-        if let endpoints = row?.endpoints.filter({ $0.address == session.remoteHost }), !endpoints.isEmpty { record.addresses = endpoints }
+        if let row, case let endpoints = Self.provenEndpoints(of: row, session: session), !endpoints.isEmpty { record.addresses = endpoints }
         keeper.change({ $0.upserting(record) }, then: { [logger] result in
             if case .failure(let error) = result { logger.error("cannot store the pairing with '\(record.name)': \(error)") }
             done((try? result.get()) != nil)

@@ -1,7 +1,9 @@
 import Glibc
+import PeerCore
 
 /// The session port of the last run, kept in the state directory. With
-/// `port = 0` a restarted daemon listens where its paired peers last saw
+/// `port = 0` a daemon prefers 7717 (``PeerAddress/defaultPort``), and a
+/// restarted daemon listens where its paired peers last saw
 /// it, so the addresses they remembered (and the records Avahi cached
 /// before a partition) still reach it; a port taken meanwhile falls back
 /// to any free one.
@@ -24,8 +26,10 @@ public enum SessionPortFile {
     }
 
     /// Binds the session port: `configured` when it is not 0; otherwise the
-    /// remembered port when it is free, else any free port, remembered for
-    /// next time. Returns the listener and a note for the log, if any.
+    /// remembered port when it is free, else ``PeerAddress/defaultPort``
+    /// (so `peerctl add HOST` finds it with no port), else any free port;
+    /// the port bound is remembered for next time. Returns the listener and
+    /// a note for the log, if any.
     public static func openListener(configured: UInt16, stateDirectory: String) throws(SystemError) -> (listener: TCPListener, note: String?) {
         guard configured == 0 else { return (try TCPListener(port: configured), nil) }
         let last = load(stateDirectory: stateDirectory)
@@ -34,6 +38,11 @@ public enum SessionPortFile {
         if let last {
             do { listener = try TCPListener(port: last) } catch {
                 note = "the last run's session port \(last) is not available (\(error)); using another"
+            }
+        }
+        if listener == nil, last != PeerAddress.defaultPort {
+            do { listener = try TCPListener(port: PeerAddress.defaultPort) } catch {
+                // Taken (a second daemon on this host, say): any port serves.
             }
         }
         let bound: TCPListener

@@ -1,0 +1,11 @@
+/// A key `peerctl top` acts on, decoded from the terminal's bytes.
+public enum TopKey: Equatable, Sendable {
+    case up, down, pageUp, pageDown, home, end
+    case enter, escape, backspace, tab
+    /// Ctrl-L: redraw everything.
+    case redraw
+    /// Ctrl-C (the terminal is raw, so it arrives as a byte).
+    case interrupt
+    /// A printable character.
+    case character(Character)
+}

@@ -1,0 +1,150 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// What `peerctl doctor` reads from the system: files under /proc and
+/// /sys, `getifaddrs`, a TCP connect, and a few tools (`nft`, `ip`,
+/// `dbus-send`, `avahi-browse`), each with a timeout. Facts only; the
+/// decisions are ``DoctorRules``'.
+enum DoctorProbes {
+    /// A file's text, or nil.
+    static func read(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while bytes.count < 4 << 20 {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0, errno == EINTR { continue }
+            guard n > 0 else { break }
+            bytes += chunk[0..<n]
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Whether `tool` is on PATH.
+    static func has(_ tool: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/sbin:/usr/bin:/sbin:/bin").split(separator: ":").contains { access("\($0)/\(tool)", X_OK) == 0 }
+    }
+
+    /// Runs a tool with a timeout; nil when it is not installed.
+    static func run(_ argv: [String], timeout: Double = 5) -> Subprocess.Outcome? {
+        guard has(argv[0]) else { return nil }
+        return Subprocess.run(argv, timeout: timeout)
+    }
+
+    /// The pids of the processes in this network namespace, with their names.
+    static func processesHere() -> [(pid: String, name: String)] {
+        let ours = link("/proc/self/ns/net")
+        guard let dir = opendir("/proc") else { return [] }
+        defer { closedir(dir) }
+        var found: [(String, String)] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            guard name.allSatisfy(\.isNumber), link("/proc/\(name)/ns/net") == ours,
+                  let comm = read("/proc/\(name)/comm") else { continue }
+            found.append((name, String(comm.prefix { $0 != "\n" })))
+        }
+        return found
+    }
+
+    /// The names of the processes here holding a socket bound to UDP `port`.
+    static func udpHolders(port: UInt16) -> [String] {
+        let inodes = Set(["/proc/net/udp", "/proc/net/udp6"].flatMap { read($0).map { SocketTable.inodes(boundTo: port, in: $0) } ?? [] })
+        guard !inodes.isEmpty else { return [] }
+        var names: [String] = []
+        for process in processesHere() {
+            guard let dir = opendir("/proc/\(process.pid)/fd") else { continue }
+            defer { closedir(dir) }
+            while let entry = readdir(dir) {
+                let fd = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+                let target = link("/proc/\(process.pid)/fd/\(fd)")
+                if target.hasPrefix("socket:["), let inode = UInt64(target.dropFirst(8).dropLast()), inodes.contains(inode) {
+                    names.append(process.name)
+                    break
+                }
+            }
+        }
+        return names
+    }
+
+    /// The avahi-daemon.conf in use here: the `-f` of this namespace's
+    /// avahi-daemon, else the default.
+    static func avahiConfigPath() -> String {
+        for process in processesHere() where process.name == "avahi-daemon" {
+            guard let raw = read("/proc/\(process.pid)/cmdline") else { continue }
+            let args = raw.split(separator: "\0").map(String.init)
+            if let at = args.firstIndex(where: { $0 == "-f" || $0 == "--file" }), at + 1 < args.count { return args[at + 1] }
+            if let inline = args.first(where: { $0.hasPrefix("--file=") }) { return String(inline.dropFirst(7)) }
+        }
+        return "/etc/avahi/avahi-daemon.conf"
+    }
+
+    /// Every interface but loopback: its flags and addresses.
+    static func interfaces() -> [(name: String, up: Bool, multicast: Bool, addresses: [String])] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var order: [String] = []
+        var facts: [String: (up: Bool, multicast: Bool, addresses: [String])] = [:]
+        var node = list
+        while let entry = node?.pointee {
+            node = entry.ifa_next
+            let name = String(cString: entry.ifa_name)
+            let flags = Int32(bitPattern: entry.ifa_flags)
+            guard flags & Int32(IFF_LOOPBACK) == 0 else { continue }
+            if facts[name] == nil { order.append(name); facts[name] = (flags & Int32(IFF_UP) != 0, flags & Int32(IFF_MULTICAST) != 0, []) }
+            guard let address = entry.ifa_addr, address.pointee.sa_family == AF_INET || address.pointee.sa_family == AF_INET6 else { continue }
+            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
+            let length = socklen_t(address.pointee.sa_family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
+            if getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
+                facts[name]?.addresses.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+            }
+        }
+        return order.map { ($0, facts[$0]!.up, facts[$0]!.multicast, facts[$0]!.addresses) }
+    }
+
+    /// A TCP connect to `endpoint`, given `seconds`.
+    static func connect(to endpoint: Endpoint, seconds: Int32 = 2) -> DoctorPeerRules.PortProbe {
+        let v4 = endpoint.family == .ipv4
+        let fd = socket(v4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        guard fd >= 0 else { return .failed(String(cString: strerror(errno))) }
+        defer { close(fd) }
+        var started: Int32
+        if v4 {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = endpoint.port.bigEndian
+            guard inet_pton(AF_INET, endpoint.address, &address.sin_addr) == 1 else { return .failed("not an IPv4 address") }
+            started = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        } else {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = endpoint.port.bigEndian
+            address.sin6_scope_id = endpoint.interface.isEmpty ? 0 : if_nametoindex(endpoint.interface)
+            guard inet_pton(AF_INET6, endpoint.address, &address.sin6_addr) == 1 else { return .failed("not an IPv6 address") }
+            started = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+        }
+        if started != 0 && errno != EINPROGRESS { return errno == ECONNREFUSED ? .refused : .failed(String(cString: strerror(errno))) }
+        var wait = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+        guard poll(&wait, 1, seconds * 1000) == 1 else { return .timedOut }
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length)
+        switch code {
+        case 0: return .open
+        case ECONNREFUSED: return .refused
+        case ETIMEDOUT, EHOSTUNREACH: return code == ETIMEDOUT ? .timedOut : .failed(String(cString: strerror(code)))
+        default: return .failed(String(cString: strerror(code)))
+        }
+    }
+
+    private static func link(_ path: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = readlink(path, &buffer, buffer.count - 1)
+        guard n > 0 else { return "" }
+        return String(decoding: buffer.prefix(n).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}

@@ -1,0 +1,54 @@
+# Peers beyond mDNS (issue 14, part 3): `peerctl add HOST[:PORT]`.
+
+# The hosts on two routed subnets: no mDNS between them. Host 1 adds host 2
+# by address; once host 2 accepts, they are connected and host 1's row
+# carries the key host 2 proves. Paired, the row is remembered: a restarted
+# host 1 connects again by itself, with no mDNS.
+test_add_connects_across_two_subnets_without_multicast() {
+    lab_subnets
+    start_peerd 1
+    start_peerd 2
+    lab_wait_for 10 sh -c "ip netns exec $(lab_ns 1) python3 '$ROOT/Tests/lab/tcp-probe.py' $(lab_subnet_address 2) 7717 | grep -qv closed" \
+        || fail "host 1 cannot reach host 2's session port through the router"
+    local id2; id2=$(status_field 2 .peerId)
+    [ "$(json 1 peers | jq '.peers | length')" = 0 ] || fail "host 1 lists peers before any add"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    ctl 1 add "$(lab_subnet_address 2)" --wait --context "by address" >"$LAB_DIR/add.out" 2>&1 &
+    local adder=$!
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json invitations | jq -e '.invitations | length == 1'" \
+        || fail "host 2 got no invitation: $(cat "$LAB_DIR/add.out")"
+    local inv; inv=$(json 2 invitations | jq -r '.invitations[0].id')
+    [ "$(json 2 invitations | jq -r '.invitations[0].context')" = "by address" ] || fail "the context did not cross"
+    ctl 2 accept "$inv" >/dev/null || fail "accept failed"
+    wait "$adder" || fail "add --wait did not end connected: $(cat "$LAB_DIR/add.out")"
+    local row; row=$(json 1 peers | jq -c --arg id "$id2" '.peers[] | select(.peerId == $id)')
+    [ -n "$row" ] || fail "host 1 has no row with host 2's proven id"
+    [ "$(jq -r .state <<<"$row")" = connected ] || fail "host 1's row is not connected: $row"
+    [ "$(json 1 peers | jq '.peers | length')" = 1 ] || fail "one peer, one row: $(json 1 peers)"
+    note "added across subnets: $(jq -r '.name + " " + .session' <<<"$row")"
+    # Messages cross like any session's.
+    ctl 1 send "$(jq -r .id <<<"$row")" "over the router" >/dev/null || fail "send failed"
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' take | grep -q 'over the router'" || fail "the message did not arrive"
+
+    # Pair over the same session, then restart host 1: it reconnects at the remembered address.
+    pair_hosts 1 2 "$(jq -r .id <<<"$row")"
+    stop_peerd 1
+    start_peerd 1
+    lab_wait_for 20 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -e --arg id '$id2' '.peers[] | select(.peerId == \$id and .state == \"connected\")'" \
+        || fail "the paired peer added by address was not reconnected after a restart: $(json 1 peers)"
+}
+
+# Wrong addresses say what is wrong: a closed port is refused at once, a
+# name that does not resolve is the resolver's error, and nothing is listed.
+test_add_reports_what_is_wrong_with_an_address() {
+    start_peerd 1
+    start_peerd 2
+    local out
+    out=$(ctl 1 add "$(lab_address 2):9" 2>&1) && fail "a closed port was added: $out"
+    grep -qi "refused" <<<"$out" || fail "a closed port should say refused: $out"
+    out=$(ctl 1 add "no-such-host.invalid" 2>&1) && fail "an unresolvable name was added: $out"
+    grep -q "cannot resolve" <<<"$out" || fail "an unresolvable name should say so: $out"
+    out=$(ctl 1 add "$(lab_address 1)" 2>&1) && fail "this host was added: $out"
+    grep -q "this host" <<<"$out" || fail "adding ourselves should say so: $out"
+    out=$(ctl 1 add "10.0.0.1:0" 2>&1); [ $? = 2 ] || fail "port 0 should be a usage error: $out"
+}
