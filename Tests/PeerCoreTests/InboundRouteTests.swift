@@ -27,7 +27,7 @@ final class InboundRouteTests: XCTestCase {
             ("a stray reject", reject, true, true, 0, .none, .ignore),
             ("data goes to the lifecycle", data, true, true, 0, .none, .lifecycle(data)),
             ("a ping goes to the lifecycle", .ping(7), false, false, 0, .none, .lifecycle(.ping(7))),
-            ("an invitation goes to the lifecycle", .accept, false, false, 0, .none, .lifecycle(.accept)),
+            ("an invitation goes to the lifecycle", .accept(), false, false, 0, .none, .lifecycle(.accept())),
         ]
         for (name, message, canSendData, canCarryPairing, sent, pairing, expected) in rows {
             XCTAssertEqual(InboundRoute.of(message, canSendData: canSendData, canCarryPairing: canCarryPairing, sent: sent, pairing: pairing),

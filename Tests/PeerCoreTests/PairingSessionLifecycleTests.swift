@@ -15,7 +15,7 @@ final class PairingSessionLifecycleTests: XCTestCase {
         _ = b.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(0))
         XCTAssertEqual(b.received(.invite(name: "a", context: [], timeoutMilliseconds: 30_000, pairing: true), now: at(0)),
                        [.requestDecision(name: "a", context: [], timeoutSeconds: 30, pairing: true)])
-        XCTAssertEqual(b.decided(accept: true, now: at(1)), [.send(.accept), .established])
+        XCTAssertEqual(b.decided(accept: true, now: at(1)), [.send(.accept()), .established])
         return b
     }
 
@@ -44,7 +44,7 @@ final class PairingSessionLifecycleTests: XCTestCase {
     func testTheInviterSideOfAPairingSessionSendsNoData() {
         var a = SessionLifecycle(inviterAt: t0, name: "a", context: [], inviteTimeout: 30, limits: limits, pairing: true)
         _ = a.handshakeCompleted(remotePeerID: "b", expectedPeerID: "b", now: at(0))
-        XCTAssertEqual(a.received(.accept, now: at(1)), [.established])
+        XCTAssertEqual(a.received(.accept(), now: at(1)), [.established])
         XCTAssertFalse(a.canSendData)
         XCTAssertEqual(a.received(.data(more: false, bytes: [1]), now: at(1)).last, .finish(.protocolError, "application data on a session opened to pair"))
     }

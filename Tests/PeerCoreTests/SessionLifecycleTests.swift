@@ -23,11 +23,13 @@ final class SessionLifecycleTests: XCTestCase {
                        [.requestDecision(name: "alpha", context: [7], timeoutSeconds: 30, pairing: false)])
         XCTAssertEqual(b.received(.data(more: false, bytes: [1]), now: at(1)).last, .finish(.protocolError, "unexpected data while awaitingDecision"),
                        "nothing is delivered before acceptance")
-        var b2 = SessionLifecycle(inviteeAt: t0, limits: limits)
+        var b2 = SessionLifecycle(inviteeAt: t0, name: "bravo", limits: limits)
         _ = b2.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(1))
         _ = b2.received(.invite(name: "alpha", context: [], timeoutMilliseconds: 30_000), now: at(1))
-        XCTAssertEqual(b2.decided(accept: true, now: at(2)), [.send(.accept), .established])
-        XCTAssertEqual(a.received(.accept, now: at(2)), [.established])
+        XCTAssertEqual(b2.decided(accept: true, now: at(2)), [.send(.accept(name: "bravo")), .established], "the invitee names itself")
+        XCTAssertNil(a.acceptedName)
+        XCTAssertEqual(a.received(.accept(name: "bravo"), now: at(2)), [.established])
+        XCTAssertEqual(a.acceptedName, "bravo", "the inviter learns the name")
         XCTAssertEqual(a.received(.data(more: true, bytes: [1]), now: at(3)), [])
         XCTAssertEqual(a.received(.data(more: false, bytes: [2]), now: at(3)), [.deliver([1, 2])])
         XCTAssertEqual(a.closeLocally("bye"), [.send(.close(reason: .closedLocally, text: "bye")), .finish(.closedLocally, "bye")])
@@ -68,7 +70,7 @@ final class SessionLifecycleTests: XCTestCase {
     func testKeepalive() {
         var a = inviter()
         _ = a.handshakeCompleted(remotePeerID: "b", expectedPeerID: "b", now: at(0))
-        _ = a.received(.accept, now: at(0))
+        _ = a.received(.accept(), now: at(0))
         XCTAssertEqual(a.tick(now: at(4)), [])
         XCTAssertEqual(a.tick(now: at(5)), [.send(.ping(1))])
         XCTAssertEqual(a.received(.ping(9), now: at(6)), [.send(.pong(9))])
@@ -85,7 +87,7 @@ final class SessionLifecycleTests: XCTestCase {
                        .send(.close(reason: .protocolError, text: "unexpected invite while inviting")))
         var c = SessionLifecycle(inviterAt: t0, name: "", context: [], inviteTimeout: 30, limits: small)
         _ = c.handshakeCompleted(remotePeerID: "b", expectedPeerID: nil, now: at(0))
-        _ = c.received(.accept, now: at(0))
+        _ = c.received(.accept(), now: at(0))
         XCTAssertEqual(c.received(.data(more: false, bytes: [1, 2, 3, 4, 5]), now: at(0)).last,
                        .finish(.tooLarge, "message of more than 5 bytes exceeds the 4-byte limit"))
     }
@@ -96,7 +98,7 @@ final class SessionLifecycleTests: XCTestCase {
         XCTAssertTrue(text.contains("--max-pending") && text.contains("EOF"), text)
         var connected = inviter()
         _ = connected.handshakeCompleted(remotePeerID: "b", expectedPeerID: "b", now: at(0))
-        _ = connected.received(.accept, now: at(0))
+        _ = connected.received(.accept(), now: at(0))
         XCTAssertEqual(connected.transportClosed("EOF"), [.finish(.keepaliveLost, "the connection broke without a close: EOF")])
         XCTAssertEqual(connected.transportClosed("again"), [], "closed once")
     }

@@ -6,7 +6,7 @@ final class WireCodecTests: XCTestCase {
         let messages: [WireMessage] = [
             .invite(name: "alpha", context: Array("hello".utf8), timeoutMilliseconds: 30_000),
             .invite(name: "", context: [], timeoutMilliseconds: 0, pairing: true),
-            .accept,
+            .accept(), .accept(name: "bravo"),
             .decline(reason: .declined, text: "no thanks"),
             .data(more: true, bytes: [1, 2, 3]),
             .data(more: false, bytes: []),
@@ -27,6 +27,10 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(WireCodec.encode(.data(more: false, bytes: Array("hi".utf8))), [0x01, 0x04, 0x00, 0x68, 0x69])
         XCTAssertEqual(WireCodec.encode(.close(reason: .closedLocally, text: "")), [0x01, 0x07, 0x06, 0x00, 0x00])
         XCTAssertEqual(WireCodec.frame([0xAA, 0xBB]), [0x00, 0x02, 0xAA, 0xBB])
+        // accept: no body (no name), or the name with its length.
+        XCTAssertEqual(WireCodec.encode(.accept()), [0x01, 0x02])
+        XCTAssertEqual(WireCodec.encode(.accept(name: "b")), [0x01, 0x02, 0x01, 0x62])
+        XCTAssertEqual(try WireCodec.decode([0x01, 0x02]), .accept(name: ""), "an accept from an older peer")
     }
 
     func testMalformedInputIsATypedError() {
@@ -35,7 +39,8 @@ final class WireCodecTests: XCTestCase {
             ([2, 2], .unsupportedVersion(2)),
             ([1, 0x99], .unknownType(0x99)),
             ([1, 0x05, 0, 0], .truncated("ping")),
-            ([1, 0x02, 0], .trailingBytes("message type 0x2")),
+            ([1, 0x02, 1, 0x61, 0], .trailingBytes("message type 0x2")),
+            ([1, 0x02, 3, 0x61], .truncated("accept name")),
             ([1, 0x01, 0, 0, 0, 1, 0, 5, 0x61], .truncated("invite name")),
             ([1, 0x01, 0, 0, 0, 1, 0, 0, 0x10, 0x01], .fieldTooLong("invite context", 4097)),
             ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0], .unknownFlags("invite flags", 2)),

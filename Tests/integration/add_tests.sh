@@ -24,6 +24,7 @@ test_add_connects_across_two_subnets_without_multicast() {
     local row; row=$(json 1 peers | jq -c --arg id "$id2" '.peers[] | select(.peerId == $id)')
     [ -n "$row" ] || fail "host 1 has no row with host 2's proven id"
     [ "$(jq -r .state <<<"$row")" = connected ] || fail "host 1's row is not connected: $row"
+    [ "$(jq -r .name <<<"$row")" = host2 ] || fail "the row should take the name host 2 accepted with: $row"
     [ "$(json 1 peers | jq '.peers | length')" = 1 ] || fail "one peer, one row: $(json 1 peers)"
     note "added across subnets: $(jq -r '.name + " " + .session' <<<"$row")"
     # Messages cross like any session's.
@@ -38,8 +39,10 @@ test_add_connects_across_two_subnets_without_multicast() {
         || fail "the paired peer added by address was not reconnected after a restart: $(json 1 peers)"
 }
 
-# Wrong addresses say what is wrong: a closed port is refused at once, a
-# name that does not resolve is the resolver's error, and nothing is listed.
+# Wrong addresses say what is wrong: a closed port is refused at once (not
+# after the handshake deadline: a refused connect that epoll reports only
+# as a hang-up once went unnoticed for 5 s), a name that does not resolve is
+# the resolver's error, and this host is not a peer.
 test_add_reports_what_is_wrong_with_an_address() {
     start_peerd 1
     start_peerd 2

@@ -4,9 +4,13 @@ import FoundationEssentials
 public enum DoctorPeerRules {
     /// How a TCP connect to a peer's port ended.
     public enum PortProbe: Equatable, Sendable {
+        /// It connected.
         case open
+        /// RST: nothing listens.
         case refused
+        /// No answer: filtered.
         case timedOut
+        /// Another error (no route, say).
         case failed(String)
     }
 

@@ -7,11 +7,15 @@
 public struct NftablesRuleset: Sendable {
     /// One base chain on the input hook.
     struct Chain {
+        /// Its name, for the words.
         var name: String
+        /// `policy drop`.
         var policyDrops = false
+        /// Its rules, in order, as printed.
         var rules: [String] = []
     }
 
+    /// The input-hook chains, in the order printed.
     let chains: [Chain]
 
     /// Reads the ruleset's text.

@@ -47,7 +47,10 @@ public struct SessionLifecycle: Sendable {
     public private(set) var remotePeerID: String?
     private let limits: Limits
     private let inviteTimeout: TimeInterval
-    private let inviterName: String
+    /// This host's name: sent in `invite` (inviter) or `accept` (invitee).
+    private let ownName: String
+    /// The name the invitee sent with its `accept`, when we invited and it sent one.
+    public private(set) var acceptedName: String?
     private let context: [UInt8]
     private var forPairing: Bool
     private var pairingDeadline: Date?
@@ -65,7 +68,7 @@ public struct SessionLifecycle: Sendable {
         forPairing = pairing
         self.limits = limits
         self.inviteTimeout = inviteTimeout
-        inviterName = name
+        ownName = name
         self.context = context
         deadline = now.addingTimeInterval(limits.handshakeTimeout)
         startedAt = now
@@ -74,13 +77,14 @@ public struct SessionLifecycle: Sendable {
         assembler = MessageAssembler(maxMessage: limits.maxMessage)
     }
 
-    /// An invitee's session for a connection accepted at `now`.
-    public init(inviteeAt now: Date, limits: Limits) {
+    /// An invitee's session for a connection accepted at `now`; `name` is
+    /// this host's, sent with `accept`.
+    public init(inviteeAt now: Date, name: String = "", limits: Limits) {
         role = .invitee
         forPairing = false
         self.limits = limits
         inviteTimeout = 0
-        inviterName = ""
+        ownName = name
         context = []
         deadline = now.addingTimeInterval(limits.handshakeTimeout)
         startedAt = now
@@ -105,7 +109,7 @@ public struct SessionLifecycle: Sendable {
         case .inviter:
             phase = .inviting
             deadline = now.addingTimeInterval(inviteTimeout)
-            return sent(.invite(name: inviterName, context: context, timeoutMilliseconds: UInt32(min(inviteTimeout, limits.maxInviteTimeout) * 1000),
+            return sent(.invite(name: ownName, context: context, timeoutMilliseconds: UInt32(min(inviteTimeout, limits.maxInviteTimeout) * 1000),
                                 pairing: forPairing), now)
         case .invitee:
             phase = .awaitingInvite
@@ -150,8 +154,9 @@ public struct SessionLifecycle: Sendable {
             let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
             deadline = now.addingTimeInterval(seconds)
             return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)]
-        case (.accept, .inviting):
+        case (.accept(let name), .inviting):
             phase = .connected
+            acceptedName = name.isEmpty ? nil : name
             return [.established]
         case (.decline(let reason, let text), .inviting):
             return finish(reason == .timedOut ? .timedOut : .declined, text, notify: false)
@@ -187,7 +192,7 @@ public struct SessionLifecycle: Sendable {
         if accept {
             phase = .connected
             if forPairing { pairingDeadline = now.addingTimeInterval(limits.pairingRequestTimeout) }
-            return sent(.accept, now) + [.established]
+            return sent(.accept(name: ownName), now) + [.established]
         }
         phase = .closed(.declined)
         return sent(.decline(reason: .declined, text: "declined by the user"), now) + [.finish(.declined, "declined by the user")]

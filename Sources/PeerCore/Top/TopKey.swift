@@ -1,6 +1,8 @@
 /// A key `peerctl top` acts on, decoded from the terminal's bytes.
 public enum TopKey: Equatable, Sendable {
+    /// Arrows, paging, Home and End.
     case up, down, pageUp, pageDown, home, end
+    /// Enter, Esc, Backspace, Tab.
     case enter, escape, backspace, tab
     /// Ctrl-L: redraw everything.
     case redraw

@@ -5,7 +5,7 @@
 /// | type | message | body |
 /// |------|---------|------|
 /// | 0x01 | invite  | timeout_ms u32, flags u8 (bit 0: for pairing), name_len u8, name, context_len u16, context |
-/// | 0x02 | accept  | (none) |
+/// | 0x02 | accept  | name_len u8 · name (UTF-8), or empty |
 /// | 0x03 | decline | reason u8, text_len u16, text |
 /// | 0x04 | data    | flags u8 (bit 0: more fragments follow), bytes (the rest) |
 /// | 0x05 | ping    | nonce u64 |
@@ -50,8 +50,13 @@ public enum WireCodec {
             out += nameBytes
             appendU16(UInt16(min(context.count, maxContext)), to: &out)
             out += context.prefix(maxContext)
-        case .accept:
+        case .accept(let name):
             out.append(0x02)
+            let nameBytes = Array(name.utf8.prefix(255))
+            if !nameBytes.isEmpty {
+                out.append(UInt8(nameBytes.count))
+                out += nameBytes
+            }
         case .decline(let reason, let text):
             out.append(0x03)
             appendReason(reason, text, to: &out)
@@ -117,7 +122,13 @@ public enum WireCodec {
             guard contextLength <= maxContext else { throw .fieldTooLong("invite context", contextLength) }
             message = .invite(name: name, context: try reader.bytes(contextLength, "invite context"), timeoutMilliseconds: timeout, pairing: flags & 1 == 1)
         case 0x02:
-            message = .accept
+            // An empty body is an accept without a name.
+            if reader.isAtEnd {
+                message = .accept()
+            } else {
+                let nameLength = Int(try reader.u8("accept name length"))
+                message = .accept(name: try reader.text(nameLength, "accept name"))
+            }
         case 0x03:
             let (reason, text) = try readReason(&reader, "decline")
             message = .decline(reason: reason, text: text)

@@ -5,8 +5,9 @@ public enum WireMessage: Equatable, Sendable {
     /// waits, and whether the session is for pairing (the invitee's user then
     /// decides by the pairing code, not by the invitation).
     case invite(name: String, context: [UInt8], timeoutMilliseconds: UInt32, pairing: Bool = false)
-    /// The invitee accepts.
-    case accept
+    /// The invitee accepts, with its own display name ("" when it sent
+    /// none: the body may be empty).
+    case accept(name: String = "")
     /// The invitee declines, with a reason and text.
     case decline(reason: CloseReason, text: String)
     /// Application data; `more` is set on every fragment but the last.

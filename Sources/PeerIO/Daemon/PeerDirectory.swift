@@ -134,7 +134,8 @@ public final class PeerDirectory {
     }
 
     /// A row made for a peer that connected before it was discovered is
-    /// named by the invitation it sent (until mDNS names it).
+    /// named by the invitation it sent, or by the name it accepted ours
+    /// with (until mDNS names it).
     public func nameFromInvitation(_ peer: UUID, _ name: String) {
         guard var row = rows[peer], row.name.hasPrefix("peer-"), !name.isEmpty else { return }
         row.name = name

@@ -187,6 +187,9 @@ extension SessionDirector {
             pairing.connected(session)
             return
         }
+        // A peer known only by its key (added by address, say) takes the
+        // name it accepted with, until mDNS or a pairing names it.
+        if let name = session.acceptedName { directory.nameFromInvitation(peer, name) }
         setState(.connected, for: peer, reason: nil)
         reconnect.connected(peer)
         rememberAddresses(of: peer)

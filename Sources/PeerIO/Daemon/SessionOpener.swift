@@ -48,7 +48,7 @@ public final class SessionOpener {
     /// An admitted connection on the session port becomes a session.
     public func accepted(_ connection: FileDescriptor) {
         guard let delegate else { return connection.close() }
-        let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey,
+        let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey, name: name(),
                                   limits: limits, sendLimit: sendLimit, delegate: delegate, clock: clock)
         table.add(session)
         logger.debug("session \(session.number): accepted from \(session.remoteAddress)")

@@ -30,6 +30,8 @@ public final class PeerSession {
     /// Whether the session was opened to pair (either side): it carries
     /// only pairing, ping, pong and close, and ends with the pairing.
     public var isForPairing: Bool { lifecycle.isForPairing }
+    /// The name the peer sent with its `accept` (sessions we dialled).
+    public var acceptedName: String? { lifecycle.acceptedName }
     /// The pairing running on this session, if any.
     public internal(set) var pairing: PairingLifecycle?
     /// The pairing's id for clients.
@@ -115,8 +117,9 @@ public final class PeerSession {
         transport = SessionTransport(descriptor: fd, connecting: true, sendLimit: sendLimit, delegate: self, clock: clock)
     }
 
-    /// Takes an accepted connection; the remote invites us.
-    public init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, limits: SessionLifecycle.Limits,
+    /// Takes an accepted connection; the remote invites us. `name` is this
+    /// host's, sent with `accept`.
+    public init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, name: String = "", limits: SessionLifecycle.Limits,
                 sendLimit: Int, delegate: any PeerSessionDelegate, clock: DaemonClock = .system) {
         self.clock = clock
         startedAt = clock.now()
@@ -128,7 +131,7 @@ public final class PeerSession {
         self.delegate = delegate
         inviteContext = []
         inviteTimeout = 0
-        lifecycle = SessionLifecycle(inviteeAt: clock.now(), limits: limits)
+        lifecycle = SessionLifecycle(inviteeAt: clock.now(), name: name, limits: limits)
         noise = NoiseTransport(initiator: false, identity: identity)
         remoteAddress = TCPConnector.peerAddress(fd)
         remoteHost = TCPConnector.plainHost(remoteAddress)

@@ -184,7 +184,16 @@ public final class SessionTransport {
     // MARK: Reading
 
     private func readable() {
-        guard !closed, !closeAfterFlush, !connecting else { return }
+        if connecting, !closed {
+            // A refused connect can be reported as readable (the hang-up)
+            // and never as writable: its error is taken here too, or the
+            // dial would wait for the handshake deadline.
+            if let error = TCPConnector.finishConnect(channel.descriptor) {
+                delegate?.transportConnectFailed(String(cString: strerror(error)))
+            }
+            return
+        }
+        guard !closed, !closeAfterFlush else { return }
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<4 {
             // Output backed up, the clients are behind, or delivery is held: read no more now.

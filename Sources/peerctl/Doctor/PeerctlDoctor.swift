@@ -9,9 +9,12 @@ import PeerSystem
 /// judge them, and prints the report (or `--json`). Runs without the
 /// daemon too: that is its first check.
 struct PeerctlDoctor {
+    /// The control socket.
     let socketPath: String
+    /// `--json`: the report as one object.
     let json: Bool
 
+    /// Runs every check (and those of the peer `selector` names); the exit status.
     func run(peer selector: String?) -> Int32 {
         var checks: [DoctorCheck] = []
         var status: DaemonStatus?

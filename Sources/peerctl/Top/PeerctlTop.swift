@@ -11,7 +11,9 @@ import PeerSystem
 /// changed (``ScreenDiff``). Requests go on a second connection, so their
 /// answers never mix with the event stream.
 struct PeerctlTop {
+    /// The control socket.
     let socketPath: String
+    /// `--json` (for the snapshot when stdout is not a terminal).
     let json: Bool
 
     /// Draws no more often than this.
@@ -19,13 +21,14 @@ struct PeerctlTop {
     /// A resize is laid out once the size has held this long.
     private static let resizeSettle: Duration = .milliseconds(60)
 
+    /// Runs until `q`, Ctrl-C or a signal; the exit status.
     func run() throws(ControlClientError) -> Int32 {
         let environment = ProcessInfo.processInfo.environment
         let dumb = environment["TERM"] == "dumb" || environment["TERM"] == nil
         guard isatty(0) == 1, isatty(1) == 1, !dumb else { return try snapshot() }
         let color = (environment["NO_COLOR"] ?? "").isEmpty
         var events = try ControlClient(path: socketPath)
-        let requests = try ControlClient(path: socketPath)
+        var requests = try ControlClient(path: socketPath)
         var model = TopModel()
         try load(&model, events: events, requests: requests, since: nil)
         let terminal: Terminal
@@ -110,8 +113,10 @@ struct PeerctlTop {
             }
             if daemonGone, ContinuousClock.now >= nextRetry {
                 nextRetry = ContinuousClock.now + .seconds(1)
-                if let fresh = try? ControlClient(path: socketPath), (try? load(&model, events: fresh, requests: fresh, since: model.lastSeq)) != nil {
+                if let fresh = try? ControlClient(path: socketPath), let freshRequests = try? ControlClient(path: socketPath),
+                   (try? load(&model, events: fresh, requests: freshRequests, since: model.lastSeq)) != nil {
                     events = fresh
+                    requests = freshRequests
                     daemonGone = false
                     interaction.note = "reconnected to peerd"
                     dirty = true
@@ -130,6 +135,9 @@ struct PeerctlTop {
         let transfers = try requests.call(.transfers, as: TransfersResult.self).transfers
         let queues = try requests.call(.queue, as: QueueResult.self).queues
         model.load(peers: peers, invitations: invitations, pairings: pairings, transfers: transfers, queues: queues)
+        // Events that came before the subscribe answer were kept by the
+        // client, where poll cannot see them: apply them now.
+        for event in try events.availableEvents() { model.apply(event) }
     }
 
     /// Asks the daemon; the words for the key line.
@@ -184,13 +192,4 @@ struct PeerctlTop {
         let d = now.duration(to: instant)
         return max(0, Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000))
     }
-}
-
-/// `peerctl --json top` when stdout is not a terminal: everything the view shows.
-struct TopSnapshot: Codable {
-    let peers: [PeerSnapshot]
-    let invitations: [InvitationInfo]
-    let pairings: [PairingInfo]
-    let transfers: [TransferInfo]
-    let queues: [QueueInfo]
 }

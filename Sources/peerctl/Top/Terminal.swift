@@ -69,9 +69,3 @@ final class Terminal {
         }
     }
 }
-
-/// A terminal call that failed.
-struct TerminalError: Error, CustomStringConvertible {
-    let description: String
-    init(_ call: String, _ code: Int32) { description = "\(call): \(String(cString: strerror(code)))" }
-}
