@@ -115,6 +115,7 @@ final class DoctorRuleTests: XCTestCase {
 
     func testRespondersAndRoutes() {
         XCTAssertEqual(DoctorRules.responders(["avahi-daemon"]).status, .ok)
+        XCTAssertEqual(DoctorRules.responders([], unseenSockets: 2).status, .skipped, "not root: the holders cannot be named")
         let resolved = DoctorRules.responders(["avahi-daemon", "systemd-resolve"])
         XCTAssertEqual(resolved.status, .warning)
         XCTAssertEqual(resolved.fix, "set MulticastDNS=no in /etc/systemd/resolved.conf, then systemctl restart systemd-resolved")

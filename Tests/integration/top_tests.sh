@@ -3,14 +3,15 @@
 # top_script FILE STEPS...: writes a pty-screen script.
 top_script() { local f=$1; shift; printf '%s\n' "$@" >"$f"; }
 
-# Three sizes, the selection through a filter and a re-sort, the detail on
-# a narrow terminal, the too-small line, and a clean exit that leaves the
-# alternate screen once.
+# Three sizes, the selection through a filter and a re-sort, a key acting
+# on the selected peer (i invites it), the detail on a narrow terminal, the
+# too-small line, and a clean exit that leaves the alternate screen once.
 test_top_in_a_pseudo_terminal_at_three_sizes() {
     start_peerd 1
     start_peerd 2
     flood_services 2 3
     lab_wait_for 15 sees 1 host2 || fail "host1 does not see host2"
+    watch_on 2 "$LAB_DIR/w2.jsonl"   # so host 2 holds the invitation top sends
     lab_wait_for 15 sh -c "[ \$('$BIN/peerctl' --socket '$(sock 1)' --json peers | jq '.peers | length') -ge 4 ]" || fail "host1 does not see the fake services"
     local script="$LAB_DIR/top.steps"
     top_script "$script" \
@@ -29,6 +30,8 @@ test_top_in_a_pseudo_terminal_at_three_sizes() {
         "keys 73" \
         "wait sort: state" \
         "selected host2" \
+        "keys 69" \
+        "wait invited 'host2'" \
         "size 80 24" \
         "wait ────────" \
         "selected host2" \
@@ -48,6 +51,7 @@ test_top_in_a_pseudo_terminal_at_three_sizes() {
     out=$(lab_exec 1 python3 "$ROOT/Tests/lab/pty-screen.py" "$script" -- "$BIN/peerctl" --socket "$(sock 1)" top 2>&1) \
         || fail "top in a pty: $out"
     grep -q "exit 0 alt-entered 1 alt-left 1" <<<"$out" || fail "top did not leave once, cleanly: $out"
+    [ "$(json 2 invitations | jq -r '.invitations[0].name')" = host1 ] || fail "the i key sent no invitation: $(json 2 invitations)"
 
     # Not a terminal: one plain snapshot, no escape codes.
     out=$(ctl 1 top </dev/null | cat)

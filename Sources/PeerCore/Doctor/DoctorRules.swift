@@ -26,8 +26,14 @@ public enum DoctorRules {
         return DoctorCheck("daemons", .ok, "avahi-daemon is running and answers on D-Bus", detail: busDetail)
     }
 
-    /// The programs holding UDP 5353 in this network namespace, by name.
-    public static func responders(_ holders: [String]) -> DoctorCheck {
+    /// The programs holding UDP 5353 in this network namespace, by name;
+    /// `unseenSockets` counts sockets on 5353 whose holder could not be
+    /// seen (another user's processes, when not run as root).
+    public static func responders(_ holders: [String], unseenSockets: Int = 0) -> DoctorCheck {
+        if holders.isEmpty, unseenSockets > 0 {
+            return DoctorCheck("daemons", .skipped, "\(unseenSockets) socket\(unseenSockets == 1 ? "" : "s") hold UDP 5353; whose needs root to see",
+                               fix: "run 'sudo peerctl doctor' to name them")
+        }
         let others = Set(holders.filter { $0 != "avahi-daemon" }).sorted()
         guard others.isEmpty else {
             return DoctorCheck("daemons", .warning, "another mDNS responder holds UDP 5353: \(others.joined(separator: ", "))",

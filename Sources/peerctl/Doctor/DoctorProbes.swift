@@ -50,10 +50,12 @@ enum DoctorProbes {
         return found
     }
 
-    /// The names of the processes here holding a socket bound to UDP `port`.
-    static func udpHolders(port: UInt16) -> [String] {
+    /// The names of the processes here holding a socket bound to UDP
+    /// `port`, and how many such sockets there are (a user who is not root
+    /// sees the sockets but not every process that holds them).
+    static func udpHolders(port: UInt16) -> (names: [String], sockets: Int) {
         let inodes = Set(["/proc/net/udp", "/proc/net/udp6"].flatMap { read($0).map { SocketTable.inodes(boundTo: port, in: $0) } ?? [] })
-        guard !inodes.isEmpty else { return [] }
+        guard !inodes.isEmpty else { return ([], 0) }
         var names: [String] = []
         for process in processesHere() {
             guard let dir = opendir("/proc/\(process.pid)/fd") else { continue }
@@ -67,7 +69,7 @@ enum DoctorProbes {
                 }
             }
         }
-        return names
+        return (names, inodes.count)
     }
 
     /// The avahi-daemon.conf in use here: the `-f` of this namespace's

@@ -36,7 +36,8 @@ struct PeerctlDoctor {
         let version = bus.flatMap { $0.output.split(separator: "\"").dropFirst().first.map(String.init) }
         checks.append(DoctorRules.avahi(status, bus: bus.map { $0.status == 0 }, busDetail: bus == nil ? "dbus-send is not installed"
                                             : bus!.status == 0 ? version.map { "D-Bus: \($0)" } : "org.freedesktop.Avahi does not answer on the system bus"))
-        checks.append(DoctorRules.responders(DoctorProbes.udpHolders(port: 5353)))
+        let holders = DoctorProbes.udpHolders(port: 5353)
+        checks.append(DoctorRules.responders(holders.names, unseenSockets: holders.names.isEmpty ? holders.sockets : 0))
 
         // 2. Interfaces.
         let avahiConfig = DoctorProbes.read(DoctorProbes.avahiConfigPath()).map(AvahiServerConfig.init(parsing:))
