@@ -1,4 +1,5 @@
 import Glibc
+import FoundationEssentials
 import PeerCore
 import PeerIO
 
@@ -94,8 +95,33 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             let end = min(bytes.count, entry.offset - InboxFileCodec.header.count + entry.recordSize)
             _ = InboxFileCodec.data(ofRecord: Array(bytes[(entry.offset - InboxFileCodec.header.count)..<end]))
         }
+    case "client":
+        // What peerctl reads from tools and draws from peers: avahi-browse
+        // output (peer-chosen names and TXT), an nft ruleset, routes,
+        // avahi-daemon.conf, /proc tables, HOST[:PORT], terminal keys, and a
+        // row named by the peer drawn into a frame of some size.
+        let text = String(decoding: bytes, as: UTF8.self)
+        _ = AvahiBrowseRecord.parse(text)
+        let rules = NftablesRuleset(parsing: text)
+        _ = rules.verdict(proto: "udp", port: 5353)
+        _ = rules.verdict(proto: "tcp", port: 7717)
+        _ = RouteFacts.route(ipRouteGet: text)
+        _ = RouteFacts.defaultInterface(procNetRoute: text)
+        _ = AvahiServerConfig(parsing: text).excludes("eth0")
+        _ = SocketTable.inodes(boundTo: 5353, in: text)
+        _ = try? PeerAddress.parse(String(text.prefix(400)))
+        var keys = TopKeyDecoder()
+        _ = keys.feed(bytes)
+        let when = Date(timeIntervalSince1970: 0)
+        let row = PeerSnapshot(id: UUID(), peerId: nil, name: String(text.prefix(300)), state: .connected,
+                               endpoints: [Endpoint(interface: String(text.prefix(15)), family: .ipv6, address: "fe80::1", port: 1)],
+                               info: ["k": String(text.prefix(255))], lastSeen: when, lost: false)
+        var model = TopModel()
+        model.load(peers: [row], invitations: [], pairings: [], transfers: [], queues: [])
+        let frame = TopView.frame(model, TopInteraction(), width: 30 + bytes.count % 150, height: 8 + bytes.count % 40, now: when)
+        _ = ScreenDiff.render(from: nil, to: frame, color: true)
     default:
-        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, netlink, disk")
+        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, netlink, disk, client")
     }
     return 0
 }

@@ -80,7 +80,7 @@ public struct NftablesRuleset: Sendable {
         let words = DoctorText.words(rule).map(String.init)
         if let at = words.firstIndex(of: "dport"), at > 0 {
             guard words[at - 1] == proto || words[at - 1] == "th" else { return false }
-            return ports(after: at, in: words).contains(port)
+            return names(port, after: at, in: words)
         }
         // Conditions that leave new packets from elsewhere out, or that this cannot judge.
         let unknowable = ["saddr", "daddr", "iif", "iifname", "oif", "oifname", "mark", "jump", "goto", "sport", "icmp", "icmpv6", "limit", "@"]
@@ -96,9 +96,9 @@ public struct NftablesRuleset: Sendable {
         return words.allSatisfy { ["counter", "log", "accept", "drop", "reject", "packets", "bytes"].contains($0) || $0.allSatisfy(\.isNumber) }
     }
 
-    /// The ports named after `dport`: a number, a service name, a range,
-    /// or a `{ … }` set of those.
-    private static func ports(after at: Int, in words: [String]) -> Set<UInt16> {
+    /// Whether the ports named after `dport` include `port`: a number, a
+    /// service name, a range, or a `{ … }` set of those.
+    private static func names(_ port: UInt16, after at: Int, in words: [String]) -> Bool {
         var items: [String] = []
         var i = at + 1
         if i < words.count, words[i] == "{" {
@@ -110,14 +110,12 @@ public struct NftablesRuleset: Sendable {
         } else if i < words.count {
             items.append(words[i])
         }
-        var ports: Set<UInt16> = []
-        for item in items {
-            let named = ["mdns": "5353", "ssh": "22", "http": "80", "https": "443"]
-            let text = named[item] ?? item
-            let bounds = text.split(separator: "-").compactMap { UInt16($0) }
-            if bounds.count == 2, bounds[0] <= bounds[1] { ports.formUnion(bounds[0]...bounds[1]) } else if let one = bounds.first, bounds.count == 1 { ports.insert(one) }
+        let named = ["mdns": "5353", "ssh": "22", "http": "80", "https": "443"]
+        return items.contains { item in
+            let bounds = (named[item] ?? item).split(separator: "-").compactMap { UInt16($0) }
+            if bounds.count == 2 { return bounds[0] <= port && port <= bounds[1] }
+            return bounds.count == 1 && bounds[0] == port
         }
-        return ports
     }
 }
 
