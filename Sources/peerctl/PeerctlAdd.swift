@@ -58,9 +58,7 @@ extension PeerctlCommands {
         var v4: [String] = [], v6: [String] = []
         var node = list
         while let entry = node?.pointee {
-            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-            if getnameinfo(entry.ai_addr, entry.ai_addrlen, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
-                let numeric = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let address = entry.ai_addr, let numeric = SocketAddress.numericHost(address, length: entry.ai_addrlen) {
                 if entry.ai_family == AF_INET { if !v4.contains(numeric) { v4.append(numeric) } } else if !v6.contains(numeric) { v6.append(numeric) }
             }
             node = entry.ai_next

@@ -17,26 +17,10 @@ public enum TCPConnector {
             descriptor.close()
             throw error
         }
-        var result: Int32
-        if endpoint.family == .ipv4 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = endpoint.port.bigEndian
-            guard inet_pton(AF_INET, endpoint.address, &address.sin_addr) == 1 else {
-                descriptor.close()
-                throw SystemError("inet_pton", errno: EINVAL, context: endpoint.address)
-            }
-            result = SocketAddress.withSockaddr(address) { connect(fd, $0, $1) }
-        } else {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = endpoint.port.bigEndian
-            guard inet_pton(AF_INET6, endpoint.address, &address.sin6_addr) == 1 else {
-                descriptor.close()
-                throw SystemError("inet_pton", errno: EINVAL, context: endpoint.address)
-            }
-            address.sin6_scope_id = UInt32((try? InterfaceNames.index(of: endpoint.interface)) ?? 0)
-            result = SocketAddress.withSockaddr(address) { connect(fd, $0, $1) }
+        let result: Int32
+        do { result = try SocketAddress.withSockaddr(of: endpoint) { connect(fd, $0, $1) } } catch {
+            descriptor.close()
+            throw error
         }
         if result != 0 && errno != EINPROGRESS {
             let code = errno

@@ -99,11 +99,8 @@ enum DoctorProbes {
             guard flags & Int32(IFF_LOOPBACK) == 0 else { continue }
             if facts[name] == nil { order.append(name); facts[name] = (flags & Int32(IFF_UP) != 0, flags & Int32(IFF_MULTICAST) != 0, []) }
             guard let address = entry.ifa_addr, address.pointee.sa_family == AF_INET || address.pointee.sa_family == AF_INET6 else { continue }
-            var text = [CChar](repeating: 0, count: Int(NI_MAXHOST))
             let length = socklen_t(address.pointee.sa_family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
-            if getnameinfo(address, length, &text, socklen_t(text.count), nil, 0, NI_NUMERICHOST) == 0 {
-                facts[name]?.addresses.append(String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-            }
+            if let host = SocketAddress.numericHost(address, length: length) { facts[name]?.addresses.append(host) }
         }
         return order.map { ($0, facts[$0]!.up, facts[$0]!.multicast, facts[$0]!.addresses) }
     }
@@ -114,21 +111,8 @@ enum DoctorProbes {
         let fd = socket(v4 ? AF_INET : AF_INET6, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard fd >= 0 else { return .failed(String(cString: strerror(errno))) }
         defer { close(fd) }
-        var started: Int32
-        if v4 {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = endpoint.port.bigEndian
-            guard inet_pton(AF_INET, endpoint.address, &address.sin_addr) == 1 else { return .failed("not an IPv4 address") }
-            started = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
-        } else {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = endpoint.port.bigEndian
-            address.sin6_scope_id = endpoint.interface.isEmpty ? 0 : if_nametoindex(endpoint.interface)
-            guard inet_pton(AF_INET6, endpoint.address, &address.sin6_addr) == 1 else { return .failed("not an IPv6 address") }
-            started = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
-        }
+        let started: Int32
+        do { started = try SocketAddress.withSockaddr(of: endpoint) { Glibc.connect(fd, $0, $1) } } catch { return .failed("\(error)") }
         if started != 0 && errno != EINPROGRESS { return errno == ECONNREFUSED ? .refused : .failed(String(cString: strerror(errno))) }
         var wait = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
         guard poll(&wait, 1, seconds * 1000) == 1 else { return .timedOut }
