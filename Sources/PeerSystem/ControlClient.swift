@@ -130,10 +130,8 @@ public final class ControlClient {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ready.isEmpty {
             if let deadline {
-                let remaining = ContinuousClock.now.duration(to: deadline)
-                let milliseconds = max(0, Int32(clamping: remaining.components.seconds * 1000 + remaining.components.attoseconds / 1_000_000_000_000_000))
                 var pfd = pollfd(fd: descriptor.rawValue, events: Int16(POLLIN), revents: 0)
-                let ready = poll(&pfd, 1, milliseconds)
+                let ready = poll(&pfd, 1, Syscall.pollTimeout(until: deadline))
                 if ready == 0 { throw .timedOut }
                 if ready < 0 && errno != EINTR { throw .transport("poll: \(String(cString: strerror(errno)))") }
                 if ready < 0 { continue }

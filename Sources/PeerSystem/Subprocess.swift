@@ -29,10 +29,8 @@ public enum Subprocess {
         let deadline = timeout.map { ContinuousClock.now + .milliseconds(Int($0 * 1000)) }
         while true {
             if let deadline {
-                let left = ContinuousClock.now.duration(to: deadline)
                 var wait = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
-                let ms = max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
-                if poll(&wait, 1, ms) == 0 {
+                if poll(&wait, 1, Syscall.pollTimeout(until: deadline)) == 0 {
                     kill(pid, SIGKILL)
                     break
                 }

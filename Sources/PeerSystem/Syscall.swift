@@ -16,6 +16,13 @@ public enum Syscall {
         }
     }
 
+    /// The `poll` timeout, in milliseconds, from `now` until `deadline`:
+    /// 0 once it has passed, rounded down, clamped to `Int32`.
+    public static func pollTimeout(until deadline: ContinuousClock.Instant, from now: ContinuousClock.Instant = .now) -> Int32 {
+        let left = now.duration(to: deadline)
+        return max(0, Int32(clamping: left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000))
+    }
+
     /// Like ``call(_:_:_:)``, but `EAGAIN`/`EWOULDBLOCK` return nil: the
     /// non-blocking "try again when ready" case.
     public static func nonBlocking<T: BinaryInteger>(_ name: String, _ context: @autoclosure () -> String = "",

@@ -68,10 +68,10 @@ struct PeerctlTop {
             }
             var waits = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0), pollfd(fd: terminal.signals, events: Int16(POLLIN), revents: 0)]
             if !daemonGone { waits.append(pollfd(fd: events.pollDescriptor, events: Int16(POLLIN), revents: 0)) }
-            var timeout = Self.milliseconds(until: lastDraw + (dirty ? Self.frameInterval : .seconds(1)), from: now)
-            if let due = resizeAt { timeout = min(timeout, Self.milliseconds(until: due, from: now)) }
-            if daemonGone { timeout = min(timeout, Self.milliseconds(until: nextRetry, from: now)) }
-            _ = poll(&waits, nfds_t(waits.count), Int32(timeout))
+            var timeout = Syscall.pollTimeout(until: lastDraw + (dirty ? Self.frameInterval : .seconds(1)), from: now)
+            if let due = resizeAt { timeout = min(timeout, Syscall.pollTimeout(until: due, from: now)) }
+            if daemonGone { timeout = min(timeout, Syscall.pollTimeout(until: nextRetry, from: now)) }
+            _ = poll(&waits, nfds_t(waits.count), timeout)
 
             if waits[1].revents != 0 {
                 var signals = [UInt8](repeating: 0, count: 16)
@@ -186,10 +186,5 @@ struct PeerctlTop {
         let frame = TopView.frame(model, TopInteraction(), width: max(width, TopLayout.narrowWidth + 1), height: height, now: Date())
         emit(frame.plainLines.dropLast().joined(separator: "\n"))
         return 0
-    }
-
-    private static func milliseconds(until instant: ContinuousClock.Instant, from now: ContinuousClock.Instant) -> Int {
-        let d = now.duration(to: instant)
-        return max(0, Int(d.components.seconds * 1000 + d.components.attoseconds / 1_000_000_000_000_000))
     }
 }
