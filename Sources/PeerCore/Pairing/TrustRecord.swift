@@ -16,6 +16,13 @@ public struct TrustRecord: Codable, Sendable, Equatable {
     /// example when a flood of fake services has filled Avahi's cache).
     public var addresses: [Endpoint]?
 
+    /// Where to dial the peer: the endpoints mDNS `shown` now, or, when it
+    /// shows none (a peer added by address, or one hidden by a partition),
+    /// the addresses of the last connection.
+    public func dialAddresses(shown: [Endpoint]) -> [Endpoint] {
+        shown.isEmpty ? (addresses ?? []) : shown
+    }
+
     /// Creates a record.
     public init(publicKey: String, peerId: String, name: String, uuid: UUID, pairedAt: Date) {
         self.publicKey = publicKey

@@ -136,7 +136,7 @@ public final class ReconnectController {
             let peer = record.uuid
             guard !hasSession(peer), schedule.isDue(peer, now: now) else { continue }
             let shown = row(peer).map { $0.lost ? [] : $0.endpoints } ?? []
-            let endpoints = shown.isEmpty ? (record.addresses ?? []) : shown
+            let endpoints = record.dialAddresses(shown: shown)
             guard !endpoints.isEmpty else { continue }
             let due = schedule.attempted(peer, now: now, random: Double.random(in: 0...1))
             logger.info("connecting to paired peer '\(record.name)'\(shown.isEmpty ? " at its last known addresses" : "") (attempt \(schedule.attempts(peer)); next in \(Int(due.timeIntervalSince(now).rounded())) s if it fails)")

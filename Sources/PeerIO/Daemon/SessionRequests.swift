@@ -69,8 +69,8 @@ public final class SessionRequests: SessionOperations {
     /// peer was last connected when it has none (a peer added by address,
     /// or one mDNS does not show now).
     private func dialEndpoints(_ peer: PeerSnapshot) -> [Endpoint] {
-        let shown = peer.endpoints.isEmpty ? (trust.record(peerID: peer.peerId ?? "")?.addresses ?? []) : peer.endpoints
-        return director.opener.dialOrder(shown)
+        let trusted = peer.peerId.flatMap { trust.record(peerID: $0) }
+        return director.opener.dialOrder(trusted?.dialAddresses(shown: peer.endpoints) ?? peer.endpoints)
     }
 
     /// Closes the session with the peer (`disconnect`).
