@@ -85,19 +85,7 @@ final class BenchLab {
     }
 
     /// A file's text ("" when unreadable).
-    static func read(_ path: String) -> String {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return "" }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
-            bytes += buffer[0..<count]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func read(_ path: String) -> String { TextFile.read(path, limit: 64 << 20) ?? "" }
 
     /// `key=value` words of one line.
     static func words(_ line: String) -> [String: String] {

@@ -9,20 +9,7 @@ import PeerSystem
 /// decisions are ``DoctorRules``'.
 enum DoctorProbes {
     /// A file's text, or nil.
-    static func read(_ path: String) -> String? {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 65536)
-        while bytes.count < 4 << 20 {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if n < 0, errno == EINTR { continue }
-            guard n > 0 else { break }
-            bytes += chunk[0..<n]
-        }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    static func read(_ path: String) -> String? { TextFile.read(path) }
 
     /// Whether `tool` is on PATH.
     static func has(_ tool: String) -> Bool {
