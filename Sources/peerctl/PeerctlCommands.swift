@@ -131,18 +131,22 @@ struct PeerctlCommands {
                 return 2
             }
             let list = try client.call(.pairings, as: PairingsResult.self).pairings
-            guard let info = list.first(where: { $0.id.hasPrefix(id.lowercased()) }), let shown = info.code else {
+            guard let info = list.first(where: { $0.id.hasPrefix(id.lowercased()) }), !info.initiator else {
                 printError("no pairing '\(id)' waiting for a code")
                 return 1
             }
-            print("'\(TerminalText.escape(info.name))' (\(info.peerId)) asks to pair.\nThe code here is \(shown). Does the other host show the same code? [y/N] ", terminator: "")
+            // Passkey entry: the code is typed from the other host's screen;
+            // this host never shows one (docs/security.md).
+            print("'\(TerminalText.escape(info.name))' (\(info.peerId)) asks to pair.\nType the 6-digit code shown on '\(TerminalText.escape(info.name))' (empty to reject): ",
+                  terminator: "")
             fflush(nil)
-            guard let answer = readLine(), answer.lowercased().hasPrefix("y") else {
+            let answer = String((readLine() ?? "").filter { !$0.isWhitespace })
+            guard !answer.isEmpty else {
                 _ = try client.call(.pairReject, params: ControlParams(pairing: info.id), as: PairingInfo.self)
                 emit("rejected")
                 return 1
             }
-            typed = shown
+            typed = answer
         }
         let peer = try client.call(.pairAccept, params: ControlParams(pairing: id, code: typed), as: PeerResult.self).peer
         emit(json ? PeerctlRenderer.json(peer) : "paired with '\(TerminalText.escape(peer.name))'")

@@ -89,7 +89,23 @@ extension PeerctlCommands {
     }
 
     func transfers(_ id: String?) throws(ControlClientError) -> Int32 {
-        let result = try client.call(.transfers, params: ControlParams(transfer: id), as: TransfersResult.self)
+        var result = try client.call(.transfers, params: ControlParams(transfer: id), as: TransfersResult.self)
+        // One transfer: its files come a page at a time (at most 1,000); all are fetched.
+        if id != nil, result.transfers.count == 1, var files = result.transfers[0].files {
+            var pages = 1
+            while (result.transfers[0].filesOmitted ?? 0) > 0, let last = files.last, pages < 1000 {
+                var params = ControlParams(transfer: result.transfers[0].id)
+                params.offset = last.index + 1
+                let next = try client.call(.transfers, params: params, as: TransfersResult.self)
+                guard let more = next.transfers.first?.files, !more.isEmpty else { break }
+                files += more
+                pages += 1
+                if more.last!.index + 1 >= next.transfers[0].totalFiles { break }
+            }
+            result.transfers[0].files = files
+            result.transfers[0].filesOmitted = result.transfers[0].totalFiles - files.count
+            if result.transfers[0].filesOmitted == 0 { result.transfers[0].filesOmitted = nil }
+        }
         if json {
             emit(PeerctlRenderer.json(result))
             return 0

@@ -47,6 +47,10 @@ final class BulkCodecTests: XCTestCase {
             XCTAssertEqual(verdict.code, code, "\(verdict)")
             XCTAssertEqual(FileVerdict(code: code), verdict)
         }
+        // Refusals added after 0.1.0 go out under a code a 0.1.0 sender knows.
+        XCTAssertEqual(FileVerdict.refused(.name(.reservedName)).code, 22)
+        XCTAssertEqual(FileVerdict.refused(.name(.invisibleCharacter)).code, 23)
+        XCTAssertEqual(FileVerdict.refused(.name(.lookalikeSeparator)).code, 23)
         XCTAssertNil(FileVerdict(code: 5))
         XCTAssertEqual(BulkCodec.maxChunk, 65_489)
         XCTAssertEqual(BulkCodec.maxStreamData, 65_501)

@@ -34,7 +34,7 @@ final class WireValuesTests: XCTestCase {
         pin(PairingFailure.self, ["rejected", "wrongCode", "timedOut", "commitmentMismatch", "lockedOut", "protocolError",
                                   "sessionClosed", "storageFailed"])
         pin(TransferPathRefusal.self, ["empty", "notUTF8", "notNFC", "absolute", "emptyComponent", "dotComponent", "controlCharacter",
-                                       "tooLong"])
+                                       "tooLong", "reservedName", "invisibleCharacter", "lookalikeSeparator"])
     }
 
     func testPairingFailureCodesArePinned() {

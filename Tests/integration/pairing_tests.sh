@@ -9,19 +9,27 @@ pair_hosts() {
     local pairer=$!
     lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
     PAIR_CODE=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
-    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -en 'input | .pairings | length == 1'" || fail "host$b has no pairing request"
+    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
+        || fail "host$b has no pairing request waiting for a code"
     local id; id=$(json "$b" pairings | jq -r '.pairings[0].id')
-    expect_eq "$(json "$b" pairings | jq -r '.pairings[0].code')" "$PAIR_CODE" "the code on both hosts"
+    # Passkey entry (issue 21, point 2): the responder never shows a code;
+    # its user types the one host A shows.
+    expect_eq "$(json "$b" pairings | jq -r '.pairings[0].code')" null "a code shown on the responder"
     ctl "$b" pair-accept "$id" --code "$PAIR_CODE" >/dev/null || fail "pair-accept with the right code failed"
     wait "$pairer" || { cat "$LAB_DIR/pair.out" >&2; fail "pair did not report paired"; }
 }
 
 # begin_pairing: host1 asks to pair with host2 (output in pair.out, pid in
-# PAIRER) and host2's request with its code appears.
+# PAIRER), host1 shows its code (in CODE1) and host2's request waits for it.
+# The code comes from host1's output, never from host2: only the initiator
+# shows one (passkey entry).
 begin_pairing() {
     ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
     PAIRER=$!
-    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings[0].code // empty'" >/dev/null
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
+        || return 1
+    lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || return 1
+    CODE1=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
 }
 
 test_pairing_with_the_right_code() {
@@ -194,7 +202,7 @@ test_trust_store_survives_50_sigkills_during_writes() {
     for round in $(seq 1 50); do
         begin_pairing || fail "round $round: no pairing request on host2"
         local pairer=$PAIRER
-        local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
+        local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$CODE1
         # Kill host1 at a random moment around host2's confirmation, which makes
         # host1 write its trust store.
         ctl 2 pair-accept "$id" --code "$code" >/dev/null 2>&1 &
@@ -244,18 +252,19 @@ test_paired_peer_reached_at_last_known_addresses_without_mdns() {
     grep -q "at its last known addresses" "$LAB_DIR/h1/peerd.log" || fail "the log does not say how it connected"
 }
 
-# pair-accept without --code: on a terminal it shows the code and asks y/N;
-# elsewhere it is a usage error.
+# pair-accept without --code: on a terminal it asks for the code shown on
+# the other host (and shows none of its own); elsewhere it is a usage error.
 test_pair_accept_interactively_on_a_terminal() {
     two_peers
     watch_on 2 "$LAB_DIR/w2.jsonl"
     begin_pairing || fail "no request"
     local pairer=$PAIRER
-    local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
+    local id code; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$CODE1
     ctl 2 pair-accept "$id" </dev/null >/dev/null 2>"$LAB_DIR/noninteractive.err"; expect_eq $? 2 "exit code without --code off a terminal"
     grep -q -- "--code" "$LAB_DIR/noninteractive.err" || fail "the error does not mention --code"
-    echo y | script -qec "'$BIN/peerctl' --socket '$(sock 2)' pair-accept $id" /dev/null >"$LAB_DIR/tty.out" 2>&1
-    grep -q "The code here is $code" "$LAB_DIR/tty.out" || fail "the prompt did not show the code: $(cat "$LAB_DIR/tty.out")"
+    echo "$code" | script -qec "'$BIN/peerctl' --socket '$(sock 2)' pair-accept $id" /dev/null >"$LAB_DIR/tty.out" 2>&1
+    grep -q "Type the 6-digit code shown on 'host1'" "$LAB_DIR/tty.out" || fail "the prompt did not ask for host1's code: $(cat "$LAB_DIR/tty.out")"
+    ! grep -q "code here" "$LAB_DIR/tty.out" || fail "the responder showed a code of its own"
     grep -q "paired with 'host1'" "$LAB_DIR/tty.out" || fail "the interactive accept did not pair: $(cat "$LAB_DIR/tty.out")"
     wait "$pairer" || fail "pair did not finish"
     expect_eq "$(peer_field 1 host2 .paired)" true "paired after the interactive yes"
@@ -317,7 +326,7 @@ test_a_full_disk_rejects_the_pairing_on_both_sides() {
     dd if=/dev/zero of="$LAB_DIR/h2/state/fill" bs=4k >/dev/null 2>&1
     watch_on 2 "$LAB_DIR/w2.jsonl"
     begin_pairing || fail "no pairing request on host2"
-    local id code out; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$(json 2 pairings | jq -r '.pairings[0].code')
+    local id code out; id=$(json 2 pairings | jq -r '.pairings[0].id'); code=$CODE1
     out=$(ctl 2 pair-accept "$id" --code "$code" 2>&1); expect_eq $? 1 "pair-accept's exit code on a full disk"
     echo "$out" | grep -q storageFailed || fail "pair-accept did not say storageFailed: $out"
     wait "$PAIRER"; expect_eq $? 1 "pair's exit code when the other host could not store the pairing"

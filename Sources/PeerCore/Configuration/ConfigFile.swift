@@ -17,7 +17,7 @@ public enum ConfigFile {
         "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "max-unverified-peers", "event-history",
         "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
-        "download-dir", "offer-timeout",
+        "download-dir", "offer-timeout", "partial-lifetime",
     ]
     /// Keys that are yes/no switches.
     public static let switchKeys: Set<String> = ["public-read", "reset-trust"]

@@ -64,6 +64,9 @@ public enum DaemonCommand: Equatable, Sendable {
                               (default: STATE_DIR/downloads)
       --offer-timeout S       seconds a file offer waits for a decision before
                               it is declined as timed out (default: 600)
+      --partial-lifetime S    seconds the partial files of a transfer that
+                              stopped are kept for a resume, then swept
+                              (default: 604800, a week)
       --public-read           let users outside the peerd group read status and
                               peers (the control socket becomes mode 0666)
       --group NAME            the group whose members may drive peerd
@@ -191,6 +194,7 @@ public enum DaemonCommand: Equatable, Sendable {
                 guard path.hasPrefix("/") else { throw UsageError("--download-dir must be an absolute path") }
                 config.downloadDirectory = path
             case "--offer-timeout": config.offerTimeout = Double(try cursor.integer(for: option, in: 1...86_400))
+            case "--partial-lifetime": config.partialLifetime = Double(try cursor.integer(for: option, in: 60...31_536_000))
             case "--public-read":
                 try cursor.flag(option)
                 config.publicRead = true

@@ -69,6 +69,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var downloadDirectory: String?
     /// `--offer-timeout`: seconds a transfer offer waits for a decision.
     public var offerTimeout: Double = 600
+    /// `--partial-lifetime`: seconds the partial files of a transfer that
+    /// stopped are kept for a resume before the sweep removes them.
+    public var partialLifetime: Double = 604_800
     /// Where received files land.
     public var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
 

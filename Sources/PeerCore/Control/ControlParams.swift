@@ -24,8 +24,11 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var take: Bool?
     /// `subscribe` with `take`: take at most this many messages.
     public var count: Int?
-    /// `inbox`/`take`: at most this many messages.
+    /// `inbox`/`take`: at most this many messages; `transfers` with a
+    /// transfer id: at most this many files (default and cap 1,000).
     public var max: Int?
+    /// `transfers` with a transfer id: the number of the first file listed.
+    public var offset: Int?
     /// `sendFile`, `acceptTransfer`, `declineTransfer`, `cancelTransfer`,
     /// `transfers`: the transfer id.
     public var transfer: String?

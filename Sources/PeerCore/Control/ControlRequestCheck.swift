@@ -18,6 +18,7 @@ public enum ControlRequestCheck {
         "take": (.bool, "true or false"),
         "count": (.naturalNumber, "a whole number ≥ 0"),
         "max": (.naturalNumber, "a whole number ≥ 0"),
+        "offset": (.naturalNumber, "a whole number ≥ 0"),
     ]
 
     private enum Kind { case string, number, naturalNumber, bool }

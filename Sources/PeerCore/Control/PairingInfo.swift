@@ -12,8 +12,14 @@ public struct PairingInfo: Codable, Sendable, Equatable {
     public var peerId: String
     /// Whether this host asked (`true`) or was asked.
     public var initiator: Bool
-    /// The 6-digit code, once both nonces are known.
+    /// The initiator's 6-digit code, once both nonces are known. Only the
+    /// initiator shows it (passkey entry, docs/security.md): on the
+    /// responder it is always absent, and its user types the code the
+    /// other host shows.
     public var code: String?
+    /// Responder: true once the pairing waits for its user to type the
+    /// code shown on the initiator (`pairAccept` is taken from then on).
+    public var awaitingCode: Bool?
     /// When it times out.
     public var expires: Date
 

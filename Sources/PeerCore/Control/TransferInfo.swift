@@ -46,9 +46,13 @@ public struct TransferInfo: Codable, Sendable, Equatable {
     public var directory: String?
     /// A waiting offer: when it is declined as timed out.
     public var expires: Date?
-    /// Every file, with its verdict (in `transferOffered`, and in
-    /// `transfers` when asked for one transfer).
+    /// Files with their verdicts: in `transferOffered` and for an ended
+    /// transfer, a summary (the first 16 files, at most 4 KiB of names);
+    /// in `transfers` asked for one transfer, a page (`offset`, `max`).
     public var files: [TransferFileInfo]?
+    /// How many files of the transfer `files` leaves out (absent when it
+    /// lists them all): page through them with `transfers` and `offset`.
+    public var filesOmitted: Int?
 
     /// Creates it.
     public init(id: String, direction: TransferDirection, peer: UUID, name: String, state: TransferState, totalFiles: Int, totalBytes: Int64,

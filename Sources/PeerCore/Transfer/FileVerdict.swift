@@ -31,6 +31,7 @@ public enum FileVerdict: Sendable, Equatable {
         case 3: self = .refused(.underAFile)
         case 4: self = .refused(.badSize)
         default:
+            // The first case with the code: the one 0.1.0 named.
             guard code >= 16, let refusal = TransferPathRefusal.allCases.first(where: { $0.code == code - 16 }) else { return nil }
             self = .refused(.name(refusal))
         }
@@ -47,7 +48,8 @@ public enum FileVerdict: Sendable, Equatable {
 }
 
 extension TransferPathRefusal {
-    /// The refusal's number inside a ``FileVerdict`` code (1…8).
+    /// The refusal's number inside a ``FileVerdict`` code (1…8; the
+    /// later refusals share the code of the nearest older one).
     public var code: UInt8 {
         switch self {
         case .empty: 1
@@ -58,6 +60,11 @@ extension TransferPathRefusal {
         case .dotComponent: 6
         case .controlCharacter: 7
         case .tooLong: 8
+        // Refusals added after 0.1.0 travel under the nearest code that a
+        // 0.1.0 sender knows (an unknown verdict is a protocol error
+        // there); this side's events still name them exactly.
+        case .reservedName: 6
+        case .invisibleCharacter, .lookalikeSeparator: 7
         }
     }
 }

@@ -10,18 +10,18 @@ public enum OfferDecision: Sendable, Equatable {
     /// No client is subscribed: the offer waits in the daemon until one
     /// subscribes or it times out.
     case wait
-    /// Not enough free space for the accepted files and the reserve.
-    case refuseNoSpace(needed: Int64, free: Int64)
+    /// Not enough room on the download disk (bytes or inodes) for the
+    /// acceptable files, the offers in progress and the reserve.
+    case refuseNoSpace(DiskBudget.Shortfall)
     /// No file of the offer can be accepted.
     case refuseNothingAcceptable
 
-    /// Decides for an offer whose acceptable files hold `bytes` in
-    /// `count` files, with `free` bytes free on the download disk of which
-    /// `reserve` are kept back.
-    public static func decide(bytes: Int64, count: Int, free: Int64, reserve: Int64, policy: AutoAcceptPolicy, paired: Bool,
+    /// Decides for an offer of `count` acceptable files costing `cost`,
+    /// against the disk's `budget`.
+    public static func decide(cost: DiskBudget.Cost, count: Int, budget: DiskBudget, policy: AutoAcceptPolicy, paired: Bool,
                               deciders: Int) -> OfferDecision {
         guard count > 0 else { return .refuseNothingAcceptable }
-        guard bytes <= free - reserve else { return .refuseNoSpace(needed: bytes + reserve, free: free) }
+        if let shortfall = budget.shortfall(for: cost) { return .refuseNoSpace(shortfall) }
         switch policy {
         case .all: return .accept
         case .paired where paired: return .accept

@@ -139,7 +139,7 @@ public final class ControlRouter: ControlRequestHandler {
             if case .failure = outcome { descriptors.forEach { $0.close() } }
             return .from(outcome)
         case .transfers:
-            return .from(transfers.list(params.transfer))
+            return .from(transfers.list(params.transfer, offset: params.offset, max: params.max))
         default:
             guard let id = params.transfer, !id.isEmpty else {
                 return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.transfer"))

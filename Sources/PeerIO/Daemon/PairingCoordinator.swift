@@ -154,10 +154,12 @@ public final class PairingCoordinator {
             book.record(pairing)
             logger.notice("pairing with '\(pairing.name)': code \(code); confirm it on the other host")
             emit(ControlEvent(seq: 0, type: .pairingCode, time: now, peer: directory.row(peer), pairing: pairing))
-        case .askUser(let code):
-            pairing.code = code
+        case .askUser:
+            // Passkey entry: the code stays inside the pairing, never shown
+            // here, so what the user types can only come from the other host.
+            pairing.awaitingCode = true
             book.record(pairing)
-            logger.notice("'\(pairing.name)' asks to pair; confirm with the code shown on it (pairing \(id))")
+            logger.notice("'\(pairing.name)' asks to pair; type the code shown on it (pairing \(id))")
             emit(ControlEvent(seq: 0, type: .pairingRequest, time: now, peer: directory.row(peer), pairing: pairing))
         case .storeTrust:
             // Responder: the trust goes to disk before the confirmation goes

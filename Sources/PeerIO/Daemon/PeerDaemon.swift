@@ -142,8 +142,8 @@ public final class PeerDaemon {
                           clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        transfers = TransferDesk(downloads: config.downloads, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
-                                 offerTimeout: config.offerTimeout, policy: config.autoAccept, logger: logger, clock: clock)
+        transfers = TransferDesk(downloads: config.downloads, stateDirectory: config.stateDirectory, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
+                                 offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept, logger: logger, clock: clock)
         streams = StreamDesk(logger: logger, clock: clock)
         channels = ChannelDesk(maxMessage: config.maxMessage, logger: logger)
         plane = DataPlane(transfers: transfers, streams: streams, channels: channels)

@@ -29,10 +29,21 @@ public enum DownloadFolder {
     /// Opens the folder holding `path` under `peerFolder` (in the download
     /// directory `root`), making the folders on the way when `create`.
     public static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool) throws(SystemError) -> FileDescriptor {
-        var current = try root.directory(peerFolder, create: create)
-        for component in path.components.dropLast() {
+        var made: [[String]] = []
+        return try folder(of: path, peerFolder: peerFolder, root: root, create: create, made: &made)
+    }
+
+    /// ``folder(of:peerFolder:root:create:)``, adding to `made` each folder
+    /// this call made (components from the download directory), so a
+    /// transfer that fails can take away what it left (issue 21, point 1.3).
+    public static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool,
+                              made: inout [[String]]) throws(SystemError) -> FileDescriptor {
+        var current = try step(root, peerFolder, create: create, at: [peerFolder], made: &made)
+        for (depth, component) in path.components.dropLast().enumerated() {
             let next: FileDescriptor
-            do { next = try current.directory(component, create: create) } catch {
+            do {
+                next = try step(current, component, create: create, at: [peerFolder] + path.components.prefix(depth + 1), made: &made)
+            } catch {
                 current.close()
                 throw error
             }
@@ -40,5 +51,37 @@ public enum DownloadFolder {
             current = next
         }
         return current
+    }
+
+    /// Opens folder `name` in `parent`, making it when `create` and noting
+    /// it in `made` when this call made it.
+    private static func step(_ parent: FileDescriptor, _ name: String, create: Bool, at components: [String],
+                             made: inout [[String]]) throws(SystemError) -> FileDescriptor {
+        if create {
+            if Glibc.mkdirat(parent.rawValue, name, 0o700) == 0 {
+                made.append(components)
+            } else if errno != EEXIST {
+                throw SystemError("mkdirat", errno: errno, context: name)
+            }
+        }
+        return try parent.directory(name, create: false)
+    }
+
+    /// Removes the folders in `made` that are empty, deepest first; one
+    /// that holds anything (another transfer's file, the user's) stays.
+    public static func removeEmpty(_ made: [[String]], root: FileDescriptor) {
+        for components in made.sorted(by: { $0.count > $1.count }) {
+            var parent = root
+            var opened: [FileDescriptor] = []
+            defer { opened.forEach { $0.close() } }
+            var reached = true
+            for component in components.dropLast() {
+                guard let next = try? parent.directory(component, create: false) else { reached = false; break }
+                opened.append(next)
+                parent = next
+            }
+            guard reached, let last = components.last else { continue }
+            _ = Glibc.unlinkat(parent.rawValue, last, AT_REMOVEDIR)
+        }
     }
 }

@@ -26,6 +26,12 @@ final class IncomingTransfer {
     private(set) var manifestComplete = false
     /// Per file: its path, or why it is refused (once the manifest is whole).
     private(set) var check: OfferCheck.Verdict?
+    /// BLAKE2b of ``OfferManifest/canonicalBytes(_:)``, hex, once the
+    /// manifest is whole: what an acceptance is bound to.
+    private(set) var manifestHash = ""
+    /// Folders this transfer made (from the download directory), removed
+    /// again when it fails and they are empty.
+    private(set) var madeFolders: [[String]] = []
     var state: TransferState = .offered
     var reason: FlowEndReason?
     var detail: String?
@@ -44,7 +50,15 @@ final class IncomingTransfer {
     private(set) var resentBytes: Int64 = 0
     private(set) var meter: ProgressMeter
 
+    /// When its first part arrived: a manifest not whole a minute later is dropped.
+    let startedAt: Date
+
+    /// What the offer's list costs in memory, counted the way the heap
+    /// pays for it: the names, and about 64 bytes of bookkeeping a file.
+    var listCost: Int { nameBytes + files.count * 64 }
+
     init(flow: FlowID, peer: UUID, peerID: String, peerName: String, peerFolder: String, now: Date) {
+        startedAt = now
         self.flow = flow
         self.peer = peer
         self.peerID = peerID
@@ -79,7 +93,26 @@ final class IncomingTransfer {
             return "an offer whose files do not add up to its totals"
         }
         check = OfferCheck.check(files)
+        manifestHash = Hex.encode(Blake2b.hash(OfferManifest.canonicalBytes(files)))
         return check == nil ? "an offer of too many files" : nil
+    }
+
+    /// What the acceptable files among `chosen` (all when nil) cost on disk.
+    func cost(of chosen: Set<Int>?) -> DiskBudget.Cost {
+        guard let check else { return .zero }
+        var paths: [(path: TransferPath, size: Int64)] = []
+        for (index, result) in check.files.enumerated() where chosen?.contains(index) ?? true {
+            if case .success(let path) = result { paths.append((path, files[index].size)) }
+        }
+        return DiskBudget.cost(of: paths)
+    }
+
+    /// What the accepted files still to come will take on disk: the bytes
+    /// not yet verified, and two inodes each until it is in place.
+    var remainingCost: DiskBudget.Cost {
+        accepted.values.filter { !$0.done }.reduce(DiskBudget.Cost.zero) {
+            $0 + DiskBudget.Cost(bytes: $1.offered.size - $1.bytesHeld, inodes: 2)
+        }
     }
 
     /// Accepts `chosen` (all acceptable files when nil), finding in `root`
@@ -189,7 +222,7 @@ final class IncomingTransfer {
 
     private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8]) -> TransferFault? {
         do {
-            let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true)
+            let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true, made: &madeFolders)
             let partial = PartialFile(folder: folder, flow: flow, index: file.index)
             do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
                 partial.close()
@@ -242,8 +275,13 @@ final class IncomingTransfer {
     /// Whether every accepted file is in place.
     var allPlaced: Bool { accepted.values.allSatisfy(\.done) }
 
-    /// Removes every partial file and record, and closes them.
+    /// Removes every partial file and record, and closes them; then the
+    /// folders this transfer made, if nothing else is in them.
     func discardPartials(root: FileDescriptor) {
+        defer {
+            DownloadFolder.removeEmpty(madeFolders, root: root)
+            madeFolders = []
+        }
         for file in accepted.values where !file.done {
             if file.finishing { continue }
             if let partial = file.partial {
@@ -266,9 +304,10 @@ final class IncomingTransfer {
         }
     }
 
-    /// What clients see of each file.
-    var fileInfos: [TransferFileInfo] {
-        files.enumerated().map { index, offered in
+    /// What clients see of the files in `range`.
+    func fileInfos(_ range: Range<Int>) -> [TransferFileInfo] {
+        range.map { index in
+            let offered = files[index]
             let verdict: String
             if accepted[index] != nil {
                 verdict = "accepted"

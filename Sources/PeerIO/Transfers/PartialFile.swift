@@ -108,6 +108,10 @@ public final class PartialFile: @unchecked Sendable {
     /// Writeback starts every this many bytes.
     static let writebackStep: Int64 = 8 << 20
 
+    /// The permission bits a received file may keep: never set-id, sticky,
+    /// group- or world-writable, whatever the sender's mode says.
+    public static let modeMask: UInt32 = 0o755
+
     /// Writes bytes at `offset`. Every 8 MiB the kernel is asked to start
     /// writing them out, so the fsync at the end finds little to do and
     /// dirty pages do not pile up.
@@ -138,7 +142,7 @@ public final class PartialFile: @unchecked Sendable {
     public func finish(name: String, size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) -> String {
         guard let data else { throw SystemError("fsync", errno: EBADF, context: partName) }
         try data.truncate(size)
-        try data.setMode(mode_t(mode & 0o777))
+        try data.setMode(mode_t(mode & Self.modeMask))
         try data.setModified(mtime)
         try data.sync()
         var tries = 0

@@ -7,28 +7,34 @@ import PeerSystem
 extension TransferDesk {
     func offerArrived(_ session: PeerSession, peer: UUID, peerID: String, flow: FlowID, part: [OfferedFile], more: Bool,
                       totalFiles: UInt32, totalBytes: UInt64) {
-        if let known = incoming[flow] {
-            guard known.peer == peer else { return session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use")) }
-            // The same offer again, on a new session: answered as before, once whole.
-            guard !more, known.manifestComplete, known.state == .interrupted || known.state == .active, let root = try? root() else { return }
-            let answers = known.reanswer(root: root, bootID: bootID, now: now)
-            send(answers, flow: flow, on: session)
-            emit(.transferProgress, info(known))
-            return
+        if let known = incoming[flow], known.peer != peer {
+            return session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use"))
         }
         let row = row(peer)
         let name = row?.name ?? peerID
         let transfer: IncomingTransfer
         if let pending = pendingOffers[flow] {
+            guard pending.peer == peer else { return session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use")) }
             transfer = pending
         } else {
+            // An offer repeated for a transfer held here is assembled
+            // afresh too, and compared whole (below): it takes no new place.
             let fromPeer = incoming.values.filter { $0.peer == peer }.count + pendingOffers.values.filter { $0.peer == peer }.count
-            guard fromPeer < Self.maxIncomingPerPeer, incoming.count + pendingOffers.count < Self.maxIncoming else {
+            guard incoming[flow] != nil || fromPeer < Self.maxIncomingPerPeer && incoming.count + pendingOffers.count < Self.maxIncoming else {
                 return session.sendBulk(.cancel(flow, reason: .busy, text: "too many transfers at once; try again later"))
             }
             transfer = IncomingTransfer(flow: flow, peer: peer, peerID: peerID, peerName: name,
                                         peerFolder: DownloadFolder.peerFolderName(name: name, peerID: peerID), now: now)
             pendingOffers[flow] = transfer
+        }
+        // The lists still arriving from one peer are bounded by what they
+        // cost, not by their count alone (issue 21, point 1.6).
+        let listing = pendingOffers.values.filter { $0.peer == peer }.reduce(0) { $0 + $1.listCost }
+            + part.reduce(0) { $0 + $1.name.count + 64 }
+        guard listing <= Self.maxPendingListBytes else {
+            pendingOffers[flow] = nil
+            log.warning("transfer \(flow) from '\(name)': the offers still arriving from this peer pass \(Self.maxPendingListBytes) bytes; refused")
+            return session.sendBulk(.cancel(flow, reason: .busy, text: "the offer lists still arriving from you pass \(Self.maxPendingListBytes) bytes; finish one first"))
         }
         if let error = transfer.offerPart(part, more: more, totalFiles: totalFiles, totalBytes: totalBytes) {
             pendingOffers[flow] = nil
@@ -37,8 +43,33 @@ extension TransferDesk {
         }
         guard transfer.manifestComplete else { return }
         pendingOffers[flow] = nil
+        if let known = incoming[flow] {
+            if known.manifestHash == transfer.manifestHash {
+                // The same offer again, on a new session: answered as before.
+                guard known.state == .interrupted || known.state == .active, let root = try? root() else { return }
+                let answers = known.reanswer(root: root, bootID: bootID, now: now)
+                send(answers, flow: flow, on: session)
+                emit(.transferProgress, info(known))
+                return
+            }
+            // Other files under an id held here (issue 21, point 1.2): what
+            // was accepted is not carried over; the new offer is decided afresh.
+            log.warning("transfer \(flow) from '\(name)': offered again with other files; the earlier offer ends and this one is decided afresh")
+            if let root = try? root() { known.discardPartials(root: root) }
+            end(known, .failed, .protocolError, "the sender offered other files under the same transfer id")
+        }
         incoming[flow] = transfer
         decide(transfer, session)
+    }
+
+    /// The disk's room for offers now: free bytes and inodes, what the
+    /// accepted transfers other than `transfer` will still write, and the reserve.
+    func budget(excluding transfer: IncomingTransfer, root: FileDescriptor) -> DiskBudget {
+        let promised = incoming.values.filter { $0 !== transfer && ($0.state == .active || $0.state == .interrupted) }
+            .reduce(DiskBudget.Cost.zero) { $0 + $1.remainingCost }
+        // A disk that cannot be asked has no room.
+        let space = (try? root.freeSpace()) ?? (bytes: 0, inodes: 0)
+        return DiskBudget(freeBytes: space.bytes, freeInodes: space.inodes, promised: promised, reserve: DiskBudget.defaultReserve)
     }
 
     private func decide(_ transfer: IncomingTransfer, _ session: PeerSession) {
@@ -47,12 +78,13 @@ extension TransferDesk {
         do { root = try self.root() } catch {
             return fail(transfer, session, TransferFault(writing: error, name: "the download directory"))
         }
-        if let noted = AcceptanceNote.read(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root) {
+        // Remembered from before a restart, and for exactly these files
+        // from exactly this peer (issue 21, point 1.2).
+        if let record = acceptances.read(transfer.flow), record.binds(peerID: transfer.peerID, manifest: transfer.manifestHash) {
             log.info("transfer \(transfer.flow) from '\(transfer.peerName)': accepted before; resuming")
-            return accept(transfer, noted, session: session)
+            return accept(transfer, Set(record.files), session: session, resuming: true)
         }
-        let free = (try? root.freeBytes()) ?? 0
-        let decision = OfferDecision.decide(bytes: check.acceptedBytes, count: check.acceptedCount, free: free, reserve: Self.reserve,
+        let decision = OfferDecision.decide(cost: transfer.cost(of: nil), count: check.acceptedCount, budget: budget(excluding: transfer, root: root),
                                             policy: acceptPolicy, paired: isPaired(transfer.peerID), deciders: deciders())
         log.info("transfer \(transfer.flow): '\(transfer.peerName)' offers \(transfer.files.count) files, \(transfer.declaredBytes) bytes: \(decision)")
         switch decision {
@@ -60,26 +92,32 @@ extension TransferDesk {
             accept(transfer, nil, session: session)
         case .ask, .wait:
             transfer.expires = now.addingTimeInterval(timeout)
-            emit(.transferOffered, info(transfer, files: true))
-        case .refuseNoSpace(let needed, let free):
-            let text = "the offer needs \(needed) bytes with the reserve; \(free) are free"
-            session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: text))
-            end(transfer, .failed, .noSpace, text)
+            emit(.transferOffered, info(transfer, files: .summary))
+        case .refuseNoSpace(let shortfall):
+            session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: shortfall.description))
+            end(transfer, .failed, .noSpace, shortfall.description)
         case .refuseNothingAcceptable:
             send(transfer.accept(Set(), root: root, bootID: bootID, now: now), flow: transfer.flow, on: session)
             end(transfer, .declined, .declined, "no file of the offer has an acceptable name")
         }
     }
 
-    /// Bytes kept free on the download disk beyond an offer.
-    static var reserve: Int64 { 64 << 20 }
-
-    private func accept(_ transfer: IncomingTransfer, _ chosen: Set<Int>?, session: PeerSession) {
+    /// Accepts `chosen` of `transfer` (every acceptable file when nil).
+    /// The disk's room is checked again here, for an offer a client took
+    /// later: other offers may have been accepted meanwhile. A resume from
+    /// a record has its room already.
+    private func accept(_ transfer: IncomingTransfer, _ chosen: Set<Int>?, session: PeerSession, resuming: Bool = false) {
         guard let root = try? root() else { return }
+        if !resuming, let shortfall = budget(excluding: transfer, root: root).shortfall(for: transfer.cost(of: chosen)) {
+            session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: shortfall.description))
+            return end(transfer, .failed, .noSpace, shortfall.description)
+        }
         let answers = transfer.accept(chosen, root: root, bootID: bootID, now: now)
         let accepted = answers.filter { $0.verdict == .accepted }.map { Int($0.file) }
-        do { try AcceptanceNote.write(flow: transfer.flow, files: accepted, peerFolder: transfer.peerFolder, root: root) } catch {
-            return fail(transfer, session, TransferFault(writing: error, name: "the acceptance note"))
+        do {
+            try acceptances.write(AcceptanceRecord(peerID: transfer.peerID, manifest: transfer.manifestHash, files: accepted), flow: transfer.flow)
+        } catch {
+            return fail(transfer, session, TransferFault(writing: error, name: "the acceptance record"))
         }
         send(answers, flow: transfer.flow, on: session)
         if accepted.isEmpty {
@@ -195,12 +233,13 @@ extension TransferDesk {
     }
 
     /// `transfers`: in progress first, then recent ones, newest first; one
-    /// with its files when `id` is given.
-    public func list(_ id: String?) -> Result<TransfersResult, ControlError> {
-        let live = outgoing.values.map { info($0, files: id != nil) } + incoming.values.map { info($0, files: id != nil) }
+    /// with a page of its files (`offset`, `max`) when `id` is given.
+    public func list(_ id: String?, offset: Int? = nil, max: Int? = nil) -> Result<TransfersResult, ControlError> {
+        let listing: TransferFileListing = id == nil ? .none : .page(offset: offset, max: max)
+        let live = outgoing.values.map { info($0, files: listing) } + incoming.values.map { info($0, files: listing) }
         let all = live + recent.reversed().map { ended in
             var brief = ended
-            if id == nil { brief.files = nil }
+            if id == nil { (brief.files, brief.filesOmitted) = (nil, nil) }
             return brief
         }
         guard let id else { return .success(TransfersResult(transfers: all)) }
@@ -214,28 +253,37 @@ extension TransferDesk {
         return matches.count == 1 ? matches.first?.value : nil
     }
 
-    func info(_ transfer: OutgoingTransfer, files: Bool = false) -> TransferInfo {
+    func info(_ transfer: OutgoingTransfer, files listing: TransferFileListing = .none) -> TransferInfo {
         let report = transfer.meter.report
         let accepted = transfer.accepted
         var info = TransferInfo(id: transfer.flow.description, direction: .send, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
                             totalFiles: transfer.files.count, totalBytes: transfer.totalBytes, acceptedFiles: accepted.files,
                             acceptedBytes: accepted.bytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
                             reason: transfer.reason, detail: transfer.detail,
-                            files: files ? transfer.files.enumerated().map { index, file in
-                                TransferFileInfo(index: index, name: String(decoding: file.name, as: UTF8.self), size: file.size,
-                                                 verdict: index < transfer.verdicts.count ? (transfer.verdicts[index]?.word ?? "pending") : "pending")
-                            } : nil)
+                            files: nil)
+        if let range = listing.range(count: transfer.files.count, nameSize: { transfer.files[$0].name.count }) {
+            info.files = range.map { index in
+                let file = transfer.files[index]
+                return TransferFileInfo(index: index, name: String(decoding: file.name, as: UTF8.self), size: file.size,
+                                        verdict: index < transfer.verdicts.count ? (transfer.verdicts[index]?.word ?? "pending") : "pending")
+            }
+            info.filesOmitted = transfer.files.count - range.count
+        }
         info.wireBytes = transfer.wireBytes
         return info
     }
 
-    func info(_ transfer: IncomingTransfer, files: Bool = false) -> TransferInfo {
+    func info(_ transfer: IncomingTransfer, files listing: TransferFileListing = .none) -> TransferInfo {
         let report = transfer.meter.report
         var info = TransferInfo(id: transfer.flow.description, direction: .receive, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
                             totalFiles: transfer.files.count, totalBytes: transfer.declaredBytes, acceptedFiles: transfer.accepted.count,
                             acceptedBytes: report.totalBytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
                             reason: transfer.reason, detail: transfer.detail, directory: downloadsPath + "/" + transfer.peerFolder,
-                            expires: transfer.expires, files: files ? transfer.fileInfos : nil)
+                            expires: transfer.expires)
+        if let range = listing.range(count: transfer.files.count, nameSize: { transfer.files[$0].name.count }) {
+            info.files = transfer.fileInfos(range)
+            info.filesOmitted = transfer.files.count - range.count
+        }
         info.wireBytes = transfer.wireBytes
         info.resentBytes = transfer.resentBytes
         return info

@@ -12,14 +12,21 @@ import PeerSystem
 public final class TransferDesk {
     /// Finished transfers kept for `transfers`.
     static let recentKept = 50
-    /// A finished transfer keeps its list of files if it has no more.
-    static let filesKept = 1000
     /// Offers from one peer at once, and from all peers.
     static let maxIncomingPerPeer = 8
     static let maxIncoming = 64
 
     private let downloads: String
+    /// Accepted offers, remembered in the state directory (never in a
+    /// download folder, where a peer's bytes land).
+    let acceptances: AcceptanceStore
     private let offerTimeout: TimeInterval
+    /// How long the files of a stopped transfer are kept (``LeftoverSweep``).
+    private let partialLifetime: TimeInterval
+    /// When the last sweep started; nil before the first.
+    private var sweptAt: Date?
+    /// Sweeps run once an hour (and at the first tick).
+    static let sweepInterval: TimeInterval = 3600
     private let policy: AutoAcceptPolicy
     private let logger: Logger
     private let clock: DaemonClock
@@ -48,12 +55,14 @@ public final class TransferDesk {
     /// Sends an event (set before use).
     public var emit: @MainActor (EventKind, TransferInfo) -> Void = { _, _ in }
 
-    /// A desk landing files under `downloads`; `runtimeDirectory` is one
-    /// emptied at boot (the control socket's), for the boot id when
-    /// `/proc` does not show it.
-    public init(downloads: String, runtimeDirectory: String, offerTimeout: TimeInterval, policy: AutoAcceptPolicy, logger: Logger,
-                clock: DaemonClock) {
+    /// A desk landing files under `downloads` and keeping its records in
+    /// `stateDirectory`; `runtimeDirectory` is one emptied at boot (the
+    /// control socket's), for the boot id when `/proc` does not show it.
+    public init(downloads: String, stateDirectory: String, runtimeDirectory: String, offerTimeout: TimeInterval,
+                partialLifetime: TimeInterval, policy: AutoAcceptPolicy, logger: Logger, clock: DaemonClock) {
         self.downloads = downloads
+        self.partialLifetime = partialLifetime
+        acceptances = AcceptanceStore(stateDirectory: stateDirectory)
         self.offerTimeout = offerTimeout
         self.policy = policy
         self.logger = logger
@@ -275,7 +284,7 @@ public final class TransferDesk {
         }
     }
 
-    /// Removes a finished transfer's records and its acceptance note.
+    /// Removes a finished transfer's block records and its acceptance record.
     func forgetRecords(of transfer: IncomingTransfer) {
         guard let root = try? root() else { return }
         for file in transfer.accepted.values {
@@ -283,7 +292,7 @@ public final class TransferDesk {
             try? folder.remove(PartialFile.names(flow: transfer.flow, index: file.index).record)
             folder.close()
         }
-        AcceptanceNote.remove(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root)
+        acceptances.remove(transfer.flow)
     }
 
     // MARK: Ending
@@ -296,7 +305,7 @@ public final class TransferDesk {
         transfer.endedAt = clock.now()
         transfer.closeAll()
         outgoing[transfer.flow] = nil
-        announceEnd(info(transfer), kept: info(transfer, files: transfer.files.count <= Self.filesKept))
+        announceEnd(info(transfer), kept: info(transfer, files: .summary))
     }
 
     func end(_ transfer: IncomingTransfer, _ state: TransferState, _ reason: FlowEndReason?, _ detail: String?) {
@@ -306,9 +315,9 @@ public final class TransferDesk {
         transfer.detail = detail
         transfer.endedAt = clock.now()
         transfer.closePartials()
-        if state != .completed, let root = try? root() { AcceptanceNote.remove(flow: transfer.flow, peerFolder: transfer.peerFolder, root: root) }
+        if state != .completed { acceptances.remove(transfer.flow) }
         incoming[transfer.flow] = nil
-        announceEnd(info(transfer), kept: info(transfer, files: transfer.files.count <= Self.filesKept))
+        announceEnd(info(transfer), kept: info(transfer, files: .summary))
     }
 
     /// An ended transfer: kept for `transfers` (`kept`, with its files when
@@ -324,13 +333,23 @@ public final class TransferDesk {
     /// How long an interrupted incoming transfer is held in memory; after
     /// that, an offer repeated by the sender still resumes from the disk.
     static let interruptedKept: TimeInterval = 3600
-    /// How long a client may take to send a manifest's parts.
+    /// How long a client may take to send a manifest's parts, and a peer
+    /// an offer's.
     static let manifestTimeout: TimeInterval = 60
+    /// What the offer lists still arriving from one peer may cost in
+    /// memory, all together (``IncomingTransfer/listCost``): 16 MiB.
+    static let maxPendingListBytes = 16 << 20
 
     /// Clock tick: offers nobody decided in time are declined; manifests a
-    /// client never finished are dropped; interrupted incoming transfers
-    /// leave memory after an hour.
+    /// client or a peer never finished are dropped; interrupted incoming
+    /// transfers leave memory after an hour.
     public func tick(now: Date) {
+        if sweptAt.map({ now.timeIntervalSince($0) >= Self.sweepInterval || now < $0 }) ?? true { sweep(now: now) }
+        for transfer in pendingOffers.values where now.timeIntervalSince(transfer.startedAt) > Self.manifestTimeout {
+            pendingOffers[transfer.flow] = nil
+            session(transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .timedOut, text: "the offer's parts did not all come within \(Int(Self.manifestTimeout)) s"))
+            logger.warning("transfer \(transfer.flow) from '\(transfer.peerName)': the offer's parts did not all come within \(Int(Self.manifestTimeout)) s; dropped")
+        }
         for transfer in outgoing.values where !transfer.manifestComplete && now.timeIntervalSince(transfer.createdAt) > Self.manifestTimeout {
             end(transfer, .failed, .cancelled, "the client did not finish the list of files within \(Int(Self.manifestTimeout)) s")
         }
@@ -344,6 +363,22 @@ public final class TransferDesk {
             guard let expires = transfer.expires, now >= expires else { continue }
             session(transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .timedOut, text: "nobody decided on the offer in time"))
             end(transfer, .failed, .timedOut, "nobody decided on the offer within \(Int(offerTimeout)) s")
+        }
+    }
+
+    /// Removes, on the disk queue, the files of transfers that stopped
+    /// longer ago than the partial-file lifetime (issue 21, point 1.4);
+    /// those of transfers held now stay whatever their age.
+    func sweep(now: Date) {
+        sweptAt = now
+        let held = Set(incoming.keys).union(pendingOffers.keys)
+        let (downloads, records, lifetime, logger) = (downloads, acceptances.path, Int64(partialLifetime), logger)
+        let seconds = Int64(now.timeIntervalSince1970)
+        disk.async {
+            let outcome = LeftoverSweep.run(downloads: downloads, records: records, lifetime: lifetime, now: seconds, held: held)
+            if outcome.files > 0 {
+                logger.notice("swept \(outcome.files) files (\(outcome.bytes) bytes) of transfers that stopped over \(lifetime) s ago")
+            }
         }
     }
 

@@ -95,6 +95,15 @@ extension FileDescriptor {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
+    /// Bytes and inodes free for an unprivileged writer on this file's
+    /// file system; inodes nil where it has no fixed number (`f_files` 0,
+    /// as on btrfs).
+    public func freeSpace() throws(SystemError) -> (bytes: Int64, inodes: Int64?) {
+        var info = statvfs()
+        try Syscall.call("fstatvfs") { Glibc.fstatvfs(rawValue, &info) }
+        return (Int64(info.f_bavail) * Int64(info.f_frsize), info.f_files == 0 ? nil : Int64(info.f_favail))
+    }
+
     /// Flushes the file's data (and the metadata needed to read it) to disk.
     public func syncData() throws(SystemError) {
         try Syscall.call("fdatasync") { Glibc.fdatasync(rawValue) }
