@@ -26,10 +26,20 @@ final class ProbeConnection {
 
     deinit { close(fd) }
 
+    /// A fresh key, or the one kept in `$PROBE_KEY_FILE` (made there on
+    /// first use): a peer whose key was stolen comes back as the same peer.
+    static func probeKey() -> NoiseKeyPair {
+        guard let path = getenv("PROBE_KEY_FILE").map({ String(cString: $0) }) else { return .generate() }
+        if let bytes = try? AtomicFile.read(path, limit: 64), bytes.count == 32 { return NoiseKeyPair(secretKey: bytes) }
+        let secret = Sodium.randomBytes(32)
+        try? AtomicFile.write(path, contents: secret)
+        return NoiseKeyPair(secretKey: secret)
+    }
+
     /// Runs the handshake as initiator with a fresh key; returns the
     /// responder's peer id. `trailing` goes out in the same write as message 3.
     func handshake(trailing: [UInt8] = []) throws -> String {
-        var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue, localStatic: NoiseKeyPair.generate())
+        var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue, localStatic: Self.probeKey())
         try writeFrame(try state.writeMessage([]))
         _ = try state.readMessage(try readFrame(timeout: 5))
         try writeFrame(try state.writeMessage([]), trailing: trailing)

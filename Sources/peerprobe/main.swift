@@ -19,6 +19,11 @@ modes:
   bad-length                   a zero frame length in the same write as handshake message 3
   bad-flags                    an invite with an undefined flag bit
   offer NAME...                invite, offer a 5-byte file per NAME (\\xHH escapes), send the accepted ones
+                               (mode $PROBE_MODE, octal, default 644; $PROBE_BAD_HASH: a wrong block hash)
+  offer-only FLOW WAIT SPEC... invite, offer SPEC (NAME:SIZE:MODE, or many:COUNT:NAMELEN) under transfer id
+                               FLOW, print the answer within WAIT s, send no bytes and hang up
+                               ($PROBE_UNFINISHED: the list never ends)
+Keys are fresh each run, or kept in $PROBE_KEY_FILE (the same peer every run).
 Prints one line of results; exits 0 unless the probe itself failed.
 """
 
@@ -117,6 +122,11 @@ do {
         let connection = try ProbeConnection(address: address, port: port)
         _ = try connection.handshake()
         say(try probeOffer(connection, names: extra))
+    case "offer-only":
+        guard extra.count >= 3, let wait = Double(extra[1]) else { throw ProbeError("offer-only FLOW WAIT SPEC...") }
+        let connection = try ProbeConnection(address: address, port: port)
+        _ = try connection.handshake()
+        say(try probeOfferOnly(connection, flow: extra[0], wait: wait, specs: Array(extra.dropFirst(2))))
     case "idle":
         let limit = Double(extra.first ?? "10") ?? 10
         let connection = try ProbeConnection(address: address, port: port)

@@ -29,6 +29,10 @@ final class IncomingTransfer {
     /// BLAKE2b of ``OfferManifest/canonicalBytes(_:)``, hex, once the
     /// manifest is whole: what an acceptance is bound to.
     private(set) var manifestHash = ""
+    /// Whether the acceptance record for its id is this transfer's (it was
+    /// accepted): only then does its end remove the record. Another offer
+    /// under the same id must not take away what was accepted before.
+    var holdsRecord = false
     /// Folders this transfer made (from the download directory), removed
     /// again when it fails and they are empty.
     private(set) var madeFolders: [[String]] = []

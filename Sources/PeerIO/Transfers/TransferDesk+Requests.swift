@@ -119,6 +119,7 @@ extension TransferDesk {
         } catch {
             return fail(transfer, session, TransferFault(writing: error, name: "the acceptance record"))
         }
+        transfer.holdsRecord = true
         send(answers, flow: transfer.flow, on: session)
         if accepted.isEmpty {
             return end(transfer, .declined, .declined, "no file was accepted")

@@ -315,7 +315,7 @@ public final class TransferDesk {
         transfer.detail = detail
         transfer.endedAt = clock.now()
         transfer.closePartials()
-        if state != .completed { acceptances.remove(transfer.flow) }
+        if state != .completed, transfer.holdsRecord { acceptances.remove(transfer.flow) }
         incoming[transfer.flow] = nil
         announceEnd(info(transfer), kept: info(transfer, files: .summary))
     }
