@@ -37,7 +37,8 @@ struct PeerctlRenderer {
                 peer.state.rawValue,
                 peer.paired ? "yes" : "no",
                 peer.lost ? "lost \(RelativeTime.describe(peer.lastSeen, now: now))" : "now",
-                peer.endpoints.isEmpty ? peer.session.map { "(session \($0))" } ?? "-" : addresses(peer.endpoints),
+                peer.endpoints.isEmpty ? peer.session.map { "(session \($0))" } ?? peer.learnedAddress.map { "(learned \($0))" } ?? "-"
+                    : addresses(peer.endpoints),
                 peer.peerId.map { String($0.prefix(12)) } ?? "-",
             ])
         }
@@ -54,6 +55,7 @@ struct PeerctlRenderer {
             ["state", peer.state.rawValue],
             ["paired", peer.paired ? "yes" : "no"],
             ["session", peer.session.map { "with \($0)" } ?? "-"],
+            ["learned at", peer.learnedAddress.map { "\($0) (from a session, not mDNS)" } ?? "-"],
             ["seen", peer.lost ? "lost, last seen \(peer.lastSeen.formatted(.iso8601)) (\(RelativeTime.describe(peer.lastSeen, now: now)))" : "now"],
         ]
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }

@@ -172,6 +172,27 @@ final class PeerRegistryTests: XCTestCase {
         XCTAssertEqual(registry.count, 2)
     }
 
+    /// Issue 21, point 3: a row met only through a session takes the name
+    /// the peer gave inside it and keeps the address it was reached at; a
+    /// row mDNS named keeps its name.
+    func testARowFromASessionLearnsItsNameAndAddress() {
+        var registry = PeerRegistry(maxPeers: 8)
+        let added = registry.adopt(peerID: pid("ad"), name: PeerRegistry.placeholderName(for: .peerID(pid("ad"))), now: t0, makeID: makeID)!
+        let learned = registry.learned(peerID: pid("ad"), name: "host1", address: "10.9.0.2:7717")
+        guard case .updated(let row)? = learned.first else { return XCTFail("\(learned)") }
+        XCTAssertEqual(row.id, added.snapshot.id, "the same row, the same UUID")
+        XCTAssertEqual(row.name, "host1")
+        XCTAssertEqual(row.learnedAddress, "10.9.0.2:7717")
+        XCTAssertEqual(registry.learned(peerID: pid("ad"), name: "host1", address: "10.9.0.2:7717"), [], "nothing new, no change")
+        XCTAssertEqual(registry.learned(peerID: pid("ad"), name: "other", address: nil), [], "a learned name is not a placeholder: it stays")
+        _ = registry.apply(.resolved(service("alpha", id: "aa")), now: t0, makeID: makeID)
+        let named = registry.learned(peerID: pid("aa"), name: "impostor", address: "169.254.9.9:40000")
+        guard case .updated(let alpha)? = named.first else { return XCTFail("\(named)") }
+        XCTAssertEqual(alpha.name, "alpha", "mDNS's name stays")
+        XCTAssertEqual(alpha.learnedAddress, "169.254.9.9:40000")
+        XCTAssertEqual(registry.learned(peerID: pid("zz"), name: "x", address: "a:1"), [], "no row, nothing made")
+    }
+
     // MARK: Eviction and proven names (hostile LAN)
 
     func testThrowawayKeysCannotFillTheTableForGood() {

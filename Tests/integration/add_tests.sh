@@ -27,6 +27,13 @@ test_add_connects_across_two_subnets_without_multicast() {
     [ "$(jq -r .name <<<"$row")" = host2 ] || fail "the row should take the name host 2 accepted with: $row"
     [ "$(json 1 peers | jq '.peers | length')" = 1 ] || fail "one peer, one row: $(json 1 peers)"
     note "added across subnets: $(jq -r '.name + " " + .session' <<<"$row")"
+    # Issue 21, point 3: both rows know their peer: host 1's keeps the
+    # address it dialled; host 2's (no mDNS across the router) takes the name
+    # host 1 gave in its invite, and the address the session came from.
+    expect_eq "$(jq -r .learnedAddress <<<"$row")" "$(lab_subnet_address 2):7717" "the dialled address on host 1's row"
+    local far; far=$(json 2 peers | jq -c --arg id "$(status_field 1 .peerId)" '.peers[] | select(.peerId == $id)')
+    expect_eq "$(jq -r .name <<<"$far")" host1 "host 2's name for host 1"
+    expect_eq "$(jq -r .learnedAddress <<<"$far")" "$(lab_subnet_address 1)" "the address host 1's session came from, on host 2's row"
     # Messages cross like any session's.
     ctl 1 send "$(jq -r .id <<<"$row")" "over the router" >/dev/null || fail "send failed"
     lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' take | grep -q 'over the router'" || fail "the message did not arrive"
@@ -54,4 +61,35 @@ test_add_reports_what_is_wrong_with_an_address() {
     out=$(ctl 1 add "$(lab_address 1)" 2>&1) && fail "this host was added: $out"
     grep -q "this host" <<<"$out" || fail "adding ourselves should say so: $out"
     out=$(ctl 1 add "10.0.0.1:0" 2>&1); [ $? = 2 ] || fail "port 0 should be a usage error: $out"
+}
+
+# Issue 21, point 5: `add` is not a scanner. Local addresses are refused
+# without --allow-local-add, a service that is not peerd is named so without
+# quoting its bytes, and each user's adds are rate-limited.
+test_add_is_not_a_port_scanner() {
+    start_peerd 1
+    start_peerd 2
+    local out
+    out=$(ctl 1 add 127.0.0.1:22 2>&1) && fail "loopback was dialled: $out"
+    grep -q -- "--allow-local-add" <<<"$out" || fail "the loopback refusal does not name the flag: $out"
+    out=$(ctl 1 add "[::1]:22" 2>&1) && fail "IPv6 loopback was dialled: $out"
+    # An SSH-like banner on host 2: its first bytes once came back as "frame length 21331".
+    lab_spawn 2 "$LAB_DIR/banner.log" python3 -c '
+import socket
+s = socket.socket(socket.AF_INET6); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("::", 2222)); s.listen(16)
+while True:
+    c, _ = s.accept(); c.sendall(b"SSH-2.0-OpenSSH_9.2p1 Debian-2\r\n"); c.close()'
+    lab_wait_for 5 sh -c "ip netns exec $(lab_ns 1) python3 '$ROOT/Tests/lab/tcp-probe.py' $(lab_address 2) 2222 | grep -qv closed" || fail "no banner service"
+    out=$(ctl 1 add "$(lab_address 2):2222" 2>&1) && fail "an SSH port was added: $out"
+    grep -q "not a peerd session port" <<<"$out" || fail "a foreign service was not named as such: $out"
+    ! grep -q "21331\|SSH" <<<"$out" || fail "the other service's bytes were quoted: $out"
+    # Twenty adds at once from one user: the first few dial, the rest wait their turn.
+    local n limited=0
+    for n in $(seq 1 20); do
+        out=$(ctl 1 add "$(lab_address 2):$((3000 + n))" 2>&1)
+        grep -q "too many 'add' requests" <<<"$out" && limited=$((limited + 1))
+    done
+    note "$limited of 20 quick adds were refused by the rate"
+    [ "$limited" -ge 10 ] || fail "only $limited of 20 quick adds were limited"
+    expect_eq "$(ctl 2 status >/dev/null && echo up)" up "host 2 after the adds"
 }

@@ -20,7 +20,7 @@ public enum ConfigFile {
         "download-dir", "offer-timeout", "partial-lifetime",
     ]
     /// Keys that are yes/no switches.
-    public static let switchKeys: Set<String> = ["public-read", "reset-trust"]
+    public static let switchKeys: Set<String> = ["public-read", "reset-trust", "allow-local-add"]
     /// Keys that may appear more than once (each adds a value).
     public static let repeatableKeys: Set<String> = ["info", "interface"]
 

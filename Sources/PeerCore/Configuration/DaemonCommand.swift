@@ -67,6 +67,8 @@ public enum DaemonCommand: Equatable, Sendable {
       --partial-lifetime S    seconds the partial files of a transfer that
                               stopped are kept for a resume, then swept
                               (default: 604800, a week)
+      --allow-local-add       let 'add' dial loopback and this host's own
+                              addresses (refused by default)
       --public-read           let users outside the peerd group read status and
                               peers (the control socket becomes mode 0666)
       --group NAME            the group whose members may drive peerd
@@ -198,6 +200,9 @@ public enum DaemonCommand: Equatable, Sendable {
             case "--public-read":
                 try cursor.flag(option)
                 config.publicRead = true
+            case "--allow-local-add":
+                try cursor.flag(option)
+                config.allowLocalAdd = true
             case "--group": config.group = try cursor.value(for: option)
             case "--reset-trust":
                 try cursor.flag(option)

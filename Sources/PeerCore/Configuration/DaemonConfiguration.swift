@@ -69,6 +69,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     public var downloadDirectory: String?
     /// `--offer-timeout`: seconds a transfer offer waits for a decision.
     public var offerTimeout: Double = 600
+    /// `--allow-local-add`: `add` may dial loopback and this host's own
+    /// addresses (refused by default: `add` is no port scanner).
+    public var allowLocalAdd = false
     /// `--partial-lifetime`: seconds the partial files of a transfer that
     /// stopped are kept for a resume before the sweep removes them.
     public var partialLifetime: Double = 604_800

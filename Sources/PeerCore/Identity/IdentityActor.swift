@@ -33,6 +33,12 @@ public actor IdentityActor {
     /// Rows made from mDNS alone whose key no handshake has proven.
     public func unverifiedCount() -> Int { registry.unverifiedCount }
 
+    /// A session reached `peerID` at `address`, and it gave `name` there
+    /// (``PeerRegistry/learned(peerID:name:address:)``); the changes to publish.
+    public func learned(peerID: String, name: String?, address: String?) -> [PeerChange] {
+        registry.learned(peerID: peerID, name: name, address: address)
+    }
+
     /// A handshake on a connection we dialled proved `peerID`.
     public func markVerified(peerID: String) { registry.markVerified(peerID: peerID) }
 

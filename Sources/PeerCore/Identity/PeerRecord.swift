@@ -10,6 +10,8 @@ struct PeerRecord: Sendable {
     var info: [String: String] = [:]
     var lastSeen: Date
     var lost = false
+    /// Where a session last reached the peer (issue 21, point 3).
+    var learnedAddress: String?
 
     var endpoints: [Endpoint] {
         Set(services.values.map(\.endpoint)).sorted {
@@ -21,7 +23,9 @@ struct PeerRecord: Sendable {
     /// registry's: the main actor's ``PeerDirectory`` lays it over.
     var snapshot: PeerSnapshot {
         let peerID: String? = if case .peerID(let value) = key { value } else { nil }
-        return PeerSnapshot(id: id, peerId: peerID, name: name, state: .notConnected, endpoints: endpoints,
-                            info: info, lastSeen: lastSeen, lost: lost)
+        var snapshot = PeerSnapshot(id: id, peerId: peerID, name: name, state: .notConnected, endpoints: endpoints,
+                                    info: info, lastSeen: lastSeen, lost: lost)
+        snapshot.learnedAddress = learnedAddress
+        return snapshot
     }
 }

@@ -154,6 +154,20 @@ public struct PeerRegistry: Sendable {
         if let id = idByKey[.peerID(peerID)] { unverified.remove(id) }
     }
 
+    /// A session with the peer that proved `peerID` reached it at
+    /// `address`, and the peer called itself `name` inside the session (in
+    /// its `invite` or `accept`). The address is kept as learned; the name
+    /// replaces only a placeholder (`peer-…`) on a row mDNS has not named,
+    /// so a session never renames a peer that advertises itself.
+    public mutating func learned(peerID: String, name: String?, address: String?) -> [PeerChange] {
+        guard let id = idByKey[.peerID(peerID)], var record = records[id] else { return [] }
+        let before = record.snapshot
+        if let address { record.learnedAddress = address }
+        if let name, !name.isEmpty, record.services.isEmpty, record.name == Self.placeholderName(for: record.key) { record.name = name }
+        records[id] = record
+        return record.snapshot == before ? [] : [.updated(record.snapshot)]
+    }
+
     private mutating func resolve(_ service: ResolvedService, now: Date, protected: Set<UUID>, makeID: () -> UUID) -> [PeerChange] {
         var changes: [PeerChange] = []
         let key = service.peerKey

@@ -22,6 +22,11 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
     public var paired: Bool = false
     /// The other end of the live session (`host:port`), when there is one.
     public var session: String?
+    /// Where a session last reached the peer, learned from the session,
+    /// not from mDNS: the endpoint dialled (`add`, invite) as `host:port`,
+    /// or the host its connection came from. Kept after the session ends, so a
+    /// peer met only through a session still shows an address.
+    public var learnedAddress: String?
 
     /// Creates a snapshot.
     public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],

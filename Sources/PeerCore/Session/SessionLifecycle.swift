@@ -54,7 +54,9 @@ public struct SessionLifecycle: Sendable {
     private let context: [UInt8]
     private var forPairing: Bool
     private var pairingDeadline: Date?
-    private var heardAnything = false
+    /// Whether any byte came from the remote (a service that is not peerd
+    /// answers with bytes of its own; a closed port with none).
+    public private(set) var heardAnything = false
     private let startedAt: Date
     private var deadline: Date
     private var lastReceived: Date

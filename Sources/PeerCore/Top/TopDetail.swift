@@ -40,6 +40,7 @@ public enum TopDetail {
         for endpoint in peer.endpoints {
             lines.append(Line("  \(endpoint.interface.isEmpty ? "-" : e(endpoint.interface))  \(endpoint.family.rawValue)  \(endpoint.hostPort)"))
         }
+        if let learned = peer.learnedAddress { lines.append(Line("  \(e(learned))  learned from a session", .dim)) }
         if !peer.info.isEmpty {
             lines.append(Line("TXT", .bold))
             for key in peer.info.keys.sorted() { lines.append(Line("  \(e(key))=\(e(peer.info[key] ?? ""))")) }

@@ -96,7 +96,7 @@ public enum TopView {
             let gone = model.gone.contains(peer.id)
             let state = gone ? "gone" : peer.lost && peer.state == .notConnected ? "lost" : peer.state.rawValue
             let seen = peer.lost || gone ? RelativeTime.describe(peer.lastSeen, now: now) : "now"
-            let address = peer.endpoints.first?.address ?? peer.session ?? "-"
+            let address = peer.endpoints.first?.address ?? peer.session ?? peer.learnedAddress ?? "-"
             let activity = model.activity[peer.id]
             let traffic = activity.map { "\($0.messagesDelivered + UInt64($0.messagesReceived))" } ?? "-"
             let text = line(TerminalText.escape(peer.name), state, peer.paired ? "✓" : "", seen, address, traffic)

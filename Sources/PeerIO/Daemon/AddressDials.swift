@@ -27,9 +27,12 @@ public final class AddressDials {
     }
 
     /// The session ended before its peer had a row: the request fails
-    /// with the session's own words (refused, timed out, not peerd, …).
+    /// with the session's own words (refused, timed out), or "not a peerd
+    /// session port" without quoting what another service sent (``AddAnswer``).
     public func ended(_ session: PeerSession, reason: CloseReason, text: String) {
         guard let done = waiting.removeValue(forKey: ObjectIdentifier(session)) else { return }
-        done(.failure(ControlError(.unreachable, "\(session.remoteAddress): \(text) (\(reason.rawValue))")))
+        let words = AddAnswer.text(reason: reason, text: text, address: session.remoteAddress, heard: session.heardAnything,
+                                   proven: session.remoteStaticKey != nil)
+        done(.failure(ControlError(.unreachable, words)))
     }
 }

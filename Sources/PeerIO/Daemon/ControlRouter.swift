@@ -62,7 +62,7 @@ public final class ControlRouter: ControlRequestHandler {
             switch (endpoint, invitation) {
             case (.success(let endpoint), .success(let invitation)):
                 return .later { answer in
-                    sessions.add(endpoint, context: invitation.context, timeout: invitation.timeout) { answer(.from($0)) }
+                    sessions.add(endpoint, context: invitation.context, timeout: invitation.timeout, uid: client.credentials?.uid) { answer(.from($0)) }
                 }
             case (.failure(let error), _), (_, .failure(let error)):
                 return .error(error)

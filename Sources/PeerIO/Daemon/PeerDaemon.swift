@@ -153,7 +153,8 @@ public final class PeerDaemon {
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
                                    emit: { [unowned self] event in self.emit(event) }, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued,
-                                   ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout)
+                                   ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
+                                   addGate: AddGate(allowLocal: config.allowLocalAdd, clock: clock))
         if let portNote { logger.notice(portNote) }
         if loaded.created {
             logger.notice("generated a new identity key in \(config.stateDirectory)/\(IdentityKey.fileName)")
@@ -263,7 +264,6 @@ public final class PeerDaemon {
         trust.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
         invitations.onWaiting = { [weak self] info in
             guard let self else { return }
-            self.directory.nameFromInvitation(info.peer, info.name)
             self.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: self.directory.row(info.peer), invitation: info))
         }
         discovery.onChanges = { [weak self] changes in self?.directory.apply(changes) }

@@ -133,15 +133,6 @@ public final class PeerDirectory {
         rows[peer] = decorate(row)
     }
 
-    /// A row made for a peer that connected before it was discovered is
-    /// named by the invitation it sent, or by the name it accepted ours
-    /// with (until mDNS names it).
-    public func nameFromInvitation(_ peer: UUID, _ name: String) {
-        guard var row = rows[peer], row.name.hasPrefix("peer-"), !name.isEmpty else { return }
-        row.name = name
-        rows[peer] = row
-    }
-
     private func decorate(_ peer: PeerSnapshot) -> PeerSnapshot {
         var row = peer
         // Session state is the main actor's to say; the registry's copy may lag.

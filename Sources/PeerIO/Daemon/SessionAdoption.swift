@@ -97,6 +97,22 @@ public final class SessionAdoption {
         }
     }
 
+    /// What a session taught about its peer (issue 21, point 3): where it
+    /// reached it, and the name the peer gave inside it (`invite` or
+    /// `accept`), written to the row by the identity actor, the rows' one
+    /// owner. A row met only through sessions (added by address, incoming,
+    /// across a router) is then named and shows an address.
+    public func learned(_ session: PeerSession, name: String?) {
+        guard let peerID = session.remotePeerID, session.isAuthenticated else { return }
+        // A dial's endpoint with its port; a connection's origin as a host
+        // alone (its port is an ephemeral one).
+        let address = session.role == .inviter ? session.remoteAddress : TCPConnector.plainHost(session.remoteHost)
+        lane.submit { [weak self] in
+            guard let self else { return }
+            self.directory.apply(await self.identity.learned(peerID: peerID, name: name, address: address))
+        }
+    }
+
     /// A dial to an address (`add`) reached a peer that proved `peerID`: its
     /// row is found or made, now verified, exactly as for a peer that
     /// connected to us. A peer that already has a session keeps it.

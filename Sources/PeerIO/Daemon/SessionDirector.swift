@@ -170,6 +170,7 @@ extension SessionDirector {
             adoption.refuse(session, mismatch: mismatch)
             return
         }
+        adoption.learned(session, name: name)
         let paired = trust.isPaired(session.remotePeerID)
         invitations.arrived(session, peer: peer, name: name, context: context, timeoutSeconds: timeoutSeconds,
                             facts: .init(wanted: session.autoAccept, policyAccepts: trust.acceptsAutomatically(session.remotePeerID), pairing: pairing,
@@ -188,8 +189,9 @@ extension SessionDirector {
             return
         }
         // A peer known only by its key (added by address, say) takes the
-        // name it accepted with, until mDNS or a pairing names it.
-        if let name = session.acceptedName { directory.nameFromInvitation(peer, name) }
+        // name it accepted with, until mDNS or a pairing names it; the
+        // address the session reached is kept on the row.
+        adoption.learned(session, name: session.acceptedName)
         setState(.connected, for: peer, reason: nil)
         reconnect.connected(peer)
         rememberAddresses(of: peer)

@@ -8,8 +8,9 @@ public protocol SessionOperations: AnyObject {
     /// Invites the peer (or reuses its session).
     func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError>
     /// Dials a peer at an address (`add`); `done` gets its row once it has
-    /// proved its key, or the reason it could not.
-    func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval,
+    /// proved its key, or the reason it could not; `uid` is the client's,
+    /// for the rate of `add` per user.
+    func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval, uid: UInt32?,
              then done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void)
     /// Closes the session with the peer.
     func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError>

@@ -14,10 +14,13 @@ public final class SessionRequests: SessionOperations {
     private let queued: QueuedDelivery
     private let ownPeerID: String
     private let pairingTimeout: TimeInterval
+    /// What `add` must pass before a dial.
+    private let addGate: AddGate
 
     /// Requests served through `director`.
     public init(director: SessionDirector, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, queued: QueuedDelivery,
-                ownPeerID: String, pairingTimeout: TimeInterval) {
+                ownPeerID: String, pairingTimeout: TimeInterval, addGate: AddGate) {
+        self.addGate = addGate
         self.director = director
         self.directory = directory
         self.pairing = pairing
@@ -54,8 +57,9 @@ public final class SessionRequests: SessionOperations {
     /// Dials a peer at an address (`add`): no mDNS, no row until it proves
     /// its key (``SessionAdoption``); then it is a row like any other, and
     /// the session goes on as an invitation.
-    public func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval,
+    public func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval, uid: UInt32?,
                     then done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void) {
+        if let refusal = addGate.refusal(endpoint, uid: uid) { return done(.failure(refusal)) }
         if let limit = director.opener.dialLimit(nil) { return done(.failure(ControlError(.overloaded, "cannot add \(endpoint.hostPort): \(limit)"))) }
         do {
             let session = try director.opener.dial(address: endpoint, context: context, timeout: timeout)

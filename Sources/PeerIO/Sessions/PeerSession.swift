@@ -32,6 +32,8 @@ public final class PeerSession {
     public var isForPairing: Bool { lifecycle.isForPairing }
     /// The name the peer sent with its `accept` (sessions we dialled).
     public var acceptedName: String? { lifecycle.acceptedName }
+    /// Whether the remote sent any byte.
+    public var heardAnything: Bool { lifecycle.heardAnything }
     /// The pairing running on this session, if any.
     public internal(set) var pairing: PairingLifecycle?
     /// The pairing's id for clients.

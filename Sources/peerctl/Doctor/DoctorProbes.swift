@@ -73,21 +73,14 @@ enum DoctorProbes {
 
     /// Every interface but loopback: its flags and addresses.
     static func interfaces() -> [(name: String, up: Bool, multicast: Bool, addresses: [String])] {
-        var list: UnsafeMutablePointer<ifaddrs>?
-        guard getifaddrs(&list) == 0 else { return [] }
-        defer { freeifaddrs(list) }
         var order: [String] = []
         var facts: [String: (up: Bool, multicast: Bool, addresses: [String])] = [:]
-        var node = list
-        while let entry = node?.pointee {
-            node = entry.ifa_next
-            let name = String(cString: entry.ifa_name)
-            let flags = Int32(bitPattern: entry.ifa_flags)
-            guard flags & Int32(IFF_LOOPBACK) == 0 else { continue }
-            if facts[name] == nil { order.append(name); facts[name] = (flags & Int32(IFF_UP) != 0, flags & Int32(IFF_MULTICAST) != 0, []) }
-            guard let address = entry.ifa_addr, address.pointee.sa_family == AF_INET || address.pointee.sa_family == AF_INET6 else { continue }
-            let length = socklen_t(address.pointee.sa_family == AF_INET ? MemoryLayout<sockaddr_in>.size : MemoryLayout<sockaddr_in6>.size)
-            if let host = SocketAddress.numericHost(address, length: length) { facts[name]?.addresses.append(host) }
+        for row in HostAddresses.read() where row.flags & Int32(IFF_LOOPBACK) == 0 {
+            if facts[row.interface] == nil {
+                order.append(row.interface)
+                facts[row.interface] = (row.flags & Int32(IFF_UP) != 0, row.flags & Int32(IFF_MULTICAST) != 0, [])
+            }
+            if let address = row.address { facts[row.interface]?.addresses.append(address) }
         }
         return order.map { ($0, facts[$0]!.up, facts[$0]!.multicast, facts[$0]!.addresses) }
     }
