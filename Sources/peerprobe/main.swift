@@ -10,7 +10,9 @@ import PeerIO
 let usage = """
 usage: peerprobe MODE ADDRESS PORT [ARG...]
 modes:
-  ping-flood SECONDS [invite]  handshake (and invite), then send pings without reading
+  ping-flood SECONDS [invite|accepted]
+                               handshake (and invite, or invite and wait for the accept),
+                               then send pings without reading
   pairing-data                 invite with the pairing flag, then send application data
   pairing-idle                 invite with the pairing flag, then send nothing
   idle SECONDS                 connect and send nothing
@@ -65,8 +67,15 @@ do {
         let limit = Double(extra.first ?? "10") ?? 10
         let connection = try ProbeConnection(address: address, port: port)
         _ = try connection.handshake()
-        if extra.dropFirst().first == "invite" {
-            try connection.send(.invite(name: "probe", context: [], timeoutMilliseconds: 300_000, pairing: false))
+        var accepted = "no"
+        switch extra.dropFirst().first {
+        case "invite": try connection.send(.invite(name: "probe", context: [], timeoutMilliseconds: 300_000, pairing: false))
+        // An accepted session: everything past this point is application
+        // traffic, with the bounds of a session a user let in.
+        case "accepted":
+            let answer = try invite(connection, pairing: false)
+            accepted = answer == "accepted" ? "yes" : "no (\(answer))"
+        default: break
         }
         let start = clock.now
         var sent = 0
@@ -79,7 +88,7 @@ do {
                 break
             }
         }
-        say("pings \(sent) closed \(closed ? "yes" : "no") after \(Int(seconds(since: start))) s")
+        say("pings \(sent) closed \(closed ? "yes" : "no") after \(Int(seconds(since: start))) s accepted \(accepted)")
     case "pairing-data":
         let connection = try ProbeConnection(address: address, port: port)
         _ = try connection.handshake()

@@ -24,4 +24,32 @@ final class WriteWatermarksTests: XCTestCase {
         XCTAssertFalse(marks.isStalled(now: t0.addingTimeInterval(14.9)))
         XCTAssertTrue(marks.isStalled(now: t0.addingTimeInterval(15)), "10 s above the mark since t=5")
     }
+
+    /// Issue 21, point 4: unsent answers past 16 KiB stop reading however
+    /// small the queue, resume only once both are low, and a peer that keeps
+    /// us there is closed after the shorter answer limit.
+    func testAnswersPauseOnTheirOwnAndStallSooner() {
+        var marks = WriteWatermarks(sendLimit: 1000, stallTimeout: 10, answerStallTimeout: 5)
+        let high = WriteWatermarks.answerHigh, low = WriteWatermarks.answerLow
+        // (queued, answers, at, action, paused, for answers)
+        let steps: [(Int, Int, TimeInterval, WriteWatermarks.Action, Bool, Bool)] = [
+            (high, high, 0, .none, false, false),              // at the mark: still reading
+            (high + 1, high + 1, 1, .pauseReading, true, true),
+            (high, low + 1, 2, .none, true, true),             // answers between the marks
+            (high, low, 3, .resumeReading, false, false),
+            (marks.high + 1, 0, 4, .pauseReading, true, false), // bytes alone: the long limit
+            (marks.high + 1, high + 1, 5, .none, true, true),   // answers join: the short one
+        ]
+        for (queued, answers, at, action, paused, forAnswers) in steps {
+            XCTAssertEqual(marks.queued(queued, answers: answers, now: t0.addingTimeInterval(at)), action, "at \(at)")
+            XCTAssertEqual(marks.isPaused, paused, "at \(at)")
+            XCTAssertEqual(marks.pausedForAnswers, forAnswers, "at \(at)")
+        }
+        XCTAssertEqual(marks.activeStallTimeout, 5)
+        XCTAssertFalse(marks.isStalled(now: t0.addingTimeInterval(8.9)))
+        XCTAssertTrue(marks.isStalled(now: t0.addingTimeInterval(9)), "5 s paused since t=4, answers owed")
+        var bytesOnly = WriteWatermarks(sendLimit: 1000)
+        _ = bytesOnly.queued(bytesOnly.high + 1, answers: 0, now: t0)
+        XCTAssertFalse(bytesOnly.isStalled(now: t0.addingTimeInterval(9)), "without answers owed the limit stays 10 s")
+    }
 }

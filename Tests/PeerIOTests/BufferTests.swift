@@ -171,4 +171,53 @@ final class OutputBufferTests: XCTestCase {
         }
         XCTAssertEqual(buffer.count, 3, "nothing written, nothing lost")
     }
+
+    /// Issue 21, point 4: the queue counts what its buffers cost, not their
+    /// payload. 10,000 pongs of 27 bytes cost about their bytes (chunks get
+    /// their full room at once, never doubling), and nothing once written.
+    func testMemoryCostCountsCapacitiesAndTinyFramesDoNotDouble() {
+        var queue = OutboundQueue(limit: 1 << 30)
+        for _ in 0..<10_000 { queue.appendCoalescing([UInt8](repeating: 7, count: 27)) }
+        XCTAssertEqual(queue.byteCount, 270_000)
+        XCTAssertGreaterThanOrEqual(queue.memoryCost, 270_000)
+        XCTAssertLessThanOrEqual(queue.memoryCost, 270_000 + 64 * 1024 + queue.chunkCount * OutboundQueue.bufferOverhead,
+                                 "at most one chunk's room beyond the bytes")
+        var big = [UInt8](); big.reserveCapacity(200_000); big += [UInt8](repeating: 1, count: 100_000)
+        queue.appendCoalescing(big)
+        XCTAssertGreaterThanOrEqual(queue.memoryCost, 270_000 + 200_000, "a buffer costs its capacity, not its count")
+        XCTAssertTrue(queue.flushVectored { vectors in vectors.reduce(0) { $0 + $1.iov_len } })
+        XCTAssertEqual(queue.memoryCost, 0)
+        XCTAssertEqual(queue.byteCount, 0)
+    }
+
+    /// Answers (pongs) are counted until written, across partial writes,
+    /// and joined into runs however many there are.
+    func testAnswerBytesCountUntilWritten() {
+        var queue = OutboundQueue(limit: 1 << 20)
+        queue.appendCoalescing([1, 1, 1], answer: true)
+        queue.appendCoalescing([2, 2, 2, 2])               // data between answers
+        queue.appendCoalescing([3, 3], answer: true)
+        queue.appendCoalescing([3, 3], answer: true)
+        XCTAssertEqual(queue.answerBytes, 7)
+        var budget = 2
+        _ = queue.flush { raw in
+            let n = min(budget, raw.count); budget -= n
+            return n == 0 ? nil : n
+        }
+        XCTAssertEqual(queue.answerBytes, 5, "two bytes of the first answer are out")
+        budget = 6
+        _ = queue.flush { raw in
+            let n = min(budget, raw.count); budget -= n
+            return n == 0 ? nil : n
+        }
+        XCTAssertEqual(queue.answerBytes, 3, "the first answer and the data are out, one byte of the run")
+        queue.truncateToCurrentLine()
+        XCTAssertEqual(queue.answerBytes, queue.byteCount, "what is left of the chunk in flight is all answer")
+        XCTAssertTrue(queue.flush { raw in raw.count })
+        XCTAssertEqual(queue.answerBytes, 0)
+        for _ in 0..<1000 { queue.appendCoalescing([9], answer: true) }
+        XCTAssertEqual(queue.answerBytes, 1000)
+        XCTAssertTrue(queue.flushVectored { vectors in vectors.reduce(0) { $0 + $1.iov_len } })
+        XCTAssertEqual(queue.answerBytes, 0)
+    }
 }

@@ -91,8 +91,8 @@ test_ping_flood_without_reading_is_bounded() {
     lab_wait_for 30 grep -q "pings" "$LAB_DIR/flood.out" || fail "the flood did not end"
     note "RSS before $before kB, peak $peak kB; $(cat "$LAB_DIR/flood.out")"
     grep -q "closed yes" "$LAB_DIR/flood.out" || fail "the flooding peer was not closed: $(cat "$LAB_DIR/flood.out")"
-    grep -q "has not read what we sent" "$LAB_DIR/h1/peerd.log" || fail "no reason logged for closing the flooder"
-    [ $((peak - before)) -lt 65536 ] || fail "RSS grew by $((peak - before)) kB under the flood"
+    grep -q "has not read the pongs to its pings" "$LAB_DIR/h1/peerd.log" || fail "no reason logged for closing the flooder"
+    [ $((peak - before)) -lt 6144 ] || fail "RSS grew by $((peak - before)) kB under the flood (bound 6144)"
     # A real peer gets a session right after.
     start_peerd 2
     lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
@@ -300,4 +300,29 @@ test_bad_frames_get_a_close_with_the_right_reason() {
     expect_eq "$out" "close protocolError: frame length 0 is out of range" "a bad length right after message 3"
     out=$(probe 2 bad-flags "$(lab_address 1)" "$port")
     expect_eq "$out" "close protocolError: invite flags 0x2 has bits this version does not define" "an invite with an undefined flag"
+}
+
+# Issue 21, point 4: bounds that count memory, not payload. A peer in an
+# accepted session that sends pings and never reads once grew RSS by 18 MB
+# in 10 s while the byte bound was 4.3 MB: each small pong cost more than its
+# bytes. The same flood stays under 6 MB of growth and is closed within 10 s
+# of the peer's last read.
+test_ping_flood_in_an_accepted_session_counts_what_frames_cost() {
+    start_peerd 1 --auto-accept all
+    local port; port=$(status_field 1 .port)
+    local before; before=$(rss_kb 1)
+    lab_spawn 2 "$LAB_DIR/flood.out" "$BIN/peerprobe" ping-flood "$(lab_address 1)" "$port" 20 accepted
+    local peak=$before i
+    for i in $(seq 1 100); do
+        local now; now=$(rss_kb 1); [ "$now" -gt "$peak" ] && peak=$now
+        grep -q "pings" "$LAB_DIR/flood.out" && break
+        sleep 0.2
+    done
+    lab_wait_for 25 grep -q "pings" "$LAB_DIR/flood.out" || fail "the flood did not end"
+    note "RSS before $before kB, peak $peak kB; $(cat "$LAB_DIR/flood.out")"
+    grep -q "accepted yes" "$LAB_DIR/flood.out" || fail "the session was not accepted: $(cat "$LAB_DIR/flood.out")"
+    grep -q "closed yes" "$LAB_DIR/flood.out" || fail "the flooding peer was not closed: $(cat "$LAB_DIR/flood.out")"
+    local after; after=$(grep -o 'after [0-9]*' "$LAB_DIR/flood.out" | awk '{print $2}')
+    [ "$after" -le 12 ] || fail "the flooder was closed only after $after s"
+    [ $((peak - before)) -lt 6144 ] || fail "RSS grew by $((peak - before)) kB under the flood (bound 6144)"
 }

@@ -7,6 +7,13 @@ import FoundationEssentials
 /// in answer to something we read. Past `high` queued bytes we read nothing
 /// more, so it can make us queue nothing more; below `low` we read again;
 /// a peer that keeps us above `high` for `stallTimeout` is closed.
+///
+/// Answers are bounded on their own (issue 21, point 4): a peer that sends
+/// pings and reads nothing makes only small pongs, which took long to reach
+/// `high` while each cost more than its bytes. Past ``answerHigh`` bytes of
+/// unsent answers reading stops too, and a peer that keeps us there for
+/// ``answerStallTimeout`` is closed: keepalive asks for one pong per 5 s, so
+/// hundreds owed are a flood, not a slow reader.
 public struct WriteWatermarks: Sendable, Equatable {
     /// What the shell must do with the reading side.
     public enum Action: Sendable, Equatable {
@@ -24,8 +31,20 @@ public struct WriteWatermarks: Sendable, Equatable {
     public let low: Int
     /// A peer that keeps the queue above `high` this long is closed.
     public let stallTimeout: TimeInterval
+    /// Unsent answer bytes past which reading stops.
+    public static let answerHigh = 16 * 1024
+    /// Reading resumes once unsent answers are at or below this (and the
+    /// bytes at or below `low`).
+    public static let answerLow = 4 * 1024
+    /// A peer that keeps more than ``answerHigh`` answers waiting this
+    /// long is closed.
+    public let answerStallTimeout: TimeInterval
     /// Since when reading is paused; nil while reading.
     public private(set) var pausedSince: Date?
+    /// Whether unsent answers passed ``answerHigh`` during this pause.
+    public private(set) var pausedForAnswers = false
+    /// The stall limit that applies to the pause now.
+    public var activeStallTimeout: TimeInterval { pausedForAnswers ? answerStallTimeout : stallTimeout }
     /// Whether reading is paused.
     public var isPaused: Bool { pausedSince != nil }
 
@@ -33,27 +52,35 @@ public struct WriteWatermarks: Sendable, Equatable {
     /// bytes: the marks sit above it (by 256 KiB and 64 KiB), so data alone
     /// never stops reading and two peers sending bulk both ways never
     /// deadlock; only what a peer makes us answer can reach them.
-    public init(sendLimit: Int, stallTimeout: TimeInterval = 10) {
+    public init(sendLimit: Int, stallTimeout: TimeInterval = 10, answerStallTimeout: TimeInterval = 5) {
         high = sendLimit + 256 * 1024
         low = sendLimit + 64 * 1024
         self.stallTimeout = stallTimeout
+        self.answerStallTimeout = answerStallTimeout
     }
 
-    /// The queue now holds `queued` bytes.
-    public mutating func queued(_ queued: Int, now: Date) -> Action {
-        if pausedSince == nil, queued > high {
+    /// The queue now costs `queued` bytes of memory (what its buffers
+    /// take, not their payload), `answers` of them unsent answers.
+    public mutating func queued(_ queued: Int, answers: Int = 0, now: Date) -> Action {
+        let answersOver = answers > Self.answerHigh
+        if pausedSince == nil, queued > high || answersOver {
             pausedSince = now
+            pausedForAnswers = answersOver
             return .pauseReading
         }
-        if pausedSince != nil, queued <= low {
+        guard pausedSince != nil else { return .none }
+        if answersOver { pausedForAnswers = true }
+        if queued <= low, answers <= Self.answerLow {
             pausedSince = nil
+            pausedForAnswers = false
             return .resumeReading
         }
         return .none
     }
 
-    /// Whether the peer has kept us above the high mark for `stallTimeout`.
+    /// Whether the peer has kept us paused past the limit that applies
+    /// (``activeStallTimeout``).
     public func isStalled(now: Date) -> Bool {
-        pausedSince.map { now.timeIntervalSince($0) >= stallTimeout } ?? false
+        pausedSince.map { now.timeIntervalSince($0) >= activeStallTimeout } ?? false
     }
 }

@@ -6,6 +6,11 @@ import Glibc
 /// overflow instead of growing; ``truncateToCurrentLine()`` then keeps only
 /// the rest of a line already partly sent, so a final message can follow on
 /// a clean line boundary.
+///
+/// It also counts what its bytes cost in memory (``memoryCost``: the
+/// buffers' capacities, not their lengths; issue 21, point 4) and how many
+/// of its bytes are answers a peer asked for (``answerBytes``: pongs), so
+/// the watermarks can bound both.
 public struct OutboundQueue: Sendable {
     /// The most bytes held.
     public let limit: Int
@@ -13,7 +18,22 @@ public struct OutboundQueue: Sendable {
     private var offset = 0
     /// Bytes held and not yet written.
     public private(set) var byteCount = 0
+    /// What the held buffers cost: their capacities plus a header each.
+    public private(set) var memoryCost = 0
+    /// Bytes of answers (``appendCoalescing(_:chunk:answer:)``) not yet
+    /// written.
+    public private(set) var answerBytes = 0
+    /// Bytes ever queued and ever written: positions in one stream, so an
+    /// answer is known to be out once the written position passes its end.
+    private var queuedTotal = 0
+    private var writtenTotal = 0
+    /// Where answers lie in that stream, oldest first: consecutive answers
+    /// share one run, so a flood of pings makes one entry, not one each.
+    private var answerRuns: [Range<Int>] = []
 
+    /// What one buffer costs beyond its capacity (the array's header and
+    /// the allocator's own), so a thousand tiny buffers cost what they do.
+    public static let bufferOverhead = 48
     /// A queue holding at most `limit` bytes.
     public init(limit: Int) { self.limit = limit }
 
@@ -34,20 +54,38 @@ public struct OutboundQueue: Sendable {
     /// Queues without the bound: for a final message after truncation.
     public mutating func appendUnbounded(_ line: [UInt8]) {
         guard !line.isEmpty else { return }
+        memoryCost += line.capacity + Self.bufferOverhead
         chunks.append(line)
         byteCount += line.count
+        queuedTotal += line.count
     }
 
     /// Queues bytes of a stream (no line boundaries to keep), joined to the
     /// last chunk while it has not started going out and stays under
-    /// `chunk` bytes: many small frames leave in one `send`.
-    public mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024) {
+    /// `chunk` bytes: many small frames leave in one `send`. A chunk that
+    /// takes a second frame is given `chunk` bytes of room at once, so it
+    /// never doubles its way up (a doubled buffer costs twice its bytes).
+    /// `answer` marks bytes the peer asked for (a pong), counted in
+    /// ``answerBytes`` until written.
+    public mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024, answer: Bool = false) {
         guard !bytes.isEmpty else { return }
+        let start = queuedTotal
         if let last = chunks.indices.last, last > 0 || offset == 0, chunks[last].count + bytes.count <= chunk {
+            let before = chunks[last].capacity
+            if before < chunks[last].count + bytes.count { chunks[last].reserveCapacity(chunk) }
             chunks[last].append(contentsOf: bytes)
+            memoryCost += chunks[last].capacity - before
             byteCount += bytes.count
+            queuedTotal += bytes.count
         } else {
             appendUnbounded(bytes)
+        }
+        guard answer else { return }
+        answerBytes += bytes.count
+        if let run = answerRuns.last, run.upperBound == start {
+            answerRuns[answerRuns.count - 1] = run.lowerBound..<queuedTotal
+        } else {
+            answerRuns.append(start..<queuedTotal)
         }
     }
 
@@ -60,7 +98,14 @@ public struct OutboundQueue: Sendable {
         let current = chunks[0]
         chunks = offset > 0 ? [current] : []
         byteCount = offset > 0 ? current.count - offset : 0
-        if offset == 0 { chunks = [] }
+        memoryCost = offset > 0 ? current.capacity + Self.bufferOverhead : 0
+        // What was dropped will never be written: answers in it are gone.
+        queuedTotal = writtenTotal + byteCount
+        answerRuns = answerRuns.compactMap { run in
+            let kept = max(run.lowerBound, writtenTotal)..<min(run.upperBound, queuedTotal)
+            return kept.isEmpty ? nil : kept
+        }
+        answerBytes = answerRuns.reduce(0) { $0 + $1.count }
     }
 
     /// The most chunks handed to one vectored write.
@@ -99,10 +144,12 @@ public struct OutboundQueue: Sendable {
     private mutating func advance(by count: Int, recycle: (consuming [UInt8]) -> Void) {
         var left = count
         byteCount -= count
+        noteWritten(count)
         while left > 0, let first = chunks.first {
             let rest = first.count - offset
             if left >= rest {
                 left -= rest
+                memoryCost -= first.capacity + Self.bufferOverhead
                 recycle(chunks.removeFirst())
                 offset = 0
             } else {
@@ -120,11 +167,32 @@ public struct OutboundQueue: Sendable {
             guard let written else { return false }
             offset += written
             byteCount -= written
+            noteWritten(written)
             if offset == first.count {
+                memoryCost -= first.capacity + Self.bufferOverhead
                 chunks.removeFirst()
                 offset = 0
             }
         }
         return true
+    }
+
+    /// Moves the written position on by `count`: answers wholly behind it
+    /// are out, and stop counting.
+    private mutating func noteWritten(_ count: Int) {
+        writtenTotal += count
+        var done = 0
+        while done < answerRuns.count, answerRuns[done].lowerBound < writtenTotal {
+            let run = answerRuns[done]
+            let leaving = min(run.upperBound, writtenTotal) - run.lowerBound
+            answerBytes -= leaving
+            if run.upperBound <= writtenTotal {
+                done += 1
+            } else {
+                answerRuns[done] = writtenTotal..<run.upperBound
+                break
+            }
+        }
+        if done > 0 { answerRuns.removeFirst(done) }
     }
 }

@@ -26,7 +26,9 @@ extension PeerSession {
         frame += [0, 0]
         frame += plaintext
         frame += [UInt8](repeating: 0, count: NoiseCipherState.tagLength)
-        seal(&frame, count: plaintext.count)
+        // A pong is what a peer makes us send by asking: bounded on its own.
+        let answer = if case .pong = message { true } else { false }
+        seal(&frame, count: plaintext.count, answer: answer)
     }
 
     /// Builds one bulk frame in place (issue 12, point 8): `write` puts up
@@ -47,13 +49,13 @@ extension PeerSession {
 
     /// Seals the plaintext at offset 2 of `frame`, writes the length
     /// prefix, and queues it.
-    private func seal(_ frame: inout [UInt8], count: Int) {
+    private func seal(_ frame: inout [UInt8], count: Int, answer: Bool = false) {
         do {
             guard try noise.seal(&frame, offset: 2, count: count) else { return }
             let length = count + NoiseCipherState.tagLength
             frame[0] = UInt8(length >> 8)
             frame[1] = UInt8(length & 0xFF)
-            transport.send(framed: frame)
+            transport.send(framed: frame, answer: answer)
         } catch {
             finish(.protocolError, "\(error)")
         }

@@ -147,7 +147,8 @@ public final class PeerSession {
     public func tick(now: Date) -> Bool {
         if finished { return transport.tick(now: now) }
         if transport.isStalled(now: now) {
-            fail("the peer has not read what we sent for \(Int(transport.stallTimeout)) s (\(transport.queuedBytes) bytes waiting)")
+            let what = transport.stalledOnAnswers ? "the pongs to its pings" : "what we sent"
+            fail("the peer has not read \(what) for \(Int(transport.stallTimeout)) s (\(transport.queuedBytes) bytes waiting)")
             return false
         }
         perform(lifecycle.tick(now: now))

@@ -108,10 +108,12 @@ public final class SessionTransport {
     }
 
     /// Queues one frame that already has its length prefix (a bulk frame
-    /// built in place goes out as it is, without a copy).
-    public func send(framed frame: [UInt8]) {
+    /// built in place goes out as it is, without a copy). `answer` marks a
+    /// frame the peer asked for (a pong), bounded on its own
+    /// (``WriteWatermarks/answerHigh``).
+    public func send(framed frame: [UInt8], answer: Bool = false) {
         guard !closed else { return }
-        outbound.appendCoalescing(frame)
+        outbound.appendCoalescing(frame, answer: answer)
         peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
         checkWatermarks()
         scheduleFlush()
@@ -158,8 +160,10 @@ public final class SessionTransport {
 
     /// Whether the peer has read nothing of a backed-up queue for too long.
     public func isStalled(now: Date) -> Bool { watermarks.isStalled(now: now) }
-    /// The stall limit, for the words of the close.
-    public var stallTimeout: TimeInterval { watermarks.stallTimeout }
+    /// The stall limit that applies now, for the words of the close.
+    public var stallTimeout: TimeInterval { watermarks.activeStallTimeout }
+    /// Whether the pause is for answers the peer never read (pongs).
+    public var stalledOnAnswers: Bool { watermarks.pausedForAnswers }
 
     /// The owner is done: what is queued goes out, then the socket closes,
     /// within ``lingerSeconds`` at most (see ``tick(now:)``).
@@ -296,7 +300,7 @@ public final class SessionTransport {
     /// Applies the watermarks to the queue's size now.
     private func checkWatermarks() {
         guard !isClosing else { return }
-        _ = watermarks.queued(outbound.byteCount, now: clock.now())
+        _ = watermarks.queued(outbound.memoryCost, answers: outbound.answerBytes, now: clock.now())
         updateReading()
     }
 
