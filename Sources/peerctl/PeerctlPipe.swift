@@ -29,7 +29,14 @@ extension PeerctlCommands {
             throw error
         }
         pumps.wait()
-        if json { printError(PeerctlRenderer.json(answer)) }
+        if json {
+            // stdout carries the stream's bytes, so the answer goes to stderr:
+            // one bare JSON line (no "peerctl:" prefix, no words after it)
+            // that a program can parse.
+            let line = Array(PeerctlRenderer.json(answer).utf8)   // a JSON line ends with its newline
+            line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+            return answer.state == "closed" ? 0 : 1
+        }
         guard answer.state == "closed" else {
             printError("stream '\(answer.name)' \(answer.state): \(answer.reason?.rawValue ?? "")\(answer.detail.map { ": \($0)" } ?? "")")
             return 1

@@ -240,3 +240,16 @@ test_lab_runs_are_isolated_and_cleaned_up() {
     expect_eq "$(peer_count 1)" 1 "rows on host1 (nothing from the other lab)"
 }
 
+
+# Issue 21, point 6: the TXT strings go on the wire in the documented order,
+# txtvers first (RFC 6763 §6.7), then id, then --info in the order given.
+# Avahi serializes a string list in the order strings were added (its add
+# prepends, and its serializer reverses); a foreign reader once saw
+# `role, id, txtvers`. Read off the wire from host 2 by a plain DNS query.
+test_txt_record_order_on_the_wire() {
+    start_peerd 1 --info role=demo --info color=blue
+    local out
+    out=$(ip netns exec "$(lab_ns 2)" python3 "$ROOT/Tests/lab/mdns-txt.py" host1 _peerd._tcp 10 "$(lab_address 2)" 2>&1) || fail "no TXT answer: $out"
+    note "TXT on the wire: $(tr '\n' ' ' <<<"$out")"
+    expect_eq "$(tr '\n' ' ' <<<"$out")" "txtvers=1 id=$(status_field 1 .peerId) role=demo color=blue " "the TXT strings in wire order"
+}

@@ -293,3 +293,18 @@ test_a_stream_and_a_big_transfer_share_the_session() {
     expect_eq "$(cut -d' ' -f1 <"$LAB_DIR/side.sha")" "$(sha256sum <"$LAB_DIR/small.bin" | cut -d' ' -f1)" "the stream's bytes"
     wait "$sender" || fail "the transfer failed: $(cat "$LAB_DIR/send.out")"
 }
+
+# Issue 21, point 6: `pipe --json` writes the stream's answer on stderr as
+# one bare JSON line (it once had a "peerctl: " prefix), stdout being the
+# stream's bytes.
+test_pipe_json_answer_is_bare_json() {
+    paired_peers
+    lab_spawn 2 "$LAB_DIR/pipe2.err" sh -c "echo back | '$BIN/peerctl' --socket '$(sock 2)' --json pipe host1 --name j >'$LAB_DIR/out2'"
+    local side2=$LAB_PID
+    echo there | ctl 1 --json pipe host2 --name j >"$LAB_DIR/out1" 2>"$LAB_DIR/pipe1.err" || fail "the pipe failed: $(cat "$LAB_DIR/pipe1.err")"
+    wait "$side2" || fail "host2's pipe failed: $(cat "$LAB_DIR/pipe2.err")"
+    expect_eq "$(cat "$LAB_DIR/out1")/$(cat "$LAB_DIR/out2")" "back/there" "the bytes both ways"
+    expect_eq "$(wc -l <"$LAB_DIR/pipe1.err")" 1 "lines on stderr ($(cat "$LAB_DIR/pipe1.err"))"
+    expect_eq "$(jq -r .state <"$LAB_DIR/pipe1.err")" closed "the answer's state, parsed as JSON"
+    expect_eq "$(jq -r .name <"$LAB_DIR/pipe2.err")" j "host2's answer, parsed as JSON"
+}

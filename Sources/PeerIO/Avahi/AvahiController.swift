@@ -127,9 +127,12 @@ public final class AvahiController {
             }
             guard let group else { return .failed(AvahiError(call: "avahi_entry_group_new", code: avahi_client_errno(client)).description) }
             avahi_entry_group_reset(group)
-            // avahi_string_list_add prepends; adding in reverse keeps our order.
+            // avahi_string_list_add prepends, and avahi_string_list_serialize
+            // writes the list reversed: the wire gets the order of the adds.
+            // So we add in our order (txtvers first on the wire; a reversed
+            // add once put it last, as a foreign reader saw).
             var list: UnsafeMutablePointer<AvahiStringList>?
-            for entry in txt.reversed() {
+            for entry in txt {
                 let bytes = Array(entry.encoded.utf8)
                 list = bytes.withUnsafeBufferPointer { avahi_string_list_add_arbitrary(list, $0.baseAddress, $0.count) }
             }
