@@ -19,7 +19,8 @@ public final class PeerDaemon {
     private let control: ControlServer
     private let sessionListener: TCPListener
     private let discovery: DiscoveryCoordinator
-    private var journal: EventJournal
+    /// Numbers events, keeps them for replay, and sends them to clients.
+    private var events: EventOutlet!
     private let directory: PeerDirectory
     private let invitations: InvitationDesk
     private let pairing: PairingCoordinator
@@ -32,7 +33,7 @@ public final class PeerDaemon {
         stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
         control: control, logger: logger,
         lookUp: { [unowned self] peerID in self.sender(peerID) },
-        number: { [unowned self] event in self.journal.record(event, replayable: false) }, clock: clock)
+        number: { [unowned self] event in self.events.number(event) }, clock: clock)
     private var director: SessionDirector!
     /// Files between peers.
     private let transfers: TransferDesk
@@ -135,20 +136,27 @@ public final class PeerDaemon {
                                          txt: txt, port: sessionListener.port, ownPeerID: loaded.key.peerID,
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock)
         reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger, clock: clock)
-        journal = EventJournal(capacity: config.eventHistory)
+        let events = EventOutlet(history: config.eventHistory, control: control)
+        self.events = events
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
         directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock)
         trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
                           clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
+        // The sessions' one table, shared by the director (its writer) and
+        // the desks that look sessions up by peer.
+        let table = SessionTable()
+        let surroundings = DaemonTransferSurroundings(sessions: table, directory: directory, trust: trust, control: control, clock: clock,
+                                                      emit: events.emit)
         transfers = TransferDesk(downloads: config.downloads, stateDirectory: config.stateDirectory, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
-                                 offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept, logger: logger, clock: clock)
+                                 offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept,
+                                 surroundings: surroundings, logger: logger, clock: clock)
         streams = StreamDesk(logger: logger, clock: clock)
         channels = ChannelDesk(maxMessage: config.maxMessage, logger: logger)
         plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
         // The sessions, last: they use every component above.
-        director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control,
+        director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
                                    emit: { [unowned self] event in self.emit(event) }, clock: clock)
@@ -221,19 +229,10 @@ public final class PeerDaemon {
         channels.ended = { malloc_trim(0) }
         streams.session = { [weak self] peer in self?.director.session(for: peer) }
         streams.ended = { malloc_trim(0) }
-        transfers.session = { [weak self] peer in self?.director.session(for: peer) }
-        transfers.row = { [weak self] peer in self?.directory.row(peer) }
-        transfers.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
-        transfers.deciders = { [weak self] in self?.control.subscriberCount ?? 0 }
-        transfers.emit = { [weak self] kind, info in
-            guard let self else { return }
-            if kind == .transferCompleted || kind == .transferFailed { malloc_trim(0) }
-            self.emit(ControlEvent(seq: 0, type: kind, time: clock.now(), peer: self.directory.row(info.peer), transfer: info))
-        }
         router.replay = { [weak self] after in
             guard let self else { return (0, [], false) }
-            let held = self.journal.events(after: after ?? self.journal.lastSeq)
-            return (self.journal.lastSeq, held.events, held.truncated)
+            let held = self.events.events(after: after ?? self.events.lastSeq)
+            return (self.events.lastSeq, held.events, held.truncated)
         }
         router.status = { [unowned self] in self.status() }
         self.router = router
@@ -273,7 +272,7 @@ public final class PeerDaemon {
     /// Numbers an event and sends it to subscribers; live-only kinds
     /// (``EventKind/isLiveOnly``) are not kept for replay.
     private func emit(_ event: ControlEvent) {
-        control.broadcast(journal.record(event, replayable: !event.type.isLiveOnly))
+        events.emit(event)
     }
 
     /// Once a second, from the main queue: every component's clock. The
@@ -312,7 +311,7 @@ public final class PeerDaemon {
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
             avahi: discovery.avahiStatus, avahiMessage: discovery.statusMessage, publication: discovery.publication,
             peers: peers.count, lostPeers: peers.filter(\.lost).count, maxPeers: config.maxPeers,
-            peersRejected: directory.rejectedCount, eventSeq: journal.lastSeq, socket: control.path,
+            peersRejected: directory.rejectedCount, eventSeq: events.lastSeq, socket: control.path,
             sessions: director.count, subscribers: control.subscriberCount,
             unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
     }

@@ -30,7 +30,7 @@ public final class SessionDirector: PeerSessionDelegate {
     private let clock: DaemonClock
 
     /// Every session, and the one that counts for each peer.
-    public let table = SessionTable()
+    public let table: SessionTable
     /// Holds the flow of messages back while a subscriber is behind.
     public let hold: SubscriberFlowHold
     /// Makes the sessions (accepted and dialled) and applies the session limits.
@@ -46,13 +46,14 @@ public final class SessionDirector: PeerSessionDelegate {
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
-                control: ControlServer, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
+                control: ControlServer, table: SessionTable, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery,
                 emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
         self.clock = clock
         self.config = config
         self.logger = logger
         self.control = control
+        self.table = table
         acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
                                    admission: SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
                                                                maxPendingPerAddress: config.maxPendingHandshakesPerAddress),

@@ -20,7 +20,10 @@ public final class DataPlane: BulkRoom {
         self.transfers = transfers
         self.streams = streams
         self.channels = channels
-        transfers.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
+        transfers.wantsToSend = { [unowned self] session in
+            // Only a real session has turns to give; a test's fake has none.
+            if let session = session as? PeerSession { self.sessionCanSendBulk(session) }
+        }
         streams.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
     }
 

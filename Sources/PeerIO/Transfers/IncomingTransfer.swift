@@ -10,20 +10,20 @@ import PeerSystem
 /// renamed into place when its hash of block hashes matches.
 @MainActor
 final class IncomingTransfer {
-    /// The most bytes of names in one offer.
-    static let maxManifestBytes = 16 << 20
-
     let flow: FlowID
     let peer: UUID
     let peerID: String
     var peerName: String
     /// The folder under the download directory that this peer's files go to.
     let peerFolder: String
-    private(set) var files: [OfferedFile] = []
-    private var nameBytes = 0
-    private(set) var declaredFiles = 0
-    private(set) var declaredBytes: Int64 = 0
-    private(set) var manifestComplete = false
+    /// The offer as its parts arrive (pure: ``OfferAssembly``).
+    private var assembly = OfferAssembly()
+    /// The offer's files, in order.
+    var files: [OfferedFile] { assembly.files }
+    /// `total_bytes` as the offer declared it.
+    var declaredBytes: Int64 { assembly.declaredBytes }
+    /// Whether the whole list has come and adds up.
+    var manifestComplete: Bool { assembly.isComplete }
     /// Per file: its path, or why it is refused (once the manifest is whole).
     private(set) var check: OfferCheck.Verdict?
     /// BLAKE2b of ``OfferManifest/canonicalBytes(_:)``, hex, once the
@@ -57,9 +57,8 @@ final class IncomingTransfer {
     /// When its first part arrived: a manifest not whole a minute later is dropped.
     let startedAt: Date
 
-    /// What the offer's list costs in memory, counted the way the heap
-    /// pays for it: the names, and about 64 bytes of bookkeeping a file.
-    var listCost: Int { nameBytes + files.count * 64 }
+    /// What the offer's list costs in memory (``OfferAssembly/listCost``).
+    var listCost: Int { assembly.listCost }
 
     init(flow: FlowID, peer: UUID, peerID: String, peerName: String, peerFolder: String, now: Date) {
         startedAt = now
@@ -73,28 +72,10 @@ final class IncomingTransfer {
 
     /// A part of the offer; the error when it breaks §8's rules or limits.
     func offerPart(_ part: [OfferedFile], more: Bool, totalFiles: UInt32, totalBytes: UInt64) -> String? {
-        guard !manifestComplete else { return "an offer part after the last one" }
-        if files.isEmpty {
-            declaredFiles = Int(totalFiles)
-            declaredBytes = Int64(clamping: totalBytes)
-        }
-        files += part
-        nameBytes += part.reduce(0) { $0 + $1.name.count }
-        guard files.count <= OfferCheck.maxFiles, files.count <= declaredFiles else {
-            return "an offer of more than \(min(declaredFiles, OfferCheck.maxFiles)) files"
-        }
-        guard nameBytes <= Self.maxManifestBytes else { return "an offer whose names pass \(Self.maxManifestBytes) bytes" }
-        guard !more else { return nil }
-        manifestComplete = true
-        // A hostile peer's sizes must not overflow the sum (nor be negative).
-        var sum: Int64 = 0
-        for file in files {
-            let (next, overflow) = sum.addingReportingOverflow(max(0, file.size))
-            guard !overflow else { return "an offer whose sizes overflow" }
-            sum = next
-        }
-        guard files.count == declaredFiles, sum == declaredBytes else {
-            return "an offer whose files do not add up to its totals"
+        switch assembly.add(part, more: more, totalFiles: totalFiles, totalBytes: totalBytes) {
+        case .needMore: return nil
+        case .refused(let words): return words
+        case .complete: break
         }
         check = OfferCheck.check(files)
         manifestHash = Hex.encode(Blake2b.hash(OfferManifest.canonicalBytes(files)))

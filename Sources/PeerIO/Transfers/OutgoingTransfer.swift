@@ -153,7 +153,7 @@ final class OutgoingTransfer {
 
     /// Sends what room and credit allow, up to about `limit` file bytes
     /// (its turn). `report` gets progress when due.
-    func pump(into session: PeerSession, limit: Int = .max, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
+    func pump(into session: any BulkSession, limit: Int = .max, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
         guard state == .active, cursor != nil else { return .waiting }
         let start = bytesSent
         while session.bulkRoom > 0 && bytesSent - start < Int64(limit) {
@@ -192,7 +192,7 @@ final class OutgoingTransfer {
 
     /// Reads `length` bytes of file `index` at `offset` straight into a
     /// `chunk` frame, hashes them there, and queues the frame.
-    private func sendChunk(file index: Int, offset: Int64, length: Int, on session: PeerSession) -> PumpOutcome? {
+    private func sendChunk(file index: Int, offset: Int64, length: Int, on session: any BulkSession) -> PumpOutcome? {
         if let changed = checkUnchanged(index, at: offset) { return changed }
         guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
         var failure: PumpOutcome?

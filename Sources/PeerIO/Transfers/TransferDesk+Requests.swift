@@ -5,7 +5,7 @@ import PeerSystem
 
 /// The offers that arrive, the clients' requests, and what clients see.
 extension TransferDesk {
-    func offerArrived(_ session: PeerSession, peer: UUID, peerID: String, flow: FlowID, part: [OfferedFile], more: Bool,
+    func offerArrived(_ session: any BulkSession, peer: UUID, peerID: String, flow: FlowID, part: [OfferedFile], more: Bool,
                       totalFiles: UInt32, totalBytes: UInt64) {
         if let known = incoming[flow], known.peer != peer {
             return session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use"))
@@ -43,23 +43,33 @@ extension TransferDesk {
         }
         guard transfer.manifestComplete else { return }
         pendingOffers[flow] = nil
-        if let known = incoming[flow] {
-            if known.manifestHash == transfer.manifestHash {
-                // The same offer again, on a new session: answered as before.
-                guard known.state == .interrupted || known.state == .active, let root = try? root() else { return }
-                let answers = known.reanswer(root: root, bootID: bootID, now: now)
-                send(answers, flow: flow, on: session)
-                emit(.transferProgress, info(known))
-                return
+        let known = incoming[flow]
+        let decision = ResumeDecision.decide(manifest: transfer.manifestHash, peerID: peerID,
+                                             held: known.map { .init(manifest: $0.manifestHash, state: $0.state) },
+                                             record: known == nil ? acceptances.read(flow) : nil)
+        switch decision {
+        case .ignore:
+            return
+        case .reanswer:
+            // The same offer again, on a new session: answered as before.
+            guard let known, let root = try? root() else { return }
+            send(known.reanswer(root: root, bootID: bootID, now: now), flow: flow, on: session)
+            emit(.transferProgress, info(known))
+        case .resumeRecorded(let files):
+            incoming[flow] = transfer
+            log.info("transfer \(flow) from '\(name)': accepted before; resuming")
+            accept(transfer, Set(files), session: session, resuming: true)
+        case .decideAfresh(let replacing):
+            if replacing, let known {
+                // Other files under an id held here (issue 21, point 1.2): what
+                // was accepted is not carried over; the new offer is decided afresh.
+                log.warning("transfer \(flow) from '\(name)': offered again with other files; the earlier offer ends and this one is decided afresh")
+                if let root = try? root() { known.discardPartials(root: root) }
+                end(known, .failed, .protocolError, "the sender offered other files under the same transfer id")
             }
-            // Other files under an id held here (issue 21, point 1.2): what
-            // was accepted is not carried over; the new offer is decided afresh.
-            log.warning("transfer \(flow) from '\(name)': offered again with other files; the earlier offer ends and this one is decided afresh")
-            if let root = try? root() { known.discardPartials(root: root) }
-            end(known, .failed, .protocolError, "the sender offered other files under the same transfer id")
+            incoming[flow] = transfer
+            decide(transfer, session)
         }
-        incoming[flow] = transfer
-        decide(transfer, session)
     }
 
     /// The disk's room for offers now: free bytes and inodes, what the
@@ -72,17 +82,11 @@ extension TransferDesk {
         return DiskBudget(freeBytes: space.bytes, freeInodes: space.inodes, promised: promised, reserve: DiskBudget.defaultReserve)
     }
 
-    private func decide(_ transfer: IncomingTransfer, _ session: PeerSession) {
+    private func decide(_ transfer: IncomingTransfer, _ session: any BulkSession) {
         guard let check = transfer.check else { return }
         let root: FileDescriptor
         do { root = try self.root() } catch {
             return fail(transfer, session, TransferFault(writing: error, name: "the download directory"))
-        }
-        // Remembered from before a restart, and for exactly these files
-        // from exactly this peer (issue 21, point 1.2).
-        if let record = acceptances.read(transfer.flow), record.binds(peerID: transfer.peerID, manifest: transfer.manifestHash) {
-            log.info("transfer \(transfer.flow) from '\(transfer.peerName)': accepted before; resuming")
-            return accept(transfer, Set(record.files), session: session, resuming: true)
         }
         let decision = OfferDecision.decide(cost: transfer.cost(of: nil), count: check.acceptedCount, budget: budget(excluding: transfer, root: root),
                                             policy: acceptPolicy, paired: isPaired(transfer.peerID), deciders: deciders())
@@ -106,7 +110,7 @@ extension TransferDesk {
     /// The disk's room is checked again here, for an offer a client took
     /// later: other offers may have been accepted meanwhile. A resume from
     /// a record has its room already.
-    private func accept(_ transfer: IncomingTransfer, _ chosen: Set<Int>?, session: PeerSession, resuming: Bool = false) {
+    private func accept(_ transfer: IncomingTransfer, _ chosen: Set<Int>?, session: any BulkSession, resuming: Bool = false) {
         guard let root = try? root() else { return }
         if !resuming, let shortfall = budget(excluding: transfer, root: root).shortfall(for: transfer.cost(of: chosen)) {
             session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: shortfall.description))
@@ -132,7 +136,7 @@ extension TransferDesk {
         }
     }
 
-    private func send(_ answers: [FileAnswer], flow: FlowID, on session: PeerSession) {
+    private func send(_ answers: [FileAnswer], flow: FlowID, on session: any BulkSession) {
         let perPart = (WireCodec.maxPlaintext - 64) / 9
         var start = 0
         repeat {

@@ -42,24 +42,30 @@ public final class TransferDesk {
     /// Ended transfers, newest last.
     var recent: [TransferInfo] = []
 
-    /// The session counting for a peer (set before use).
-    public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
-    /// The peer's row (set before use).
-    public var row: @MainActor (UUID) -> PeerSnapshot? = { _ in nil }
-    /// Whether a peer id is paired (set before use).
-    public var isPaired: @MainActor (String) -> Bool = { _ in false }
-    /// Subscribed clients that could decide an offer (set before use).
-    public var deciders: @MainActor () -> Int = { 0 }
-    /// A flow has something to send: the plane gives the session's room out in turns (set before use).
-    public var wantsToSend: @MainActor (PeerSession) -> Void = { _ in }
-    /// Sends an event (set before use).
-    public var emit: @MainActor (EventKind, TransferInfo) -> Void = { _, _ in }
+    /// Sessions, rows, trust, deciders and events: the rest of the daemon,
+    /// given at init (issue 21, point 8).
+    private let surroundings: any TransferSurroundings
+    /// A flow has something to send: the plane gives the session's room out
+    /// in turns. Set by ``DataPlane``'s init, which owns the turns.
+    public var wantsToSend: @MainActor (any BulkSession) -> Void = { _ in }
+
+    /// The session counting for `peer`.
+    func session(_ peer: UUID) -> (any BulkSession)? { surroundings.session(for: peer) }
+    /// The peer's row.
+    func row(_ peer: UUID) -> PeerSnapshot? { surroundings.row(peer) }
+    /// Whether `peerID` is paired.
+    func isPaired(_ peerID: String) -> Bool { surroundings.isPaired(peerID) }
+    /// Subscribed clients that could decide an offer.
+    func deciders() -> Int { surroundings.deciders }
+    /// Sends an event.
+    func emit(_ kind: EventKind, _ info: TransferInfo) { surroundings.transferEvent(kind, info) }
 
     /// A desk landing files under `downloads` and keeping its records in
     /// `stateDirectory`; `runtimeDirectory` is one emptied at boot (the
     /// control socket's), for the boot id when `/proc` does not show it.
     public init(downloads: String, stateDirectory: String, runtimeDirectory: String, offerTimeout: TimeInterval,
-                partialLifetime: TimeInterval, policy: AutoAcceptPolicy, logger: Logger, clock: DaemonClock) {
+                partialLifetime: TimeInterval, policy: AutoAcceptPolicy, surroundings: any TransferSurroundings, logger: Logger, clock: DaemonClock) {
+        self.surroundings = surroundings
         self.downloads = downloads
         self.partialLifetime = partialLifetime
         acceptances = AcceptanceStore(stateDirectory: stateDirectory)
@@ -112,7 +118,7 @@ public final class TransferDesk {
     // MARK: Sessions
 
     /// A session with the peer is up: unfinished transfers to it are offered again.
-    public func sessionUp(_ session: PeerSession) {
+    public func sessionUp(_ session: any BulkSession) {
         guard let peer = session.peerUUID else { return }
         // Resume: every unfinished transfer to this peer is offered again.
         for transfer in outgoing.values where transfer.peer == peer && transfer.manifestComplete && !transfer.state.isFinished {
@@ -123,7 +129,7 @@ public final class TransferDesk {
     }
 
     /// The session with the peer ended: its transfers wait for the next.
-    public func sessionDown(_ session: PeerSession) {
+    public func sessionDown(_ session: any BulkSession) {
         guard let peer = session.peerUUID, self.session(peer) == nil || self.session(peer) === session else { return }
         for transfer in outgoing.values where transfer.peer == peer && transfer.state == .active || transfer.peer == peer && transfer.state == .offered && transfer.manifestComplete {
             transfer.state = .interrupted
@@ -145,13 +151,13 @@ public final class TransferDesk {
 
     /// One turn of `flow` on `session`: up to `limit` bytes. Returns the bytes sent.
     @discardableResult
-    func pump(_ flow: FlowID, on session: PeerSession, limit: Int) -> Int {
+    func pump(_ flow: FlowID, on session: any BulkSession, limit: Int) -> Int {
         guard let transfer = outgoing[flow] else { return 0 }
         return pump(transfer, session, limit: limit)
     }
 
     @discardableResult
-    func pump(_ transfer: OutgoingTransfer, _ session: PeerSession, limit: Int = .max) -> Int {
+    func pump(_ transfer: OutgoingTransfer, _ session: any BulkSession, limit: Int = .max) -> Int {
         let before = transfer.wireBytes
         let outcome = transfer.pump(into: session, limit: limit, now: clock.now()) { [unowned self] _ in emit(.transferProgress, info(transfer)) }
         switch outcome {
@@ -165,14 +171,14 @@ public final class TransferDesk {
     }
 
     /// A transfer message arrived.
-    public func session(_ session: PeerSession, bulk message: BulkMessage) {
+    public func session(_ session: any BulkSession, bulk message: BulkMessage) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return }
         let flow = message.flow
         switch message {
         case .offer(_, let more, let totalFiles, let totalBytes, let files):
             offerArrived(session, peer: peer, peerID: peerID, flow: flow, part: files, more: more, totalFiles: totalFiles, totalBytes: totalBytes)
         case .answer(_, let more, let files):
-            guard let transfer = outgoing[flow], transfer.peer == peer else { return stray(session, flow) }
+            guard let transfer = outgoing[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.of(message)) }
             switch transfer.answered(files, more: more, now: clock.now()) {
             case .failure(let error):
                 session.sendBulk(.cancel(flow, reason: .protocolError, text: error.message))
@@ -189,14 +195,14 @@ public final class TransferDesk {
                 }
             }
         case .credit(_, let bytes):
-            guard let transfer = outgoing[flow], transfer.peer == peer else { return }
+            guard let transfer = outgoing[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.of(message)) }
             guard transfer.granted(bytes) else {
                 session.sendBulk(.cancel(flow, reason: .protocolError, text: "credit past the largest window"))
                 return end(transfer, .failed, .protocolError, "the receiver gave credit past the largest window")
             }
             wantsToSend(session)
         case .transferDone:
-            guard let transfer = outgoing[flow], transfer.peer == peer else { return }
+            guard let transfer = outgoing[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.of(message)) }
             end(transfer, .completed, nil, nil)
         case .cancel(_, let reason, let text):
             if let transfer = outgoing[flow], transfer.peer == peer {
@@ -206,12 +212,12 @@ public final class TransferDesk {
                 end(transfer, reason == .cancelled ? .cancelled : .failed, reason, "the sender: \(text)")
             }
         case .block(_, let file, let block, let hash):
-            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.of(message)) }
             received(transfer, session) { _ in
                 transfer.block(file: file, block: block, hash: hash).map { Result.failure($0) } ?? .success(())
             }
         case .fileEnd(_, let file, let hash):
-            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+            guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.of(message)) }
             received(transfer, session) { root in
                 transfer.fileEnd(file: file, hash: hash, root: root, bootID: bootID).map { place($0, of: transfer) }
             }
@@ -222,8 +228,8 @@ public final class TransferDesk {
 
     /// File bytes arrived (in place, valid only during the call): written,
     /// hashed, counted, and credit given back.
-    func chunk(_ flow: FlowID, file: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, from peer: UUID, on session: PeerSession) {
-        guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow) }
+    func chunk(_ flow: FlowID, file: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, from peer: UUID, on session: any BulkSession) {
+        guard let transfer = incoming[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.chunk) }
         received(transfer, session) { root in
             transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: clock.now()) { [unowned self] _ in
                 emit(.transferProgress, info(transfer))
@@ -234,7 +240,7 @@ public final class TransferDesk {
     }
 
     /// Applies `step` to an incoming transfer; a fault cancels it both sides.
-    private func received(_ transfer: IncomingTransfer, _ session: PeerSession, _ step: (FileDescriptor) -> Result<Void, TransferFault>) {
+    private func received(_ transfer: IncomingTransfer, _ session: any BulkSession, _ step: (FileDescriptor) -> Result<Void, TransferFault>) {
         guard !transfer.state.isFinished else { return }
         let root: FileDescriptor
         do { root = try self.root() } catch {
@@ -243,14 +249,16 @@ public final class TransferDesk {
         if case .failure(let fault) = step(root) { fail(transfer, session, fault) }
     }
 
-    func fail(_ transfer: IncomingTransfer, _ session: PeerSession?, _ fault: TransferFault) {
+    func fail(_ transfer: IncomingTransfer, _ session: (any BulkSession)?, _ fault: TransferFault) {
         session?.sendBulk(.cancel(transfer.flow, reason: fault.reason, text: fault.text))
         if let root = try? root() { transfer.discardPartials(root: root) }
         end(transfer, .failed, fault.reason, fault.text)
     }
 
-    private func stray(_ session: PeerSession, _ flow: FlowID) {
-        session.sendBulk(.cancel(flow, reason: .protocolError, text: "no such transfer"))
+    /// A message for a flow this side does not know (``StrayFlowRule``).
+    private func stray(_ session: any BulkSession, _ flow: FlowID, _ rule: StrayFlowRule = .cancel) {
+        guard rule == .cancel else { return }
+        session.sendBulk(.cancel(flow, reason: .protocolError, text: StrayFlowRule.cancelText))
     }
 
     /// The last step of a file, on the disk queue; then the next, or the end.

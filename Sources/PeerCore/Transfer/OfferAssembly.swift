@@ -1,0 +1,65 @@
+/// An incoming offer put together from its parts (issue 21, point 8;
+/// protocol.md §8, "A transfer", step 1): the files in order, the totals the
+/// first part declared, and the limits a peer's list must keep. Pure: the
+/// desk feeds it parts and acts on what it answers.
+public struct OfferAssembly: Sendable, Equatable {
+    /// The most bytes of names in one offer.
+    public static let maxNameBytes = 16 << 20
+    /// What the heap pays per listed file beyond its name.
+    public static let bookkeepingPerFile = 64
+
+    /// What a part did to the offer.
+    public enum Outcome: Sendable, Equatable {
+        /// More parts are to come.
+        case needMore
+        /// The list is whole and adds up to its totals.
+        case complete
+        /// The offer breaks a rule or a limit: it is cancelled with these words.
+        case refused(String)
+    }
+
+    /// The files so far, in the offer's order.
+    public private(set) var files: [OfferedFile] = []
+    /// `total_files` as the first part declared it.
+    public private(set) var declaredFiles = 0
+    /// `total_bytes` as the first part declared it (clamped to `Int64`).
+    public private(set) var declaredBytes: Int64 = 0
+    /// Whether the last part has come and the list adds up.
+    public private(set) var isComplete = false
+    private var nameBytes = 0
+
+    /// An offer with no part yet.
+    public init() {}
+
+    /// What the list costs in memory, counted the way the heap pays for it:
+    /// the names, and ``bookkeepingPerFile`` bytes a file.
+    public var listCost: Int { nameBytes + files.count * Self.bookkeepingPerFile }
+
+    /// Takes one part: `totalFiles` and `totalBytes` count from the first.
+    public mutating func add(_ part: [OfferedFile], more: Bool, totalFiles: UInt32, totalBytes: UInt64) -> Outcome {
+        guard !isComplete else { return .refused("an offer part after the last one") }
+        if files.isEmpty {
+            declaredFiles = Int(totalFiles)
+            declaredBytes = Int64(clamping: totalBytes)
+        }
+        files += part
+        nameBytes += part.reduce(0) { $0 + $1.name.count }
+        guard files.count <= OfferCheck.maxFiles, files.count <= declaredFiles else {
+            return .refused("an offer of more than \(min(declaredFiles, OfferCheck.maxFiles)) files")
+        }
+        guard nameBytes <= Self.maxNameBytes else { return .refused("an offer whose names pass \(Self.maxNameBytes) bytes") }
+        guard !more else { return .needMore }
+        // A hostile peer's sizes must not overflow the sum (nor be negative).
+        var sum: Int64 = 0
+        for file in files {
+            let (next, overflow) = sum.addingReportingOverflow(max(0, file.size))
+            guard !overflow else { return .refused("an offer whose sizes overflow") }
+            sum = next
+        }
+        guard files.count == declaredFiles, sum == declaredBytes else {
+            return .refused("an offer whose files do not add up to its totals")
+        }
+        isComplete = true
+        return .complete
+    }
+}

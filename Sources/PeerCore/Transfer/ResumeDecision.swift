@@ -1,0 +1,45 @@
+/// What a whole incoming offer is (issue 21, points 1.2 and 8): a resume
+/// of the transfer held here or remembered on disk, or a new offer. A resume
+/// must be the same files (the same manifest hash, ``OfferManifest``);
+/// anything else under a known id is decided afresh, never taken as
+/// accepted. Pure: the desk gives it the facts and performs the answer.
+public enum ResumeDecision: Sendable, Equatable {
+    /// The transfer held in memory, offered again on a new session: answer
+    /// it again from what is verified now.
+    case reanswer
+    /// The same offer again while the held one is in a state that takes no
+    /// new answer (offered and waiting for a decision, finished): nothing.
+    case ignore
+    /// Remembered as accepted before a restart, for exactly these files
+    /// from exactly this peer: accept the recorded files again.
+    case resumeRecorded(files: [Int])
+    /// A new offer, asked or decided by policy; `replacing` when it takes
+    /// the id of a held transfer with other files (that one ends, and its
+    /// partial files go).
+    case decideAfresh(replacing: Bool)
+
+    /// The transfer held under the offer's id, if any.
+    public struct Held: Sendable, Equatable {
+        /// Its manifest hash.
+        public var manifest: String
+        /// Its state.
+        public var state: TransferState
+        /// A held transfer.
+        public init(manifest: String, state: TransferState) {
+            self.manifest = manifest
+            self.state = state
+        }
+    }
+
+    /// Decides for an offer from `peerID` whose manifest hashes to
+    /// `manifest`, with the transfer `held` under its id and the acceptance
+    /// `record` on disk for that id.
+    public static func decide(manifest: String, peerID: String, held: Held?, record: AcceptanceRecord?) -> ResumeDecision {
+        if let held {
+            guard held.manifest == manifest else { return .decideAfresh(replacing: true) }
+            return held.state == .interrupted || held.state == .active ? .reanswer : .ignore
+        }
+        if let record, record.binds(peerID: peerID, manifest: manifest) { return .resumeRecorded(files: record.files) }
+        return .decideAfresh(replacing: false)
+    }
+}

@@ -1,0 +1,28 @@
+import FoundationEssentials
+import PeerCore
+
+/// What the transfer desk needs of a session (issue 21, point 8): who is
+/// at the other end, room for bulk frames, and a way to send them. A
+/// ``PeerSession`` is one; a test's fake session is another, so the desk
+/// can be driven message by message without sockets, root or two hosts
+/// (as NIO tests a handler with `EmbeddedChannel`).
+@MainActor
+public protocol BulkSession: AnyObject {
+    /// The peer's row id, once the session knows it.
+    var peerUUID: UUID? { get }
+    /// The peer's proven id, once the handshake is done.
+    var remotePeerID: String? { get }
+    /// Whether the session is accepted and carries data.
+    var isConnected: Bool { get }
+    /// Bytes of bulk frames that may be queued now (0 when none may).
+    var bulkRoom: Int { get }
+    /// Sends one transfer or stream message (protocol.md §8).
+    func sendBulk(_ message: BulkMessage)
+    /// Builds one bulk frame in place: `write` fills up to `capacity`
+    /// plaintext bytes and says how many (nil: send nothing). Returns the
+    /// bytes sent, or nil when the session cannot carry it.
+    @discardableResult
+    func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int?
+}
+
+extension PeerSession: BulkSession {}

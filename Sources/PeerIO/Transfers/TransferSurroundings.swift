@@ -1,0 +1,21 @@
+import FoundationEssentials
+import PeerCore
+
+/// What the transfer desk asks of the rest of the daemon (issue 21, point
+/// 8), given to it at init: the session with a peer, the peer's row,
+/// whether it is paired, how many clients could decide an offer, and where
+/// its events go. The daemon's is ``DaemonTransferSurroundings``; a test
+/// hands in its own, so nothing is left to be wired later.
+@MainActor
+public protocol TransferSurroundings: AnyObject {
+    /// The session counting for `peer`, if one is up.
+    func session(for peer: UUID) -> (any BulkSession)?
+    /// The peer's row.
+    func row(_ peer: UUID) -> PeerSnapshot?
+    /// Whether `peerID` is paired.
+    func isPaired(_ peerID: String) -> Bool
+    /// Subscribed clients that could decide an offer.
+    var deciders: Int { get }
+    /// A transfer event for the clients.
+    func transferEvent(_ kind: EventKind, _ info: TransferInfo)
+}

@@ -1,0 +1,175 @@
+import Foundation
+import Glibc
+import XCTest
+@testable import PeerCore
+@testable import PeerIO
+
+/// A session that records what the desk sends: the tier between the pure
+/// units and the lab (issue 21, point 8). No socket, no Noise, no root.
+@MainActor
+private final class FakeBulkSession: BulkSession {
+    let peerUUID: UUID?
+    let remotePeerID: String?
+    var isConnected = true
+    var bulkRoom = 1 << 20
+    private(set) var sent: [BulkMessage] = []
+
+    init(peer: UUID, peerID: String) {
+        peerUUID = peer
+        remotePeerID = peerID
+    }
+
+    func sendBulk(_ message: BulkMessage) { sent.append(message) }
+
+    func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+        var frame = [UInt8](repeating: 0, count: capacity)
+        guard let count = frame.withUnsafeMutableBytes(write), case .bulk(let message)? = try? WireCodec.decode(Array(frame[0..<count])) else {
+            return nil
+        }
+        sent.append(message)
+        return count
+    }
+}
+
+/// The rest of the daemon as the desk sees it, with one peer.
+@MainActor
+private final class FakeSurroundings: TransferSurroundings {
+    let peer = UUID()
+    let peerID = String(repeating: "ab", count: 16)
+    var paired = true
+    var live: FakeBulkSession?
+    private(set) var events: [(EventKind, TransferInfo)] = []
+
+    func session(for peer: UUID) -> (any BulkSession)? { peer == self.peer ? live : nil }
+    func row(_ peer: UUID) -> PeerSnapshot? {
+        PeerSnapshot(id: peer, peerId: peerID, name: "alpha", state: .connected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
+    }
+    func isPaired(_ peerID: String) -> Bool { paired && peerID == self.peerID }
+    var deciders: Int { 0 }
+    func transferEvent(_ kind: EventKind, _ info: TransferInfo) { events.append((kind, info)) }
+}
+
+/// The transfer desk driven message by message through a fake session: the
+/// receiving side of protocol.md §8's worked example, a resume, a new offer
+/// under an old id, and messages for unknown flows.
+@MainActor
+final class TransferDeskTests: XCTestCase {
+    private var folder = ""
+    private let flow = FlowID(bytes: Array(1...16))!
+    private let hello = Array("hello".utf8)
+
+    override func setUp() async throws {
+        folder = NSTemporaryDirectory() + "peerd-desk-\(UUID().uuidString.prefix(8))"
+        for sub in ["", "/downloads", "/state", "/run"] { mkdir(folder + sub, 0o700) }
+    }
+
+    override func tearDown() async throws {
+        _ = try? FileManager.default.removeItem(atPath: folder)
+    }
+
+    private func desk(_ surroundings: FakeSurroundings, policy: AutoAcceptPolicy = .paired) -> TransferDesk {
+        TransferDesk(downloads: folder + "/downloads", stateDirectory: folder + "/state", runtimeDirectory: folder + "/run",
+                     offerTimeout: 600, partialLifetime: 604_800, policy: policy, surroundings: surroundings,
+                     logger: Logger(level: .error), clock: .system)
+    }
+
+    private func offer(_ name: String = "hi.txt", size: Int64 = 5) -> BulkMessage {
+        .offer(flow, more: false, totalFiles: 1, totalBytes: UInt64(size),
+               files: [OfferedFile(name: Array(name.utf8), size: size, mode: 0o644, mtime: 1_764_460_800)])
+    }
+
+    /// Waits for `condition`, turning the main actor over (the desk's disk
+    /// work answers on the main queue), for at most `seconds`.
+    private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while !condition() {
+            guard Date() < deadline else { return false }
+            try await Task.sleep(nanoseconds: 5_000_000)
+        }
+        return true
+    }
+
+    func testAPairedPeersFileArrivesWholeAndInPlace() async throws {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        desk.session(session, bulk: offer())
+        XCTAssertEqual(session.sent, [.answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)])],
+                       "a paired peer's offer is accepted by policy, from block 0")
+        hello.withUnsafeBytes { desk.chunk(flow, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
+        let blockHash = Blake2b.hash(hello)
+        desk.session(session, bulk: .block(flow, file: 0, block: 0, hash: blockHash))
+        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)))
+        let done = try await eventually { session.sent.contains(.transferDone(flow)) }
+        XCTAssertTrue(done, "no transferDone: \(session.sent)")
+        let landed = folder + "/downloads/alpha/hi.txt"
+        XCTAssertEqual(FileManager.default.contents(atPath: landed).map { Array($0) }, hello)
+        var info = stat()
+        XCTAssertEqual(stat(landed, &info), 0)
+        XCTAssertEqual(info.st_mode & 0o777, 0o644)
+        XCTAssertTrue(world.events.contains { $0.0 == .transferCompleted && $0.1.id == flow.description })
+        XCTAssertNil(desk.acceptances.read(flow), "a finished transfer leaves no acceptance record")
+    }
+
+    func testTheSameOfferOnANewSessionResumesAndOtherFilesAreDecidedAfresh() async throws {
+        let world = FakeSurroundings()
+        let first = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = first
+        let desk = desk(world)
+        desk.session(first, bulk: offer(size: 300_000))
+        XCTAssertEqual(first.sent.count, 1)
+        XCTAssertNotNil(desk.acceptances.read(flow), "the acceptance is recorded in the state directory")
+        desk.sessionDown(first)
+        world.live = nil
+
+        // The same files on a new session: answered again, accepted.
+        let second = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = second
+        desk.session(second, bulk: offer(size: 300_000))
+        XCTAssertEqual(second.sent, [.answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)])])
+        XCTAssertFalse(world.events.contains { $0.0 == .transferFailed }, "a resume ends nothing")
+
+        // Other files under the same id: the held transfer ends, and the
+        // new offer is decided afresh (here accepted again by policy).
+        desk.session(second, bulk: offer("autorun.sh", size: 7))
+        XCTAssertTrue(world.events.contains { $0.0 == .transferFailed && $0.1.detail?.contains("other files") == true },
+                      "\(world.events.map { ($0.0, $0.1.detail ?? "") })")
+        XCTAssertEqual(second.sent.last, .answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)]))
+        let asked = world.events.filter { $0.1.state == .active || $0.1.state == .offered }.last?.1
+        XCTAssertEqual(asked?.totalBytes, 7, "the new offer is the one in progress")
+    }
+
+    func testAnUnpairedPeersOfferWaitsForAClient() {
+        let world = FakeSurroundings()
+        world.paired = false
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        desk.session(session, bulk: offer())
+        XCTAssertEqual(session.sent, [], "nobody decided: nothing is answered")
+        XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.state }, .success(.offered))
+    }
+
+    func testMessagesForUnknownFlowsFollowTheStrayRule() {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        let stray = FlowID(bytes: Array(repeating: 9, count: 16))!
+        let cancel = BulkMessage.cancel(stray, reason: .protocolError, text: StrayFlowRule.cancelText)
+        hello.withUnsafeBytes { desk.chunk(stray, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
+        XCTAssertEqual(session.sent, [cancel], "a chunk for an unknown flow is cancelled")
+        let rows: [BulkMessage] = [
+            .answer(stray, more: false, files: []), .block(stray, file: 0, block: 0, hash: [UInt8](repeating: 0, count: 32)),
+            .fileEnd(stray, file: 0, hash: [UInt8](repeating: 0, count: 32)),
+            .credit(stray, bytes: 10), .transferDone(stray), .cancel(stray, reason: .cancelled, text: ""),
+        ]
+        for message in rows {
+            let before = session.sent.count
+            desk.session(session, bulk: message)
+            let expected = StrayFlowRule.of(message) == .cancel ? [cancel] : []
+            XCTAssertEqual(Array(session.sent[before...]), expected, "\(message)")
+        }
+    }
+}
