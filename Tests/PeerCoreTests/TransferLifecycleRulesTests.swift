@@ -43,7 +43,7 @@ final class TransferLifecycleRulesTests: XCTestCase {
         // (manifest, peer, held, record, decision)
         let rows: [(String, String, ResumeDecision.Held?, AcceptanceRecord?, ResumeDecision)] = [
             ("m1", "p1", nil, nil, .decideAfresh(replacing: false)),
-            ("m1", "p1", nil, record, .resumeRecorded(files: [0, 2])),
+            ("m1", "p1", nil, record, .resumeRecorded(files: [0, 2], replacing: false)),
             ("m2", "p1", nil, record, .decideAfresh(replacing: false)),       // other files under the id: asked afresh
             ("m1", "p2", nil, record, .decideAfresh(replacing: false)),       // another peer's id
             ("m1", "p1", .init(manifest: "m1", state: .interrupted), nil, .reanswer),
@@ -52,6 +52,8 @@ final class TransferLifecycleRulesTests: XCTestCase {
             ("m1", "p1", .init(manifest: "m1", state: .completed), nil, .ignore),
             ("m2", "p1", .init(manifest: "m1", state: .interrupted), nil, .decideAfresh(replacing: true)),
             ("m2", "p1", .init(manifest: "m1", state: .active), record, .decideAfresh(replacing: true)),
+            // Other files took the id for a while (not accepted); the accepted ones come back: a resume, not a question.
+            ("m1", "p1", .init(manifest: "m2", state: .offered), record, .resumeRecorded(files: [0, 2], replacing: true)),
         ]
         for (index, (manifest, peer, held, record, expected)) in rows.enumerated() {
             XCTAssertEqual(ResumeDecision.decide(manifest: manifest, peerID: peer, held: held, record: record), expected, "row \(index)")

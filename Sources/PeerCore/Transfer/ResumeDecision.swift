@@ -10,9 +10,11 @@ public enum ResumeDecision: Sendable, Equatable {
     /// The same offer again while the held one is in a state that takes no
     /// new answer (offered and waiting for a decision, finished): nothing.
     case ignore
-    /// Remembered as accepted before a restart, for exactly these files
-    /// from exactly this peer: accept the recorded files again.
-    case resumeRecorded(files: [Int])
+    /// Remembered as accepted (before a restart, or before another offer
+    /// took the id for a while), for exactly these files from exactly this
+    /// peer: accept the recorded files again, without asking; `replacing`
+    /// when a held transfer with other files gives way first.
+    case resumeRecorded(files: [Int], replacing: Bool)
     /// A new offer, asked or decided by policy; `replacing` when it takes
     /// the id of a held transfer with other files (that one ends, and its
     /// partial files go).
@@ -35,11 +37,11 @@ public enum ResumeDecision: Sendable, Equatable {
     /// `manifest`, with the transfer `held` under its id and the acceptance
     /// `record` on disk for that id.
     public static func decide(manifest: String, peerID: String, held: Held?, record: AcceptanceRecord?) -> ResumeDecision {
-        if let held {
-            guard held.manifest == manifest else { return .decideAfresh(replacing: true) }
+        if let held, held.manifest == manifest {
             return held.state == .interrupted || held.state == .active ? .reanswer : .ignore
         }
-        if let record, record.binds(peerID: peerID, manifest: manifest) { return .resumeRecorded(files: record.files) }
-        return .decideAfresh(replacing: false)
+        let replacing = held != nil
+        if let record, record.binds(peerID: peerID, manifest: manifest) { return .resumeRecorded(files: record.files, replacing: replacing) }
+        return .decideAfresh(replacing: replacing)
     }
 }

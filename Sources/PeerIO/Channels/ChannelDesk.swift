@@ -1,3 +1,4 @@
+import CMalloc
 import FoundationEssentials
 import PeerCore
 
@@ -13,17 +14,22 @@ public final class ChannelDesk {
     private var channels: [UUID: MessageChannel] = [:]
     private let maxMessage: Int
     private let logger: Logger
-    /// Asks for a peer's current session (set by the daemon).
-    public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
-    /// Called when a channel is over (set by the daemon: the memory its
-    /// messages churned through goes back to the system).
-    public var ended: @MainActor () -> Void = {}
+    /// The sessions, by peer: the daemon's one table, given at init.
+    private let sessions: SessionTable
 
-    /// A desk for messages of at most `maxMessage` bytes.
-    public init(maxMessage: Int, logger: Logger) {
+    /// A desk for messages of at most `maxMessage` bytes over the sessions
+    /// of `sessions`.
+    public init(maxMessage: Int, sessions: SessionTable, logger: Logger) {
         self.maxMessage = maxMessage
+        self.sessions = sessions
         self.logger = logger
     }
+
+    /// The session counting for `peer`.
+    func session(_ peer: UUID) -> PeerSession? { sessions[peer] }
+
+    /// A channel is over: the memory its messages churned through goes back.
+    private func ended() { malloc_trim(0) }
 
     /// Channels open now.
     public var count: Int { channels.count }

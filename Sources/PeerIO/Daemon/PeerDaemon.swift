@@ -152,8 +152,8 @@ public final class PeerDaemon {
         transfers = TransferDesk(downloads: config.downloads, stateDirectory: config.stateDirectory, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
                                  offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept,
                                  surroundings: surroundings, logger: logger, clock: clock)
-        streams = StreamDesk(logger: logger, clock: clock)
-        channels = ChannelDesk(maxMessage: config.maxMessage, logger: logger)
+        streams = StreamDesk(sessions: table, logger: logger, clock: clock)
+        channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, logger: logger)
         plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
@@ -225,10 +225,6 @@ public final class PeerDaemon {
                                    queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams,
                                    channels: channels)
         director.bulk = plane
-        channels.session = { [weak self] peer in self?.director.session(for: peer) }
-        channels.ended = { malloc_trim(0) }
-        streams.session = { [weak self] peer in self?.director.session(for: peer) }
-        streams.ended = { malloc_trim(0) }
         router.replay = { [weak self] after in
             guard let self else { return (0, [], false) }
             let held = self.events.events(after: after ?? self.events.lastSeq)

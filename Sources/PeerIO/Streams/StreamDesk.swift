@@ -1,3 +1,4 @@
+import CMalloc
 import FoundationEssentials
 import PeerCore
 import PeerSystem
@@ -24,18 +25,24 @@ public final class StreamDesk {
     private var byFlow: [FlowID: PipeStream] = [:]
     /// Opens from peers that no local pipe has met yet.
     private var remoteOpens: [UUID: [String: (flow: FlowID, expires: Date)]] = [:]
-    /// The session counting for a peer (set before use).
-    public var session: @MainActor (UUID) -> PeerSession? = { _ in nil }
-    /// A stream has bytes to send: the plane gives the session's room out in turns (set before use).
+    /// The sessions, by peer: the daemon's one table, given at init.
+    private let sessions: SessionTable
+    /// A stream has bytes to send: the plane gives the session's room out
+    /// in turns. Set by ``DataPlane``'s init, which owns the turns.
     public var wantsToSend: @MainActor (PeerSession) -> Void = { _ in }
-    /// A stream ended: memory its bulk work left may go back.
-    public var ended: @MainActor () -> Void = {}
 
-    /// A desk.
-    public init(logger: Logger, clock: DaemonClock) {
+    /// A desk over the sessions of `sessions`.
+    public init(sessions: SessionTable, logger: Logger, clock: DaemonClock) {
+        self.sessions = sessions
         self.logger = logger
         self.clock = clock
     }
+
+    /// The session counting for `peer`.
+    func session(_ peer: UUID) -> PeerSession? { sessions[peer] }
+
+    /// A stream ended: the memory its bulk work churned through goes back.
+    private func ended() { malloc_trim(0) }
 
     /// Whether `flow` is one of this desk's streams.
     func owns(_ flow: FlowID) -> Bool { byFlow[flow] != nil }

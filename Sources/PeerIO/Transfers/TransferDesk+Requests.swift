@@ -46,7 +46,7 @@ extension TransferDesk {
         let known = incoming[flow]
         let decision = ResumeDecision.decide(manifest: transfer.manifestHash, peerID: peerID,
                                              held: known.map { .init(manifest: $0.manifestHash, state: $0.state) },
-                                             record: known == nil ? acceptances.read(flow) : nil)
+                                             record: acceptances.read(flow))
         switch decision {
         case .ignore:
             return
@@ -55,21 +55,25 @@ extension TransferDesk {
             guard let known, let root = try? root() else { return }
             send(known.reanswer(root: root, bootID: bootID, now: now), flow: flow, on: session)
             emit(.transferProgress, info(known))
-        case .resumeRecorded(let files):
+        case .resumeRecorded(let files, let replacing):
+            if replacing, let known { giveWay(known, name: name) }
             incoming[flow] = transfer
             log.info("transfer \(flow) from '\(name)': accepted before; resuming")
             accept(transfer, Set(files), session: session, resuming: true)
         case .decideAfresh(let replacing):
-            if replacing, let known {
-                // Other files under an id held here (issue 21, point 1.2): what
-                // was accepted is not carried over; the new offer is decided afresh.
-                log.warning("transfer \(flow) from '\(name)': offered again with other files; the earlier offer ends and this one is decided afresh")
-                if let root = try? root() { known.discardPartials(root: root) }
-                end(known, .failed, .protocolError, "the sender offered other files under the same transfer id")
-            }
+            if replacing, let known { giveWay(known, name: name) }
             incoming[flow] = transfer
             decide(transfer, session)
         }
+    }
+
+    /// Other files under an id held here (issue 21, point 1.2): the held
+    /// transfer ends and its partial files go; what it was accepted for is
+    /// not carried over to the new offer.
+    private func giveWay(_ known: IncomingTransfer, name: String) {
+        log.warning("transfer \(known.flow) from '\(name)': offered again with other files; the earlier offer ends and this one is decided afresh")
+        if let root = try? root() { known.discardPartials(root: root) }
+        end(known, .failed, .protocolError, "the sender offered other files under the same transfer id")
     }
 
     /// The disk's room for offers now: free bytes and inodes, what the
