@@ -3,6 +3,8 @@
 #   make test   install dependencies, build, unit tests, two-host integration tests
 #   make build  compile (warnings are errors)
 #   make fuzz   libFuzzer harnesses for every parser of outside input, FUZZ_RUNS executions each
+#   make soak   four paired lab hosts under traffic and random faults for SOAK_MINUTES (20), then
+#               every message, file and pipe accounted for (Tests/soak/soak.sh); make test runs 3 minutes
 
 SWIFT       ?= swift
 CONFIG      ?= debug
@@ -14,7 +16,7 @@ BIN         := .build/$(CONFIG)
 # with dbus's own units.
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus \
-                systemd nftables
+                systemd nftables gcc libc6-dev
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=
@@ -29,8 +31,11 @@ SYSCONFDIR  ?= /etc
 FUZZ_RUNS   ?= 1000000
 # The CI smoke: each harness from its corpus in Tests/fuzz/corpus.
 FUZZ_SMOKE_RUNS ?= 5000
+# The soak's length in minutes (make soak), and the short one make test runs.
+SOAK_MINUTES ?= 20
+SOAK_SMOKE_MINUTES ?= 3
 
-.PHONY: all deps build unit integration fuzz fuzz-smoke test demo bench bench-bulk clean install uninstall
+.PHONY: all deps build unit integration fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
 
 all: build
 
@@ -58,7 +63,13 @@ fuzz: deps
 fuzz-smoke: deps
 	SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 
-test: unit fuzz-smoke integration
+soak: build
+	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_MINUTES) Tests/soak/soak.sh
+
+soak-smoke: build
+	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_SMOKE_MINUTES) Tests/soak/soak.sh
+
+test: unit fuzz-smoke integration soak-smoke
 
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh

@@ -44,6 +44,13 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var sessions: Int = 0
     /// Control clients subscribed to events.
     public var subscribers: Int = 0
+    /// Bytes of heap in use (glibc's `mallinfo2().uordblks`), and free in
+    /// the heap but not given back (`fordblks`): what tells live data from
+    /// fragments when private memory grows (issue 21, point 7). Absent from
+    /// a daemon that does not report them.
+    public var heapInUse: Int?
+    /// See ``heapInUse``.
+    public var heapFree: Int?
 
     /// Creates a status.
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,

@@ -301,7 +301,8 @@ public final class PeerDaemon {
     /// The daemon's status (`status`).
     private func status() -> DaemonStatus {
         let peers = directory.all
-        return DaemonStatus(
+        let heap = mallinfo2()
+        var status = DaemonStatus(
             version: PeerdVersion.string, pid: getpid(), uptime: Int(clock.now().timeIntervalSince(startedAt)),
             peerId: identityKey.peerID, requestedName: discovery.requestedName, name: discovery.name,
             serviceType: config.serviceType, port: sessionListener.port, interfaces: config.interfaces,
@@ -310,6 +311,9 @@ public final class PeerDaemon {
             peersRejected: directory.rejectedCount, eventSeq: events.lastSeq, socket: control.path,
             sessions: director.count, subscribers: control.subscriberCount,
             unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
+        status.heapInUse = Int(heap.uordblks)
+        status.heapFree = Int(heap.fordblks)
+        return status
     }
 
     /// Withdraws the service, frees Avahi, closes the sockets and removes the
