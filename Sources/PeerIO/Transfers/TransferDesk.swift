@@ -73,7 +73,7 @@ public final class TransferDesk {
         self.policy = policy
         self.logger = logger
         self.clock = clock
-        bootID = Self.readBootID() ?? Self.bootToken(in: runtimeDirectory)
+        bootID = BootIdentity.read(runtimeDirectory: runtimeDirectory)
     }
 
     /// The download directory, opened (and made) on first use, and again
@@ -87,32 +87,6 @@ public final class TransferDesk {
         let fd = try DownloadFolder.openRoot(downloads)
         rootFD = fd
         return fd
-    }
-
-    /// `/proc/sys/kernel/random/boot_id` as 16 bytes; nil when `/proc`
-    /// hides it (systemd's `ProcSubset=pid`).
-    private static func readBootID() -> [UInt8]? {
-        guard let fd = try? FileDescriptor(rawValue: AT_FDCWD).openAt("/proc/sys/kernel/random/boot_id", flags: O_RDONLY) else { return nil }
-        defer { fd.close() }
-        let hex = String(decoding: (try? fd.read(count: 64, at: 0)) ?? [], as: UTF8.self).filter(\.isHexDigit)
-        return FlowID(hex: String(hex.prefix(32)))?.bytes
-    }
-
-    /// A random id kept in `directory` (`boot-id`), which is emptied at
-    /// boot (`/run/peerd`): the same for every start in one boot, new after
-    /// a reboot. Zeros if it cannot be kept (then every resume after a
-    /// restart hashes its blocks again, which is safe).
-    private static func bootToken(in directory: String) -> [UInt8] {
-        let path = directory + "/boot-id"
-        let cwd = FileDescriptor(rawValue: AT_FDCWD)
-        if let fd = try? cwd.openAt(path, flags: O_RDONLY) {
-            defer { fd.close() }
-            if let bytes = try? fd.read(count: 16, at: 0), bytes.count == 16 { return bytes }
-        }
-        let token = Sodium.randomBytes(16)
-        guard let fd = try? cwd.openAt(path, flags: O_WRONLY | O_CREAT | O_TRUNC) else { return [UInt8](repeating: 0, count: 16) }
-        defer { fd.close() }
-        return (try? fd.write(token, at: 0)) != nil ? token : [UInt8](repeating: 0, count: 16)
     }
 
     // MARK: Sessions
