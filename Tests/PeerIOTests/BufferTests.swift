@@ -173,9 +173,9 @@ final class OutputBufferTests: XCTestCase {
     }
 
     /// Issue 21, point 4: the queue counts what its buffers cost, not their
-    /// payload. 10,000 pongs of 27 bytes cost about their bytes (chunks get
-    /// their full room at once, never doubling), and nothing once written.
-    func testMemoryCostCountsCapacitiesAndTinyFramesDoNotDouble() {
+    /// payload. 10,000 pongs of 27 bytes cost about their bytes (a chunk
+    /// doubles only up to its 64 KiB), and nothing once written.
+    func testMemoryCostCountsCapacitiesAndChunksNeverGrowPastTheirSize() {
         var queue = OutboundQueue(limit: 1 << 30)
         for _ in 0..<10_000 { queue.appendCoalescing([UInt8](repeating: 7, count: 27)) }
         XCTAssertEqual(queue.byteCount, 270_000)

@@ -62,9 +62,12 @@ public struct OutboundQueue: Sendable {
 
     /// Queues bytes of a stream (no line boundaries to keep), joined to the
     /// last chunk while it has not started going out and stays under
-    /// `chunk` bytes: many small frames leave in one `send`. A chunk that
-    /// takes a second frame is given `chunk` bytes of room at once, so it
-    /// never doubles its way up (a doubled buffer costs twice its bytes).
+    /// `chunk` bytes: many small frames leave in one `send`. A chunk grows
+    /// by doubling, capped at `chunk` (never past it: a doubled 64 KiB
+    /// buffer would cost twice its bytes), and ``memoryCost`` counts its
+    /// capacity, so what the growth costs is bounded. (Giving every chunk
+    /// its 64 KiB at once churned the heap with 64 KiB buffers for a pair
+    /// of acks, and the fragments stayed: the soak saw it.)
     /// `answer` marks bytes the peer asked for (a pong), counted in
     /// ``answerBytes`` until written.
     public mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024, answer: Bool = false) {
@@ -72,7 +75,8 @@ public struct OutboundQueue: Sendable {
         let start = queuedTotal
         if let last = chunks.indices.last, last > 0 || offset == 0, chunks[last].count + bytes.count <= chunk {
             let before = chunks[last].capacity
-            if before < chunks[last].count + bytes.count { chunks[last].reserveCapacity(chunk) }
+            let needed = chunks[last].count + bytes.count
+            if before < needed { chunks[last].reserveCapacity(min(chunk, max(needed, 2 * before))) }
             chunks[last].append(contentsOf: bytes)
             memoryCost += chunks[last].capacity - before
             byteCount += bytes.count
