@@ -20,7 +20,7 @@ public final class PeerDaemon {
     private let sessionListener: TCPListener
     private let discovery: DiscoveryCoordinator
     /// Numbers events, keeps them for replay, and sends them to clients.
-    private var events: EventOutlet!
+    private let events: EventOutlet
     private let directory: PeerDirectory
     private let invitations: InvitationDesk
     private let pairing: PairingCoordinator
