@@ -15,9 +15,9 @@ final class PeerDirectoryTests: XCTestCase {
 
     @MainActor
     func testChangesBecomeEventsAndStateIsTheDirectorysOwn() async {
-        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 10, maxUnverifiedPeers: 10, clock: DaemonClock { [start] in start })
         var events: [(EventKind, String, ConnectionState?, CloseReason?)] = []
-        directory.emit = { events.append(($0.type, $0.peer?.name ?? "-", $0.peer?.state, $0.reason)) }
+        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 10, maxUnverifiedPeers: 10, clock: DaemonClock { [start] in start },
+                                      emit: { events.append(($0.type, $0.peer?.name ?? "-", $0.peer?.state, $0.reason)) })
         directory.isPaired = { $0 == "aa" }
         let id = UUID(), other = UUID()
         directory.apply([.found(row(id, "alpha")), .found(row(other, "beta", peerID: "bb"))])
@@ -49,9 +49,9 @@ final class PeerDirectoryTests: XCTestCase {
 
     @MainActor
     func testSeededRowsComeFirstAndAreNotReplacedBySeedingAgain() async {
-        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 10, maxUnverifiedPeers: 10, clock: DaemonClock { [start] in start })
         var emitted = 0
-        directory.emit = { _ in emitted += 1 }
+        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 10, maxUnverifiedPeers: 10, clock: DaemonClock { [start] in start },
+                                      emit: { _ in emitted += 1 })
         let id = UUID()
         directory.seed([row(id, "paired")])
         directory.seed([row(id, "renamed")])
@@ -62,7 +62,7 @@ final class PeerDirectoryTests: XCTestCase {
 
     @MainActor
     func testRejectionsAreCountedAndLoggedSparingly() async {
-        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 1, maxUnverifiedPeers: 1, clock: DaemonClock { [start] in start })
+        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 1, maxUnverifiedPeers: 1, clock: DaemonClock { [start] in start }, emit: { _ in })
         for n in 0..<5 { directory.apply([.rejectedAtCap(.instanceName("svc\(n)"), unverified: false)]) }
         XCTAssertEqual(directory.rejectedCount, 5)
         XCTAssertTrue(directory.all.isEmpty)

@@ -22,13 +22,15 @@ public final class PairingCoordinator {
     private let logger: Logger
     private let directory: PeerDirectory
     private let clock: DaemonClock
-    /// Numbers and sends an event to subscribers (set before use).
-    public var emit: @MainActor (ControlEvent) -> Void = { _ in }
+    /// Numbers and sends an event to subscribers (given at init).
+    private let emit: @MainActor (ControlEvent) -> Void
     /// Clients subscribed to events, who could confirm a code (set before use).
     public var subscribers: @MainActor () -> Int = { 0 }
 
     /// Pairings whose results `trust` stores.
-    public init(trust: TrustDesk, timeout: TimeInterval, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system) {
+    public init(trust: TrustDesk, timeout: TimeInterval, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
+                emit: @escaping @MainActor (ControlEvent) -> Void) {
+        self.emit = emit
         self.clock = clock
         self.trust = trust
         self.timeout = timeout

@@ -139,10 +139,12 @@ public final class PeerDaemon {
         let events = EventOutlet(history: config.eventHistory, control: control)
         self.events = events
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
-        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock)
+        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock,
+                                  emit: events.emit)
         trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
-                          clock: clock)
-        pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock)
+                          clock: clock, emit: events.emit)
+        pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock,
+                                     emit: events.emit)
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
         // The sessions' one table, shared by the director (its writer) and
         // the desks that look sessions up by peer.
@@ -159,7 +161,7 @@ public final class PeerDaemon {
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
-                                   emit: { [unowned self] event in self.emit(event) }, clock: clock)
+                                   emit: events.emit, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
                                    addGate: AddGate(allowLocal: config.allowLocalAdd, clock: clock))
@@ -247,15 +249,12 @@ public final class PeerDaemon {
         reconnect.dial = { [weak self] peer, endpoints, peerID in self?.director.dialPaired(peer, endpoints: endpoints, peerID: peerID) }
         directory.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
         directory.liveSession = { [weak self] peer in self?.director.table.liveAddress(peer) }
-        directory.emit = { [weak self] event in self?.emit(event) }
         directory.onRow = { [weak self] row, kind in
             guard let self else { return }
             if kind == .peerFound { self.reconnect.appeared(row, now: clock.now()) }
             self.director.rowChanged(row)
         }
-        pairing.emit = { [weak self] event in self?.emit(event) }
         pairing.subscribers = { [weak self] in self?.control.subscriberCount ?? 0 }
-        trust.emit = { [weak self] event in self?.emit(event) }
         trust.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
         invitations.onWaiting = { [weak self] info in
             guard let self else { return }

@@ -24,13 +24,15 @@ public final class PeerDirectory {
     public var isPaired: @MainActor (String) -> Bool = { _ in false }
     /// The address of a peer's live, authenticated session, if any.
     public var liveSession: @MainActor (UUID) -> String? = { _ in nil }
-    /// Numbers and sends an event to subscribers.
-    public var emit: @MainActor (ControlEvent) -> Void = { _ in }
+    /// Numbers and sends an event to subscribers (given at init).
+    private let emit: @MainActor (ControlEvent) -> Void
     /// A row was found or updated (after the event went out).
     public var onRow: @MainActor (PeerSnapshot, EventKind) -> Void = { _, _ in }
 
     /// An empty directory; the caps are for log lines.
-    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system) {
+    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system,
+                emit: @escaping @MainActor (ControlEvent) -> Void) {
+        self.emit = emit
         self.clock = clock
         self.logger = logger
         self.maxPeers = maxPeers
