@@ -32,7 +32,7 @@ public final class DiscoveryCoordinator {
     private let clock: DaemonClock
     private var stopped = false
     /// The identity actor's changes, in order (set before ``start()``).
-    public var onChanges: @MainActor ([PeerChange]) -> Void = { _ in }
+    private let onChanges: @MainActor ([PeerChange]) -> Void
     /// Rows the identity actor may not evict (set before ``start()``).
     public var protectedRows: @MainActor () -> Set<UUID> = { [] }
     /// Rows known from mDNS alone, as of the last change.
@@ -43,7 +43,8 @@ public final class DiscoveryCoordinator {
     /// limit is 1024 by default).
     public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, lane: IdentityLane,
                 logger: Logger, name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16,
-                ownPeerID: String, maxResolvers: Int, clock: DaemonClock) {
+                ownPeerID: String, maxResolvers: Int, clock: DaemonClock, onChanges: @escaping @MainActor ([PeerChange]) -> Void) {
+        self.onChanges = onChanges
         self.avahi = avahi
         self.events = events
         self.identity = identity

@@ -11,11 +11,13 @@ public final class InvitationDesk {
     private var limiter: RateLimiter<Int>
     private let rate: Int
     private let logger: Logger
-    /// An invitation now waits for a client (set before use: the `invitation` event).
-    public var onWaiting: @MainActor (InvitationInfo) -> Void = { _ in }
+    /// An invitation now waits for a client: the `invitation` event (given at init).
+    private let onWaiting: @MainActor (InvitationInfo) -> Void
 
-    /// A desk allowing `rate` invitations a minute from unpaired peers (bursts of as many).
-    public init(rate: Int, logger: Logger) {
+    /// A desk allowing `rate` invitations a minute from unpaired peers
+    /// (bursts of as many); `onWaiting` hears of each one that waits.
+    public init(rate: Int, logger: Logger, onWaiting: @escaping @MainActor (InvitationInfo) -> Void) {
+        self.onWaiting = onWaiting
         self.rate = rate
         limiter = RateLimiter<Int>(perSecond: Double(rate) / 60, burst: Double(rate))
         self.logger = logger

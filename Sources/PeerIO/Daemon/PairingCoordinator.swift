@@ -24,13 +24,14 @@ public final class PairingCoordinator {
     private let clock: DaemonClock
     /// Numbers and sends an event to subscribers (given at init).
     private let emit: @MainActor (ControlEvent) -> Void
-    /// Clients subscribed to events, who could confirm a code (set before use).
-    public var subscribers: @MainActor () -> Int = { 0 }
+    /// Clients subscribed to events, who could confirm a code (given at init).
+    private let subscribers: @MainActor () -> Int
 
     /// Pairings whose results `trust` stores.
     public init(trust: TrustDesk, timeout: TimeInterval, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
-                emit: @escaping @MainActor (ControlEvent) -> Void) {
+                emit: @escaping @MainActor (ControlEvent) -> Void, subscribers: @escaping @MainActor () -> Int) {
         self.emit = emit
+        self.subscribers = subscribers
         self.clock = clock
         self.trust = trust
         self.timeout = timeout

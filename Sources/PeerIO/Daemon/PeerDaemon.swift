@@ -131,24 +131,29 @@ public final class PeerDaemon {
                                  clock: clock.now)
         // The maximum number of open resolvers: bounded by Avahi's
         // per-client object limit (1024 by default) anyway, and by the peer cap.
+        let events = EventOutlet(history: config.eventHistory, control: control)
+        self.events = events
+        // The sessions' one table, shared by the director (its writer) and
+        // the components that look sessions up by peer.
+        let table = SessionTable()
+        let directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock,
+                                      sessions: table, emit: events.emit)
+        self.directory = directory
         discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, lane: lane, logger: logger,
                                          name: config.name, serviceType: config.serviceType, interfaceIndexes: interfaceIndexes,
                                          txt: txt, port: sessionListener.port, ownPeerID: loaded.key.peerID,
-                                         maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock)
+                                         maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock,
+                                         onChanges: { changes in directory.apply(changes) })
         reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger, clock: clock)
-        let events = EventOutlet(history: config.eventHistory, control: control)
-        self.events = events
-        invitations = InvitationDesk(rate: config.invitationRate, logger: logger)
-        directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock,
-                                  emit: events.emit)
+        invitations = InvitationDesk(rate: config.invitationRate, logger: logger, onWaiting: { [clock] info in
+            events.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: directory.row(info.peer), invitation: info))
+        })
+        let queued = self.queued
         trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
-                          clock: clock, emit: events.emit)
+                          clock: clock, emit: events.emit, onUnpaired: { peerID, peer in queued.discard(peerID, peer: peer) })
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock,
-                                     emit: events.emit)
+                                     emit: events.emit, subscribers: { [control] in control.subscriberCount })
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        // The sessions' one table, shared by the director (its writer) and
-        // the desks that look sessions up by peer.
-        let table = SessionTable()
         let surroundings = DaemonTransferSurroundings(sessions: table, directory: directory, trust: trust, control: control, clock: clock,
                                                       emit: events.emit)
         transfers = TransferDesk(downloads: config.downloads, stateDirectory: config.stateDirectory, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
@@ -248,26 +253,12 @@ public final class PeerDaemon {
         reconnect.row = { [weak self] peer in self?.directory.row(peer) }
         reconnect.dial = { [weak self] peer, endpoints, peerID in self?.director.dialPaired(peer, endpoints: endpoints, peerID: peerID) }
         directory.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
-        directory.liveSession = { [weak self] peer in self?.director.table.liveAddress(peer) }
         directory.onRow = { [weak self] row, kind in
             guard let self else { return }
             if kind == .peerFound { self.reconnect.appeared(row, now: clock.now()) }
             self.director.rowChanged(row)
         }
-        pairing.subscribers = { [weak self] in self?.control.subscriberCount ?? 0 }
-        trust.onUnpaired = { [weak self] peerID, peer in self?.queued.discard(peerID, peer: peer) }
-        invitations.onWaiting = { [weak self] info in
-            guard let self else { return }
-            self.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: self.directory.row(info.peer), invitation: info))
-        }
-        discovery.onChanges = { [weak self] changes in self?.directory.apply(changes) }
         discovery.protectedRows = { [weak self] in self?.director.protectedRows ?? [] }
-    }
-
-    /// Numbers an event and sends it to subscribers; live-only kinds
-    /// (``EventKind/isLiveOnly``) are not kept for replay.
-    private func emit(_ event: ControlEvent) {
-        events.emit(event)
     }
 
     /// Once a second, from the main queue: every component's clock. The

@@ -22,16 +22,20 @@ public final class PeerDirectory {
     private let clock: DaemonClock
     /// Whether a peer id is in the trust store (set before use).
     public var isPaired: @MainActor (String) -> Bool = { _ in false }
+    /// The sessions, for the address of a peer's live, authenticated one
+    /// (given at init: the daemon's one table).
+    private let sessions: SessionTable?
     /// The address of a peer's live, authenticated session, if any.
-    public var liveSession: @MainActor (UUID) -> String? = { _ in nil }
+    private func liveSession(_ peer: UUID) -> String? { sessions?.liveAddress(peer) }
     /// Numbers and sends an event to subscribers (given at init).
     private let emit: @MainActor (ControlEvent) -> Void
     /// A row was found or updated (after the event went out).
     public var onRow: @MainActor (PeerSnapshot, EventKind) -> Void = { _, _ in }
 
     /// An empty directory; the caps are for log lines.
-    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system,
+    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system, sessions: SessionTable? = nil,
                 emit: @escaping @MainActor (ControlEvent) -> Void) {
+        self.sessions = sessions
         self.emit = emit
         self.clock = clock
         self.logger = logger

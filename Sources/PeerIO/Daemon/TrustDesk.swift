@@ -15,14 +15,16 @@ public final class TrustDesk {
     private let clock: DaemonClock
     /// Numbers and sends an event to subscribers (given at init).
     private let emit: @MainActor (ControlEvent) -> Void
-    /// A peer's trust was removed here (its queue goes with it; set before use).
-    public var onUnpaired: @MainActor (_ peerID: String, _ peer: UUID) -> Void = { _, _ in }
+    /// A peer's trust was removed here: its queue goes with it (given at init).
+    private let onUnpaired: @MainActor (_ peerID: String, _ peer: UUID) -> Void
 
     /// The desk of `keeper` (its store opened by the caller, so a corrupt
     /// store stops start-up before anything else runs).
     public init(keeper: TrustKeeper, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
-                emit: @escaping @MainActor (ControlEvent) -> Void) {
+                emit: @escaping @MainActor (ControlEvent) -> Void,
+                onUnpaired: @escaping @MainActor (_ peerID: String, _ peer: UUID) -> Void) {
         self.emit = emit
+        self.onUnpaired = onUnpaired
         self.keeper = keeper
         self.autoAccept = autoAccept
         self.directory = directory
