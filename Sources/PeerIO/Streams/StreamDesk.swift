@@ -26,20 +26,20 @@ public final class StreamDesk {
     /// Opens from peers that no local pipe has met yet.
     private var remoteOpens: [UUID: [String: (flow: FlowID, expires: Date)]] = [:]
     /// The sessions, by peer: the daemon's one table, given at init.
-    private let sessions: SessionTable
+    private let sessions: any BulkSessions
     /// A stream has bytes to send: the plane gives the session's room out
     /// in turns. Set by ``DataPlane``'s init, which owns the turns.
-    public var wantsToSend: @MainActor (PeerSession) -> Void = { _ in }
+    public var wantsToSend: @MainActor (any BulkSession) -> Void = { _ in }
 
     /// A desk over the sessions of `sessions`.
-    public init(sessions: SessionTable, logger: Logger, clock: DaemonClock) {
+    public init(sessions: any BulkSessions, logger: Logger, clock: DaemonClock) {
         self.sessions = sessions
         self.logger = logger
         self.clock = clock
     }
 
     /// The session counting for `peer`.
-    func session(_ peer: UUID) -> PeerSession? { sessions[peer] }
+    func session(_ peer: UUID) -> (any BulkSession)? { sessions.bulkSession(for: peer) }
 
     /// A stream ended: the memory its bulk work churned through goes back.
     private func ended() { malloc_trim(0) }
@@ -93,7 +93,7 @@ public final class StreamDesk {
     // MARK: The wire
 
     /// A stream message, or a `credit` for a stream.
-    func received(_ message: BulkMessage, from peer: UUID, on session: PeerSession) {
+    func received(_ message: BulkMessage, from peer: UUID, on session: any BulkSession) {
         switch message {
         case .streamOpen(let flow, let name):
             if let stream = streams[peer]?[name], stream.flow == nil {

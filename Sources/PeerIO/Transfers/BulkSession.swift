@@ -26,3 +26,15 @@ public protocol BulkSession: AnyObject {
 }
 
 extension PeerSession: BulkSession {}
+
+/// Where a desk finds the session with a peer: the daemon's one
+/// ``SessionTable``, or a test's table of fake sessions.
+@MainActor
+public protocol BulkSessions: AnyObject {
+    /// The session counting for `peer`, if one is up.
+    func bulkSession(for peer: UUID) -> (any BulkSession)?
+}
+
+extension SessionTable: BulkSessions {
+    public func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer] }
+}

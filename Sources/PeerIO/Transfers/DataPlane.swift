@@ -24,7 +24,9 @@ public final class DataPlane: BulkRoom {
             // Only a real session has turns to give; a test's fake has none.
             if let session = session as? PeerSession { self.sessionCanSendBulk(session) }
         }
-        streams.wantsToSend = { [unowned self] session in self.sessionCanSendBulk(session) }
+        streams.wantsToSend = { [unowned self] session in
+            if let session = session as? PeerSession { self.sessionCanSendBulk(session) }
+        }
     }
 
     public func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }

@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+@testable import PeerCore
+@testable import PeerIO
+
+/// A session that records what the stream desk sends (issue 21, point 8).
+@MainActor
+private final class RecordingSession: BulkSession {
+    let peerUUID: UUID?
+    let remotePeerID: String? = String(repeating: "cd", count: 16)
+    let isConnected = true
+    let bulkRoom = 1 << 20
+    private(set) var sent: [BulkMessage] = []
+
+    init(peer: UUID) { peerUUID = peer }
+
+    func sendBulk(_ message: BulkMessage) { sent.append(message) }
+    func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? { nil }
+}
+
+/// One fake session by peer.
+@MainActor
+private final class FakeSessions: BulkSessions {
+    var byPeer: [UUID: RecordingSession] = [:]
+    func bulkSession(for peer: UUID) -> (any BulkSession)? { byPeer[peer] }
+}
+
+/// The stream desk driven through a fake session: opens that no local
+/// program meets, the bound on them, and messages for unknown flows
+/// (protocol.md §8, "Streams").
+@MainActor
+final class StreamDeskTests: XCTestCase {
+    private let start = Date(timeIntervalSince1970: 1_000_000)
+
+    private func flow(_ byte: UInt8) -> FlowID { FlowID(bytes: [UInt8](repeating: byte, count: 16))! }
+
+    func testUnmetOpensAreResetAfterTheirWaitAndBoundedPerPeer() async {
+        let peer = UUID()
+        let session = RecordingSession(peer: peer)
+        let sessions = FakeSessions()
+        sessions.byPeer[peer] = session
+        // Opens are stamped by the desk's clock; the ticks say the time.
+        let desk = StreamDesk(sessions: sessions, logger: Logger(level: .error), clock: DaemonClock { [start] in start })
+        for index in 0..<StreamDesk.maxRemoteOpens {
+            desk.received(.streamOpen(flow(UInt8(index)), name: "s\(index)"), from: peer, on: session)
+        }
+        XCTAssertEqual(session.sent, [], "up to \(StreamDesk.maxRemoteOpens) opens wait for a local program")
+        desk.received(.streamOpen(flow(99), name: "one too many"), from: peer, on: session)
+        XCTAssertEqual(session.sent, [.streamReset(flow(99), reason: .busy, text: "too many streams wait here")])
+
+        desk.tick(now: start.addingTimeInterval(StreamDesk.openWait - 1))
+        XCTAssertEqual(session.sent.count, 1, "not yet: the wait is \(Int(StreamDesk.openWait)) s")
+        desk.tick(now: start.addingTimeInterval(StreamDesk.openWait))
+        let resets = session.sent.dropFirst()
+        XCTAssertEqual(resets.count, StreamDesk.maxRemoteOpens)
+        XCTAssertTrue(resets.allSatisfy { if case .streamReset(_, .unknownName, _) = $0 { true } else { false } }, "\(resets)")
+        desk.received(.streamOpen(flow(100), name: "later"), from: peer, on: session)
+        XCTAssertEqual(session.sent.count, 1 + StreamDesk.maxRemoteOpens, "the bound frees as the opens go")
+    }
+
+    func testMessagesForUnknownStreamsAreIgnored() async {
+        let peer = UUID()
+        let session = RecordingSession(peer: peer)
+        let sessions = FakeSessions()
+        sessions.byPeer[peer] = session
+        let desk = StreamDesk(sessions: sessions, logger: Logger(level: .error), clock: .system)
+        let stray = flow(7)
+        for message: BulkMessage in [.streamEnd(stray), .streamReset(stray, reason: .closed, text: ""), .credit(stray, bytes: 10)] {
+            XCTAssertEqual(StrayFlowRule.of(message), .ignore)
+            desk.received(message, from: peer, on: session)
+        }
+        Array("bytes".utf8).withUnsafeBytes { desk.data(stray, bytes: $0, from: peer) }
+        XCTAssertEqual(session.sent, [], "nothing is answered for a stream this side does not know")
+    }
+}
