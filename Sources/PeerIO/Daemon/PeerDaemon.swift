@@ -67,7 +67,11 @@ public final class PeerDaemon {
         startedAt = clock.now()
         self.config = config
         self.logger = logger
-        _ = mallopt(M_MMAP_THRESHOLD, 256 * 1024)
+        // Buffers of 64 KiB and more (frames, read buffers, coalesced
+        // output) get mappings of their own, so freeing one returns it whole:
+        // on the heap, they left free fragments that pinned pages between
+        // small live objects (the soak, issue 21: up to 600 KB after faults).
+        _ = mallopt(M_MMAP_THRESHOLD, 64 * 1024)
         // Bulk work frees and reallocates frame-sized buffers all the time:
         // freed memory stays for reuse (no page fault per frame) until the
         // transfer or stream ends, which trims it (``malloc_trim``).
