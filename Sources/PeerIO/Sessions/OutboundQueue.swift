@@ -67,7 +67,7 @@ public struct OutboundQueue: Sendable {
     /// buffer would cost twice its bytes), and ``memoryCost`` counts its
     /// capacity, so what the growth costs is bounded. (Giving every chunk
     /// its 64 KiB at once churned the heap with 64 KiB buffers for a pair
-    /// of acks, and the fragments stayed: the soak saw it.)
+    /// of acks: a suspect for the fragments the soak's memory check found.)
     /// `answer` marks bytes the peer asked for (a pong), counted in
     /// ``answerBytes`` until written.
     public mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024, answer: Bool = false) {
