@@ -124,7 +124,11 @@ def main():
         elif state in ("failed", "declined", "cancelled") and reason.strip():
             file_outcomes["%s: %s" % (state, reason.split()[0])] += 1
         else:
-            file_problems.append("%s (%s -> %s) ended %s without a reason" % (name, sender, receiver, state))
+            # stuck: never offered in 240 s (the reason gives the last
+            # refusal); any other state: still in it after 240 s.
+            file_problems.append("%s (%s -> %s, transfer %s) ended %s without a reason%s"
+                                 % (name, sender, receiver, transfer, state,
+                                    (": " + reason.strip()) if reason.strip() else ""))
             file_outcomes["no reason: " + state] += 1
     check("every file arrived byte-identical or says why not", not file_problems, "; ".join(file_problems[:6]))
     check("files were sent", file_outcomes["identical"] > 0, "%d identical" % file_outcomes["identical"])

@@ -151,10 +151,14 @@ send_files() {
         local f="$SOAK/files/f$i-$n.bin"
         head -c $(( (RANDOM % 24 + 1) * 1048576 )) /dev/urandom >"$f"
         local id="" state="" reason="" deadline=$(( $(date +%s) + 240 ))
-        while [ -z "$id" ] && [ "$(date +%s)" -lt "$deadline" ] && [ ! -e "$SOAK/quiet" ]; do
-            id=$(ctl "$i" --json send-file "host$j" "$f" --no-wait 2>/dev/null | jq -r '.id // empty')
+        # A file once begun is offered until it is, even after quiet: a
+        # fault just before the end (the sender killed) only delays it.
+        while [ -z "$id" ] && [ "$(date +%s)" -lt "$deadline" ]; do
+            id=$(ctl "$i" --json send-file "host$j" "$f" --no-wait 2>"$SOAK/files/offer-err$i" | jq -r '.id // empty')
             [ -n "$id" ] || sleep 1
         done
+        # Never offered in 240 s: the last refusal says why.
+        [ -n "$id" ] || reason="never offered: $(tail -n 1 "$SOAK/files/offer-err$i" 2>/dev/null)"
         if [ -n "$id" ]; then
             while [ "$(date +%s)" -lt "$deadline" ]; do
                 local info
