@@ -7,6 +7,10 @@ import XCTest
 /// Answers `peers` with an empty list and everything else with `notFound`.
 @MainActor
 private final class PeersOnly: ControlRequestHandler {
+    func clientWrote(_ client: ControlConnection) {}
+    func clientClosed(_ client: ControlConnection) {}
+    func subscriberDrained() {}
+
     func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         switch method {
         case .subscribe: return .subscribed(SubscribeResult(seq: 0, replayed: 0, truncated: false), replay: [], then: nil)
@@ -71,7 +75,6 @@ final class ControlServerLimitsTests: XCTestCase {
     private func server(maxLine: Int = ControlProtocol.maxRequestLineBytes, requestBytesLimit: Int? = nil) throws -> ControlServer {
         let server = try ControlServer(path: path, queueLimit: 1 << 20, maxLine: maxLine, logger: Logger(level: .error),
                                        requestBytesLimit: requestBytesLimit)
-        server.handler = handler
         return server
     }
 
@@ -86,7 +89,7 @@ final class ControlServerLimitsTests: XCTestCase {
     func testAClientAtTheCapReadsTheRefusalAndExitsThree() async throws {
         let server = try server()
         server.maxClients = 1   // the tests run as root: root's own pool
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let path = self.path
         let holder = try ControlClient(path: path)
@@ -107,7 +110,7 @@ final class ControlServerLimitsTests: XCTestCase {
 
     func testAnUnfinishedLineIsClosedAtItsDeadline() async throws {
         let server = try server(maxLine: 1 << 20)
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let client = try RawClient(path)
         Task.detached { client.write(Array(#"{"v":1,"id":1,"method":"peers","params":{"context":""#.utf8) + [UInt8](repeating: 0x61, count: 100_000)) }
@@ -120,7 +123,7 @@ final class ControlServerLimitsTests: XCTestCase {
 
     func testUnfinishedRequestBytesAreBoundedForAllClientsTogether() async throws {
         let server = try server(maxLine: 4 << 20, requestBytesLimit: 1 << 20)
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let first = try RawClient(path), second = try RawClient(path)
         Task.detached { first.write([UInt8](repeating: 0x61, count: 900_000)) }
@@ -139,7 +142,7 @@ final class ControlServerLimitsTests: XCTestCase {
 
     func testTheLoopAnswersWhileClientsStreamLongLines() async throws {
         let server = try server(maxLine: 8 << 20)
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let path = self.path
         let streams = (0..<4).map { _ in
@@ -167,7 +170,7 @@ final class ControlServerLimitsTests: XCTestCase {
 
     func testASubscriberBehindIsMeasuredAndDroppedOnlyWhenTold() async throws {
         let server = try server()
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let client = try RawClient(path)
         var small: Int32 = 4096

@@ -8,6 +8,14 @@ import XCTest
 @MainActor
 private final class StubHandler: ControlRequestHandler {
     var peers: [PeerSnapshot] = []
+    /// Clients the server said were gone.
+    var closed = 0
+    /// Writes the server reported.
+    var writes = 0
+
+    func clientWrote(_ client: ControlConnection) { writes += 1 }
+    func clientClosed(_ client: ControlConnection) { closed += 1 }
+    func subscriberDrained() {}
 
     func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         switch method {
@@ -47,13 +55,18 @@ final class ControlServerTests: XCTestCase {
     func testRequestsErrorsAndEvents() async throws {
         let server = try ControlServer(path: path, queueLimit: 1 << 20, logger: Logger(level: .error))
         let handler = StubHandler()
-        server.handler = handler
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let path = self.path
 
         let peers = try await Task.detached { try ControlClient(path: path).call(.peers, as: PeersResult.self) }.value
         XCTAssertEqual(peers.peers, [])
+        // The handler hears of the answer written and of the client gone
+        // (it closed when the call returned).
+        let deadline = Date().addingTimeInterval(5)
+        while handler.closed == 0 && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(handler.closed, 1, "the handler heard the client close")
+        XCTAssertGreaterThan(handler.writes, 0, "the handler heard its answer written")
 
         let error = await Task.detached { statusError(path) }.value
         guard case .daemon(let daemonError)? = error else { return XCTFail("expected a daemon error, got \(String(describing: error))") }
@@ -99,8 +112,7 @@ final class ControlServerTests: XCTestCase {
     func testStuckSubscriberIsDroppedWithAFinalErrorEvent() async throws {
         let server = try ControlServer(path: path, queueLimit: 8192, logger: Logger(level: .error))
         let handler = StubHandler()
-        server.handler = handler
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let path = self.path
 
@@ -158,6 +170,10 @@ private final class DeferringHandler: ControlRequestHandler {
 
     init(deferred: AsyncStream<Void>.Continuation) { self.deferred = deferred }
 
+    func clientWrote(_ client: ControlConnection) {}
+    func clientClosed(_ client: ControlConnection) {}
+    func subscriberDrained() {}
+
     func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         calls.append(method.rawValue)
         guard method == .queue else { return .result(PeersResult(peers: [])) }
@@ -178,8 +194,7 @@ final class ControlReplyLaterTests: XCTestCase {
         let server = try ControlServer(path: path, queueLimit: 1 << 20, logger: Logger(level: .error))
         let (deferred, signal) = AsyncStream.makeStream(of: Void.self)
         let handler = DeferringHandler(deferred: signal)
-        server.handler = handler
-        server.start()
+        server.start(handler: handler)
         defer { server.stop(time: Date()) }
         let client = Task.detached { () -> [String] in
             let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

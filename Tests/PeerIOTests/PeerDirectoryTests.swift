@@ -17,8 +17,7 @@ final class PeerDirectoryTests: XCTestCase {
     func testChangesBecomeEventsAndStateIsTheDirectorysOwn() async {
         var events: [(EventKind, String, ConnectionState?, CloseReason?)] = []
         let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 10, maxUnverifiedPeers: 10, clock: DaemonClock { [start] in start },
-                                      emit: { events.append(($0.type, $0.peer?.name ?? "-", $0.peer?.state, $0.reason)) })
-        directory.isPaired = { $0 == "aa" }
+                                      isPaired: { $0 == "aa" }, emit: { events.append(($0.type, $0.peer?.name ?? "-", $0.peer?.state, $0.reason)) })
         let id = UUID(), other = UUID()
         directory.apply([.found(row(id, "alpha")), .found(row(other, "beta", peerID: "bb"))])
         // The actor's copy of the state is not believed: the directory owns it.
@@ -51,7 +50,7 @@ final class PeerDirectoryTests: XCTestCase {
     func testSeededRowsComeFirstAndAreNotReplacedBySeedingAgain() async {
         var emitted = 0
         let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 10, maxUnverifiedPeers: 10, clock: DaemonClock { [start] in start },
-                                      emit: { _ in emitted += 1 })
+                                      isPaired: { _ in false }, emit: { _ in emitted += 1 })
         let id = UUID()
         directory.seed([row(id, "paired")])
         directory.seed([row(id, "renamed")])
@@ -62,7 +61,7 @@ final class PeerDirectoryTests: XCTestCase {
 
     @MainActor
     func testRejectionsAreCountedAndLoggedSparingly() async {
-        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 1, maxUnverifiedPeers: 1, clock: DaemonClock { [start] in start }, emit: { _ in })
+        let directory = PeerDirectory(logger: Logger(level: .error), maxPeers: 1, maxUnverifiedPeers: 1, clock: DaemonClock { [start] in start }, isPaired: { _ in false }, emit: { _ in })
         for n in 0..<5 { directory.apply([.rejectedAtCap(.instanceName("svc\(n)"), unverified: false)]) }
         XCTAssertEqual(directory.rejectedCount, 5)
         XCTAssertTrue(directory.all.isEmpty)

@@ -3,24 +3,36 @@ import XCTest
 @testable import PeerCore
 @testable import PeerIO
 
+/// What the reconnect controller sees, set by each test.
+@MainActor
+private final class FakeReconnectSurroundings: ReconnectSurroundings {
+    var sessions: Set<UUID> = []
+    var records: [TrustRecord] = []
+    var rows: [UUID: PeerSnapshot] = [:]
+
+    func hasSession(_ peer: UUID) -> Bool { sessions.contains(peer) }
+    var stalledDials: [PeerSession] { [] }
+    var paired: [TrustRecord] { records }
+    func row(_ peer: UUID) -> PeerSnapshot? { rows[peer] }
+}
+
 /// The reconnect shell without sockets (netlink is not started): which
-/// paired peers it dials, when, and at which addresses.
+/// paired peers its tick says to dial, when, and at which addresses.
 final class ReconnectControllerTests: XCTestCase {
     private let start = Date(timeIntervalSince1970: 2_000_000)
     private let endpoint = Endpoint(interface: "eth0", family: .ipv4, address: "169.254.1.2", port: 4000)
     private let remembered = Endpoint(interface: "eth0", family: .ipv4, address: "169.254.9.9", port: 4000)
 
     @MainActor
-    private func setUp(enabled: Bool = true) -> (ReconnectController, UUID, () -> [String]) {
-        let controller = ReconnectController(enabled: enabled, interfaces: [], logger: Logger(level: .error), clock: DaemonClock { [start] in start })
+    private func setUp(enabled: Bool = true) -> (ReconnectController, FakeReconnectSurroundings, UUID) {
+        let around = FakeReconnectSurroundings()
+        let controller = ReconnectController(enabled: enabled, interfaces: [], surroundings: around, logger: Logger(level: .error),
+                                             clock: DaemonClock { [start] in start })
         let peer = UUID()
         var record = TrustRecord(publicKey: "ab", peerId: "aa", name: "alpha", uuid: peer, pairedAt: start)
         record.addresses = [remembered]
-        var dials: [String] = []
-        controller.paired = { [record] }
-        controller.hasSession = { _ in false }
-        controller.dial = { _, endpoints, peerID in dials.append("\(peerID)@\(endpoints.map(\.address).joined(separator: ","))") }
-        return (controller, peer, { dials })
+        around.records = [record]
+        return (controller, around, peer)
     }
 
     private func row(_ peer: UUID, lost: Bool = false, endpoints: [Endpoint]) -> PeerSnapshot {
@@ -29,41 +41,41 @@ final class ReconnectControllerTests: XCTestCase {
         return row
     }
 
+    private func described(_ dials: [PairedDial]) -> [String] {
+        dials.map { "\($0.peerID)@\($0.endpoints.map(\.address).joined(separator: ","))" }
+    }
+
     @MainActor
-    func testDialsAtTheBackoffAndAtOnceWhenThePeerAppears() async {
-        let (controller, peer, dials) = setUp()
-        controller.row = { _ in nil }
-        controller.tick(now: start)
-        XCTAssertEqual(dials(), ["aa@169.254.9.9"], "no row: the last known addresses")
-        controller.tick(now: start.addingTimeInterval(0.1))
-        XCTAssertEqual(dials().count, 1, "not again before the backoff")
-        controller.row = { [self] _ in self.row(peer, endpoints: [self.endpoint]) }
-        controller.appeared(row(peer, endpoints: [endpoint]), now: start.addingTimeInterval(0.2))
-        XCTAssertEqual(dials().last, "aa@169.254.1.2", "appearing: at once, at the advertised address")
+    func testDialsAtTheBackoffAndAtTheNextTickWhenThePeerAppears() async {
+        let (controller, around, peer) = setUp()
+        XCTAssertEqual(described(controller.tick(now: start)), ["aa@169.254.9.9"], "no row: the last known addresses")
+        XCTAssertEqual(controller.tick(now: start.addingTimeInterval(0.1)), [], "not again before the backoff")
+        around.rows[peer] = row(peer, lost: true, endpoints: [])
+        XCTAssertEqual(controller.tick(now: start.addingTimeInterval(0.2)), [], "a lost row is no appearance")
+        around.rows[peer] = row(peer, endpoints: [endpoint])
+        XCTAssertEqual(described(controller.tick(now: start.addingTimeInterval(0.3))), ["aa@169.254.1.2"],
+                       "appearing: dialled at the next tick, at the advertised address, not at the backoff")
+        XCTAssertEqual(controller.tick(now: start.addingTimeInterval(0.4)), [], "still present: no new appearance")
     }
 
     @MainActor
     func testABusyPeerWaitsThirtySecondsOrUntilThereIsRoom() async {
-        let (controller, peer, dials) = setUp()
-        controller.row = { [self] _ in self.row(peer, endpoints: [self.endpoint]) }
+        let (controller, around, peer) = setUp()
+        around.rows[peer] = row(peer, endpoints: [endpoint])
         controller.refusedAsBusy(peer, now: start)
-        controller.tick(now: start.addingTimeInterval(29))
-        XCTAssertEqual(dials(), [], "paused after busy")
+        XCTAssertEqual(controller.tick(now: start.addingTimeInterval(29)), [], "paused after busy")
         XCTAssertTrue(controller.wasRefusedAsBusy(peer))
         controller.inboxHasRoom()
         XCTAssertFalse(controller.wasRefusedAsBusy(peer))
-        controller.tick(now: start.addingTimeInterval(29.5))
-        XCTAssertEqual(dials(), ["aa@169.254.1.2"], "a client took messages: dialled again")
+        XCTAssertEqual(described(controller.tick(now: start.addingTimeInterval(29.5))), ["aa@169.254.1.2"], "a client took messages: dialled again")
     }
 
     @MainActor
     func testNothingIsDialledWhenDisabledOrConnected() async {
-        let (disabled, _, disabledDials) = setUp(enabled: false)
-        disabled.tick(now: start)
-        XCTAssertEqual(disabledDials(), [])
-        let (connected, _, connectedDials) = setUp()
-        connected.hasSession = { _ in true }
-        connected.tick(now: start)
-        XCTAssertEqual(connectedDials(), [])
+        let (disabled, _, _) = setUp(enabled: false)
+        XCTAssertEqual(disabled.tick(now: start), [])
+        let (connected, around, peer) = setUp()
+        around.sessions = [peer]
+        XCTAssertEqual(connected.tick(now: start), [])
     }
 }

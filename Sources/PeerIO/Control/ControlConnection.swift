@@ -25,14 +25,22 @@ public final class ControlConnection {
         public var closed: @MainActor (ControlConnection) -> Void
         /// The unfinished line now holds this many bytes; false refuses it.
         public var holding: @MainActor (ControlConnection, Int) -> Bool
+        /// The queue has just drained (the client caught up).
+        public var drained: @MainActor (ControlConnection) -> Void
+        /// Bytes were written to the socket (see ``writtenTotal``).
+        public var written: @MainActor (ControlConnection) -> Void
 
         /// Creates callbacks.
         public init(line: @escaping @MainActor (ControlConnection, [UInt8]) -> Void,
                     closed: @escaping @MainActor (ControlConnection) -> Void,
-                    holding: @escaping @MainActor (ControlConnection, Int) -> Bool = { _, _ in true }) {
+                    holding: @escaping @MainActor (ControlConnection, Int) -> Bool = { _, _ in true },
+                    drained: @escaping @MainActor (ControlConnection) -> Void = { _ in },
+                    written: @escaping @MainActor (ControlConnection) -> Void = { _ in }) {
             self.line = line
             self.closed = closed
             self.holding = holding
+            self.drained = drained
+            self.written = written
         }
     }
 
@@ -62,10 +70,6 @@ public final class ControlConnection {
     public var isClosing: Bool { closing || closed }
     /// Bytes queued for the client and not yet written.
     public var queuedBytes: Int { outbound.byteCount }
-    /// Called when the queue has just drained (the client caught up).
-    public var onDrained: (@MainActor () -> Void)?
-    /// Called after bytes were written to the socket (see ``writtenTotal``).
-    public var onWritten: (@MainActor (ControlConnection) -> Void)?
     /// Bytes ever queued for the client. A line queued when this was `n`
     /// is written whole once ``writtenTotal`` reaches `n + line.count`.
     public private(set) var queuedTotal: UInt64 = 0
@@ -275,7 +279,7 @@ public final class ControlConnection {
     private func flush() {
         guard !closed else { return }
         let before = outbound.byteCount
-        defer { if outbound.byteCount < before, !closed, !closing { onWritten?(self) } }
+        defer { if outbound.byteCount < before, !closed, !closing { callbacks.written(self) } }
         let drained: Bool
         do {
             drained = try outbound.flush { raw in try descriptor.send(raw) }
@@ -290,6 +294,6 @@ public final class ControlConnection {
         waitingToWrite = !drained
         channel.armWrite(!drained)
         if drained && closing { close() }
-        if caughtUp && !closing { onDrained?() }
+        if caughtUp && !closing { callbacks.drained(self) }
     }
 }

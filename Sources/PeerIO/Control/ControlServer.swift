@@ -38,8 +38,9 @@ public final class ControlServer {
     public var policy = AccessPolicy(groupID: nil, publicRead: false)
     /// The daemon's clock; set before ``start()``.
     public var clock = DaemonClock.system
-    /// Answers requests; set before ``start()``.
-    public weak var handler: (any ControlRequestHandler)?
+    /// Answers requests and hears of clients (given to ``start(handler:)``;
+    /// held weakly: the daemon owns it).
+    private weak var handler: (any ControlRequestHandler)?
 
     /// Binds the socket at `path` (mode 0660). `queueLimit` bounds each
     /// client's unsent bytes.
@@ -67,8 +68,9 @@ public final class ControlServer {
     /// Clients subscribed to events.
     public var subscriberCount: Int { connections.values.filter(\.isSubscriber).count }
 
-    /// Starts accepting.
-    public func start() {
+    /// Starts accepting; `handler` answers the requests.
+    public func start(handler: any ControlRequestHandler) {
+        self.handler = handler
         let source = DispatchSource.makeReadSource(fileDescriptor: listener.descriptor.rawValue, queue: .main)
         source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.acceptClients() } }
         acceptSource = source
@@ -123,14 +125,6 @@ public final class ControlServer {
     /// messages is held back at half the limit, so one message that crosses
     /// it must still fit. Other events get no such room.
     public var messageAllowance = 0
-
-    /// Called when a subscriber's queue drains (set by the daemon).
-    public var onSubscriberDrained: (@MainActor () -> Void)?
-    /// Called after bytes were written to a client (set by the daemon: the
-    /// inbox forgets a message once its event is written whole).
-    public var onClientWrote: (@MainActor (ControlConnection) -> Void)?
-    /// Called when a client is gone (set by the daemon).
-    public var onClientClosed: (@MainActor (ControlConnection) -> Void)?
 
     /// Drops every subscriber more than `bytes` behind, with a final error:
     /// it did not catch up while the flow toward it was held back.
@@ -189,10 +183,10 @@ public final class ControlServer {
                 callbacks: .init(
                     line: { [weak self] connection, line in self?.received(line, on: connection) },
                     closed: { [weak self] connection in self?.forget(connection) },
-                    holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false }),
+                    holding: { [weak self] connection, bytes in self?.hold(bytes, for: connection) ?? false },
+                    drained: { [weak self] _ in self?.handler?.subscriberDrained() },
+                    written: { [weak self] connection in self?.handler?.clientWrote(connection) }),
                 clock: clock)
-            connection.onDrained = { [weak self] in self?.onSubscriberDrained?() }
-            connection.onWritten = { [weak self] connection in self?.onClientWrote?(connection) }
             connections[ObjectIdentifier(connection)] = connection
         }
     }
@@ -200,7 +194,7 @@ public final class ControlServer {
     private func forget(_ connection: ControlConnection) {
         _ = hold(0, for: connection)
         connections[ObjectIdentifier(connection)] = nil
-        onClientClosed?(connection)
+        handler?.clientClosed(connection)
     }
 
     /// Records that `connection`'s unfinished line holds `bytes`; false if

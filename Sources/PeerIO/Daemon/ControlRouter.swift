@@ -17,16 +17,20 @@ public final class ControlRouter: ControlRequestHandler {
     private let transfers: TransferDesk
     private let streams: StreamDesk
     private let channels: ChannelDesk
-    /// The events held for replay after a sequence number, and the last
-    /// number given (set before use; the journal is the daemon's).
-    public var replay: @MainActor (_ after: UInt64?) -> (last: UInt64, events: [ControlEvent], truncated: Bool) = { _ in (0, [], false) }
-    /// The daemon's status (set before use).
-    public var status: @MainActor () -> DaemonStatus? = { nil }
+    /// The journal's outlet: the events held for replay.
+    private let events: EventOutlet
+    /// The flow held back for slow subscribers, told when one drains.
+    private let hold: SubscriberFlowHold
+    /// The daemon's status (its composition root's, given at init).
+    private let status: @MainActor () -> DaemonStatus
 
     /// A router over the daemon's components.
-    public init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
-                queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
-                channels: ChannelDesk) {
+    init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
+         queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
+         channels: ChannelDesk, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
+        self.events = events
+        self.hold = hold
+        self.status = status
         self.channels = channels
         self.transfers = transfers
         self.streams = streams
@@ -40,13 +44,21 @@ public final class ControlRouter: ControlRequestHandler {
         self.sessions = sessions
     }
 
+    /// The inbox forgets a message once its event is written whole.
+    public func clientWrote(_ client: ControlConnection) { inbox.written(client) }
+
+    /// The inbox hands a gone client's messages to another taker.
+    public func clientClosed(_ client: ControlConnection) { inbox.closed(client) }
+
+    /// Sessions held back for a slow subscriber may go on.
+    public func subscriberDrained() { hold.drained() }
+
     /// Answers one request.
     public func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         guard let sessions else { return .error(ControlError(.shuttingDown, "peerd is stopping")) }
         switch method {
         case .status:
-            guard let status = status() else { return .error(ControlError(.internal, "daemon not ready")) }
-            return .result(status)
+            return .result(status())
         case .peers:
             return .result(PeersResult(peers: directory.all))
         case .peer:
@@ -189,8 +201,9 @@ public final class ControlRouter: ControlRequestHandler {
     }
 
     private func subscribe(_ params: ControlParams) -> ControlReply {
-        let held = replay(params.since)
-        let result = SubscribeResult(seq: held.last, replayed: held.events.count, truncated: held.truncated)
+        let last = events.lastSeq
+        let held = events.events(after: params.since ?? last)
+        let result = SubscribeResult(seq: last, replayed: held.events.count, truncated: held.truncated)
         guard params.take == true else { return .subscribed(result, replay: held.events, then: nil) }
         switch senderID(params.peer) {
         case .success(let from):

@@ -31,10 +31,10 @@ public final class DiscoveryCoordinator {
     private var retryAt: Date?
     private let clock: DaemonClock
     private var stopped = false
-    /// The identity actor's changes, in order (set before ``start()``).
+    /// The identity actor's changes, in order (given at init).
     private let onChanges: @MainActor ([PeerChange]) -> Void
-    /// Rows the identity actor may not evict (set before ``start()``).
-    public var protectedRows: @MainActor () -> Set<UUID> = { [] }
+    /// Rows the identity actor may not evict (given at init).
+    private let protectedRows: @MainActor () -> Set<UUID>
     /// Rows known from mDNS alone, as of the last change.
     public private(set) var unverifiedPeers = 0
 
@@ -43,8 +43,10 @@ public final class DiscoveryCoordinator {
     /// limit is 1024 by default).
     public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, lane: IdentityLane,
                 logger: Logger, name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16,
-                ownPeerID: String, maxResolvers: Int, clock: DaemonClock, onChanges: @escaping @MainActor ([PeerChange]) -> Void) {
+                ownPeerID: String, maxResolvers: Int, clock: DaemonClock, protectedRows: @escaping @MainActor () -> Set<UUID>,
+                onChanges: @escaping @MainActor ([PeerChange]) -> Void) {
         self.onChanges = onChanges
+        self.protectedRows = protectedRows
         self.avahi = avahi
         self.events = events
         self.identity = identity

@@ -33,7 +33,8 @@ public final class PeerDaemon {
         stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
         control: control, logger: logger,
         lookUp: { [unowned self] peerID in self.sender(peerID) },
-        number: { [unowned self] event in self.events.number(event) }, clock: clock)
+        number: { [unowned self] event in self.events.number(event) },
+        onRoom: { [unowned self] in self.reconnect.inboxHasRoom() }, clock: clock)
     private var director: SessionDirector!
     /// Files between peers.
     private let transfers: TransferDesk
@@ -140,21 +141,27 @@ public final class PeerDaemon {
         // The sessions' one table, shared by the director (its writer) and
         // the components that look sessions up by peer.
         let table = SessionTable()
+        // The trust document's one keeper: the directory reads it to mark
+        // rows paired, and the trust desk acts on it.
+        let keeper = TrustKeeper(store: opened.store)
         let directory = PeerDirectory(logger: logger, maxPeers: config.maxPeers, maxUnverifiedPeers: config.maxUnverifiedPeers, clock: clock,
-                                      sessions: table, emit: events.emit)
+                                      sessions: table, isPaired: { keeper.document.record(peerID: $0) != nil }, emit: events.emit)
         self.directory = directory
         discovery = DiscoveryCoordinator(avahi: avahi, events: stream, identity: identity, lane: lane, logger: logger,
                                          name: config.name, serviceType: config.serviceType, interfaceIndexes: interfaceIndexes,
                                          txt: txt, port: sessionListener.port, ownPeerID: loaded.key.peerID,
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock,
+                                         protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
                                          onChanges: { changes in directory.apply(changes) })
-        reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes), logger: logger, clock: clock)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger, onWaiting: { [clock] info in
             events.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: directory.row(info.peer), invitation: info))
         })
         let queued = self.queued
-        trust = TrustDesk(keeper: TrustKeeper(store: opened.store), autoAccept: config.autoAccept, directory: directory, logger: logger,
+        trust = TrustDesk(keeper: keeper, autoAccept: config.autoAccept, directory: directory, logger: logger,
                           clock: clock, emit: events.emit, onUnpaired: { peerID, peer in queued.discard(peerID, peer: peer) })
+        reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes),
+                                        surroundings: DaemonReconnectSurroundings(table: table, trust: trust, directory: directory),
+                                        logger: logger, clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock,
                                      emit: events.emit, subscribers: { [control] in control.subscriberCount })
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
@@ -169,7 +176,7 @@ public final class PeerDaemon {
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
-                                   invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox,
+                                   invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox, bulk: plane,
                                    emit: events.emit, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
@@ -183,7 +190,11 @@ public final class PeerDaemon {
 
     /// Starts serving: control clients, the session port, and Avahi.
     public func start() {
-        wireComponents()
+        // Made here, not in init: it reads the daemon's status.
+        let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
+                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams,
+                                   channels: channels, events: events, hold: director.hold, status: { [unowned self] in self.status() })
+        self.router = router
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that
         // crossed the mark can come on top.
@@ -193,7 +204,7 @@ public final class PeerDaemon {
         control.groupName = config.group
         control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
         if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
-        control.start()
+        control.start(handler: router)
         director.start()
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now() + 1, repeating: 1)
@@ -230,41 +241,6 @@ public final class PeerDaemon {
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
-    /// Connects the components: who asks whom, and who hears what.
-    private func wireComponents() {
-        let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
-                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams,
-                                   channels: channels)
-        director.bulk = plane
-        router.replay = { [weak self] after in
-            guard let self else { return (0, [], false) }
-            let held = self.events.events(after: after ?? self.events.lastSeq)
-            return (self.events.lastSeq, held.events, held.truncated)
-        }
-        router.status = { [unowned self] in self.status() }
-        self.router = router
-        control.handler = router
-        control.onSubscriberDrained = { [weak self] in self?.director.hold.drained() }
-        control.onClientWrote = { [weak self] connection in self?.inbox.written(connection) }
-        control.onClientClosed = { [weak self] connection in self?.inbox.closed(connection) }
-        inbox.onRoom = { [weak self] in self?.reconnect.inboxHasRoom() }
-        reconnect.hasSession = { [weak self] peer in self?.director.table.hasSession(peer) ?? true }
-        reconnect.stalledDials = { [weak self] in
-            guard let self else { return [] }
-            return self.director.table.stalledDials { self.trust.isPaired($0) }
-        }
-        reconnect.paired = { [weak self] in self?.trust.records ?? [] }
-        reconnect.row = { [weak self] peer in self?.directory.row(peer) }
-        reconnect.dial = { [weak self] peer, endpoints, peerID in self?.director.dialPaired(peer, endpoints: endpoints, peerID: peerID) }
-        directory.isPaired = { [weak self] peerID in self?.trust.isPaired(peerID) ?? false }
-        directory.onRow = { [weak self] row, kind in
-            guard let self else { return }
-            if kind == .peerFound { self.reconnect.appeared(row, now: clock.now()) }
-            self.director.rowChanged(row)
-        }
-        discovery.protectedRows = { [weak self] in self?.director.protectedRows ?? [] }
-    }
-
     /// Once a second, from the main queue: every component's clock. The
     /// watchdog is fed from here, so a wedged main actor stops it.
     private func tick() {
@@ -273,7 +249,7 @@ public final class PeerDaemon {
         director.tick(now: now)
         control.tick(now: now)
         discovery.tick(now: now)
-        reconnect.tick(now: now)
+        for dial in reconnect.tick(now: now) { director.dialPaired(dial.peer, endpoints: dial.endpoints, peerID: dial.peerID) }
         transfers.tick(now: now)
         streams.tick(now: now)
         channels.tick()

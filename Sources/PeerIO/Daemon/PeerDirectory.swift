@@ -20,8 +20,8 @@ public final class PeerDirectory {
     private let maxPeers: Int
     private let maxUnverifiedPeers: Int
     private let clock: DaemonClock
-    /// Whether a peer id is in the trust store (set before use).
-    public var isPaired: @MainActor (String) -> Bool = { _ in false }
+    /// Whether a peer id is in the trust store (given at init).
+    private let isPaired: @MainActor (String) -> Bool
     /// The sessions, for the address of a peer's live, authenticated one
     /// (given at init: the daemon's one table).
     private let sessions: SessionTable?
@@ -29,12 +29,12 @@ public final class PeerDirectory {
     private func liveSession(_ peer: UUID) -> String? { sessions?.liveAddress(peer) }
     /// Numbers and sends an event to subscribers (given at init).
     private let emit: @MainActor (ControlEvent) -> Void
-    /// A row was found or updated (after the event went out).
-    public var onRow: @MainActor (PeerSnapshot, EventKind) -> Void = { _, _ in }
 
-    /// An empty directory; the caps are for log lines.
+    /// An empty directory; the caps are for log lines; `isPaired` asks
+    /// the trust store.
     public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system, sessions: SessionTable? = nil,
-                emit: @escaping @MainActor (ControlEvent) -> Void) {
+                isPaired: @escaping @MainActor (String) -> Bool, emit: @escaping @MainActor (ControlEvent) -> Void) {
+        self.isPaired = isPaired
         self.sessions = sessions
         self.emit = emit
         self.clock = clock
@@ -113,7 +113,6 @@ public final class PeerDirectory {
             rows[row.id] = row
             let shown = presence(row)
             emit(ControlEvent(seq: 0, type: kind, time: clock.now(), peer: shown))
-            onRow(shown, kind)
         }
     }
 

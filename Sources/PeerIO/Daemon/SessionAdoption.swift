@@ -22,13 +22,11 @@ public final class SessionAdoption {
     private let emit: @MainActor (ControlEvent) -> Void
     private let clock: DaemonClock
     private var refusedAtSessionCap = RefusalCounter()
-    /// Rows the identity actor may not evict (set before use).
-    public var protectedRows: @MainActor () -> Set<UUID> = { [] }
-    /// An incoming session became its peer's current one (set before use).
-    public var onAdopted: @MainActor (PeerSession) -> Void = { _ in }
-    /// A dial to an address (`add`) proved its peer, who has `row`;
-    /// `existing` when another session with it stays instead (set before use).
-    public var onAddressProven: @MainActor (_ session: PeerSession, _ row: PeerSnapshot, _ existing: Bool) -> Void = { _, _, _ in }
+    /// Rows the identity actor may not evict.
+    private var protectedRows: Set<UUID> { table.protectedRows(paired: trust.records.map(\.uuid)) }
+    /// Hears what adoption came to: the ``SessionDirector``, which sets
+    /// itself here at the end of its init.
+    public weak var delegate: (any SessionAdoptionDelegate)?
 
     /// Adoption for the sessions in `table`.
     public init(config: DaemonConfiguration, ownPeerID: String, identity: IdentityActor, lane: IdentityLane, discovery: DiscoveryCoordinator,
@@ -84,7 +82,7 @@ public final class SessionAdoption {
         lane.submit { [weak self] in
             guard let self else { return }
             guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
-                                                          protected: self.protectedRows()) else {
+                                                          protected: self.protectedRows) else {
                 if self.directory.recordRejected() {
                     self.logger.warning("peer cap (\(self.config.maxPeers)) reached and no row can be evicted; refusing a session from \(peerID) (\(self.directory.rejectedCount) turned away so far)")
                 }
@@ -124,7 +122,7 @@ public final class SessionAdoption {
         lane.submit { [weak self] in
             guard let self else { return }
             guard let adopted = await self.identity.adopt(peerID: peerID, name: PeerRegistry.placeholderName(for: .peerID(peerID)),
-                                                          protected: self.protectedRows()) else {
+                                                          protected: self.protectedRows) else {
                 session.close("this host's peer table is full (--max-peers \(self.config.maxPeers))", reason: .closedLocally)
                 return
             }
@@ -140,14 +138,14 @@ public final class SessionAdoption {
         let peer = adopted.id
         guard table.contains(session), !session.isClosed else { return }
         if let existing = table[peer], existing !== session {
-            onAddressProven(session, directory.row(peer) ?? adopted, true)
+            delegate?.session(session, provedAddressOf: directory.row(peer) ?? adopted, existing: true)
             session.close("a session with this peer exists", reason: .duplicate)
             return
         }
         session.peerUUID = peer
         table.bind(session, to: peer)
         directory.setState(.connecting, for: peer, reason: nil)
-        onAddressProven(session, directory.row(peer) ?? adopted, false)
+        delegate?.session(session, provedAddressOf: directory.row(peer) ?? adopted, existing: false)
     }
 
     /// Applies the crossing rule (``CrossingRule``) to an authenticated
@@ -174,7 +172,7 @@ public final class SessionAdoption {
             table.bind(session, to: peer)
         }
         directory.setState(.connecting, for: peer, reason: nil)
-        onAdopted(session)
+        delegate?.sessionAdopted(session)
     }
 
     /// Closes a session that claims a paired peer's identity, and says so.

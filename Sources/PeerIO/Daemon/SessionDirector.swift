@@ -13,7 +13,7 @@ import PeerCore
 /// ``InboxDelivery``, acknowledgements to ``QueuedDelivery``, states to
 /// ``PeerDirectory``.
 @MainActor
-public final class SessionDirector: PeerSessionDelegate {
+public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate {
     private let config: DaemonConfiguration
     private let logger: Logger
     private let control: ControlServer
@@ -42,22 +42,19 @@ public final class SessionDirector: PeerSessionDelegate {
     /// `add` requests waiting for their dial to prove its peer.
     public let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
-    public weak var bulk: (any BulkRoom)?
+    private let bulk: any BulkRoom
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
                 control: ControlServer, table: SessionTable, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
-                invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery,
+                invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery, bulk: any BulkRoom,
                 emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+        self.bulk = bulk
         self.clock = clock
         self.config = config
         self.logger = logger
         self.control = control
         self.table = table
-        acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
-                                   admission: SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
-                                                               maxPendingPerAddress: config.maxPendingHandshakesPerAddress),
-                                   logger: logger, clock: clock)
         self.discovery = discovery
         self.directory = directory
         self.pairing = pairing
@@ -67,41 +64,46 @@ public final class SessionDirector: PeerSessionDelegate {
         self.queued = queued
         self.inbox = inbox
         self.emit = emit
-        hold = SubscriberFlowHold(control: control, queueBytes: config.subscriberQueueBytes)
-        opener = SessionOpener(config: config, identityKey: identityKey, table: table, trust: trust, logger: logger, clock: clock)
+        hold = SubscriberFlowHold(control: control, table: table, queueBytes: config.subscriberQueueBytes)
+        let opener = SessionOpener(config: config, identityKey: identityKey, table: table, trust: trust, logger: logger, clock: clock,
+                                   name: { [discovery] in discovery.name })
+        self.opener = opener
+        acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
+                                   admission: SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
+                                                               maxPendingPerAddress: config.maxPendingHandshakesPerAddress),
+                                   logger: logger, clock: clock,
+                                   knownAddresses: { [directory, trust] in Self.knownAddresses(directory: directory, trust: trust) },
+                                   pending: { [table] in table.sessions.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.isClosed } },
+                                   accepted: { [opener] connection in opener.accepted(connection) })
         adoption = SessionAdoption(config: config, ownPeerID: identityKey.peerID, identity: identity, lane: lane, discovery: discovery,
                                    directory: directory, trust: trust, opener: opener, table: table, logger: logger, emit: emit,
                                    clock: clock)
         aftermath = SessionAftermath(identity: identity, lane: lane, directory: directory, opener: opener, table: table, queued: queued,
                                      reconnect: reconnect, logger: logger, emit: emit, clock: clock)
+        // The director's parts report to it from here on: the sessions the
+        // opener makes, and what adoption comes to.
+        opener.delegate = self
+        adoption.delegate = self
     }
 
     /// Starts accepting connections on the session port.
     public func start() {
-        acceptor.knownAddresses = { [weak self] in self?.knownAddresses ?? [] }
-        acceptor.pending = { [weak self] in
-            self?.table.sessions.filter { $0.role == .invitee && $0.remoteStaticKey == nil && !$0.isClosed } ?? []
-        }
-        acceptor.accepted = { [weak self] connection in
-            guard let self else { return connection.close() }
-            self.opener.accepted(connection)
-        }
-        opener.delegate = self
-        adoption.protectedRows = { [weak self] in self?.protectedRows ?? [] }
-        adoption.onAdopted = { [weak self] session in
-            guard let self, let pending = session.pendingDecision else { return }
-            session.pendingDecision = nil
-            self.sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
-        }
-        adoption.onAddressProven = { [weak self] session, row, existing in
-            guard let self else { return }
-            self.addressDials.proven(session, row: row, existing: existing)
-            // The peer may have accepted while its row was being found.
-            if !existing, session.isConnected { self.sessionEstablished(session) }
-        }
-        opener.name = { [weak self] in self?.discovery.name ?? "" }
         acceptor.start()
-        hold.sessions = { [weak self] in self?.table.sessions ?? [] }
+    }
+
+    /// An incoming session became its peer's current one: a decision it
+    /// waited for (an invitation that came before its row) is asked now.
+    public func sessionAdopted(_ session: PeerSession) {
+        guard let pending = session.pendingDecision else { return }
+        session.pendingDecision = nil
+        sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
+    }
+
+    /// An `add` dial proved its peer.
+    public func session(_ session: PeerSession, provedAddressOf row: PeerSnapshot, existing: Bool) {
+        addressDials.proven(session, row: row, existing: existing)
+        // The peer may have accepted while its row was being found.
+        if !existing, session.isConnected { sessionEstablished(session) }
     }
 
     /// Closes every session and stops accepting.
@@ -118,18 +120,8 @@ public final class SessionDirector: PeerSessionDelegate {
         opener.dial(peer, endpoints: opener.dialOrder(endpoints), expected: peerID, context: [], timeout: 30)
     }
 
-    /// A row was found or updated: a connected paired peer's addresses are remembered.
-    public func rowChanged(_ row: PeerSnapshot) {
-        if row.paired && row.state == .connected { rememberAddresses(of: row.id) }
-    }
-
-    /// Rows the identity actor may not evict: paired peers, and peers with a session.
-    public var protectedRows: Set<UUID> {
-        Set(trust.records.map(\.uuid)).union(table.sessions.compactMap(\.peerUUID))
-    }
-
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
-    private var knownAddresses: Set<String> {
+    private static func knownAddresses(directory: PeerDirectory, trust: TrustDesk) -> Set<String> {
         Set(directory.endpointAddresses + trust.records.flatMap { ($0.addresses ?? []).map(\.address) })
     }
 }
@@ -143,7 +135,9 @@ extension SessionDirector {
     }
 
     /// Once a second: every session's clock, held flows, crossings that
-    /// never came, and queued messages for connected peers.
+    /// never came, queued messages for connected peers, and the addresses
+    /// of connected paired peers (a resolve may have changed them; the
+    /// trust store is written only when they did).
     public func tick(now: Date) {
         for session in table.sessions { session.tick(now: now) }
         table.tickClosing(now: now)
@@ -151,7 +145,10 @@ extension SessionDirector {
         for peer in table.expiredCrossings(now: now) where table[peer] == nil {
             setState(.notConnected, for: peer, reason: .closedByPeer)
         }
-        for peer in table.peers { drainQueue(for: peer) }
+        for peer in table.peers {
+            drainQueue(for: peer)
+            rememberAddresses(of: peer)
+        }
     }
 
     // MARK: PeerSessionDelegate
@@ -198,25 +195,25 @@ extension SessionDirector {
         rememberAddresses(of: peer)
         drainQueue(for: peer)
         pairing.connected(session)
-        bulk?.sessionUp(session)
+        bulk.sessionUp(session)
     }
 
     /// Transfers and streams are the data plane's.
     public func session(_ session: PeerSession, bulk message: BulkMessage) {
         guard session.peerUUID != nil, table.isCurrent(session) else { return }
-        bulk?.session(session, bulk: message)
+        bulk.session(session, bulk: message)
     }
 
     /// File and stream bytes are the data plane's.
     public func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
         guard session.peerUUID != nil, table.isCurrent(session) else { return }
-        bulk?.session(session, data: head, bytes: bytes)
+        bulk.session(session, data: head, bytes: bytes)
     }
 
     /// Room for bulk frames: the data plane sends more.
     public func sessionCanSendBulk(_ session: PeerSession) {
         guard table.isCurrent(session) else { return }
-        bulk?.sessionCanSendBulk(session)
+        bulk.sessionCanSendBulk(session)
     }
 
     /// A message arrived: the clients taking messages get it, or the inbox
@@ -224,7 +221,7 @@ extension SessionDirector {
     public func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
         // A message channel for the peer takes it ahead of the inbox.
-        if table.isCurrent(session), bulk?.deliver(message, from: session) == true { return .safe }
+        if table.isCurrent(session), bulk.deliver(message, from: session) == true { return .safe }
         let outcome = inbox.arrived(message, from: peerID, now: clock.now()) { [weak self, weak session] refusal in
             guard let self, let session else { return }
             session.stored(refusal: refusal.map { self.busy(peer, peerID: peerID, $0) })
@@ -255,7 +252,7 @@ extension SessionDirector {
     /// (``SessionAftermath``) follows.
     public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
-        if wasCurrent { bulk?.sessionDown(session) }
+        if wasCurrent { bulk.sessionDown(session) }
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         invitations.settled(session)
@@ -289,7 +286,7 @@ extension SessionDirector {
             emit(ControlEvent(seq: 0, type: .delivered, time: clock.now(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)))
         }
         guard let peer = session.peerUUID, table.isCurrent(session), let peerID = session.remotePeerID else { return }
-        bulk?.acknowledged(count, on: session)
+        bulk.acknowledged(count, on: session)
         queued.acknowledged(count, peer: peer, peerID: peerID)
     }
 

@@ -15,14 +15,16 @@ public final class SessionOpener {
     private let logger: Logger
     private let clock: DaemonClock
     private let admission: SessionAdmission
-    /// This host's published name, for invitations (set before use).
-    public var name: @MainActor () -> String = { "" }
+    /// This host's published name, for invitations.
+    private let name: @MainActor () -> String
     /// Where new sessions report (the ``SessionDirector``; set before use).
     public weak var delegate: (any PeerSessionDelegate)?
 
     /// An opener filing sessions in `table`.
+    /// `name` is this host's published name.
     public init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, trust: TrustDesk,
-                logger: Logger, clock: DaemonClock) {
+                logger: Logger, clock: DaemonClock, name: @escaping @MainActor () -> String) {
+        self.name = name
         self.config = config
         self.identityKey = identityKey
         self.table = table

@@ -37,16 +37,18 @@ public final class InboxDelivery {
     private var reserved: Set<UInt64> = []
     /// Takers whose next messages are being read from disk.
     private var reading: Set<Int> = []
-    /// Called when a taken message made room (paused senders may come back).
-    public var onRoom: (@MainActor () -> Void)?
+    /// A taken message made room: paused senders may come back (given at init).
+    private let onRoom: @MainActor () -> Void
 
     /// Opens the inbox under `stateDirectory` (at start-up). If it cannot
     /// be opened the daemon runs on, delivering live, and refuses what it
     /// cannot store. `budget` is how many bytes a taker may have unread
-    /// before the inbox waits for it; `number` numbers an event.
+    /// before the inbox waits for it; `number` numbers an event; `onRoom`
+    /// hears that taken messages made room.
     public init(stateDirectory: String, limit: Int, budget: Int, control: ControlServer, logger: Logger,
                 lookUp: @escaping @MainActor (String) -> InboxSender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
-                clock: DaemonClock = .system) {
+                onRoom: @escaping @MainActor () -> Void, clock: DaemonClock = .system) {
+        self.onRoom = onRoom
         self.clock = clock
         do {
             let store = try MessageInbox(stateDirectory: stateDirectory, limit: limit, logger: logger)
@@ -246,7 +248,7 @@ public final class InboxDelivery {
                 // handed out again (at least once).
                 self.logger.error("cannot mark \(ids.count) taken message(s) in the inbox: \(error); they may be delivered again")
             }
-            self.onRoom?()
+            self.onRoom()
             if !outcome.left.isEmpty { self.pumpAll() }
         })
     }

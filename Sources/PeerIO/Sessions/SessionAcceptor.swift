@@ -18,16 +18,24 @@ public final class SessionAcceptor {
     private var source: (any DispatchSourceRead)?
     private let logger: Logger
     private let clock: DaemonClock
-    /// Addresses known peers use (never the ones to give way; set before use).
-    public var knownAddresses: @MainActor () -> Set<String> = { [] }
-    /// Accepted sessions still in their handshake (set before use).
-    public var pending: @MainActor () -> [PeerSession] = { [] }
-    /// An admitted connection, to become a session (set before use).
-    public var accepted: @MainActor (FileDescriptor) -> Void = { $0.close() }
+    /// Addresses known peers use (never the ones to give way).
+    private let knownAddresses: @MainActor () -> Set<String>
+    /// Accepted sessions still in their handshake.
+    private let pending: @MainActor () -> [PeerSession]
+    /// An admitted connection, to become a session.
+    private let accepted: @MainActor (FileDescriptor) -> Void
 
     /// An acceptor on `listener`: `rate` new connections a second per
-    /// address (bursts of twice that), handshakes as `admission` allows.
-    public init(listener: TCPListener, rate: Int, admission: SessionAdmission, logger: Logger, clock: DaemonClock = .system) {
+    /// address (bursts of twice that), handshakes as `admission` allows;
+    /// `pending` gives the sessions still in their handshake and
+    /// `knownAddresses` the addresses of known peers, and `accepted`
+    /// makes a session of each admitted connection.
+    public init(listener: TCPListener, rate: Int, admission: SessionAdmission, logger: Logger, clock: DaemonClock = .system,
+                knownAddresses: @escaping @MainActor () -> Set<String>, pending: @escaping @MainActor () -> [PeerSession],
+                accepted: @escaping @MainActor (FileDescriptor) -> Void) {
+        self.knownAddresses = knownAddresses
+        self.pending = pending
+        self.accepted = accepted
         self.clock = clock
         self.listener = listener
         self.rate = rate

@@ -109,6 +109,12 @@ public final class SessionTable {
         byPeer[peer].flatMap { $0.isAuthenticated && !$0.isClosed ? TCPConnector.plainHost($0.remoteHost) : nil }
     }
 
+    /// Rows the identity actor may not evict: the `paired` peers', and
+    /// those of peers with a session.
+    public func protectedRows(paired: [UUID]) -> Set<UUID> {
+        Set(paired).union(all.values.compactMap(\.peerUUID))
+    }
+
     /// Current sessions still in TCP connect whose expected peer id passes `filter`.
     public func stalledDials(to filter: (String?) -> Bool) -> [PeerSession] {
         byPeer.values.filter { $0.isTCPConnecting && filter($0.expectedPeerID) }

@@ -12,12 +12,15 @@ public final class SubscriberFlowHold {
     private let queueBytes: Int
     /// Since when sessions are held back.
     private var heldSince: Date?
-    /// The sessions there are (set before use).
-    public var sessions: @MainActor () -> [PeerSession] = { [] }
+    /// The sessions there are.
+    private let table: SessionTable
+    private var sessions: [PeerSession] { table.sessions }
 
-    /// A hold for subscribers of `control` with queues of `queueBytes`.
-    public init(control: ControlServer, queueBytes: Int) {
+    /// A hold over the sessions in `table` for subscribers of `control`
+    /// with queues of `queueBytes`.
+    public init(control: ControlServer, table: SessionTable, queueBytes: Int) {
         self.control = control
+        self.table = table
         self.queueBytes = queueBytes
     }
 
@@ -46,6 +49,6 @@ public final class SubscriberFlowHold {
 
     private func release() {
         heldSince = nil
-        for session in sessions() where session.readHolds.contains(.subscribers) { session.holdReading(false, for: .subscribers) }
+        for session in sessions where session.readHolds.contains(.subscribers) { session.holdReading(false, for: .subscribers) }
     }
 }

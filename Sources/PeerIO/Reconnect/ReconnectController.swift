@@ -4,8 +4,9 @@ import PeerCore
 
 /// Keeps paired peers connected: dials each that has no session at its
 /// backoff (``ReconnectSchedule``: 1 s doubling to 60 s, with jitter),
-/// at once when it appears or a local link comes back (netlink), and not
-/// at all for a while after a `busy` close.
+/// at the next tick when it appears or a local link comes back (netlink),
+/// and not at all for a while after a `busy` close. It decides; the
+/// daemon performs the ``PairedDial``s its tick returns.
 @MainActor
 public final class ReconnectController {
     private var schedule = ReconnectSchedule()
@@ -18,25 +19,21 @@ public final class ReconnectController {
     /// Peers this host closed as `busy` (its inbox was full): dialled again
     /// once a client takes messages, or after 30 s.
     private var refusedForInbox: Set<UUID> = []
+    /// Paired peers whose rows were present (not lost) at the last tick:
+    /// one present now and not then has just appeared.
+    private var present: Set<UUID> = []
     private let enabled: Bool
+    private let surroundings: any ReconnectSurroundings
     private let logger: Logger
     private let clock: DaemonClock
-    /// Whether the peer has a session, or one is on its way (set before use).
-    public var hasSession: @MainActor (UUID) -> Bool = { _ in true }
-    /// Sessions still in TCP connect to paired peers (set before use).
-    public var stalledDials: @MainActor () -> [PeerSession] = { [] }
-    /// The paired peers (set before use).
-    public var paired: @MainActor () -> [TrustRecord] = { [] }
-    /// A peer's row, for its current endpoints (set before use).
-    public var row: @MainActor (UUID) -> PeerSnapshot? = { _ in nil }
-    /// Dials a paired peer at these endpoints (set before use).
-    public var dial: @MainActor (_ peer: UUID, _ endpoints: [Endpoint], _ peerID: String) -> Void = { _, _, _ in }
 
     /// A controller; `enabled` is `--auto-connect`, `interfaces` the
     /// watched interface indexes (empty: all).
-    public init(enabled: Bool, interfaces: Set<Int32>, logger: Logger, clock: DaemonClock = .system) {
+    public init(enabled: Bool, interfaces: Set<Int32>, surroundings: any ReconnectSurroundings, logger: Logger,
+                clock: DaemonClock = .system) {
         self.clock = clock
         self.enabled = enabled
+        self.surroundings = surroundings
         linkStates = LinkStateTracker(watched: interfaces)
         self.logger = logger
     }
@@ -57,20 +54,25 @@ public final class ReconnectController {
         netlink?.stop()
     }
 
-    /// Once a second: dials the peers that are due.
-    public func tick(now: Date) {
+    /// Once a second: the dials that are due, for the daemon to perform.
+    /// A paired peer that appeared (its row present now, lost or unknown
+    /// at the last tick) is due at once, not at its backoff.
+    public func tick(now: Date) -> [PairedDial] {
+        noteAppearances(now: now)
         if let networkRetryAt, now >= networkRetryAt {
-            networkReturned()
-            return
+            return networkReturned()
         }
-        dialDue(now: now)
+        return dialsDue(now: now)
     }
 
-    /// A paired peer appeared (or came back): try it now, not at its backoff.
-    public func appeared(_ row: PeerSnapshot, now: Date) {
-        guard enabled, row.paired else { return }
-        schedule.appeared(row.id, now: now)
-        dialDue(now: now)
+    private func noteAppearances(now: Date) {
+        var shown: Set<UUID> = []
+        for record in surroundings.paired {
+            guard let row = surroundings.row(record.uuid), !row.lost else { continue }
+            shown.insert(record.uuid)
+            if enabled, !present.contains(record.uuid) { schedule.appeared(record.uuid, now: now) }
+        }
+        present = shown
     }
 
     /// The peer is connected: its backoff starts over.
@@ -113,34 +115,36 @@ public final class ReconnectController {
     /// The network came back: forget the backoff, abandon dials to paired
     /// peers still stuck in TCP connect (their SYNs went into the void while
     /// the link was down and would only time out), and dial again now.
-    private func networkReturned() {
+    private func networkReturned() -> [PairedDial] {
         networkRetryAt = nil
-        guard enabled, !stopped else { return }
+        guard enabled, !stopped else { return [] }
         schedule.networkReturned()
         var abandoned = 0
-        for session in stalledDials() {
+        for session in surroundings.stalledDials {
             session.close("the network changed; dialling again", reason: .closedLocally)
             abandoned += 1
         }
-        let waiting = paired().filter { !hasSession($0.uuid) }.count
+        let waiting = surroundings.paired.filter { !surroundings.hasSession($0.uuid) }.count
         logger.info("a link or address came up: \(waiting) paired peer\(waiting == 1 ? "" : "s") to retry now\(abandoned > 0 ? " (abandoned \(abandoned) stalled dial\(abandoned == 1 ? "" : "s"))" : "")")
-        dialDue(now: clock.now())
+        return dialsDue(now: clock.now())
     }
 
     /// Opens sessions to paired peers that have none, each at its backoff.
     /// Where mDNS shows no address, the addresses of the last connection
     /// are tried.
-    private func dialDue(now: Date) {
-        guard enabled, !stopped else { return }
-        for record in paired() {
+    private func dialsDue(now: Date) -> [PairedDial] {
+        guard enabled, !stopped else { return [] }
+        var dials: [PairedDial] = []
+        for record in surroundings.paired {
             let peer = record.uuid
-            guard !hasSession(peer), schedule.isDue(peer, now: now) else { continue }
-            let shown = row(peer).map { $0.lost ? [] : $0.endpoints } ?? []
+            guard !surroundings.hasSession(peer), schedule.isDue(peer, now: now) else { continue }
+            let shown = surroundings.row(peer).map { $0.lost ? [] : $0.endpoints } ?? []
             let endpoints = record.dialAddresses(shown: shown)
             guard !endpoints.isEmpty else { continue }
             let due = schedule.attempted(peer, now: now, random: Double.random(in: 0...1))
             logger.info("connecting to paired peer '\(record.name)'\(shown.isEmpty ? " at its last known addresses" : "") (attempt \(schedule.attempts(peer)); next in \(Int(due.timeIntervalSince(now).rounded())) s if it fails)")
-            dial(peer, endpoints, record.peerId)
+            dials.append(PairedDial(peer: peer, endpoints: endpoints, peerID: record.peerId))
         }
+        return dials
     }
 }
