@@ -21,6 +21,12 @@ final class SessionLifecycleTests: XCTestCase {
         XCTAssertEqual(b.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(1)), [])
         XCTAssertEqual(b.received(.invite(name: "alpha", context: [7], timeoutMilliseconds: 30_000), now: at(1)),
                        [.requestDecision(name: "alpha", context: [7], timeoutSeconds: 30, pairing: false)])
+        XCTAssertEqual(b.receivedInvitation, ReceivedInvitation(name: "alpha", context: [7], timeoutSeconds: 30, pairing: false),
+                       "the invitation is kept for a decision asked after adoption")
+        var late = SessionLifecycle(inviteeAt: t0, limits: limits)
+        _ = late.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(1))
+        _ = late.received(.invite(name: "x", context: [], timeoutMilliseconds: 3_600_000), now: at(1))
+        XCTAssertEqual(late.receivedInvitation?.timeoutSeconds, Int(limits.maxInviteTimeout), "kept as clamped, as asked")
         XCTAssertEqual(b.received(.data(more: false, bytes: [1]), now: at(1)).last, .finish(.protocolError, "unexpected data while awaitingDecision"),
                        "nothing is delivered before acceptance")
         var b2 = SessionLifecycle(inviteeAt: t0, name: "bravo", limits: limits)

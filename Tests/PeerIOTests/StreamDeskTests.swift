@@ -14,8 +14,12 @@ private final class RecordingSession: BulkSession {
 
     init(peer: UUID) { peerUUID = peer }
 
+    /// How often the desk asked for turns.
+    private(set) var turnsWanted = 0
+
     func sendBulk(_ message: BulkMessage) { sent.append(message) }
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? { nil }
+    func wantsBulkTurn() { turnsWanted += 1 }
 }
 
 /// One fake session by peer.
@@ -71,5 +75,6 @@ final class StreamDeskTests: XCTestCase {
         }
         Array("bytes".utf8).withUnsafeBytes { desk.data(stray, bytes: $0, from: peer) }
         XCTAssertEqual(session.sent, [], "nothing is answered for a stream this side does not know")
+        XCTAssertEqual(session.turnsWanted, 0, "credit for an unknown stream asks for no turn")
     }
 }

@@ -13,6 +13,8 @@ private final class FakeBulkSession: BulkSession {
     var isConnected = true
     var bulkRoom = 1 << 20
     private(set) var sent: [BulkMessage] = []
+    /// How often the desk asked for turns.
+    private(set) var turnsWanted = 0
 
     init(peer: UUID, peerID: String) {
         peerUUID = peer
@@ -20,6 +22,7 @@ private final class FakeBulkSession: BulkSession {
     }
 
     func sendBulk(_ message: BulkMessage) { sent.append(message) }
+    func wantsBulkTurn() { turnsWanted += 1 }
 
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
         var frame = [UInt8](repeating: 0, count: capacity)

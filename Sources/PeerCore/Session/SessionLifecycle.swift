@@ -51,6 +51,8 @@ public struct SessionLifecycle: Sendable {
     private let ownName: String
     /// The name the invitee sent with its `accept`, when we invited and it sent one.
     public private(set) var acceptedName: String?
+    /// The invitation the peer sent (invitee side), once it came.
+    public private(set) var receivedInvitation: ReceivedInvitation?
     private let context: [UInt8]
     private var forPairing: Bool
     private var pairingDeadline: Date?
@@ -155,6 +157,7 @@ public struct SessionLifecycle: Sendable {
             forPairing = pairing
             let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
             deadline = now.addingTimeInterval(seconds)
+            receivedInvitation = ReceivedInvitation(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)
             return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)]
         case (.accept(let name), .inviting):
             phase = .connected

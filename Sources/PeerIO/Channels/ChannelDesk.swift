@@ -50,14 +50,14 @@ public final class ChannelDesk {
             descriptor.close()
             return answer(.error(ControlError(.busy, "\(Self.maxChannels) channels are open; try again later")))
         }
-        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, client: client, maxMessage: maxMessage, answer: answer)
-        channel.session = { [weak self] in self?.session(peer.id) }
-        channel.onFinished = { [weak self] ended in
+        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, client: client, maxMessage: maxMessage, answer: answer,
+                                     session: { [weak self] in self?.session(peer.id) },
+                                     onFinished: { [weak self] ended in
             guard let self, self.channels[ended.peer] === ended else { return }
             self.channels[ended.peer] = nil
             self.logger.info("channel with '\(peer.name)': over (\(ended.sent) sent, \(ended.received) received)")
             self.ended()
-        }
+        })
         channels[peer.id] = channel
         logger.info("channel with '\(peer.name)': opened")
         channel.pump()

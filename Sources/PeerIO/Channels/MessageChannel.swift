@@ -53,12 +53,19 @@ final class MessageChannel {
     private(set) var received: Int64 = 0
     /// Whether it is over (answered, its descriptor closed).
     private(set) var finished = false
-    /// Asks for the peer's session (set by the desk).
-    var session: @MainActor () -> PeerSession? = { nil }
+    /// Asks for the peer's session (given by the desk at init).
+    private let session: @MainActor () -> PeerSession?
+    /// Called once it is over (given by the desk at init).
+    private let onFinished: @MainActor (MessageChannel) -> Void
 
     /// Takes `descriptor` (made non-blocking here).
+    /// `session` finds the peer's session; `onFinished` hears that the
+    /// channel is over.
     init(descriptor: FileDescriptor, peer: UUID, client: ControlConnection, maxMessage: Int,
-         answer: @escaping @MainActor (ControlReply) -> Void) {
+         answer: @escaping @MainActor (ControlReply) -> Void, session: @escaping @MainActor () -> PeerSession?,
+         onFinished: @escaping @MainActor (MessageChannel) -> Void) {
+        self.session = session
+        self.onFinished = onFinished
         self.peer = peer
         self.client = client
         self.maxMessage = maxMessage
@@ -226,7 +233,4 @@ final class MessageChannel {
                                    acknowledged: acknowledged, received: received, detail: detail)))
         onFinished(self)
     }
-
-    /// Called once it is over (set by the desk).
-    var onFinished: @MainActor (MessageChannel) -> Void = { _ in }
 }

@@ -51,7 +51,6 @@ public final class InvitationDesk {
             let info = InvitationInfo(id: id, peer: peer, name: name, peerId: session.remotePeerID ?? "",
                                       context: String(decoding: context, as: UTF8.self),
                                       expires: now.addingTimeInterval(TimeInterval(timeoutSeconds)))
-            session.invitationID = id
             sessions[id] = session
             book.add(info)
             logger.info("invitation \(id) from '\(name)' (\(peer.uuidString.lowercased()))")
@@ -69,8 +68,15 @@ public final class InvitationDesk {
 
     /// The session's invitation is settled (connected, or the session ended).
     public func settled(_ session: PeerSession) {
-        guard let id = session.invitationID else { return }
+        guard let id = invitationID(of: session) else { return }
         sessions[id] = nil
         book.remove(id)
     }
+
+    /// Whether a client is being asked about `session`'s invitation.
+    public func isAsking(_ session: PeerSession) -> Bool { invitationID(of: session) != nil }
+
+    /// The id of the invitation `session` carries, if a client is asked
+    /// (the desk's own book, looked up: the session keeps no copy).
+    private func invitationID(of session: PeerSession) -> String? { sessions.first { $0.value === session }?.key }
 }

@@ -131,7 +131,6 @@ public final class PairingCoordinator {
             return
         }
         let id = UUID().uuidString.lowercased()
-        session.pairingID = id
         sessions[id] = session
         book.record(PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: peerID, initiator: false, code: nil,
                                 expires: now.addingTimeInterval(timeout)))
@@ -141,14 +140,13 @@ public final class PairingCoordinator {
     /// A pairing step of `session`.
     public func perform(_ action: PairingAction, on session: PeerSession, now: Date) {
         guard let peer = session.peerUUID else { return }
-        if session.pairingID == nil, session.role == .inviter || session.pairing?.role == .inviter {
+        if pairingID(of: session) == nil, session.role == .inviter || session.pairing?.role == .inviter {
             let id = UUID().uuidString.lowercased()
-            session.pairingID = id
             sessions[id] = session
             book.record(PairingInfo(id: id, peer: peer, name: directory.row(peer)?.name ?? "", peerId: session.remotePeerID ?? "",
                                     initiator: true, code: nil, expires: now.addingTimeInterval(timeout)))
         }
-        guard let id = session.pairingID, var pairing = book[id] else { return }
+        guard let id = pairingID(of: session), var pairing = book[id] else { return }
         switch action {
         case .send:
             break
@@ -203,7 +201,6 @@ public final class PairingCoordinator {
             }
         case .failed(let failure, let text):
             forget(id)
-            session.pairingID = nil
             if failure == .wrongCode, !pairing.initiator, let until = throttle.recordFailure(pairing.peerId, now: now) {
                 logger.warning("three wrong pairing codes from '\(pairing.name)'; refusing its pairing requests until \(until.formatted(.iso8601))")
             }
@@ -226,6 +223,10 @@ public final class PairingCoordinator {
         // connect afresh, as peers that trust each other.
         if session.isForPairing { session.close("paired; a new session follows", reason: .closedLocally) }
     }
+
+    /// The id of the pairing on `session` (the coordinator's own book,
+    /// looked up: the session keeps no copy).
+    private func pairingID(of session: PeerSession) -> String? { sessions.first { $0.value === session }?.key }
 
     private func forget(_ id: String) {
         sessions[id] = nil

@@ -91,12 +91,13 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
         acceptor.start()
     }
 
-    /// An incoming session became its peer's current one: a decision it
-    /// waited for (an invitation that came before its row) is asked now.
+    /// An incoming session became its peer's current one: an invitation
+    /// that came before its row (still awaiting a decision, and nobody
+    /// asked about it) is decided now.
     public func sessionAdopted(_ session: PeerSession) {
-        guard let pending = session.pendingDecision else { return }
-        session.pendingDecision = nil
-        sessionNeedsDecision(session, name: pending.name, context: pending.context, timeoutSeconds: pending.timeout, pairing: pending.pairing)
+        guard session.phase == .awaitingDecision, !invitations.isAsking(session), let invitation = session.receivedInvitation else { return }
+        sessionNeedsDecision(session, name: invitation.name, context: invitation.context, timeoutSeconds: invitation.timeoutSeconds,
+                             pairing: invitation.pairing)
     }
 
     /// An `add` dial proved its peer.
@@ -160,10 +161,9 @@ extension SessionDirector {
 
     /// The invitee side must ask a client.
     public func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
-        guard let peer = session.peerUUID, table.isCurrent(session) else {
-            session.pendingDecision = (name, context, timeoutSeconds, pairing)
-            return
-        }
+        // Before its row is known the decision waits: adoption asks it
+        // again (``sessionAdopted(_:)``).
+        guard let peer = session.peerUUID, table.isCurrent(session) else { return }
         if let mismatch = trust.violation(by: session, claimedName: name) {
             adoption.refuse(session, mismatch: mismatch)
             return

@@ -23,10 +23,8 @@ public final class PeerSession {
     public let expectedPeerID: String?
     /// Endpoints left to try after this one (for the owner's retry).
     public let remainingEndpoints: [Endpoint]
-    /// The invitation this session carries (invitee side), once asked.
-    public var invitationID: String?
-    /// A decision request that arrived before `peerUUID` was known.
-    public var pendingDecision: (name: String, context: [UInt8], timeout: Int, pairing: Bool)?
+    /// The invitation the peer sent (invitee side), once it came.
+    public var receivedInvitation: ReceivedInvitation? { lifecycle.receivedInvitation }
     /// Whether the session was opened to pair (either side): it carries
     /// only pairing, ping, pong and close, and ends with the pairing.
     public var isForPairing: Bool { lifecycle.isForPairing }
@@ -36,8 +34,6 @@ public final class PeerSession {
     public var heardAnything: Bool { lifecycle.heardAnything }
     /// The pairing running on this session, if any.
     public internal(set) var pairing: PairingLifecycle?
-    /// The pairing's id for clients.
-    public var pairingID: String?
     /// The Noise handshake hash, once the handshake is done.
     public private(set) var handshakeHash: [UInt8] = []
     /// Set when this side also invited (crossing invitations): accept automatically.

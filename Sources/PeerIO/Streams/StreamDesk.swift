@@ -27,9 +27,6 @@ public final class StreamDesk {
     private var remoteOpens: [UUID: [String: (flow: FlowID, expires: Date)]] = [:]
     /// The sessions, by peer: the daemon's one table, given at init.
     private let sessions: any BulkSessions
-    /// A stream has bytes to send: the plane gives the session's room out
-    /// in turns. Set by ``DataPlane``'s init, which owns the turns.
-    public var wantsToSend: @MainActor (any BulkSession) -> Void = { _ in }
 
     /// A desk over the sessions of `sessions`.
     public init(sessions: any BulkSessions, logger: Logger, clock: DaemonClock) {
@@ -71,19 +68,16 @@ public final class StreamDesk {
         let port = StreamPort(input: input, output: output)
         let stream = PipeStream(ownFlow: FlowID(bytes: Sodium.randomBytes(FlowID.length))!, peer: peer.id, name: name, port: port,
                                 client: client, answer: answer)
-        port.onReadable = { [weak self, weak stream] in
+        port.start(onReadable: { [weak self, weak stream] in
             guard let self, let stream, let session = self.session(stream.peer) else { return }
-            self.wantsToSend(session)
-        }
-        port.onWritten = { [weak self, weak stream] count in
+            session.wantsBulkTurn()
+        }, onWritten: { [weak self, weak stream] count in
             guard let self, let stream else { return }
             self.written(count, on: stream)
-        }
-        port.onBroken = { [weak self, weak stream] why in
+        }, onBroken: { [weak self, weak stream] why in
             guard let self, let stream else { return }
             self.reset(stream, .closed, why)
-        }
-        port.start()
+        })
         streams[peer.id, default: [:]][name] = stream
         session.sendBulk(.streamOpen(stream.ownFlow, name: name))
         logger.info("stream '\(name)' with '\(peer.name)': opened here")
@@ -120,7 +114,7 @@ public final class StreamDesk {
         case .credit(let flow, let bytes):
             guard let stream = byFlow[flow], stream.peer == peer else { return }
             guard stream.credit.grant(Int(bytes)) else { return reset(stream, .protocolError, "credit past the largest window") }
-            wantsToSend(session)
+            session.wantsBulkTurn()
         default:
             break
         }
@@ -143,7 +137,7 @@ public final class StreamDesk {
         stream.flow = flow
         byFlow[flow] = stream
         logger.info("stream '\(stream.name)' \(flow): open both ways")
-        if let session = session(stream.peer) { wantsToSend(session) }
+        if let session = session(stream.peer) { session.wantsBulkTurn() }
     }
 
     /// The open streams with `peer` that may send, in a stable order (for turns).

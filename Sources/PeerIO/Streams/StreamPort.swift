@@ -30,12 +30,12 @@ final class StreamPort {
     private var outputClosed = false
     private var pending = OutputBuffer(keepCapacity: 1 << 16)
     private var closeWhenDrained = false
-    /// Input may have bytes (set before use).
-    var onReadable: @MainActor () -> Void = {}
+    /// Input may have bytes (given to ``start(onReadable:onWritten:onBroken:)``).
+    private var onReadable: @MainActor () -> Void = {}
     /// Output drained `count` bytes (they count as consumed).
-    var onWritten: @MainActor (Int) -> Void = { _ in }
+    private var onWritten: @MainActor (Int) -> Void = { _ in }
     /// Output failed (the reader went away).
-    var onBroken: @MainActor (String) -> Void = { _ in }
+    private var onBroken: @MainActor (String) -> Void = { _ in }
 
     /// Takes both descriptors.
     init(input: FileDescriptor, output: FileDescriptor) {
@@ -45,8 +45,14 @@ final class StreamPort {
         outputIsFile = ((try? output.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
     }
 
-    /// Starts watching (after the callbacks are set).
-    func start() {
+    /// Starts watching: `onReadable` hears that input may have bytes,
+    /// `onWritten` that output drained bytes, `onBroken` that output failed.
+    /// Nothing is watched before, so none of them can be missed.
+    func start(onReadable: @escaping @MainActor () -> Void, onWritten: @escaping @MainActor (Int) -> Void,
+               onBroken: @escaping @MainActor (String) -> Void) {
+        self.onReadable = onReadable
+        self.onWritten = onWritten
+        self.onBroken = onBroken
         if !inputIsFile {
             try? input.setNonBlocking()
             inputChannel = DispatchChannel(descriptor: input, onReadable: { [weak self] in self?.readableFired() }, onWritable: {})

@@ -23,9 +23,17 @@ public protocol BulkSession: AnyObject {
     /// bytes sent, or nil when the session cannot carry it.
     @discardableResult
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int?
+    /// A desk has bulk frames to send (an answer or credit came): the
+    /// session's owner hands out turns now, as when room comes back.
+    func wantsBulkTurn()
 }
 
-extension PeerSession: BulkSession {}
+extension PeerSession: BulkSession {
+    /// Asks the delegate for turns, exactly as ``transportHasRoom()`` does.
+    public func wantsBulkTurn() {
+        if isConnected { delegate?.sessionCanSendBulk(self) }
+    }
+}
 
 /// Where a desk finds the session with a peer: the daemon's one
 /// ``SessionTable``, or a test's table of fake sessions.

@@ -20,13 +20,6 @@ public final class DataPlane: BulkRoom {
         self.transfers = transfers
         self.streams = streams
         self.channels = channels
-        transfers.wantsToSend = { [unowned self] session in
-            // Only a real session has turns to give; a test's fake has none.
-            if let session = session as? PeerSession { self.sessionCanSendBulk(session) }
-        }
-        streams.wantsToSend = { [unowned self] session in
-            if let session = session as? PeerSession { self.sessionCanSendBulk(session) }
-        }
     }
 
     public func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }

@@ -45,9 +45,6 @@ public final class TransferDesk {
     /// Sessions, rows, trust, deciders and events: the rest of the daemon,
     /// given at init (issue 21, point 8).
     private let surroundings: any TransferSurroundings
-    /// A flow has something to send: the plane gives the session's room out
-    /// in turns. Set by ``DataPlane``'s init, which owns the turns.
-    public var wantsToSend: @MainActor (any BulkSession) -> Void = { _ in }
 
     /// The session counting for `peer`.
     func session(_ peer: UUID) -> (any BulkSession)? { surroundings.session(for: peer) }
@@ -165,7 +162,7 @@ public final class TransferDesk {
                 } else {
                     logger.info("transfer \(flow): '\(transfer.peerName)' accepted \(transfer.accepted.files) of \(transfer.files.count) files")
                     emit(.transferProgress, info(transfer))
-                    wantsToSend(session)
+                    session.wantsBulkTurn()
                 }
             }
         case .credit(_, let bytes):
@@ -174,7 +171,7 @@ public final class TransferDesk {
                 session.sendBulk(.cancel(flow, reason: .protocolError, text: "credit past the largest window"))
                 return end(transfer, .failed, .protocolError, "the receiver gave credit past the largest window")
             }
-            wantsToSend(session)
+            session.wantsBulkTurn()
         case .transferDone:
             guard let transfer = outgoing[flow], transfer.peer == peer else { return stray(session, flow, StrayFlowRule.of(message)) }
             end(transfer, .completed, nil, nil)

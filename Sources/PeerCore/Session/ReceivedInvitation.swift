@@ -1,0 +1,13 @@
+/// The invitation a session's peer sent (invitee side), as the session
+/// lifecycle accepted it: what a client is asked about, and what the
+/// daemon asks again once it knows the peer's row.
+public struct ReceivedInvitation: Equatable, Sendable {
+    /// The name the peer gave.
+    public let name: String
+    /// The peer's context bytes.
+    public let context: [UInt8]
+    /// How long the invitation waits for an answer, clamped to the limit.
+    public let timeoutSeconds: Int
+    /// Whether the session is opened to pair.
+    public let pairing: Bool
+}
