@@ -175,4 +175,59 @@ final class TransferDeskTests: XCTestCase {
             XCTAssertEqual(Array(session.sent[before...]), expected, "\(message)")
         }
     }
+
+    /// A file of `bytes` in the test folder, opened for reading, with its entry.
+    private func source(_ name: String, _ bytes: [UInt8]) throws -> (SendFileEntry, FileDescriptor) {
+        let path = folder + "/" + name
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
+        var info = stat()
+        XCTAssertEqual(stat(path, &info), 0)
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        return (SendFileEntry(name: name, size: Int64(bytes.count), mode: 0o644, mtime: Int64(info.st_mtim.tv_sec)), FileDescriptor(rawValue: fd))
+    }
+
+    func testTheSendingSideOffersSendsWithinCreditAndEndsOnTheReceiversWord() async throws {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        let row = try XCTUnwrap(world.row(world.peer))
+        let (entry, fd) = try source("note.txt", hello)
+        let started = try desk.sendFile(to: row, transfer: nil, entries: [entry], descriptors: [fd], more: false).get()
+        let flow = try XCTUnwrap(FlowID(hex: started.transfer.id))
+        guard case .offer(flow, false, 1, 5, let files)? = session.sent.first else { return XCTFail("no offer: \(session.sent)") }
+        XCTAssertEqual(files.map(\.name), [Array("note.txt".utf8)])
+        XCTAssertEqual(desk.sendingFlows(to: world.peer), [], "nothing goes before the answer")
+
+        desk.session(session, bulk: .answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)]))
+        XCTAssertEqual(session.turnsWanted, 1, "an accepting answer asks the session for a turn")
+        XCTAssertEqual(desk.sendingFlows(to: world.peer), [flow])
+        let sent = desk.pump(flow, on: session, limit: .max)
+        XCTAssertEqual(sent, hello.count)
+        let blockHash = Blake2b.hash(hello)
+        XCTAssertEqual(Array(session.sent.dropFirst()), [
+            .chunk(flow, file: 0, offset: 0, bytes: hello), .block(flow, file: 0, block: 0, hash: blockHash),
+            .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)),
+        ], "the bytes, the block's hash, and the file's hash of block hashes")
+
+        desk.session(session, bulk: .transferDone(flow))
+        XCTAssertTrue(world.events.contains { $0.0 == .transferCompleted && $0.1.id == flow.description })
+        XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.state }, .success(.completed))
+        XCTAssertEqual(desk.sendingFlows(to: world.peer), [])
+    }
+
+    func testCreditPastTheLargestWindowEndsTheSendingSide() async throws {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        let (entry, fd) = try source("big.bin", [UInt8](repeating: 7, count: 64))
+        let started = try desk.sendFile(to: try XCTUnwrap(world.row(world.peer)), transfer: nil, entries: [entry], descriptors: [fd], more: false).get()
+        let flow = try XCTUnwrap(FlowID(hex: started.transfer.id))
+        desk.session(session, bulk: .answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)]))
+        desk.session(session, bulk: .credit(flow, bytes: UInt32(ReceiveWindow.maximum)))
+        XCTAssertEqual(session.sent.last, .cancel(flow, reason: .protocolError, text: "credit past the largest window"))
+        XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.reason }, .success(.protocolError))
+    }
 }

@@ -1,0 +1,408 @@
+import Dispatch
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerSystem
+
+/// The receiving side of the desk (issue 12; split by job in issue 21,
+/// point 8): every ``IncomingTransfer`` and all that is written to one.
+/// An offer is assembled, checked against what was accepted before
+/// (``ResumeDecision``) and decided (``OfferDecision``, ``DiskBudget``);
+/// its bytes are written, hashed and placed; what it leaves is swept.
+@MainActor
+final class IncomingTransfers {
+    /// Offers from one peer at once, and from all peers.
+    static let maxIncomingPerPeer = 8
+    static let maxIncoming = 64
+    /// How long an interrupted incoming transfer is held in memory; after
+    /// that, an offer repeated by the sender still resumes from the disk.
+    static let interruptedKept: TimeInterval = 3600
+    /// Sweeps run once an hour (and at the first tick).
+    static let sweepInterval: TimeInterval = 3600
+
+    /// The transfers decided or being decided, by flow.
+    private var incoming: [FlowID: IncomingTransfer] = [:]
+    /// Offers whose manifest is still arriving.
+    private let intake: OfferIntake
+    /// Accepted offers, remembered in the state directory (never in a
+    /// download folder, where a peer's bytes land).
+    let acceptances: AcceptanceStore
+    /// The boot that writes records now (``BlockRecord``).
+    private let bootID: [UInt8]
+    private let root: DownloadRoot
+    private let offerTimeout: TimeInterval
+    /// How long the files of a stopped transfer are kept (``LeftoverSweep``).
+    private let partialLifetime: TimeInterval
+    /// When the last sweep started; nil before the first.
+    private var sweptAt: Date?
+    private let policy: AutoAcceptPolicy
+    private let surroundings: any TransferSurroundings
+    private let history: TransferHistory
+    private let logger: Logger
+    private let clock: DaemonClock
+
+    /// The receiving side: files land under `root`, acceptances are kept
+    /// by `acceptances`, ends go to `history`.
+    init(root: DownloadRoot, acceptances: AcceptanceStore, bootID: [UInt8], offerTimeout: TimeInterval, partialLifetime: TimeInterval,
+         policy: AutoAcceptPolicy, surroundings: any TransferSurroundings, history: TransferHistory, logger: Logger, clock: DaemonClock) {
+        self.root = root
+        intake = OfferIntake(surroundings: surroundings, logger: logger)
+        self.acceptances = acceptances
+        self.bootID = bootID
+        self.offerTimeout = offerTimeout
+        self.partialLifetime = partialLifetime
+        self.policy = policy
+        self.surroundings = surroundings
+        self.history = history
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// Whether `flow` is a transfer from `peer` received here.
+    func owns(_ flow: FlowID, peer: UUID) -> Bool { incoming[flow]?.peer == peer }
+
+    private var now: Date { clock.now() }
+    private func progress(_ transfer: IncomingTransfer) { surroundings.transferEvent(.transferProgress, info(transfer)) }
+
+    /// The session with `peer` ended: offers still arriving are dropped,
+    /// active transfers wait for the sender to offer them again.
+    func sessionDown(_ peer: UUID) {
+        intake.sessionDown(peer)
+        for transfer in incoming.values where transfer.peer == peer && transfer.state == .active {
+            transfer.state = .interrupted
+            transfer.interruptedAt = now
+            transfer.closePartials()
+            progress(transfer)
+        }
+    }
+
+    // MARK: Offers
+
+    /// A part of an offer from `peer`: assembled; once whole, a resume of
+    /// what was accepted before, or a new offer decided afresh.
+    func offerArrived(_ session: any BulkSession, peer: UUID, peerID: String, flow: FlowID, part: [OfferedFile], more: Bool,
+                      totalFiles: UInt32, totalBytes: UInt64) {
+        if let known = incoming[flow], known.peer != peer {
+            return session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use"))
+        }
+        let name = surroundings.row(peer)?.name ?? peerID
+        // An offer repeated for a transfer held here is assembled afresh
+        // too, and compared whole (below): it takes no new place.
+        let room = { [incoming, intake] in
+            let fromPeer = incoming.values.filter { $0.peer == peer }.count + intake.count(from: peer)
+            return incoming[flow] != nil || fromPeer < Self.maxIncomingPerPeer && incoming.count + intake.count < Self.maxIncoming
+        }
+        guard let transfer = intake.part(part, flow: flow, more: more, totalFiles: totalFiles, totalBytes: totalBytes, from: peer, peerID: peerID,
+                                         name: name, on: session, room: room, now: now) else { return }
+        let known = incoming[flow]
+        let decision = ResumeDecision.decide(manifest: transfer.manifestHash, peerID: peerID,
+                                             held: known.map { .init(manifest: $0.manifestHash, state: $0.state) },
+                                             record: acceptances.read(flow))
+        switch decision {
+        case .ignore:
+            return
+        case .reanswer:
+            // The same offer again, on a new session: answered as before.
+            guard let known, let root = try? root.open() else { return }
+            send(known.reanswer(root: root, bootID: bootID, now: now), flow: flow, on: session)
+            progress(known)
+        case .resumeRecorded(let files, let replacing):
+            if replacing, let known { giveWay(known, name: name) }
+            incoming[flow] = transfer
+            logger.info("transfer \(flow) from '\(name)': accepted before; resuming")
+            accept(transfer, Set(files), session: session, resuming: true)
+        case .decideAfresh(let replacing):
+            if replacing, let known { giveWay(known, name: name) }
+            incoming[flow] = transfer
+            decide(transfer, session)
+        }
+    }
+
+    /// Other files under an id held here (issue 21, point 1.2): the held
+    /// transfer ends and its partial files go; what it was accepted for is
+    /// not carried over to the new offer.
+    private func giveWay(_ known: IncomingTransfer, name: String) {
+        logger.warning("transfer \(known.flow) from '\(name)': offered again with other files; the earlier offer ends and this one is decided afresh")
+        if let root = try? root.open() { known.discardPartials(root: root) }
+        end(known, .failed, .protocolError, "the sender offered other files under the same transfer id")
+    }
+
+    /// The disk's room for offers now: free bytes and inodes, what the
+    /// accepted transfers other than `transfer` will still write, and the reserve.
+    private func budget(excluding transfer: IncomingTransfer, root: FileDescriptor) -> DiskBudget {
+        let promised = incoming.values.filter { $0 !== transfer && ($0.state == .active || $0.state == .interrupted) }
+            .reduce(DiskBudget.Cost.zero) { $0 + $1.remainingCost }
+        // A disk that cannot be asked has no room.
+        let space = (try? root.freeSpace()) ?? (bytes: 0, inodes: 0)
+        return DiskBudget(freeBytes: space.bytes, freeInodes: space.inodes, promised: promised, reserve: DiskBudget.defaultReserve)
+    }
+
+    private func decide(_ transfer: IncomingTransfer, _ session: any BulkSession) {
+        guard let check = transfer.check else { return }
+        let root: FileDescriptor
+        do { root = try self.root.open() } catch {
+            return fail(transfer, session, TransferFault(writing: error, name: "the download directory"))
+        }
+        let decision = OfferDecision.decide(cost: transfer.cost(of: nil), count: check.acceptedCount, budget: budget(excluding: transfer, root: root),
+                                            policy: policy, paired: surroundings.isPaired(transfer.peerID), deciders: surroundings.deciders)
+        logger.info("transfer \(transfer.flow): '\(transfer.peerName)' offers \(transfer.files.count) files, \(transfer.declaredBytes) bytes: \(decision)")
+        switch decision {
+        case .accept:
+            accept(transfer, nil, session: session)
+        case .ask, .wait:
+            transfer.expires = now.addingTimeInterval(offerTimeout)
+            surroundings.transferEvent(.transferOffered, info(transfer, files: .summary))
+        case .refuseNoSpace(let shortfall):
+            session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: shortfall.description))
+            end(transfer, .failed, .noSpace, shortfall.description)
+        case .refuseNothingAcceptable:
+            send(transfer.accept(Set(), root: root, bootID: bootID, now: now), flow: transfer.flow, on: session)
+            end(transfer, .declined, .declined, "no file of the offer has an acceptable name")
+        }
+    }
+
+    /// Accepts `chosen` of `transfer` (every acceptable file when nil).
+    /// The disk's room is checked again here, for an offer a client took
+    /// later: other offers may have been accepted meanwhile. A resume from
+    /// a record has its room already.
+    private func accept(_ transfer: IncomingTransfer, _ chosen: Set<Int>?, session: any BulkSession, resuming: Bool = false) {
+        guard let root = try? root.open() else { return }
+        if !resuming, let shortfall = budget(excluding: transfer, root: root).shortfall(for: transfer.cost(of: chosen)) {
+            session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: shortfall.description))
+            return end(transfer, .failed, .noSpace, shortfall.description)
+        }
+        let answers = transfer.accept(chosen, root: root, bootID: bootID, now: now)
+        let accepted = answers.filter { $0.verdict == .accepted }.map { Int($0.file) }
+        do {
+            try acceptances.write(AcceptanceRecord(peerID: transfer.peerID, manifest: transfer.manifestHash, files: accepted), flow: transfer.flow)
+        } catch {
+            return fail(transfer, session, TransferFault(writing: error, name: "the acceptance record"))
+        }
+        transfer.holdsRecord = true
+        send(answers, flow: transfer.flow, on: session)
+        if accepted.isEmpty {
+            return end(transfer, .declined, .declined, "no file was accepted")
+        }
+        progress(transfer)
+        if transfer.allPlaced {
+            session.sendBulk(.transferDone(transfer.flow))
+            forgetRecords(of: transfer)
+            end(transfer, .completed, nil, nil)
+        }
+    }
+
+    private func send(_ answers: [FileAnswer], flow: FlowID, on session: any BulkSession) {
+        let perPart = (WireCodec.maxPlaintext - 64) / 9
+        var start = 0
+        repeat {
+            let end = min(answers.count, start + perPart)
+            session.sendBulk(.answer(flow, more: end < answers.count, files: Array(answers[start..<end])))
+            start = end
+        } while start < answers.count
+    }
+
+    // MARK: The sender's messages and bytes
+
+    /// `block`, `fileEnd` or `cancel` from the sender, for a transfer
+    /// received here (``owns(_:peer:)``).
+    func received(_ message: BulkMessage, on session: any BulkSession) {
+        guard let transfer = incoming[message.flow] else { return }
+        switch message {
+        case .block(_, let file, let block, let hash):
+            step(transfer, session) { _ in
+                transfer.block(file: file, block: block, hash: hash).map { Result.failure($0) } ?? .success(())
+            }
+        case .fileEnd(_, let file, let hash):
+            step(transfer, session) { root in
+                transfer.fileEnd(file: file, hash: hash, root: root, bootID: bootID).map { place($0, of: transfer) }
+            }
+        case .cancel(_, let reason, let text):
+            if let root = try? root.open() { transfer.discardPartials(root: root) }
+            end(transfer, reason == .cancelled ? .cancelled : .failed, reason, "the sender: \(text)")
+        default:
+            break
+        }
+    }
+
+    /// File bytes arrived (in place, valid only during the call): written,
+    /// hashed, counted, and credit given back.
+    func chunk(_ flow: FlowID, file: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, on session: any BulkSession) {
+        guard let transfer = incoming[flow] else { return }
+        step(transfer, session) { root in
+            transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: now) { [unowned self] _ in
+                progress(transfer)
+            }.map { credit in
+                if let credit { session.sendBulk(.credit(flow, bytes: credit)) }
+            }
+        }
+    }
+
+    /// Applies `step` to an incoming transfer; a fault cancels it both sides.
+    private func step(_ transfer: IncomingTransfer, _ session: any BulkSession, _ step: (FileDescriptor) -> Result<Void, TransferFault>) {
+        guard !transfer.state.isFinished else { return }
+        let root: FileDescriptor
+        do { root = try self.root.open() } catch {
+            return fail(transfer, session, TransferFault(writing: error, name: self.root.path))
+        }
+        if case .failure(let fault) = step(root) { fail(transfer, session, fault) }
+    }
+
+    private func fail(_ transfer: IncomingTransfer, _ session: (any BulkSession)?, _ fault: TransferFault) {
+        session?.sendBulk(.cancel(transfer.flow, reason: fault.reason, text: fault.text))
+        if let root = try? root.open() { transfer.discardPartials(root: root) }
+        end(transfer, .failed, fault.reason, fault.text)
+    }
+
+    /// The last step of a file, on the disk queue; then the next, or the end.
+    private func place(_ file: IncomingFile, of transfer: IncomingTransfer) {
+        guard let partial = file.partial else { return }
+        let (name, size, mode, mtime) = (file.path.components.last ?? "file", file.offered.size, file.offered.mode, file.offered.mtime)
+        root.disk.async {
+            let outcome = Result { () throws(SystemError) in try partial.finish(name: name, size: size, mode: mode, mtime: mtime) }
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated { self.placed(file, of: transfer, partial: partial, outcome: outcome) }
+            }
+        }
+    }
+
+    private func placed(_ file: IncomingFile, of transfer: IncomingTransfer, partial: PartialFile, outcome: Result<String, SystemError>) {
+        file.partial = nil
+        switch outcome {
+        case .failure(let error):
+            partial.discard()
+            partial.close()
+            file.finishing = false
+            fail(transfer, surroundings.session(for: transfer.peer), TransferFault(writing: error, name: file.path.description))
+        case .success(let name):
+            partial.close()
+            transfer.placed(file, as: name, now: now) { [unowned self] _ in progress(transfer) }
+            logger.info("transfer \(transfer.flow): \(file.savedAs ?? name) is in place")
+            guard transfer.allPlaced, !transfer.state.isFinished else { return }
+            surroundings.session(for: transfer.peer)?.sendBulk(.transferDone(transfer.flow))
+            forgetRecords(of: transfer)
+            end(transfer, .completed, nil, nil)
+        }
+    }
+
+    /// Removes a finished transfer's block records and its acceptance record.
+    private func forgetRecords(of transfer: IncomingTransfer) {
+        guard let root = try? root.open() else { return }
+        for file in transfer.accepted.values {
+            guard let folder = try? DownloadFolder.folder(of: file.path, peerFolder: transfer.peerFolder, root: root, create: false) else { continue }
+            try? folder.remove(PartialFile.names(flow: transfer.flow, index: file.index).record)
+            folder.close()
+        }
+        acceptances.remove(transfer.flow)
+    }
+
+    private func end(_ transfer: IncomingTransfer, _ state: TransferState, _ reason: FlowEndReason?, _ detail: String?) {
+        guard !transfer.state.isFinished else { return }
+        transfer.state = state
+        transfer.reason = reason
+        transfer.detail = detail
+        transfer.endedAt = now
+        transfer.closePartials()
+        if state != .completed, transfer.holdsRecord { acceptances.remove(transfer.flow) }
+        incoming[transfer.flow] = nil
+        history.ended(info(transfer), kept: info(transfer, files: .summary))
+    }
+
+    // MARK: Clients
+
+    /// `acceptTransfer`.
+    func accept(_ id: String, files: [Int]?) -> Result<TransferResult, ControlError> {
+        guard let transfer = TransferIDMatch.find(id, in: incoming), transfer.state == .offered else {
+            return .failure(ControlError(.notFound, "no offer \(id) waits for a decision"))
+        }
+        guard let session = surroundings.session(for: transfer.peer), session.isConnected else {
+            return .failure(ControlError(.notConnected, "'\(transfer.peerName)' is not connected"))
+        }
+        if let files, let bad = files.first(where: { $0 < 0 || $0 >= transfer.files.count }) {
+            return .failure(ControlError(.invalidParams, "the offer has no file \(bad)"))
+        }
+        accept(transfer, files.map(Set.init), session: session)
+        return .success(TransferResult(transfer: info(transfer)))
+    }
+
+    /// `declineTransfer`.
+    func decline(_ id: String) -> Result<TransferResult, ControlError> {
+        guard let transfer = TransferIDMatch.find(id, in: incoming), transfer.state == .offered else {
+            return .failure(ControlError(.notFound, "no offer \(id) waits for a decision"))
+        }
+        surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .declined, text: "declined"))
+        end(transfer, .declined, .declined, "declined here")
+        return .success(TransferResult(transfer: info(transfer)))
+    }
+
+    /// `cancelTransfer` of a transfer received here, if `id` names one;
+    /// its partial files go.
+    func cancel(_ id: String) -> TransferResult? {
+        guard let transfer = TransferIDMatch.find(id, in: incoming) else { return nil }
+        surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .cancelled, text: "cancelled by the receiver"))
+        if let root = try? root.open() { transfer.discardPartials(root: root) }
+        end(transfer, .cancelled, .cancelled, "cancelled here")
+        return TransferResult(transfer: info(transfer))
+    }
+
+    /// The transfers in progress, as clients see them.
+    func live(files listing: TransferFileListing) -> [TransferInfo] { incoming.values.map { info($0, files: listing) } }
+
+    // MARK: Time
+
+    /// Clock tick: leftovers are swept (hourly); offers whose parts never
+    /// all came, and offers nobody decided in time, are refused;
+    /// interrupted transfers leave memory after an hour.
+    func tick(now: Date) {
+        if sweptAt.map({ now.timeIntervalSince($0) >= Self.sweepInterval || now < $0 }) ?? true { sweep(now: now) }
+        intake.tick(now: now)
+        for transfer in incoming.values where transfer.state == .interrupted {
+            guard let since = transfer.interruptedAt, now.timeIntervalSince(since) > Self.interruptedKept else { continue }
+            transfer.closePartials()
+            incoming[transfer.flow] = nil
+            logger.info("transfer \(transfer.flow) from '\(transfer.peerName)': interrupted for an hour; what arrived stays on disk for a resume")
+        }
+        for transfer in incoming.values where transfer.state == .offered {
+            guard let expires = transfer.expires, now >= expires else { continue }
+            surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .timedOut, text: "nobody decided on the offer in time"))
+            end(transfer, .failed, .timedOut, "nobody decided on the offer within \(Int(offerTimeout)) s")
+        }
+    }
+
+    /// Removes, on the disk queue, the files of transfers that stopped
+    /// longer ago than the partial-file lifetime (issue 21, point 1.4);
+    /// those of transfers held now stay whatever their age.
+    func sweep(now: Date) {
+        sweptAt = now
+        let held = Set(incoming.keys).union(intake.flows)
+        let (downloads, records, lifetime, logger) = (root.path, acceptances.path, Int64(partialLifetime), logger)
+        let seconds = Int64(now.timeIntervalSince1970)
+        root.disk.async {
+            let outcome = LeftoverSweep.run(downloads: downloads, records: records, lifetime: lifetime, now: seconds, held: held)
+            if outcome.files > 0 {
+                logger.notice("swept \(outcome.files) files (\(outcome.bytes) bytes) of transfers that stopped over \(lifetime) s ago")
+            }
+        }
+    }
+
+    /// Closes every partial file (shutdown).
+    func stop() {
+        for transfer in incoming.values { transfer.closePartials() }
+    }
+
+    /// What clients see of `transfer`.
+    private func info(_ transfer: IncomingTransfer, files listing: TransferFileListing = .none) -> TransferInfo {
+        let report = transfer.meter.report
+        var info = TransferInfo(id: transfer.flow.description, direction: .receive, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
+                            totalFiles: transfer.files.count, totalBytes: transfer.declaredBytes, acceptedFiles: transfer.accepted.count,
+                            acceptedBytes: report.totalBytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
+                            reason: transfer.reason, detail: transfer.detail, directory: root.path + "/" + transfer.peerFolder,
+                            expires: transfer.expires)
+        if let range = listing.range(count: transfer.files.count, nameSize: { transfer.files[$0].name.count }) {
+            info.files = transfer.fileInfos(range)
+            info.filesOmitted = transfer.files.count - range.count
+        }
+        info.wireBytes = transfer.wireBytes
+        info.resentBytes = transfer.resentBytes
+        return info
+    }
+}
