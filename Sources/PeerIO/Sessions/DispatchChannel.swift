@@ -78,6 +78,26 @@ public final class DispatchChannel {
         }
     }
 
+    /// A channel let go of without ``close(then:)`` (a bug elsewhere, or
+    /// an owner torn down early) must not take the daemon with it:
+    /// Dispatch traps when a suspended source is released, so each source
+    /// is resumed and cancelled here, and the descriptor closed once both
+    /// are, as ``close(then:)`` would.
+    isolated deinit {
+        guard !isClosing, let readSource, let writeSource else { return }
+        let descriptor = descriptor
+        let left = PendingCancels(count: 2)
+        for source in [readSource as any DispatchSourceProtocol, writeSource] {
+            source.setCancelHandler {
+                MainActor.assumeIsolated { if left.done() { descriptor.close() } }
+            }
+        }
+        if !writeArmed { writeSource.resume() }
+        if readPaused { readSource.resume() }
+        writeSource.cancel()
+        readSource.cancel()
+    }
+
     private func sourceCancelled() {
         cancelsPending -= 1
         guard cancelsPending == 0 else { return }
@@ -88,5 +108,20 @@ public final class DispatchChannel {
         onClosed = nil
         selfUntilClosed = nil
         callback?()
+    }
+}
+
+/// Counts the cancel handlers still to run for a channel released
+/// without ``DispatchChannel/close(then:)``.
+@MainActor
+private final class PendingCancels {
+    private var count: Int
+
+    init(count: Int) { self.count = count }
+
+    /// One ran; true when it was the last.
+    func done() -> Bool {
+        count -= 1
+        return count == 0
     }
 }

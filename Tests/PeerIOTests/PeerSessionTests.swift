@@ -1,0 +1,144 @@
+import Foundation
+import Glibc
+import XCTest
+@testable import PeerCore
+@testable import PeerIO
+import PeerSystem
+
+/// Records what a session reports to its owner.
+@MainActor
+private final class RecordingOwner: PeerSessionDelegate {
+    var authenticated: [String] = []
+    var decisions: [String] = []
+    var established = 0
+    var delivered: [[UInt8]] = []
+    var acknowledged: [UInt64] = []
+    var finished: [(reason: CloseReason, text: String)] = []
+
+    func sessionAuthenticated(_ session: PeerSession, peerID: String) { authenticated.append(peerID) }
+    func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
+        decisions.append(name)
+    }
+    func sessionPairingRequested(_ session: PeerSession) {}
+    func session(_ session: PeerSession, pairing action: PairingAction) {}
+    func session(_ session: PeerSession, acknowledged count: UInt64) { acknowledged.append(count) }
+    func sessionUnpaired(_ session: PeerSession) {}
+    func sessionEstablished(_ session: PeerSession) { established += 1 }
+    func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict {
+        delivered.append(message)
+        return .safe
+    }
+    func session(_ session: PeerSession, bulk message: BulkMessage) {}
+    func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
+    func sessionCanSendBulk(_ session: PeerSession) {}
+    func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) { finished.append((reason, text)) }
+}
+
+/// ``PeerSession`` and its ``SessionTransport`` over loopback TCP, with a
+/// recording owner in place of the daemon (issue 21, point 8: the tier
+/// between the pure lifecycle tables and the lab). Both ends run on the
+/// main queue; no root, no Avahi, no second host.
+@MainActor
+final class PeerSessionTests: XCTestCase {
+    private var listener: TCPListener!
+
+    override func setUp() async throws {
+        try Sodium.initialize()
+        listener = try TCPListener(port: 0)
+    }
+
+    override func tearDown() async throws {
+        listener.close()
+    }
+
+    private var loopback: Endpoint { Endpoint(interface: "lo", family: .ipv4, address: "127.0.0.1", port: listener.port) }
+
+    private func key() -> IdentityKey { IdentityKey(secretKey: Sodium.randomBytes(32)) }
+
+    /// Waits for `condition`, turning the main queue over, for at most 5 s.
+    private func eventually(_ what: String, _ condition: () -> Bool) async throws {
+        let deadline = Date().addingTimeInterval(5)
+        while !condition() {
+            guard Date() < deadline else { return XCTFail("timed out waiting until \(what)") }
+            try await Task.sleep(nanoseconds: 2_000_000)
+        }
+    }
+
+    /// The next connection the listener takes.
+    private func accepted() async throws -> FileDescriptor {
+        var fd: FileDescriptor?
+        try await eventually("a connection arrives") {
+            fd = try? listener.accept()
+            return fd != nil
+        }
+        return try XCTUnwrap(fd)
+    }
+
+    func testHandshakeInvitationMessagesAcknowledgementAndClose() async throws {
+        let (alpha, bravo) = (key(), key())
+        let (dialler, invitee) = (RecordingOwner(), RecordingOwner())
+        let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: bravo.peerID, identity: alpha, name: "alpha",
+                                context: [1, 2], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, delegate: dialler)
+        let b = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(),
+                            sendLimit: 1 << 20, delegate: invitee)
+        try await eventually("the invitee is asked") { invitee.decisions.count == 1 }
+        XCTAssertEqual(invitee.authenticated, [alpha.peerID], "the invitee learns who dialled from the handshake")
+        XCTAssertEqual(dialler.authenticated, [bravo.peerID])
+        XCTAssertEqual(b.receivedInvitation, ReceivedInvitation(name: "alpha", context: [1, 2], timeoutSeconds: 30, pairing: false))
+        XCTAssertNil(a.send([1]), "nothing is sent before the invitation is accepted")
+
+        b.decide(accept: true)
+        try await eventually("both are connected") { dialler.established == 1 && invitee.established == 1 }
+        XCTAssertEqual(a.acceptedName, "bravo", "the accept carries the invitee's name")
+        XCTAssertNil(a.send([UInt8](repeating: 0, count: (1 << 20) + 1)), "past the send limit: refused, nothing queued")
+        XCTAssertEqual(a.send(Array("hi".utf8)), 1)
+        XCTAssertEqual(a.send([UInt8](repeating: 7, count: 100_000)), 2, "a message of many fragments")
+        try await eventually("both messages arrive") { invitee.delivered.count == 2 }
+        XCTAssertEqual(invitee.delivered, [Array("hi".utf8), [UInt8](repeating: 7, count: 100_000)])
+        b.tick(now: Date())   // acknowledgements go in batches, and on the tick
+        try await eventually("the dialler hears both acknowledged") { dialler.acknowledged.last == 2 }
+
+        a.close("done here")
+        try await eventually("both have finished") { dialler.finished.count == 1 && invitee.finished.count == 1 }
+        XCTAssertEqual(dialler.finished.first?.reason, .closedLocally)
+        XCTAssertEqual(invitee.finished.first?.reason, .closedByPeer)
+        XCTAssertEqual(invitee.finished.first?.text, "done here", "the peer's words come with its close")
+    }
+
+    func testADialThatProvesAnotherKeyIsNotAuthenticated() async throws {
+        let (alpha, bravo, expected) = (key(), key(), key())
+        let (dialler, invitee) = (RecordingOwner(), RecordingOwner())
+        let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: expected.peerID, identity: alpha, name: "alpha",
+                                context: [], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, delegate: dialler)
+        _ = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(), sendLimit: 1 << 20,
+                        delegate: invitee)
+        try await eventually("the dialler finishes") { !dialler.finished.isEmpty }
+        XCTAssertFalse(a.isAuthenticated, "the key proved is not the one advertised")
+        XCTAssertEqual(dialler.established, 0)
+        XCTAssertEqual(invitee.decisions, [], "no invitation went to a host that is not the one dialled")
+    }
+
+    func testAFrameLongerThanTheHandshakeAllowsEndsTheSessionAsAProtocolError() async throws {
+        let owner = RecordingOwner()
+        // A plain socket that speaks no Noise: a length far past what a
+        // handshake message may be, then bytes.
+        let raw = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(raw) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = listener.port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(raw, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0)
+        let session = PeerSession(number: 3, accepted: try await accepted(), identity: key(), limits: .init(), sendLimit: 1 << 20,
+                                  delegate: owner)
+        let junk: [UInt8] = [0xff, 0xff] + [UInt8](repeating: 0x41, count: 64)
+        XCTAssertEqual(write(raw, junk, junk.count), junk.count)
+        try await eventually("the session ends") { !owner.finished.isEmpty }
+        XCTAssertEqual(owner.finished.first?.reason, .protocolError, "\(owner.finished)")
+        XCTAssertEqual(owner.authenticated, [], "nothing was proved")
+        XCTAssertTrue(session.isClosed)
+    }
+}
