@@ -59,7 +59,7 @@ public final class QueuedDelivery {
     /// next call. The messages are read from disk first, off the main
     /// actor, in batches of about ``batchBytes``, as long as the session
     /// has room.
-    public func drain(to session: PeerSession, peer: UUID, name: String) {
+    public func drain(to session: any MessageSession, peer: UUID, name: String) {
         guard session.isConnected, let peerID = session.remotePeerID, reading[peer] == nil else { return }
         let room = session.sendLimit - session.queuedBytes
         guard room > 0 else { return }

@@ -1,0 +1,21 @@
+/// What queued delivery needs of a session (issue 21, point 8): whether it
+/// carries data, whom it proved, its send queue's room, and a way to send
+/// one message. A ``PeerSession`` is one; a test's fake is another, so
+/// ``QueuedDelivery`` can be driven without sockets.
+@MainActor
+public protocol MessageSession: AnyObject {
+    /// Whether the session is accepted and carries data.
+    var isConnected: Bool { get }
+    /// The peer's proven id, once the handshake is done.
+    var remotePeerID: String? { get }
+    /// The most application bytes the session queues.
+    var sendLimit: Int { get }
+    /// Bytes waiting to be written.
+    var queuedBytes: Int { get }
+    /// Sends one message: its number on the session (compare with
+    /// acknowledgements), or nil, sending nothing, when the queue is full.
+    @discardableResult
+    func send(_ data: [UInt8]) -> UInt64?
+}
+
+extension PeerSession: MessageSession {}
