@@ -22,6 +22,7 @@ struct PeerctlRenderer {
             ["events", "last seq \(s.eventSeq); \(s.subscribers) subscriber\(s.subscribers == 1 ? "" : "s")"],
             ["socket", s.socket],
             ["daemon", "peerd \(s.version), pid \(s.pid), up \(s.uptime)s"],
+            ["wire", s.wire.map { "version \($0), features: \((s.features ?? []).joined(separator: " "))" } ?? "version 1, no features (a 0.1.0 daemon)"],
         ]
         return String(table.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
     }
@@ -56,6 +57,8 @@ struct PeerctlRenderer {
             ["paired", peer.paired ? "yes" : "no"],
             ["session", peer.session.map { "with \($0)" } ?? "-"],
             ["learned at", peer.learnedAddress.map { "\($0) (from a session, not mDNS)" } ?? "-"],
+            ["release", peer.release.map { "peerd \($0)" } ?? "- (no session has told us yet)"],
+            ["features", peer.features.map { $0.isEmpty ? "none (a 0.1.0 peer: messages, queues, pairing and channels only)" : $0.joined(separator: " ") } ?? "-"],
             ["seen", peer.lost ? "lost, last seen \(peer.lastSeen.formatted(.iso8601)) (\(RelativeTime.describe(peer.lastSeen, now: now)))" : "now"],
         ]
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }

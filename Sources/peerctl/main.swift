@@ -46,7 +46,7 @@ case .help(let topic):
     }
     exit(0)
 case .version:
-    emit("peerctl \(PeerdVersion.string)")
+    emit(PeerdVersion.text(program: "peerctl"))
     exit(0)
 default:
     break

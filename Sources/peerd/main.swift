@@ -42,7 +42,7 @@ case .help:
     print(DaemonCommand.helpText)
     exit(0)
 case .version:
-    print("peerd \(PeerdVersion.string)")
+    print(PeerdVersion.text(program: "peerd"))
     exit(0)
 case .checkConfig:
     print(configText == nil ? "no configuration file at \(configPath); the flags are valid" : "\(configPath): configuration is valid")

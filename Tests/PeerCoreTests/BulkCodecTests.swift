@@ -34,9 +34,9 @@ final class BulkCodecTests: XCTestCase {
 
     /// The type bytes, reason codes and verdict codes are the protocol.
     func testCodesArePinned() {
-        XCTAssertEqual(FlowEndReason.allCases.map(\.code), Array(1...10))
+        XCTAssertEqual(FlowEndReason.allCases.map(\.code), Array(1...11))
         XCTAssertEqual(FlowEndReason.allCases.map(\.rawValue), ["cancelled", "declined", "timedOut", "noSpace", "ioError", "verifyFailed",
-                                                               "protocolError", "busy", "closed", "unknownName"])
+                                                               "protocolError", "busy", "closed", "unknownName", "unsupported"])
         XCTAssertEqual(FlowEndReason(code: 200), .protocolError, "an unknown reason still ends the flow")
         let verdicts: [(FileVerdict, UInt8)] = [(.accepted, 0), (.declined, 1), (.refused(.duplicate), 2), (.refused(.underAFile), 3),
                                                 (.refused(.badSize), 4), (.refused(.name(.empty)), 17), (.refused(.name(.notUTF8)), 18),

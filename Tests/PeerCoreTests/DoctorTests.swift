@@ -154,6 +154,16 @@ final class DoctorRuleTests: XCTestCase {
         XCTAssertEqual(DoctorPeerRules.version(peer).status, .ok)
         peer.info["txtvers"] = "2"
         XCTAssertEqual(DoctorPeerRules.version(peer).status, .failed)
+        XCTAssertEqual(DoctorPeerRules.release(peer).status, .skipped, "no session has said its release")
+        peer.release = "0.1.0"
+        peer.features = []
+        let old = DoctorPeerRules.release(peer)
+        XCTAssertEqual(old.status, .warning)
+        XCTAssertEqual(old.title, "'nas' runs peerd 0.1.0, which cannot receive files or open streams")
+        XCTAssertEqual(old.fix, "upgrade peerd on 'nas'")
+        peer.release = "0.2.0"
+        peer.features = ["accept-name", "files", "streams"]
+        XCTAssertEqual(DoctorPeerRules.release(peer).status, .ok)
         let mismatch = IdentityMismatchInfo(peer: peer.id, expected: "abc", actual: "def", address: "10.1.2.2:7717")
         XCTAssertEqual(DoctorPeerRules.identity(peer, mismatches: [mismatch], trusted: nil).status, .failed)
         XCTAssertEqual(DoctorPeerRules.identity(peer, mismatches: [], trusted: nil).status, .ok)

@@ -33,6 +33,11 @@ final class SessionLifecycleTests: XCTestCase {
         _ = b2.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(1))
         _ = b2.received(.invite(name: "alpha", context: [], timeoutMilliseconds: 30_000), now: at(1))
         XCTAssertEqual(b2.decided(accept: true, now: at(2)), [.send(.accept(name: "bravo")), .established], "the invitee names itself")
+        var old = SessionLifecycle(inviteeAt: t0, name: "bravo", limits: limits)
+        _ = old.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, remoteFeatures: [], now: at(1))
+        _ = old.received(.invite(name: "alpha", context: [], timeoutMilliseconds: 30_000), now: at(1))
+        XCTAssertEqual(old.decided(accept: true, now: at(2)), [.send(.accept(name: "")), .established],
+                       "to a peer without accept-name (0.1.0), the old empty body")
         XCTAssertNil(a.acceptedName)
         XCTAssertEqual(a.received(.accept(name: "bravo"), now: at(2)), [.established])
         XCTAssertEqual(a.acceptedName, "bravo", "the inviter learns the name")

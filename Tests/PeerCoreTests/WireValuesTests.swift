@@ -15,7 +15,7 @@ final class WireValuesTests: XCTestCase {
                                  "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take", "sendFile",
                                  "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers", "pipe", "channel", "add"])
         pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
-                                    "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull",
+                                    "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported",
                                     "shuttingDown", "internal"])
         pin(EventKind.self, ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "delivered", "stateChanged", "inviteFailed", "invitation",
                              "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error",
@@ -23,7 +23,7 @@ final class WireValuesTests: XCTestCase {
         pin(TransferState.self, ["offered", "active", "interrupted", "completed", "declined", "cancelled", "failed"])
         pin(TransferDirection.self, ["send", "receive"])
         pin(FlowEndReason.self, ["cancelled", "declined", "timedOut", "noSpace", "ioError", "verifyFailed", "protocolError", "busy", "closed",
-                                 "unknownName"])
+                                 "unknownName", "unsupported"])
         pin(ConnectionState.self, ["notConnected", "connecting", "connected"])
         pin(AddressFamily.self, ["ipv4", "ipv6"])
         pin(AvahiStatus.self, ["starting", "waitingForDaemon", "registering", "running", "collision", "reconnecting", "stopped"])

@@ -141,4 +141,25 @@ final class PeerSessionTests: XCTestCase {
         XCTAssertEqual(owner.authenticated, [], "nothing was proved")
         XCTAssertTrue(session.isClosed)
     }
+
+    func testAPeerThatSaysNothingIsReleaseOneAndIsSentOnlyWhatItSpeaks() async throws {
+        let (alpha, bravo) = (key(), key())
+        let (old, new) = (RecordingOwner(), RecordingOwner())
+        // The dialler says nothing in its handshake, as 0.1.0 did.
+        let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: bravo.peerID, identity: alpha, name: "alpha",
+                                context: [], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, delegate: old, hello: nil)
+        let b = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(),
+                            sendLimit: 1 << 20, delegate: new)
+        try await eventually("the invitee is asked") { new.decisions.count == 1 }
+        XCTAssertEqual(b.remoteHello, .silent, "an empty payload: release 0.1.0, no features")
+        XCTAssertEqual(a.remoteHello, .ours, "the new side said its release and features")
+        b.decide(accept: true)
+        try await eventually("both are connected") { old.established == 1 && new.established == 1 }
+        XCTAssertEqual(a.acceptedName ?? "", "", "a peer without accept-name gets the old empty accept")
+        // The old side sends what it did not announce: the new side ends the session.
+        a.sendBulk(.streamOpen(FlowID(bytes: [UInt8](repeating: 3, count: 16))!, name: "x"))
+        try await eventually("the new side ends it") { !new.finished.isEmpty }
+        XCTAssertEqual(new.finished.first?.reason, .protocolError)
+        XCTAssertTrue(new.finished.first?.text.contains("did not announce") ?? false, "\(new.finished)")
+    }
 }

@@ -8,8 +8,9 @@ import XCTest
 private final class RecordingSession: BulkSession {
     let peerUUID: UUID?
     let remotePeerID: String? = String(repeating: "cd", count: 16)
-    let isConnected = true
+    var isConnected = true
     let bulkRoom = 1 << 20
+    var remoteHello: PeerHello? = .ours
     private(set) var sent: [BulkMessage] = []
 
     init(peer: UUID) { peerUUID = peer }

@@ -12,6 +12,7 @@ private final class FakeBulkSession: BulkSession {
     let remotePeerID: String?
     var isConnected = true
     var bulkRoom = 1 << 20
+    var remoteHello: PeerHello? = .ours
     private(set) var sent: [BulkMessage] = []
     /// How often the desk asked for turns.
     private(set) var turnsWanted = 0
@@ -229,5 +230,40 @@ final class TransferDeskTests: XCTestCase {
         desk.session(session, bulk: .credit(flow, bytes: UInt32(ReceiveWindow.maximum)))
         XCTAssertEqual(session.sent.last, .cancel(flow, reason: .protocolError, text: "credit past the largest window"))
         XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.reason }, .success(.protocolError))
+    }
+
+    func testAFileTowardAPeerWithoutFilesIsUnsupportedAndNothingIsSent() async throws {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        session.remoteHello = .silent
+        world.live = session
+        let desk = desk(world)
+        let row = try XCTUnwrap(world.row(world.peer))
+        let (entry, fd) = try source("a.txt", hello)
+        defer { fd.close() }
+        guard case .failure(let error) = desk.sendFile(to: row, transfer: nil, entries: [entry], descriptors: [fd], more: false) else {
+            return XCTFail("a peer that announced no files took an offer")
+        }
+        XCTAssertEqual(error.code, .unsupported)
+        XCTAssertEqual(error.message, "'alpha' runs peerd 0.1.0, which cannot receive files (no feature 'files'); upgrade it")
+        XCTAssertEqual(session.sent, [], "nothing is sent")
+        XCTAssertTrue(session.isConnected, "the session stays up")
+    }
+
+    func testATransferWaitingForASessionEndsUnsupportedWhenThePeerTakesNoFiles() async throws {
+        let world = FakeSurroundings()
+        let desk = desk(world)
+        let (entry, fd) = try source("later.txt", hello)
+        let started = try desk.sendFile(to: try XCTUnwrap(world.row(world.peer)), transfer: nil, entries: [entry], descriptors: [fd], more: false).get()
+        XCTAssertEqual(started.transfer.state, .interrupted, "no session yet: it waits")
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        session.remoteHello = PeerHello(release: "0.1.5", names: ["streams"])
+        world.live = session
+        desk.sessionUp(session)
+        XCTAssertEqual(session.sent, [], "no offer goes to a peer without files")
+        let info = try desk.list(started.transfer.id).get().transfers.first
+        XCTAssertEqual(info?.state, .failed)
+        XCTAssertEqual(info?.reason, .unsupported)
+        XCTAssertEqual(info?.detail, "'alpha' runs peerd 0.1.5, which cannot receive files (no feature 'files'); upgrade it")
     }
 }

@@ -1,6 +1,18 @@
-/// The version of peerd and peerctl, shown by `--version`, in `status`,
-/// and in the start-up log line.
+/// The release of peerd and peerctl: the one place it is written. It is
+/// shown by `--version`, in `status` and the start-up log line, and said to
+/// peers in the handshake (``PeerHello``). docs/protocol.md §9 and
+/// CHANGELOG.md say what each release changed.
 public enum PeerdVersion {
-    /// The version string.
-    public static let string = "0.1.0"
+    /// The release string.
+    public static let string = "0.2.0"
+    /// The wire version: the `peerd/1` in the Noise prologue. Features
+    /// (``WireFeature``) extend it; only a change that a peer of this
+    /// version could not be told about makes a new one.
+    public static let wire = 1
+
+    /// What `--version` prints for `program`: the release on the first
+    /// line (what scripts read), the wire version and features on the second.
+    public static func text(program: String) -> String {
+        "\(program) \(string)\nwire \(wire), features: \(WireFeature.allCases.map(\.rawValue).joined(separator: " "))"
+    }
 }

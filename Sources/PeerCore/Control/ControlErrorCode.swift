@@ -30,6 +30,10 @@ public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     case storageFailed = "storageFailed"
     /// The peer's durable queue is full (64 MiB).
     case queueFull = "queueFull"
+    /// The peer's release cannot do what was asked (it did not announce
+    /// the wire feature): nothing was sent, and the session stays up. The
+    /// message names the peer's release and the feature.
+    case unsupported = "unsupported"
     /// Anything else; the message says what.
     case `internal`
 }

@@ -51,6 +51,12 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var heapInUse: Int?
     /// See ``heapInUse``.
     public var heapFree: Int?
+    /// The wire version (the `peerd/1` of the handshake's prologue); absent
+    /// from a 0.1.0 daemon.
+    public var wire: Int?
+    /// The wire features this daemon speaks (docs/protocol.md §9); absent
+    /// from a 0.1.0 daemon, which speaks none.
+    public var features: [String]?
 
     /// Creates a status.
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,

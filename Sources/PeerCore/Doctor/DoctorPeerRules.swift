@@ -70,6 +70,23 @@ public enum DoctorPeerRules {
         return DoctorCheck("peer", .ok, "'\(peer.name)' speaks our protocol version (\(theirs))")
     }
 
+    /// What its release can do, as its last session's handshake said
+    /// (docs/protocol.md §9): a peer without a feature is told so, with
+    /// what it cannot do.
+    public static func release(_ peer: PeerSnapshot) -> DoctorCheck {
+        guard let release = peer.release else {
+            return DoctorCheck("peer", .skipped, "no session with '\(peer.name)' has said its release yet", fix: "invite it, then ask again")
+        }
+        let announced = Set(peer.features ?? [])
+        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0 != .acceptName }
+        guard missing.isEmpty else {
+            return DoctorCheck("peer", .warning, "'\(peer.name)' runs peerd \(release), which cannot \(missing.map(\.ability).joined(separator: " or "))",
+                               detail: "it announced \(announced.isEmpty ? "no features" : "only " + announced.sorted().joined(separator: ", ")); messages, queues, pairing and channels work",
+                               fix: "upgrade peerd on '\(peer.name)'")
+        }
+        return DoctorCheck("peer", .ok, "'\(peer.name)' runs peerd \(release), with every feature this host uses")
+    }
+
     /// Whether what it advertises matches the key it proved.
     public static func identity(_ peer: PeerSnapshot, mismatches: [IdentityMismatchInfo], trusted: TrustRecord?) -> DoctorCheck {
         if let mismatch = mismatches.last {

@@ -27,6 +27,12 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
     /// or the host its connection came from. Kept after the session ends, so a
     /// peer met only through a session still shows an address.
     public var learnedAddress: String?
+    /// The peer's release, as its last session's handshake said it
+    /// ("0.1.0" for a peer that said nothing); absent until a session told us.
+    public var release: String?
+    /// The wire features the peer announced in that handshake, known here
+    /// or not (docs/protocol.md §9); absent until a session told us.
+    public var features: [String]?
 
     /// Creates a snapshot.
     public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],

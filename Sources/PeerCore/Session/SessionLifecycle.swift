@@ -51,6 +51,8 @@ public struct SessionLifecycle: Sendable {
     private let ownName: String
     /// The name the invitee sent with its `accept`, when we invited and it sent one.
     public private(set) var acceptedName: String?
+    /// The features the peer announced in its handshake (what may be sent to it).
+    public private(set) var remoteFeatures: Set<WireFeature> = []
     /// The invitation the peer sent (invitee side), once it came.
     public private(set) var receivedInvitation: ReceivedInvitation?
     private let context: [UInt8]
@@ -101,10 +103,13 @@ public struct SessionLifecycle: Sendable {
     public var isClosed: Bool { if case .closed = phase { return true } else { return false } }
 
     /// The handshake finished and proved `remotePeerID`. `expectedPeerID` is
-    /// the id advertised by the peer we dialled (nil for an accepted connection).
-    public mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, now: Date) -> [SessionAction] {
+    /// the id advertised by the peer we dialled (nil for an accepted connection);
+    /// `remoteFeatures` is what the peer announced (``PeerHello``).
+    public mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, remoteFeatures: Set<WireFeature> = Set(WireFeature.allCases),
+                                            now: Date) -> [SessionAction] {
         guard phase == .handshaking else { return [] }
         self.remotePeerID = remotePeerID
+        self.remoteFeatures = remoteFeatures
         lastReceived = now
         if let expectedPeerID, expectedPeerID != remotePeerID {
             return finish(.identityMismatch, "the peer proved id \(remotePeerID), but \(expectedPeerID) was advertised", notify: false)
@@ -197,7 +202,9 @@ public struct SessionLifecycle: Sendable {
         if accept {
             phase = .connected
             if forPairing { pairingDeadline = now.addingTimeInterval(limits.pairingRequestTimeout) }
-            return sent(.accept(name: ownName), now) + [.established]
+            // A peer that did not announce accept-name (0.1.0) reads only
+            // the empty body.
+            return sent(.accept(name: remoteFeatures.contains(.acceptName) ? ownName : ""), now) + [.established]
         }
         phase = .closed(.declined)
         return sent(.decline(reason: .declined, text: "declined by the user"), now) + [.finish(.declined, "declined by the user")]

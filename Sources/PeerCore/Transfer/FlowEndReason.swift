@@ -25,6 +25,10 @@ public enum FlowEndReason: String, Sendable, Equatable, Codable, CaseIterable {
     case closed = "closed"
     /// A stream was opened with a name nobody on the other side is waiting for.
     case unknownName = "unknownName"
+    /// The peer's release does not speak the feature (a transfer waiting
+    /// for a session found a peer without `files`). Ended here; 0.2.0
+    /// never sends it, and the code is kept for it.
+    case unsupported = "unsupported"
 
     /// The one-byte wire code.
     public var code: UInt8 {
@@ -39,6 +43,7 @@ public enum FlowEndReason: String, Sendable, Equatable, Codable, CaseIterable {
         case .busy: 8
         case .closed: 9
         case .unknownName: 10
+        case .unsupported: 11
         }
     }
 

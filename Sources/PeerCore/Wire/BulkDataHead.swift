@@ -12,6 +12,14 @@ public enum BulkDataHead: Sendable, Equatable {
     /// A `streamData`: stream bytes of `flow`.
     case streamData(FlowID)
 
+    /// The feature a peer must have announced to send it.
+    public var feature: WireFeature {
+        switch self {
+        case .chunk: .files
+        case .streamData: .streams
+        }
+    }
+
     /// The head of `plaintext`, and where its bytes start, when it is a
     /// `chunk` or `streamData` of this wire version with at least one byte
     /// (exactly what ``WireCodec/decode(_:)`` accepts for those types);

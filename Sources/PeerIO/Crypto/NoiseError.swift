@@ -14,6 +14,8 @@ public enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
     case outOfOrder
     /// A key the pattern needs was not supplied.
     case missingKey(String)
+    /// The peer's handshake payload (its ``PeerHello``) could not be read.
+    case payload(String)
 
     /// A sentence for logs.
     public var description: String {
@@ -25,6 +27,7 @@ public enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .messageTooLong(let n): return "Noise message of \(n) bytes exceeds 65535"
         case .outOfOrder: return "Noise handshake message out of order"
         case .missingKey(let which): return "Noise key missing: \(which)"
+        case .payload(let why): return "the peer's hello cannot be read: \(why)"
         }
     }
 }

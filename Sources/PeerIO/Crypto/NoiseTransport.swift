@@ -7,7 +7,7 @@ import PeerCore
 public struct NoiseTransport {
     /// The Noise prologue: binds the wire version into the handshake, so
     /// mismatched versions fail at once.
-    public static let prologue = Array("peerd/1".utf8)
+    public static let prologue = Array("peerd/\(PeerdVersion.wire)".utf8)
 
     /// What the handshake proved, once it is complete.
     public struct Proof: Sendable, Equatable {
@@ -15,15 +15,26 @@ public struct NoiseTransport {
         public let remoteStatic: [UInt8]
         /// The handshake hash (the pairing binds to it).
         public let handshakeHash: [UInt8]
+        /// What the remote said of itself (``PeerHello/silent`` when its
+        /// payload was empty).
+        public let hello: PeerHello
     }
 
     private var handshake: NoiseHandshakeState
+    /// Our payload for the handshake message that carries our static key
+    /// (message 2 as responder, 3 as initiator).
+    private let ownHello: [UInt8]
+    /// The remote's, once the message carrying its static key came.
+    private var remoteHello: PeerHello?
     private var sendCipher: NoiseCipherState?
     private var receiveCipher: NoiseCipherState?
 
     /// A fresh XX handshake. XX has no pre-messages, so the only way the
     /// state can fail to be made (a pre-message key missing) cannot happen.
-    public init(initiator: Bool, identity: IdentityKey) {
+    /// `hello` is what this side says of itself (``PeerHello/ours``); nil
+    /// says nothing, as 0.1.0 did (the tests' old peers).
+    public init(initiator: Bool, identity: IdentityKey, hello: PeerHello? = .ours) {
+        ownHello = hello?.encode() ?? []
         do {
             handshake = try NoiseHandshakeState(pattern: .xx, initiator: initiator, prologue: Self.prologue,
                                                 localStatic: NoiseKeyPair(secretKey: identity.secretKey))
@@ -35,7 +46,8 @@ public struct NoiseTransport {
     /// Whether the handshake is still running (frames are handshake messages).
     public var isHandshaking: Bool { !handshake.isComplete }
 
-    /// The initiator's first handshake message.
+    /// The initiator's first handshake message (its payload is empty: it
+    /// is sent in the clear, before anything is authenticated).
     public mutating func firstMessage() throws(NoiseError) -> [UInt8] {
         try handshake.writeMessage([])
     }
@@ -43,14 +55,21 @@ public struct NoiseTransport {
     /// Reads one handshake message. Returns the frame to answer with, if it
     /// is our turn, and the proof once the handshake completed (the cipher
     /// states are then ready).
+    /// A hello that cannot be read fails the handshake (``NoiseError/payload(_:)``).
     public mutating func readHandshake(_ frame: [UInt8]) throws(NoiseError) -> (reply: [UInt8]?, proof: Proof?) {
-        _ = try handshake.readMessage(frame)
-        let reply = handshake.isOurTurn ? try handshake.writeMessage([]) : nil
+        let payload = try handshake.readMessage(frame)
+        // The message that brings the remote's static key carries its hello
+        // (message 2 to the initiator, 3 to the responder); message 1's
+        // payload is ignored, as 0.1.0 ignored every payload.
+        if handshake.remoteStatic != nil, remoteHello == nil {
+            do { remoteHello = try PeerHello.decode(payload) } catch { throw .payload(error.description) }
+        }
+        let reply = handshake.isOurTurn ? try handshake.writeMessage(ownHello) : nil
         guard handshake.isComplete else { return (reply, nil) }
         let split = try handshake.split()
         sendCipher = split.send
         receiveCipher = split.receive
-        return (reply, Proof(remoteStatic: handshake.remoteStatic ?? [], handshakeHash: handshake.handshakeHash))
+        return (reply, Proof(remoteStatic: handshake.remoteStatic ?? [], handshakeHash: handshake.handshakeHash, hello: remoteHello ?? .silent))
     }
 
     /// Encrypts one message after the handshake; nil before it.

@@ -283,6 +283,8 @@ public final class PeerDaemon {
             unverifiedPeers: discovery.unverifiedPeers, maxUnverifiedPeers: config.maxUnverifiedPeers)
         status.heapInUse = Int(heap.uordblks)
         status.heapFree = Int(heap.fordblks)
+        status.wire = PeerdVersion.wire
+        status.features = PeerHello.ours.names
         return status
     }
 

@@ -16,6 +16,8 @@ public final class PeerDirectory {
     /// shows as last seen).
     private var sessionEnded: [UUID: Date] = [:]
     private var rejected = RefusalCounter()
+    /// What each peer's last session said of it in the handshake.
+    private var announced: [UUID: PeerHello] = [:]
     private let logger: Logger
     private let maxPeers: Int
     private let maxUnverifiedPeers: Int
@@ -96,6 +98,7 @@ public final class PeerDirectory {
             case .evicted(let snapshot):
                 logger.debug("peer row evicted to make room: '\(snapshot.name)' \(snapshot.id.uuidString.lowercased())")
                 sessionEnded[snapshot.id] = nil
+                announced[snapshot.id] = nil
                 rows[snapshot.id] = nil
                 states[snapshot.id] = nil
                 order.removeAll { $0 == snapshot.id }
@@ -127,6 +130,12 @@ public final class PeerDirectory {
         emit(ControlEvent(seq: 0, type: .stateChanged, time: clock.now(), peer: presence(row), reason: reason, detail: detail))
     }
 
+    /// A session with the peer said its release and features (its
+    /// handshake): rows show them from now on, after the session too.
+    public func heard(_ hello: PeerHello, from peer: UUID) {
+        announced[peer] = hello
+    }
+
     /// The peer's authenticated session ended now.
     public func sessionEnded(_ peer: UUID, at time: Date) {
         sessionEnded[peer] = time
@@ -149,6 +158,11 @@ public final class PeerDirectory {
     /// A row's presence as of now: a row known only through its session is
     /// present while the session lives (see ``SessionPresence``).
     private func presence(_ row: PeerSnapshot) -> PeerSnapshot {
-        SessionPresence.apply(to: row, sessionAddress: liveSession(row.id), lastSessionEnd: sessionEnded[row.id], now: clock.now())
+        var shown = SessionPresence.apply(to: row, sessionAddress: liveSession(row.id), lastSessionEnd: sessionEnded[row.id], now: clock.now())
+        if let hello = announced[row.id] {
+            shown.release = hello.release
+            shown.features = hello.names
+        }
+        return shown
     }
 }

@@ -180,6 +180,7 @@ extension SessionDirector {
     public func sessionEstablished(_ session: PeerSession) {
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }
         invitations.settled(session)
+        if let hello = session.remoteHello { directory.heard(hello, from: peer) }
         // A session opened to pair is not a connection clients can use: the
         // row stays `connecting` until the pairing ends it.
         if session.isForPairing {

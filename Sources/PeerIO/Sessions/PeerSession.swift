@@ -38,6 +38,9 @@ public final class PeerSession {
     public private(set) var handshakeHash: [UInt8] = []
     /// Set when this side also invited (crossing invitations): accept automatically.
     public var autoAccept = false
+    /// What the remote said of itself in the handshake (its release and
+    /// features), once it is done.
+    public private(set) var remoteHello: PeerHello?
     /// The remote's proven static key, after the handshake.
     public private(set) var remoteStaticKey: [UInt8]?
     /// The id the remote proved (even when it was not the expected one).
@@ -93,10 +96,13 @@ public final class PeerSession {
     /// Bytes waiting to be written.
     public var queuedBytes: Int { transport.queuedBytes }
 
-    /// Dials `endpoint` and invites. Throws if the connect cannot even start.
+    /// Dials `endpoint` and invites. Throws if the connect cannot even
+    /// start. `hello` is what it says of itself in the handshake (nil:
+    /// nothing, as 0.1.0; for tests).
     public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
-                sendLimit: Int, pairing: Bool = false, delegate: any PeerSessionDelegate, clock: DaemonClock = .system) throws(SystemError) {
+                sendLimit: Int, pairing: Bool = false, delegate: any PeerSessionDelegate, clock: DaemonClock = .system,
+                hello: PeerHello? = .ours) throws(SystemError) {
         self.clock = clock
         startedAt = clock.now()
         self.number = number
@@ -108,7 +114,7 @@ public final class PeerSession {
         inviteContext = context
         self.inviteTimeout = inviteTimeout
         lifecycle = SessionLifecycle(inviterAt: clock.now(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
-        noise = NoiseTransport(initiator: true, identity: identity)
+        noise = NoiseTransport(initiator: true, identity: identity, hello: hello)
         remoteAddress = endpoint.hostPort
         remoteHost = endpoint.address
         let fd = try TCPConnector.startConnect(to: endpoint)
@@ -118,7 +124,7 @@ public final class PeerSession {
     /// Takes an accepted connection; the remote invites us. `name` is this
     /// host's, sent with `accept`.
     public init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, name: String = "", limits: SessionLifecycle.Limits,
-                sendLimit: Int, delegate: any PeerSessionDelegate, clock: DaemonClock = .system) {
+                sendLimit: Int, delegate: any PeerSessionDelegate, clock: DaemonClock = .system, hello: PeerHello? = .ours) {
         self.clock = clock
         startedAt = clock.now()
         self.number = number
@@ -130,7 +136,7 @@ public final class PeerSession {
         inviteContext = []
         inviteTimeout = 0
         lifecycle = SessionLifecycle(inviteeAt: clock.now(), name: name, limits: limits)
-        noise = NoiseTransport(initiator: false, identity: identity)
+        noise = NoiseTransport(initiator: false, identity: identity, hello: hello)
         remoteAddress = TCPConnector.peerAddress(fd)
         remoteHost = TCPConnector.plainHost(remoteAddress)
         transport = SessionTransport(descriptor: fd, connecting: false, sendLimit: sendLimit, delegate: self, clock: clock)
@@ -228,11 +234,16 @@ public final class PeerSession {
             // File and stream bytes go on from where they were decrypted.
             if let (head, start) = BulkDataHead.parse(plaintext) {
                 if let violation = InboundRoute.bulkViolation(canSendData: lifecycle.canSendData) { return fail(violation) }
+                if let unannounced = unannounced(head.feature) { return fail(unannounced) }
                 lifecycle.noteReceived(now: clock.now())
                 delegate?.session(self, data: head, bytes: UnsafeRawBufferPointer(rebasing: plaintext[start...]))
                 return
             }
             let message = try WireCodec.decode(Array(plaintext))
+            // What the peer did not announce it may not send (docs/protocol.md §9).
+            if let hello = remoteHello, !hello.maySend(message) {
+                return fail("a message that needs \(WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")), which the peer did not announce")
+            }
             let presence: PairingPresence = pairing.map { $0.isFinished ? .finished : .running } ?? .none
             let route = InboundRoute.of(message, canSendData: lifecycle.canSendData, canCarryPairing: lifecycle.canCarryPairing,
                                         sent: ledger.sent, pairing: presence)
@@ -271,12 +282,20 @@ public final class PeerSession {
     private func handshakeDone(_ proof: NoiseTransport.Proof) {
         remoteStaticKey = proof.remoteStatic
         handshakeHash = proof.handshakeHash
+        remoteHello = proof.hello
         let peerID = IdentityKey.fingerprint(of: proof.remoteStatic)
         self.remotePeerID = peerID
-        let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, now: clock.now())
+        let actions = lifecycle.handshakeCompleted(remotePeerID: peerID, expectedPeerID: expectedPeerID, remoteFeatures: proof.hello.features,
+                                                   now: clock.now())
         mismatched = lifecycle.phase == .closed(.identityMismatch)
         if !lifecycle.isClosed { delegate?.sessionAuthenticated(self, peerID: peerID) }
         perform(actions)
+    }
+
+    /// Why bytes of `feature` may not come from this peer, if they may not.
+    private func unannounced(_ feature: WireFeature) -> String? {
+        guard let hello = remoteHello, !hello.speaks(feature) else { return nil }
+        return "\(feature.rawValue) bytes from a peer that did not announce \(feature.rawValue)"
     }
 
     private func fail(_ why: String) {

@@ -55,6 +55,14 @@ public final class StreamDesk {
             output.close()
             return answer(.error(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first")))
         }
+        // A peer whose release takes no streams is refused at once:
+        // nothing is sent, the session stays up (docs/protocol.md §9).
+        let hello = session.remoteHello ?? .silent
+        guard hello.speaks(.streams) else {
+            input.close()
+            output.close()
+            return answer(.error(.unsupported(.streams, peer: peer.name, release: hello.release)))
+        }
         guard streams[peer.id]?[name] == nil else {
             input.close()
             output.close()

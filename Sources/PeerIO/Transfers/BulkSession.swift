@@ -14,6 +14,9 @@ public protocol BulkSession: AnyObject {
     var remotePeerID: String? { get }
     /// Whether the session is accepted and carries data.
     var isConnected: Bool { get }
+    /// What the peer said of itself in the handshake: which of files and
+    /// streams it takes (docs/protocol.md §9).
+    var remoteHello: PeerHello? { get }
     /// Bytes of bulk frames that may be queued now (0 when none may).
     var bulkRoom: Int { get }
     /// Sends one transfer or stream message (protocol.md §8).

@@ -29,9 +29,17 @@ final class OutgoingTransfers {
 
     // MARK: Sessions
 
-    /// A session with the peer is up: every unfinished transfer to it is offered again.
+    /// A session with the peer is up: every unfinished transfer to it is
+    /// offered again, or, when the peer's release takes no files, ends
+    /// here with nothing sent (docs/protocol.md §9).
     func sessionUp(_ session: any BulkSession, peer: UUID) {
+        let hello = session.remoteHello ?? .silent
         for transfer in outgoing.values where transfer.peer == peer && transfer.manifestComplete && !transfer.state.isFinished {
+            guard hello.speaks(.files) else {
+                let refusal = ControlError.unsupported(.files, peer: transfer.peerName, release: hello.release)
+                end(transfer, .failed, .unsupported, refusal.message)
+                continue
+            }
             transfer.offered()
             for part in transfer.offerMessages() { session.sendBulk(part) }
             logger.info("transfer \(transfer.flow): offered to '\(transfer.peerName)'")
@@ -116,6 +124,11 @@ final class OutgoingTransfers {
     func sendFile(to peer: PeerSnapshot, transfer id: String?, entries: [SendFileEntry], descriptors: [FileDescriptor],
                   more: Bool) -> Result<TransferResult, ControlError> {
         guard let peerID = peer.peerId else { return .failure(ControlError(.invalidParams, "'\(peer.name)' advertises no peer id")) }
+        // A peer whose session said it takes no files is refused at once:
+        // nothing is sent, the session stays up.
+        if let hello = surroundings.session(for: peer.id)?.remoteHello, !hello.speaks(.files) {
+            return .failure(.unsupported(.files, peer: peer.name, release: hello.release))
+        }
         for (entry, descriptor) in zip(entries, descriptors) {
             guard case .success = TransferPath.check(entry.name) else {
                 return .failure(ControlError(.invalidParams, "'\(entry.name)' is not a name a receiver accepts"))

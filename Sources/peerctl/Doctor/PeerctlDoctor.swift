@@ -135,6 +135,7 @@ struct PeerctlDoctor {
             checks.append(DoctorCheck("peer", .failed, "no address is known for '\(peer.name)'", fix: "peerctl add HOST[:PORT] with its address", discovery: true))
         }
         checks.append(DoctorPeerRules.version(peer))
+        checks.append(DoctorPeerRules.release(peer))
         // What the daemon still holds of its past with the peer.
         var mismatches: [IdentityMismatchInfo] = []
         var failures: [PairingFailure] = []

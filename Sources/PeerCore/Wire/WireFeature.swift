@@ -1,0 +1,55 @@
+/// A named, optional addition to wire version 1 (docs/protocol.md §9,
+/// "Evolution"). Each side announces the features it speaks in its
+/// handshake payload (``PeerHello``); a side sends a peer only what the
+/// peer announced, and treats what the peer sends without having
+/// announced it as a protocol error. The names are the wire values,
+/// pinned by `WireValuesTests`: a new feature is a new name, never a
+/// changed one.
+public enum WireFeature: String, CaseIterable, Codable, Sendable {
+    /// `accept` carries the invitee's name (a peer without it gets an
+    /// empty `accept` body).
+    case acceptName = "accept-name"
+    /// File transfers: message types 0x10 to 0x17 (protocol.md §8).
+    case files = "files"
+    /// Byte streams: message types 0x18 to 0x1B (protocol.md §8).
+    case streams = "streams"
+
+    /// The release that added it.
+    public var addedIn: String {
+        switch self {
+        case .acceptName, .files, .streams: "0.2.0"
+        }
+    }
+
+    /// What a peer with it can do, for errors and `doctor`: "… which
+    /// cannot receive files".
+    public var ability: String {
+        switch self {
+        case .acceptName: "send its name with accept"
+        case .files: "receive files"
+        case .streams: "open streams"
+        }
+    }
+
+    /// The features one of which a peer must have announced before it may
+    /// send `message` (empty: any peer may). `credit` and `cancel` serve
+    /// files and streams alike.
+    public static func needed(for message: WireMessage) -> Set<WireFeature> {
+        switch message {
+        case .accept(let name): name.isEmpty ? [] : [.acceptName]
+        case .bulk(let bulk): needed(for: bulk)
+        case .invite, .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
+             .pairReject, .unpair, .ack:
+            []
+        }
+    }
+
+    /// The features one of which `message` needs (see ``needed(for:)-swift.type.method``).
+    public static func needed(for message: BulkMessage) -> Set<WireFeature> {
+        switch message {
+        case .offer, .answer, .chunk, .block, .fileEnd, .transferDone: [.files]
+        case .streamOpen, .streamData, .streamEnd, .streamReset: [.streams]
+        case .credit, .cancel: [.files, .streams]
+        }
+    }
+}
