@@ -3,6 +3,8 @@
 #   make test   install dependencies, build, unit tests, two-host integration tests
 #   make build  compile (warnings are errors)
 #   make fuzz   libFuzzer harnesses for every parser of outside input, FUZZ_RUNS executions each
+#   make compat every earlier release in Tests/compat/releases.txt, built from git history (cached
+#               under .build/compat), against this build in the lab (part of make test)
 #   make soak   four paired lab hosts under traffic and random faults for SOAK_MINUTES (20), then
 #               every message, file and pipe accounted for (Tests/soak/soak.sh); make test runs 3 minutes
 
@@ -35,7 +37,7 @@ FUZZ_SMOKE_RUNS ?= 5000
 SOAK_MINUTES ?= 20
 SOAK_SMOKE_MINUTES ?= 3
 
-.PHONY: all deps build unit integration fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
+.PHONY: all deps build unit integration compat fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
 
 all: build
 
@@ -57,6 +59,11 @@ unit: build
 integration: build
 	PEERD_BIN=$(BIN) Tests/integration/run.sh
 
+# The previous releases against this one (issue 22): each is built once
+# from this repository's history and cached under .build/compat.
+compat: build
+	SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
+
 fuzz: deps
 	SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_RUNS)
 
@@ -71,7 +78,7 @@ soak: build
 soak-smoke: build
 	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_SMOKE_MINUTES) SOAK_MEMORY_CHECK=report Tests/soak/soak.sh
 
-test: unit fuzz-smoke integration soak-smoke
+test: unit fuzz-smoke integration compat soak-smoke
 
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh

@@ -37,12 +37,14 @@ final class ProbeConnection {
     }
 
     /// Runs the handshake as initiator with a fresh key; returns the
-    /// responder's peer id. `trailing` goes out in the same write as message 3.
+    /// responder's peer id. `trailing` goes out in the same write as message 3,
+    /// whose payload is this release's hello (docs/protocol.md §3): the
+    /// probe speaks every feature, so the daemon takes what it sends.
     func handshake(trailing: [UInt8] = []) throws -> String {
         var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue, localStatic: Self.probeKey())
         try writeFrame(try state.writeMessage([]))
         _ = try state.readMessage(try readFrame(timeout: 5))
-        try writeFrame(try state.writeMessage([]), trailing: trailing)
+        try writeFrame(try state.writeMessage(PeerHello.ours.encode()), trailing: trailing)
         let split = try state.split()
         send = split.send
         receive = split.receive

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# build-release.sh RELEASE COMMIT: builds an earlier release's peerd and
+# peerctl from this repository's own history (git archive of COMMIT, a
+# debug build), into .build/compat/RELEASE/bin. Cached: a directory that
+# holds both binaries built from COMMIT is used as it is.
+set -euo pipefail
+release=$1 commit=$2
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+SWIFT=${SWIFT:-swift}
+out="$ROOT/.build/compat/$release"
+if [ -x "$out/bin/peerd" ] && [ -x "$out/bin/peerctl" ] && [ "$(cat "$out/commit" 2>/dev/null)" = "$commit" ]; then
+    echo "compat: $release ($commit) is built already"
+    exit 0
+fi
+git -C "$ROOT" cat-file -e "$commit^{commit}" 2>/dev/null || {
+    echo "compat: commit $commit of release $release is not in this clone's history (a shallow clone? git fetch --unshallow)" >&2
+    exit 1
+}
+rm -rf "$out"
+mkdir -p "$out/src" "$out/bin"
+git -C "$ROOT" archive "$commit" | tar -x -C "$out/src"
+echo "compat: building $release from $commit"
+( cd "$out/src" && "$SWIFT" build --product peerd && "$SWIFT" build --product peerctl )
+cp "$out/src/.build/debug/peerd" "$out/src/.build/debug/peerctl" "$out/bin/"
+echo "$commit" >"$out/commit"

@@ -1,0 +1,165 @@
+# The compatibility matrix (sourced by Tests/compat/run.sh). Host 1 runs
+# the earlier release ($OLD_BIN, $OLD_RELEASE), host 2 this build
+# ($NEW_BIN). Each host is driven by its own release's peerctl, as a user
+# on it would.
+
+bin_of() { if [ "$1" = 1 ]; then echo "$OLD_BIN"; else echo "$NEW_BIN"; fi; }
+
+start_peerd() {
+    local i=$1; shift
+    lab_spawn "$i" "$LAB_DIR/h$i/peerd.log" "$(bin_of "$i")/peerd" --name "host$i" --state-dir "$LAB_DIR/h$i/state" \
+        --socket "$(sock "$i")" --log-level debug "$@"
+    echo "$LAB_PID" >"$LAB_DIR/h$i/peerd.pid"
+    lab_wait_for 10 ctl "$i" status || fail "peerd on host $i did not start"
+}
+
+ctl() { local i=$1; shift; "$(bin_of "$i")/peerctl" --socket "$(sock "$i")" "$@"; }
+
+subscribed() { [ "$(status_field "$1" .subscribers)" -ge "$2" ]; }
+
+watch_on() {
+    lab_spawn "$1" "$2" "$(bin_of "$1")/peerctl" --socket "$(sock "$1")" --json watch
+    lab_wait_for 5 subscribed "$1" "${3:-1}" || fail "the watcher on host $1 did not subscribe"
+}
+
+# invite_and_answer FROM TO accept|decline: FROM invites TO, whose client answers.
+invite_and_answer() {
+    local from=$1 to=$2 answer=$3
+    [ "$(status_field "$to" .subscribers)" -gt 0 ] || watch_on "$to" "$LAB_DIR/w$to.jsonl"
+    ctl "$from" invite "host$to" --wait >"$LAB_DIR/invite$from.out" 2>&1 &
+    local inviter=$!
+    lab_wait_for 10 has_invitation "$to" || fail "host$to got no invitation from host$from"
+    ctl "$to" "$answer" "$(pending_invitation "$to")" >/dev/null || fail "$answer on host$to failed"
+    if [ "$answer" = accept ]; then
+        wait "$inviter" || { cat "$LAB_DIR/invite$from.out" >&2; fail "host$from's invite --wait did not report connected"; }
+        lab_wait_for 10 state_is "$from" "host$to" connected || fail "host$from is not connected to host$to"
+        lab_wait_for 10 state_is "$to" "host$from" connected || fail "host$to is not connected to host$from"
+    else
+        wait "$inviter" && fail "host$from's invite --wait exited 0 after a decline"
+        grep -q declined "$LAB_DIR/invite$from.out" || fail "host$from was not told declined: $(cat "$LAB_DIR/invite$from.out")"
+        lab_wait_for 10 state_is "$from" "host$to" notConnected || fail "host$from still connected after a decline"
+    fi
+}
+
+disconnect_both() {
+    ctl 2 disconnect host1 >/dev/null 2>&1
+    lab_wait_for 10 state_is 1 host2 notConnected || fail "host1 still connected"
+    lab_wait_for 10 state_is 2 host1 notConnected || fail "host2 still connected"
+}
+
+# pair_across A B: A asks to pair with B; B's user types the code A shows.
+pair_across() {
+    local a=$1 b=$2
+    [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/w$b.jsonl"
+    ctl "$a" pair "host$b" >"$LAB_DIR/pair$a.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 15 grep -q 'Pairing code' "$LAB_DIR/pair$a.out" || { cat "$LAB_DIR/pair$a.out" >&2; fail "host$a showed no code"; }
+    local code id
+    code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair$a.out" | awk '{print $3}')
+    lab_wait_for 10 sh -c "[ -n \"\$(\"$(bin_of "$b")/peerctl\" --socket '$(sock "$b")' --json pairings | jq -r '.pairings[0].id // empty')\" ]" \
+        || fail "host$b has no pairing request"
+    id=$(json "$b" pairings | jq -r '.pairings[0].id')
+    ctl "$b" pair-accept "$id" --code "$code" >"$LAB_DIR/accept$b.out" 2>&1 || { cat "$LAB_DIR/accept$b.out" >&2; fail "pair-accept on host$b failed"; }
+    wait "$pairer" || { cat "$LAB_DIR/pair$a.out" >&2; fail "host$a's pair did not report paired"; }
+    lab_wait_for 10 sh -c "[ \"\$(\"$(bin_of "$a")/peerctl\" --socket '$(sock "$a")' --json paired | jq '.peers | length')\" = 1 ]" || fail "host$a does not list host$b as paired"
+    lab_wait_for 10 sh -c "[ \"\$(\"$(bin_of "$b")/peerctl\" --socket '$(sock "$b")' --json paired | jq '.peers | length')\" = 1 ]" || fail "host$b does not list host$a as paired"
+}
+
+paired_count() { json "$1" paired | jq '.peers | length'; }
+
+# The first message text host I's recv got, once it got COUNT.
+received() { jq -rs 'map(.data // .message.data) | map(select(. != null) | @base64d) | join(",")' "$1"; }
+
+compat_discovery_both_ways() {
+    start_peerd 1
+    start_peerd 2
+    lab_wait_for 10 sees 1 host2 || fail "$OLD_RELEASE does not see this build"
+    lab_wait_for 10 sees 2 host1 || fail "this build does not see $OLD_RELEASE"
+    expect_eq "$(status_field 2 .version)" "$(grep -o '"[0-9.]*"' "$ROOT/Sources/PeerCore/Configuration/PeerdVersion.swift" | head -1 | tr -d '"')" "this build's release"
+}
+
+compat_invitations_both_ways_accepted_and_declined() {
+    two_peers
+    invite_and_answer 2 1 accept
+    # The old side learned nothing new from the accept: it got the empty body.
+    expect_eq "$(peer_field 2 host1 .release)" "$OLD_RELEASE" "the old peer's release as this build sees it"
+    expect_eq "$(peer_field 2 host1 '.features | length')" 0 "the old peer's features"
+    disconnect_both
+    invite_and_answer 1 2 accept
+    disconnect_both
+    invite_and_answer 2 1 decline
+    invite_and_answer 1 2 decline
+}
+
+compat_messages_both_ways() {
+    two_peers
+    invite_and_answer 1 2 accept
+    lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$OLD_BIN/peerctl" --socket "$(sock 1)" --json recv --count 1
+    lab_spawn 2 "$LAB_DIR/recv2.jsonl" "$NEW_BIN/peerctl" --socket "$(sock 2)" --json recv --count 1
+    lab_wait_for 5 subscribed 1 1 || fail "recv on host1 did not subscribe"
+    lab_wait_for 5 subscribed 2 2 || fail "recv on host2 did not subscribe"   # beside the watcher that accepted
+    ctl 1 send host2 "from the old one" >/dev/null || fail "$OLD_RELEASE could not send"
+    ctl 2 send host1 "from the new one" >/dev/null || fail "this build could not send"
+    lab_wait_for 10 sh -c "grep -q . '$LAB_DIR/recv2.jsonl'" || fail "this build received nothing"
+    lab_wait_for 10 sh -c "grep -q . '$LAB_DIR/recv1.jsonl'" || fail "$OLD_RELEASE received nothing"
+    expect_eq "$(received "$LAB_DIR/recv2.jsonl")" "from the old one" "what this build received"
+    expect_eq "$(received "$LAB_DIR/recv1.jsonl")" "from the new one" "what $OLD_RELEASE received"
+}
+
+compat_pairing_started_from_either_side() {
+    two_peers
+    pair_across 1 2
+    # Unpairing is told on the paired session that follows the pairing's.
+    lab_wait_for 15 state_is 1 host2 connected || fail "the paired peers did not connect"
+    ctl 1 unpair host2 >/dev/null || fail "unpair on host1 failed"
+    lab_wait_for 10 sh -c "[ \"\$(\"$NEW_BIN/peerctl\" --socket '$(sock 2)' --json paired | jq '.peers | length')\" = 0 ]" \
+        || fail "the unpair did not reach this build"
+    pair_across 2 1
+}
+
+compat_queued_messages_wait_for_the_other_side_both_ways() {
+    two_peers
+    pair_across 2 1
+    lab_wait_for 15 state_is 1 host2 connected || fail "the paired peers did not connect"
+    # This build queues for the old one while it is down.
+    stop_peerd 1
+    lab_wait_for 15 state_is 2 host1 notConnected || fail "host2 still shows host1 connected"
+    ctl 2 send host1 --queue "queued by the new one" >/dev/null || fail "send --queue toward $OLD_RELEASE failed"
+    start_peerd 1
+    lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$OLD_BIN/peerctl" --socket "$(sock 1)" --json recv --count 1
+    lab_wait_for 30 sh -c "grep -q . '$LAB_DIR/recv1.jsonl'" || fail "$OLD_RELEASE never got the queued message"
+    expect_eq "$(received "$LAB_DIR/recv1.jsonl")" "queued by the new one" "what $OLD_RELEASE got"
+    # The old one queues for this build while it is down.
+    lab_wait_for 15 state_is 1 host2 connected || fail "the paired peers did not reconnect"
+    stop_peerd 2
+    lab_wait_for 15 state_is 1 host2 notConnected || fail "host1 still shows host2 connected"
+    ctl 1 send host2 --queue "queued by the old one" >/dev/null || fail "send --queue toward this build failed"
+    start_peerd 2
+    lab_spawn 2 "$LAB_DIR/recv2.jsonl" "$NEW_BIN/peerctl" --socket "$(sock 2)" --json recv --count 1
+    lab_wait_for 30 sh -c "grep -q . '$LAB_DIR/recv2.jsonl'" || fail "this build never got the queued message"
+    expect_eq "$(received "$LAB_DIR/recv2.jsonl")" "queued by the old one" "what this build got"
+}
+
+compat_data_plane_requests_toward_the_old_release_are_unsupported() {
+    two_peers
+    invite_and_answer 2 1 accept
+    head -c 4096 /dev/urandom >"$LAB_DIR/file.bin"
+    local rc
+    lab_exec 2 timeout 20 "$NEW_BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/file.bin" >"$LAB_DIR/send.out" 2>&1
+    rc=$?
+    expect_eq "$rc" 1 "send-file's exit status toward $OLD_RELEASE"
+    grep -q "host1' runs peerd $OLD_RELEASE, which cannot receive files" "$LAB_DIR/send.out" \
+        || fail "send-file did not say why: $(cat "$LAB_DIR/send.out")"
+    grep -q unsupported "$LAB_DIR/send.out" || fail "send-file did not name the error code: $(cat "$LAB_DIR/send.out")"
+    echo hi | lab_exec 2 timeout 10 "$NEW_BIN/peerctl" --socket "$(sock 2)" pipe host1 --name p >"$LAB_DIR/pipe.out" 2>&1
+    rc=$?
+    expect_eq "$rc" 1 "pipe's exit status toward $OLD_RELEASE"
+    grep -q "which cannot open streams" "$LAB_DIR/pipe.out" || fail "pipe did not say why: $(cat "$LAB_DIR/pipe.out")"
+    # Nothing was sent: the session is still up, and messages still flow.
+    expect_eq "$(peer_state 2 host1)" connected "the session after the refusals"
+    expect_eq "$(peer_state 1 host2)" connected "the old side's session after the refusals"
+    ctl 2 send host1 "still here" >/dev/null || fail "the session did not carry a message after the refusals"
+    ctl 2 doctor host1 >"$LAB_DIR/doctor.out" 2>&1
+    grep -q "runs peerd $OLD_RELEASE, which cannot receive files or open streams" "$LAB_DIR/doctor.out" \
+        || fail "doctor did not say what the old peer cannot do: $(cat "$LAB_DIR/doctor.out")"
+}
