@@ -13,6 +13,20 @@ final class MessageInboxTests: XCTestCase {
     override func setUp() { directory = NSTemporaryDirectory() + "peerd-inbox-\(UUID().uuidString.prefix(8))" }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
+    func testAnInboxOfAnotherLayoutIsRefusedAndLeftAsItIs() throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let path = directory + "/inbox"
+        for (bytes, words) in [(Array("PEERDI2\n".utf8) + [1, 2, 3], "another layout (its header says PEERDI2?)"),
+                               (Array("junkjunkjunk".utf8), "a damaged header")] {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertEqual(MessageInbox.unreadableHeader(stateDirectory: directory)?.found.contains(words), true, "\(words)")
+            XCTAssertThrowsError(try MessageInbox(stateDirectory: directory, limit: 1 << 20, logger: logger))
+            XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), bytes, "the file is left as it was")
+        }
+        try Data(Array("PEER".utf8)).write(to: URL(fileURLWithPath: path))
+        XCTAssertNil(MessageInbox.unreadableHeader(stateDirectory: directory), "a header cut short holds nothing: not refused")
+    }
+
     func testMessagesSurviveARestartAndTakenOnesNeverComeBack() throws {
         let inbox = try MessageInbox(stateDirectory: directory, limit: 1 << 20, logger: logger)
         for n in 1...5 { _ = try inbox.append(Array("m\(n)".utf8), from: n % 2 == 0 ? b : a, at: time) }

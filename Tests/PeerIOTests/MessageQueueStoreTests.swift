@@ -34,7 +34,7 @@ final class MessageQueueStoreTests: XCTestCase {
     func testARecordCutShortByACrashIsTrimmed() throws {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         _ = try store.append(Array("whole".utf8), for: peer)
-        let path = directory + "/queue/\(peer).queue"
+        let path = directory + "/queue/\(peer).queue2"
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
         handle.write(Data([0, 0, 0, 9, 1, 2]))
@@ -64,19 +64,46 @@ final class MessageQueueStoreTests: XCTestCase {
         XCTAssertEqual(QueueFileCodec.decode(swallowing).messages, [Array("a".utf8), Array("after".utf8)])
     }
 
-    func testVersion1FilesAreReadAndRewrittenAsVersion2() throws {
+    func testA010QueueIsCarriedIntoThisReleasesFileAndRemovedThere() throws {
         try FileManager.default.createDirectory(atPath: directory + "/queue", withIntermediateDirectories: true)
-        let path = directory + "/queue/\(peer).queue"
-        try Data([0, 0, 0, 2, 7, 8, 0, 0, 0, 1, 9]).write(to: URL(fileURLWithPath: path))
+        let old = directory + "/queue/\(peer).queue"
+        try Data([0, 0, 0, 2, 7, 8, 0, 0, 0, 1, 9]).write(to: URL(fileURLWithPath: old))
         let store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         XCTAssertEqual(try store.pending(peer), [[7, 8], [9]])
-        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), QueueFileCodec.encodeFile([[7, 8], [9]]))
+        let current = directory + "/queue/\(peer).queue2"
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: current))), QueueFileCodec.encodeFile([[7, 8], [9]]))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old), "0.1.0's file goes once its messages are in this release's")
+    }
+
+    func testAfterADowngradeBothFilesAreKeptInOrder() throws {
+        // 0.2.0 wrote .queue2; a downgraded 0.1.0 then queued more in .queue.
+        var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        XCTAssertTrue(try store.append(Array("before".utf8), for: peer))
+        try Data([0, 0, 0, 6] + Array("during".utf8)).write(to: URL(fileURLWithPath: directory + "/queue/\(peer).queue"))
+        let upgraded = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        XCTAssertEqual(try upgraded.pending(peer).map { String(decoding: $0, as: UTF8.self) }, ["before", "during"])
+    }
+
+    func testAQueueFileOfAnotherLayoutIsRefusedAndLeftAsItIs() throws {
+        try FileManager.default.createDirectory(atPath: directory + "/queue", withIntermediateDirectories: true)
+        let path = directory + "/queue/\(peer).queue2"
+        for (bytes, words) in [(Array("PEERDQ3\n".utf8) + [1, 2, 3], "another layout (its header says PEERDQ3?)"),
+                               ([0xff, 0, 1, 2, 3, 4, 5, 6, 7], "a damaged header")] {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            XCTAssertThrowsError(try MessageQueueStore(stateDirectory: directory, logger: logger)) { error in
+                guard case .unreadable(let named, let found)? = error as? MessageQueueStoreError else { return XCTFail("\(error)") }
+                XCTAssertEqual(named, path, "the refusal names the file")
+                XCTAssertTrue(found.contains(words), found)
+                XCTAssertTrue("\(error)".contains("Nothing was changed"))
+            }
+            XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: path))), bytes, "the file is left as it was")
+        }
     }
 
     func testAFailedAppendLeavesTheFileAsItWas() throws {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         XCTAssertTrue(try store.append(Array("kept".utf8), for: peer))
-        let path = directory + "/queue/\(peer).queue"
+        let path = directory + "/queue/\(peer).queue2"
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         // A file-size limit makes the next write stop part-way, as a full disk does.
         signal(SIGXFSZ, SIG_IGN)
@@ -100,7 +127,7 @@ final class MessageQueueStoreTests: XCTestCase {
     func testAcknowledgedMessagesAreMarkedInPlaceNotRewritten() throws {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         for n in 1...5 { XCTAssertTrue(try store.append(Array("m\(n)".utf8), for: peer)) }
-        let path = directory + "/queue/\(peer).queue"
+        let path = directory + "/queue/\(peer).queue2"
         let before = try FileManager.default.attributesOfItem(atPath: path)
         try store.removeFirst(2, for: peer)
         let after = try FileManager.default.attributesOfItem(atPath: path)
@@ -136,7 +163,7 @@ final class MessageQueueStoreTests: XCTestCase {
         try store.removeFirst(2, for: peer)
         XCTAssertEqual(try store.read(peer, skip: 1, maxBytes: 1000).map { $0[0] }, [4, 5, 6], "after an acknowledgement")
         // The bytes on disk are what is read: change one, and the read shows it.
-        let path = directory + "/queue/\(peer).queue"
+        let path = directory + "/queue/\(peer).queue2"
         let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: path))
         handle.seek(toFileOffset: UInt64(8 + 5 * 110 + 10))
         handle.write(Data([0xEE]))

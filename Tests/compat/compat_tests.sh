@@ -163,3 +163,32 @@ compat_data_plane_requests_toward_the_old_release_are_unsupported() {
     grep -q "runs peerd $OLD_RELEASE, which cannot receive files or open streams" "$LAB_DIR/doctor.out" \
         || fail "doctor did not say what the old peer cannot do: $(cat "$LAB_DIR/doctor.out")"
 }
+
+# The state directories the old release wrote (Tests/compat/fixtures,
+# made by make-state-fixture.sh) under this build on both hosts: the same
+# peer ids, still paired, connected by themselves, and the messages host1
+# had queued for host2 delivered, in order.
+compat_state_written_by_the_old_release_is_kept() {
+    local fixture="$HERE/fixtures/$OLD_RELEASE" i
+    [ -d "$fixture" ] || fail "no state fixture for $OLD_RELEASE: run Tests/compat/make-state-fixture.sh $OLD_RELEASE"
+    bin_of() { echo "$NEW_BIN"; }
+    for i in 1 2; do
+        cp -a "$fixture/h$i" "$LAB_DIR/h$i/state"
+        # git keeps no modes: the files are put back as the release left them.
+        chmod 700 "$LAB_DIR/h$i/state"
+        chmod 600 "$LAB_DIR/h$i/state/identity.key" "$LAB_DIR/h$i/state/trust.json"
+    done
+    start_peerd 1
+    start_peerd 2
+    expect_eq "$(status_field 1 .peerId)" "$(awk '$1 == "h1" && $2 == "peer" {print $4}' "$fixture/expected.txt")" "host1's peer id after the upgrade"
+    expect_eq "$(status_field 2 .peerId)" "$(awk '$1 == "h2" && $2 == "peer" {print $4}' "$fixture/expected.txt")" "host2's peer id after the upgrade"
+    expect_eq "$(json 1 paired | jq -r '.peers[0].peerId')" "$(status_field 2 .peerId)" "host1's pairing after the upgrade"
+    expect_eq "$(json 2 paired | jq -r '.peers[0].peerId')" "$(status_field 1 .peerId)" "host2's pairing after the upgrade"
+    lab_wait_for 30 state_is 1 host2 connected || fail "the upgraded paired peers did not connect by themselves"
+    lab_spawn 2 "$LAB_DIR/recv2.jsonl" "$NEW_BIN/peerctl" --socket "$(sock 2)" --json recv --count 3
+    lab_wait_for 30 sh -c "[ \"\$(grep -c . '$LAB_DIR/recv2.jsonl')\" -ge 3 ]" || fail "the messages queued under $OLD_RELEASE did not all arrive: $(cat "$LAB_DIR/recv2.jsonl")"
+    expect_eq "$(jq -r '(.data // .message.data) | @base64d' "$LAB_DIR/recv2.jsonl" | tr '\n' '|')" \
+        "queued by $OLD_RELEASE, 1 of 3|queued by $OLD_RELEASE, 2 of 3|queued by $OLD_RELEASE, 3 of 3|" "the queued messages, in order"
+    grep -q "3 messages of an earlier release carried into" "$LAB_DIR/h1/peerd.log" || fail "host1 did not say it carried the old queue over"
+    [ -z "$(find "$LAB_DIR/h1/state/queue" -name '*.queue')" ] || fail "the old release's queue file is still there after it was carried over"
+}

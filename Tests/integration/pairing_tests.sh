@@ -316,6 +316,29 @@ test_corrupt_trust_store_refuses_to_start_until_reset() {
     expect_eq "$(json 1 paired | jq '.peers | length')" 0 "trusted peers after the reset"
 }
 
+# Issue 22, point 3: a state file of a layout this release cannot read (a
+# newer release's, or a damaged header) stops start-up; the refusal names
+# the file and what it found, and nothing is changed or moved.
+test_state_files_of_another_layout_stop_start_up_and_are_kept() {
+    start_peerd 1
+    stop_peerd 1 TERM
+    local state="$LAB_DIR/h1/state" out file
+    mkdir -p "$state/queue"
+    for file in "queue/00112233445566778899aabbccddeeff.queue2" "inbox"; do
+        case $file in inbox) printf 'PEERDI9\nfuture' >"$state/$file" ;; *) printf 'PEERDQ9\nfuture' >"$state/$file" ;; esac
+        out=$(lab_exec 1 "$BIN/peerd" --name host1 --state-dir "$state" --socket "$(sock 1)" 2>&1); expect_eq $? 1 "peerd's exit over $file of another layout"
+        echo "$out" | grep -q "$state/$file" || fail "the refusal does not name $file: $out"
+        echo "$out" | grep -q "another layout" || fail "the refusal does not say what it found: $out"
+        echo "$out" | grep -q "Nothing was changed" || fail "the refusal does not say nothing changed: $out"
+        expect_eq "$(head -c 7 "$state/$file")" "${out:+$(case $file in inbox) echo PEERDI9 ;; *) echo PEERDQ9 ;; esac)}" "$file after the refusal"
+        rm -f "$state/$file"
+    done
+    printf '{"version": 2, "peers": []}' >"$state/trust.json"
+    out=$(lab_exec 1 "$BIN/peerd" --name host1 --state-dir "$state" --socket "$(sock 1)" 2>&1); expect_eq $? 1 "peerd's exit over a newer trust store"
+    echo "$out" | grep -q "format version 2" || fail "the refusal does not say what it found: $out"
+    expect_eq "$(cat "$state/trust.json")" '{"version": 2, "peers": []}' "the newer trust store after the refusal"
+}
+
 # Issue 10, point 4: a responder that cannot store the trust (a full disk)
 # rejects the pairing; the initiator is told, and neither side trusts the other.
 test_a_full_disk_rejects_the_pairing_on_both_sides() {

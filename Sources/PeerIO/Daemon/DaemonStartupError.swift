@@ -17,7 +17,10 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
     /// The trust store could not be opened.
     case trust(TrustStoreError)
     /// The message queues could not be opened.
-    case queue(SystemError)
+    case queue(MessageQueueStoreError)
+    /// A state file of a layout this release cannot read (a newer one, or a
+    /// damaged header): `found` says what is there. Nothing was changed.
+    case stateFile(path: String, found: String)
 
     /// A message for the log.
     public var description: String {
@@ -31,6 +34,8 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
         case .crypto(let message): return message
         case .trust(let error): return "\(error)"
         case .queue(let error): return "message queue: \(error)"
+        case .stateFile(let path, let found):
+            return "\(path): \(found); this release cannot read it. Nothing was changed: run the release that wrote it, or move the file away to start without it"
         }
     }
 }

@@ -90,6 +90,11 @@ public final class PeerDaemon {
         } catch {
             throw .interface(error)
         }
+        // A state file of a layout this release cannot read stops start-up
+        // before anything could rewrite it (the queues and trust check their own).
+        if let unreadable = MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory) {
+            throw .stateFile(path: unreadable.path, found: unreadable.found)
+        }
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key

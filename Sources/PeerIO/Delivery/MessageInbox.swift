@@ -40,6 +40,10 @@ public final class MessageInbox {
         // Read whole, whatever --inbox-size is now: what was stored under a
         // larger limit is still delivered (new messages wait until it drains).
         let existing = try AtomicFile.read(path, limit: Int(Int32.max)) ?? []
+        // A file of another layout is never rewritten (see ``unreadableHeader(_:)``).
+        if let found = Self.unreadableHeader(existing) {
+            throw SystemError("open", errno: EPROTO, context: "\(path): \(found)")
+        }
         let decoded = InboxFileCodec.decode(existing)
         nextID = decoded.lastID + 1
         let fd = try Syscall.call("open", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
@@ -56,6 +60,31 @@ public final class MessageInbox {
     }
 
     deinit { descriptor.close() }
+
+    /// What is wrong with an inbox file's header, if anything: another
+    /// layout (a newer release's), or bytes that are no header. peerd
+    /// refuses to start on either rather than rewrite it (the daemon checks
+    /// before anything opens it).
+    public static func unreadableHeader(_ bytes: [UInt8]) -> String? {
+        // A header cut short by a crash holds nothing yet: rewritten as usual.
+        guard !bytes.isEmpty, !bytes.starts(with: InboxFileCodec.header), !InboxFileCodec.header.starts(with: bytes) else { return nil }
+        let head = String(decoding: bytes.prefix(8).map { (0x20...0x7e).contains($0) ? $0 : 0x3f }, as: UTF8.self)
+        if bytes.starts(with: Array("PEERDI".utf8)) { return "an inbox of another layout (its header says \(head))" }
+        return "a damaged header (\(head))"
+    }
+
+    /// ``unreadableHeader(_:)`` of the inbox under `stateDirectory`, read
+    /// from its first bytes; nil when it is absent or readable.
+    public static func unreadableHeader(stateDirectory: String) -> (path: String, found: String)? {
+        let path = stateDirectory + "/inbox"
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: InboxFileCodec.header.count)
+        let count = read(fd, &head, head.count)
+        guard count > 0 else { return nil }
+        return unreadableHeader(Array(head[0..<count])).map { (path, $0) }
+    }
 
     /// Stores `data` from `peerID`, durably. Returns its entry; on an error
     /// nothing is stored and the file is as it was.

@@ -38,36 +38,92 @@ public struct MessageQueueStore: Sendable {
     /// append could not be cut back): the next change rewrites it whole.
     private var dirty: Set<String> = []
 
+    /// The file of each layout (docs/architecture.md, "State across
+    /// releases"): a layout is never rewritten in place under the name an
+    /// older release reads, so a downgrade never misreads one.
+    /// `<peer id>.queue` is 0.1.0's (``QueueFileCodec`` version 1, read
+    /// only); `<peer id>.queue2` is this release's (version 2).
+    public static let oldSuffix = ".queue"
+    public static let suffix = ".queue2"
+
     /// Opens (and creates) `<stateDirectory>/queue`, indexing every queue.
-    /// A record cut short by a crash is trimmed; the messages before it stay.
-    public init(stateDirectory: String, limitPerPeer: Int = 64 << 20, logger: Logger) throws(SystemError) {
+    /// A record cut short by a crash is trimmed; the messages before it
+    /// stay. A 0.1.0 queue is carried into this release's file (after
+    /// what that file holds, if a downgrade left both), then removed. A
+    /// queue file of a layout this release cannot read (a newer one, or a
+    /// damaged header) is refused, and nothing is changed.
+    public init(stateDirectory: String, limitPerPeer: Int = 64 << 20, logger: Logger) throws(MessageQueueStoreError) {
         self.limitPerPeer = limitPerPeer
         directory = stateDirectory + "/queue"
-        try AtomicFile.makeDirectories(directory)
+        let limit = limitPerPeer + (1 << 20)
+        do {
+            try AtomicFile.makeDirectories(directory)
+            var peers: Set<String> = []
+            for name in try Self.names(in: directory) {
+                if name.hasSuffix(Self.suffix) { peers.insert(String(name.dropLast(Self.suffix.count))) }
+                if name.hasSuffix(Self.oldSuffix) { peers.insert(String(name.dropLast(Self.oldSuffix.count))) }
+            }
+            // Every current file is checked before anything is written.
+            var current: [String: [UInt8]] = [:]
+            for peerID in peers.sorted() {
+                let path = directory + "/" + peerID + Self.suffix
+                guard let bytes = try AtomicFile.read(path, limit: limit) else { continue }
+                if let found = Self.unreadableHeader(bytes) { throw MessageQueueStoreError.unreadable(path: path, found: found) }
+                current[peerID] = bytes
+            }
+            for peerID in peers.sorted() {
+                let path = directory + "/" + peerID + Self.suffix
+                var decoded = QueueFileCodec.decode(current[peerID] ?? QueueFileCodec.header)
+                let oldPath = directory + "/" + peerID + Self.oldSuffix
+                let old = try AtomicFile.read(oldPath, limit: limit)
+                if let old {
+                    let carried = QueueFileCodec.decode(old)
+                    logger.notice("queue \(oldPath): \(carried.messages.count) messages of an earlier release carried into \(path)")
+                    decoded.messages += carried.messages
+                    decoded.needsRewrite = true
+                }
+                if decoded.needsRewrite {
+                    if decoded.skippedBytes > 0 || (old == nil && decoded.wholeBytes != (current[peerID]?.count ?? 0)) {
+                        logger.warning("queue \(path): skipping damaged or cut-short records; \(decoded.messages.count) messages kept")
+                    }
+                    try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(decoded.messages))
+                    // Only once the messages are in this release's file.
+                    if old != nil { try Syscall.call("unlink", oldPath) { unlink(oldPath) } }
+                    index[peerID] = Self.entries(of: decoded.messages.map(\.count))
+                } else {
+                    index[peerID] = zip(decoded.offsets, decoded.messages).map { Entry(offset: $0, length: $1.count) }
+                    deliveredBytes[peerID] = decoded.deliveredBytes
+                }
+                if decoded.messages.isEmpty { index[peerID] = nil }
+            }
+        } catch let error as MessageQueueStoreError {
+            throw error
+        } catch let error as SystemError {
+            throw .system(error)
+        } catch {
+            throw .system(SystemError("open", errno: EIO, context: "\(directory): \(error)"))
+        }
+    }
+
+    /// What is wrong with a version 2 file's header, if anything: a newer
+    /// layout, or bytes that are no header at all. An empty file, or one cut
+    /// short inside the header, is an empty queue.
+    static func unreadableHeader(_ bytes: [UInt8]) -> String? {
+        guard !bytes.isEmpty, !bytes.starts(with: QueueFileCodec.header), !QueueFileCodec.header.starts(with: bytes) else { return nil }
+        let prefix = Array(QueueFileCodec.header.prefix(6))   // "PEERDQ"
+        let head = String(decoding: bytes.prefix(8).map { (0x20...0x7e).contains($0) ? $0 : 0x3f }, as: UTF8.self)
+        if bytes.starts(with: prefix) { return "a queue file of another layout (its header says \(head))" }
+        return "a damaged header (\(head))"
+    }
+
+    private static func names(in directory: String) throws(SystemError) -> [String] {
         guard let dir = opendir(directory) else { throw SystemError("opendir", errno: errno, context: directory) }
+        defer { closedir(dir) }
         var names: [String] = []
         while let entry = readdir(dir) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) }
-            if name.hasSuffix(".queue") { names.append(name) }
+            names.append(withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix(while: { $0 != 0 }), as: UTF8.self) })
         }
-        closedir(dir)
-        for name in names {
-            let path = directory + "/" + name
-            guard let bytes = try AtomicFile.read(path, limit: limitPerPeer + (1 << 20)) else { continue }
-            let decoded = QueueFileCodec.decode(bytes)
-            let peerID = String(name.dropLast(".queue".count))
-            if decoded.needsRewrite {
-                if decoded.skippedBytes > 0 || decoded.wholeBytes != bytes.count {
-                    logger.warning("queue \(path): skipping \(bytes.count - decoded.wholeBytes + decoded.skippedBytes) bytes of damaged or cut-short records; \(decoded.messages.count) messages kept")
-                }
-                try AtomicFile.write(path, contents: QueueFileCodec.encodeFile(decoded.messages))
-                index[peerID] = Self.entries(of: decoded.messages.map(\.count))
-            } else {
-                index[peerID] = zip(decoded.offsets, decoded.messages).map { Entry(offset: $0, length: $1.count) }
-                deliveredBytes[peerID] = decoded.deliveredBytes
-            }
-            if decoded.messages.isEmpty { index[peerID] = nil }
-        }
+        return names
     }
 
     /// How many messages wait for `peerID`.
@@ -206,6 +262,6 @@ public struct MessageQueueStore: Sendable {
     private func file(_ peerID: String) -> String {
         // Peer ids are hex; anything else never names a file.
         let safe = String(peerID.filter { $0.isHexDigit })
-        return directory + "/" + safe + ".queue"
+        return directory + "/" + safe + Self.suffix
     }
 }

@@ -31,7 +31,7 @@ public final class QueuedDelivery {
 
     /// Opens and indexes the queues under `stateDirectory` (at start-up,
     /// before anything is served).
-    public init(stateDirectory: String, logger: Logger) throws(SystemError) {
+    public init(stateDirectory: String, logger: Logger) throws(MessageQueueStoreError) {
         let store = try MessageQueueStore(stateDirectory: stateDirectory, logger: logger)
         limitPerPeer = store.limitPerPeer
         worker = DiskWorker(label: "peerd.queue", state: store)
