@@ -37,7 +37,7 @@ FUZZ_SMOKE_RUNS ?= 5000
 SOAK_MINUTES ?= 20
 SOAK_SMOKE_MINUTES ?= 3
 
-.PHONY: all deps build unit integration compat fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
+.PHONY: all deps build unit integration compat deb fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
 
 all: build
 
@@ -96,6 +96,14 @@ bench: deps
 # The bulk figures alone (issue 12): peerbench's send-file, pipe, scp and iperf3.
 bench-bulk:
 	$(MAKE) bench BENCH_ARGS="--only bulk --runs 3"
+
+# The Debian package, peerd_VERSION_ARCH.deb here, built with dpkg-deb
+# (systemd/debian/build-deb.sh), then checked by lintian when it is there.
+VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PeerCore/Configuration/PeerdVersion.swift)
+deb: deps
+	SWIFT=$(SWIFT) systemd/debian/build-deb.sh . $(VERSION) .
+	@if command -v lintian >/dev/null; then lintian --tag-display-limit 0 --fail-on error peerd_$(VERSION)_$$(dpkg --print-architecture).deb; \
+	  else echo "lintian is not installed (apt-get install lintian): the package is not checked"; fi
 
 # Installs the release build; honours PREFIX and DESTDIR.
 install:

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# build-deb.sh SOURCE_TREE VERSION OUT_DIR: builds OUT_DIR/peerd_VERSION_ARCH.deb
+# with dpkg-deb from a peerd source tree (this one, or an earlier release's:
+# the compatibility test packages 0.1.0's tree with this script).
+#
+# The package holds the release binaries, built to find the Swift runtime in
+# /usr/lib/peerd (the shared libraries they link, copied from the toolchain:
+# a static stdlib raised private memory from 1.5 to 9.6 MB), the units,
+# sysusers and tmpfiles entries, man pages, completion, a default
+# configuration (a conffile), and the maintainer scripts beside this file.
+set -euo pipefail
+src=$(cd "$1" && pwd) version=$2 out=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+SWIFT=${SWIFT:-swift}
+arch=$(dpkg --print-architecture)
+runtime=/usr/lib/peerd
+toolchain_lib=$(dirname "$(dirname "$(command -v "$SWIFT")")")/lib/swift/linux
+scratch="$src/.build/deb"
+stage=$(mktemp -d /tmp/peerd-deb.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+echo "deb: building peerd $version (release) from $src"
+for product in peerd peerctl; do
+    "$SWIFT" build -c release --package-path "$src" --scratch-path "$scratch" --product "$product" \
+        -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
+done
+bin="$scratch/release"
+
+install -d "$stage/usr/bin" "$stage$runtime" "$stage/lib/systemd/system" "$stage/usr/lib/sysusers.d" \
+    "$stage/usr/lib/tmpfiles.d" "$stage/usr/share/man/man8" "$stage/usr/share/man/man1" \
+    "$stage/usr/share/bash-completion/completions" "$stage/etc/peerd" "$stage/usr/share/doc/peerd" "$stage/DEBIAN"
+install -m 0755 "$bin/peerd" "$bin/peerctl" "$stage/usr/bin/"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/peerd" "$stage/usr/bin/peerctl"
+# The Swift runtime libraries the binaries need, and what those need in turn.
+libs=$(LD_LIBRARY_PATH="$toolchain_lib" ldd "$stage/usr/bin/peerd" "$stage/usr/bin/peerctl" \
+    | awk -v dir="$toolchain_lib" 'index($3, dir) == 1 {print $3}' | sort -u)
+for lib in $libs; do
+    install -m 0644 "$lib" "$stage$runtime/"
+    strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage$runtime/$(basename "$lib")"
+done
+install -m 0644 "$src/systemd/peerd.service" "$src/systemd/peerd.socket" "$stage/lib/systemd/system/"
+install -m 0644 "$src/systemd/peerd.sysusers" "$stage/usr/lib/sysusers.d/peerd.conf"
+install -m 0644 "$src/systemd/peerd.tmpfiles" "$stage/usr/lib/tmpfiles.d/peerd.conf"
+gzip -9n <"$src/docs/peerd.8" >"$stage/usr/share/man/man8/peerd.8.gz"
+gzip -9n <"$src/docs/peerctl.1" >"$stage/usr/share/man/man1/peerctl.1.gz"
+install -m 0644 "$src/docs/peerctl.bash-completion" "$stage/usr/share/bash-completion/completions/peerctl"
+install -m 0644 "$src/docs/peerd.conf" "$stage/etc/peerd/peerd.conf"
+install -m 0644 "$HERE/copyright" "$stage/usr/share/doc/peerd/copyright"
+# A native package's changelog: this release's entry of CHANGELOG.md, or a line.
+{
+    echo "peerd ($version) unstable; urgency=medium"
+    echo
+    if [ -f "$src/CHANGELOG.md" ]; then
+        awk -v v="$version" '$0 ~ "^## " v {on = 1; next} on && /^## / {exit} on && NF {print "  " $0}' "$src/CHANGELOG.md" \
+            | sed 's/^  - /  * /; s/^  \([^ *]\)/  * \1/' | head -n 200
+    fi
+    echo "  * Release $version."
+    echo
+    echo " -- peerd maintainers <maintainers@peerd.invalid>  $(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$src" log -1 --format=%ct 2>/dev/null || date +%s)}")"
+} | gzip -9n >"$stage/usr/share/doc/peerd/changelog.gz"
+for script in postinst prerm postrm; do install -m 0755 "$HERE/$script" "$stage/DEBIAN/$script"; done
+echo /etc/peerd/peerd.conf >"$stage/DEBIAN/conffiles"
+# Dependencies by Debian package name: the C libraries the binaries and the
+# runtime link (found through dpkg -S), avahi-daemon, and what the
+# maintainer scripts run (init-system-helpers, for deb-systemd-helper, is essential).
+needed=$(for f in "$stage/usr/bin/peerd" "$stage/usr/bin/peerctl" "$stage$runtime"/*.so; do
+    readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | sort -u)
+depends=$(for lib in $needed; do
+    [ -e "$stage$runtime/$lib" ] && continue   # shipped with the package
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|AArch64|aarch64/ {print $NF; exit}')
+    [ -n "$path" ] || { echo "deb: no system library provides $lib" >&2; exit 1; }
+    dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path"
+done | cut -d: -f1 | sort -u | tr '\n' ' ')
+depends_field=$(for p in $depends; do echo "$p"; done | sed 's/$/,/' | tr '\n' ' ')
+depends_field="${depends_field}avahi-daemon, systemd"
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends_field/" \
+    "$HERE/control.in" >"$stage/DEBIAN/control"
+(cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles"
+find "$stage" -type d -exec chmod 0755 {} +
+deb="$out/peerd_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Zxz --build "$stage" "$deb" >/dev/null
+echo "deb: $deb"
