@@ -192,3 +192,108 @@ compat_state_written_by_the_old_release_is_kept() {
     grep -q "3 messages of an earlier release carried into" "$LAB_DIR/h1/peerd.log" || fail "host1 did not say it carried the old queue over"
     [ -z "$(find "$LAB_DIR/h1/state/queue" -name '*.queue')" ] || fail "the old release's queue file is still there after it was carried over"
 }
+
+# deb_of RELEASE: the package of an earlier release (its own tree through
+# this build-deb.sh, cached beside its build), or of this tree ("current").
+deb_of() {
+    local release=$1 out src version
+    if [ "$release" = current ]; then
+        src=$ROOT out="$ROOT/.build/compat/current-deb"
+        version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' "$ROOT/Sources/PeerCore/Configuration/PeerdVersion.swift")
+    else
+        src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb" version=$release
+    fi
+    local deb="$out/peerd_${version}_$(dpkg --print-architecture).deb"
+    if [ "$release" = current ] || [ ! -f "$deb" ]; then
+        SWIFT=${SWIFT:-swift} "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$LAB_DIR/deb-$release.log" 2>&1 \
+            || { cat "$LAB_DIR/deb-$release.log" >&2; fail "cannot build the $release package"; }
+    fi
+    echo "$deb"
+}
+
+# The package as a user upgrades it, under a real systemd on host 1 in a
+# throwaway copy of the machine's root (Tests/lab/overlay-root.sh): the
+# old release's package is installed and paired with host 2, this
+# release's is installed over it, and then purged.
+compat_the_package_upgrades_in_place_and_purges_clean() {
+    [ -x /lib/systemd/systemd ] || fail "no /lib/systemd/systemd (package systemd)"
+    local old_deb new_deb dir=$LAB_DIR/sd t
+    old_deb=$(deb_of "$OLD_RELEASE") || exit 1
+    new_deb=$(deb_of current) || exit 1
+    mkdir -p "$dir/units/peerd.service.d"
+    chmod 0755 "$LAB_DIR" "$dir"
+    for t in sysinit basic sockets shutdown network multi-user lab; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
+    cp /lib/systemd/system/dbus.socket /lib/systemd/system/dbus.service "$dir/units/"
+    cat >"$dir/units/avahi-daemon.service" <<UNIT
+[Unit]
+Description=avahi-daemon for the lab
+Requires=dbus.socket
+After=dbus.socket
+[Service]
+Type=dbus
+BusName=org.freedesktop.Avahi
+ExecStart=/usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f $LAB_DIR/h1/avahi.conf
+UNIT
+    # The package's own units, as dpkg puts them in the (copied) root; the
+    # manager also reads /etc/systemd/system there, where enabling writes.
+    ln -s /lib/systemd/system/peerd.service /lib/systemd/system/peerd.socket "$dir/units/"
+    printf '[Service]\nStandardError=append:%s/peerd.log\n' "$dir" >"$dir/units/peerd.service.d/lab.conf"
+    lab_avahi_stop 1
+    start_peerd 2 --auto-accept all
+    lab_spawn 1 "$dir/boot.log" unshare --pid --fork --kill-child --mount --propagation private \
+        "$ROOT/Tests/lab/overlay-root.sh" "$LAB_DIR/root" "$LAB_DIR" "$ROOT" -- \
+        "$ROOT/Tests/lab/systemd-container.sh" "$dir/units:/etc/systemd/system" lab.target - - "$dir/console"
+    local spawned=$LAB_PID manager=
+    lab_wait_for 10 sh -c "pgrep -P $spawned >/dev/null" || fail "systemd did not start: $(cat "$dir/boot.log")"
+    manager=$(pgrep -P "$spawned")
+    inside() { nsenter -t "$manager" -m -p -n "$@"; }
+    lab_wait_for 30 sh -c "nsenter -t $manager -m -p -n systemctl is-system-running | grep -Eq 'running|degraded'" \
+        || fail "systemd did not finish booting: $(inside systemctl is-system-running 2>&1)"
+    # The machine forbids maintainer scripts to start services (policy-rc.d
+    # exits 101, as in containers); the copy is a machine that allows it.
+    inside rm -f /usr/sbin/policy-rc.d
+    # And one that never ran peerd (this machine may have, outside the lab).
+    inside rm -rf /var/lib/peerd /etc/peerd
+    # 1. The old release's package: user made, socket and service enabled and started.
+    inside dpkg -i "$old_deb" >"$dir/install.log" 2>&1 || fail "installing $OLD_RELEASE's package failed: $(tail -5 "$dir/install.log")"
+    inside getent passwd peerd >/dev/null || fail "the package made no peerd user"
+    inside test -L /etc/systemd/system/sockets.target.wants/peerd.socket || fail "the install did not enable peerd.socket"
+    inside test -L /etc/systemd/system/multi-user.target.wants/peerd.service || fail "the install did not enable peerd.service"
+    lab_wait_for 10 sh -c "[ \"\$(nsenter -t $manager -m -p -n systemctl is-active peerd.service)\" = active ]" \
+        || fail "the service is not running after the install: $(cat "$dir/install.log"; inside systemctl is-enabled peerd.socket 2>&1; inside systemctl status peerd.service --no-pager 2>&1 | tail -5; tail -5 "$dir/peerd.log" 2>/dev/null)"
+    expect_eq "$(inside /usr/bin/peerd --version | head -1)" "peerd $OLD_RELEASE" "the installed release"
+    # 2. Paired with host 2 (the old side asks; host 2's user types its code).
+    local ctl1=(/usr/bin/peerctl --socket /run/peerd/peerd.sock)
+    lab_wait_for 20 sh -c "nsenter -t $manager -m -p -n ${ctl1[*]} --json peers | jq -en 'input | .peers[] | select(.name == \"host2\" and .lost == false)'" >/dev/null \
+        || fail "the packaged $OLD_RELEASE did not discover host2"
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    inside "${ctl1[@]}" pair host2 >"$dir/pair.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 15 grep -q 'Pairing code' "$dir/pair.out" || fail "no pairing code: $(cat "$dir/pair.out")"
+    lab_wait_for 10 sh -c "[ -n \"\$('$NEW_BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -r '.pairings[0].id // empty')\" ]" || fail "host2 has no pairing request"
+    ctl 2 pair-accept "$(json 2 pairings | jq -r '.pairings[0].id')" --code "$(grep -o 'Pairing code: [0-9]*' "$dir/pair.out" | awk '{print $3}')" >/dev/null \
+        || fail "pair-accept on host2 failed"
+    wait "$pairer" || fail "the pairing did not complete: $(cat "$dir/pair.out")"
+    local peer_id name1
+    peer_id=$(inside "${ctl1[@]}" --json status | jq -r .peerId)
+    name1=$(inside "${ctl1[@]}" --json status | jq -r .name)   # the packaged service is named after the machine
+    lab_wait_for 30 state_is 2 "$name1" connected || fail "the paired peers did not connect: $(tail -8 "$dir/peerd.log"; tail -8 "$LAB_DIR/h2/peerd.log")"
+    # 3. This release's package over it: the service comes back with the same
+    # identity and pairing, and the peer reconnects by itself.
+    inside dpkg -i "$new_deb" >"$dir/upgrade.log" 2>&1 || fail "the upgrade failed: $(tail -5 "$dir/upgrade.log")"
+    expect_eq "$(inside /usr/bin/peerd --version | head -1)" "peerd $(status_field 2 .version)" "the release after the upgrade"
+    lab_wait_for 15 sh -c "nsenter -t $manager -m -p -n ${ctl1[*]} --json status | jq -e '.version != \"$OLD_RELEASE\"'" >/dev/null \
+        || fail "the service did not come back as the new release: $(inside systemctl status peerd.service --no-pager 2>&1 | tail -5; tail -5 "$dir/peerd.log")"
+    expect_eq "$(inside "${ctl1[@]}" --json status | jq -r .peerId)" "$peer_id" "the peer id after the upgrade"
+    expect_eq "$(inside "${ctl1[@]}" --json paired | jq -r '.peers[0].name')" host2 "the pairing after the upgrade"
+    lab_wait_for 30 sh -c "nsenter -t $manager -m -p -n ${ctl1[*]} --json peers | jq -en 'input | .peers[] | select(.name == \"host2\" and .state == \"connected\")'" >/dev/null \
+        || fail "the upgraded host did not reconnect to its paired peer"
+    # 4. Purge: nothing of peerd is left.
+    inside dpkg --purge peerd >"$dir/purge.log" 2>&1 || fail "the purge failed: $(tail -5 "$dir/purge.log")"
+    local left
+    left=$(inside sh -c 'ls -d /usr/bin/peerd /usr/bin/peerctl /usr/lib/peerd /lib/systemd/system/peerd.service /lib/systemd/system/peerd.socket /etc/peerd/peerd.conf /var/lib/peerd /run/peerd/peerd.sock 2>/dev/null')
+    [ -z "$left" ] || fail "the purge left: $left"
+    expect_eq "$(inside dpkg-query -W -f '${Status}' peerd 2>/dev/null)" "" "dpkg's record of peerd after the purge"
+    kill -9 "$manager" 2>/dev/null
+    return 0
+}
