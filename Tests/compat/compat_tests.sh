@@ -158,7 +158,28 @@ compat_data_plane_requests_toward_the_old_release_are_unsupported() {
     # Nothing was sent: the session is still up, and messages still flow.
     expect_eq "$(peer_state 2 host1)" connected "the session after the refusals"
     expect_eq "$(peer_state 1 host2)" connected "the old side's session after the refusals"
+    lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$OLD_BIN/peerctl" --socket "$(sock 1)" --json recv --count 3
+    lab_wait_for 5 subscribed 1 2 || fail "recv on host1 did not subscribe"   # beside the watcher that accepted
     ctl 2 send host1 "still here" >/dev/null || fail "the session did not carry a message after the refusals"
+    # A message channel is data and ack on the wire: it works with the old
+    # release (docs/protocol.md §9), its messages acknowledged.
+    /usr/bin/python3 - "$(sock 2)" "$(peer_field 2 host1 .id)" >"$LAB_DIR/channel.out" 2>&1 <<'PY' || fail "the channel toward the old release: $(cat "$LAB_DIR/channel.out")"
+import json, socket, struct, sys
+control = socket.socket(socket.AF_UNIX); control.connect(sys.argv[1])
+mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+line = json.dumps({"v": 1, "id": 1, "method": "channel", "params": {"peer": sys.argv[2]}}) + "\n"
+socket.send_fds(control, [line.encode()], [theirs.fileno()]); theirs.close()
+for text in (b"channel one", b"channel two"): mine.sendall(struct.pack("!I", len(text)) + text)
+mine.shutdown(socket.SHUT_WR)
+control.settimeout(20)
+answer = json.loads(control.makefile("rb").readline())
+result = answer.get("result") or {}
+if result.get("acknowledged") != 2: sys.exit("answer %s" % answer)
+print(result.get("state"), result.get("acknowledged"))
+PY
+    lab_wait_for 10 sh -c "[ \"\$(grep -c . '$LAB_DIR/recv1.jsonl')\" -ge 3 ]" || fail "$OLD_RELEASE did not receive the messages: $(cat "$LAB_DIR/recv1.jsonl")"
+    expect_eq "$(jq -r '(.data // .message.data) | @base64d' "$LAB_DIR/recv1.jsonl" | tr '\n' '|')" "still here|channel one|channel two|" \
+        "what $OLD_RELEASE got, by send and through the channel"
     ctl 2 doctor host1 >"$LAB_DIR/doctor.out" 2>&1
     grep -q "runs peerd $OLD_RELEASE, which cannot receive files or open streams" "$LAB_DIR/doctor.out" \
         || fail "doctor did not say what the old peer cannot do: $(cat "$LAB_DIR/doctor.out")"
