@@ -65,4 +65,24 @@ final class OneClockTests: XCTestCase {
         }
         XCTAssertEqual(offenders, [], "read the time through DaemonClock")
     }
+
+    /// The release is written once, in PeerdVersion; the man pages and the
+    /// changelog name it, and protocol.md's table names every feature.
+    func testTheReleaseAndFeaturesAreTheOnesTheDocsName() throws {
+        func doc(_ name: String) throws -> String {
+            try String(contentsOfFile: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../docs/\(name)").path, encoding: .utf8)
+        }
+        for page in ["peerd.8", "peerctl.1"] {
+            let header = try doc(page).split(separator: "\n").first.map(String.init) ?? ""
+            XCTAssertTrue(header.contains("\"peerd \(PeerdVersion.string)\""), "\(page): \(header)")
+        }
+        let changelog = try String(contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../CHANGELOG.md"), encoding: .utf8)
+        XCTAssertTrue(changelog.contains("## \(PeerdVersion.string)"), "CHANGELOG.md has no entry for \(PeerdVersion.string)")
+        let protocolText = try doc("protocol.md")
+        for feature in WireFeature.allCases {
+            XCTAssertTrue(protocolText.contains("| `\(feature.rawValue)` | \(feature.addedIn) |"), "protocol.md §9 lacks \(feature.rawValue)")
+        }
+    }
 }

@@ -80,7 +80,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
                       object per line, `send --json` one result (session,
                       number) per message
       -h, --help      this help; `peerctl COMMAND --help` for a command's
-      --version       print the version
+      --version       print the release, then the wire version and features
 
     Exit status: 0 ok, 1 operational error, 2 usage error, 3 daemon unreachable
     (no socket, no permission, or no answer within 30 s).

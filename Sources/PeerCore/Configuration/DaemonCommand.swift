@@ -78,7 +78,7 @@ public enum DaemonCommand: Equatable, Sendable {
       --config PATH           configuration file (default: /etc/peerd/peerd.conf,
                               if present); flags override it
       --check-config          validate the configuration and exit
-      --version               print the version and exit
+      --version               print the release, wire version and features; exit
       -h, --help              print this help and exit
 
     Environment:
