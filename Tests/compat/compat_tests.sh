@@ -117,27 +117,25 @@ compat_pairing_started_from_either_side() {
     pair_across 2 1
 }
 
+# queue_while_down FROM TO WHO: FROM queues a message for TO while TO's
+# daemon is down; TO gets it once it is back. WHO names the message.
+queue_while_down() {
+    local from=$1 to=$2 who=$3
+    lab_wait_for 15 state_is "$from" "host$to" connected || fail "the paired peers did not connect"
+    stop_peerd "$to"
+    lab_wait_for 15 state_is "$from" "host$to" notConnected || fail "host$from still shows host$to connected"
+    ctl "$from" send "host$to" --queue "queued by $who" >/dev/null || fail "send --queue from host$from failed"
+    start_peerd "$to"
+    lab_spawn "$to" "$LAB_DIR/recv$to.jsonl" "$(bin_of "$to")/peerctl" --socket "$(sock "$to")" --json recv --count 1
+    lab_wait_for 30 sh -c "grep -q . '$LAB_DIR/recv$to.jsonl'" || fail "host$to never got the message queued by $who"
+    expect_eq "$(received "$LAB_DIR/recv$to.jsonl")" "queued by $who" "what host$to got"
+}
+
 compat_queued_messages_wait_for_the_other_side_both_ways() {
     two_peers
     pair_across 2 1
-    lab_wait_for 15 state_is 1 host2 connected || fail "the paired peers did not connect"
-    # This build queues for the old one while it is down.
-    stop_peerd 1
-    lab_wait_for 15 state_is 2 host1 notConnected || fail "host2 still shows host1 connected"
-    ctl 2 send host1 --queue "queued by the new one" >/dev/null || fail "send --queue toward $OLD_RELEASE failed"
-    start_peerd 1
-    lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$OLD_BIN/peerctl" --socket "$(sock 1)" --json recv --count 1
-    lab_wait_for 30 sh -c "grep -q . '$LAB_DIR/recv1.jsonl'" || fail "$OLD_RELEASE never got the queued message"
-    expect_eq "$(received "$LAB_DIR/recv1.jsonl")" "queued by the new one" "what $OLD_RELEASE got"
-    # The old one queues for this build while it is down.
-    lab_wait_for 15 state_is 1 host2 connected || fail "the paired peers did not reconnect"
-    stop_peerd 2
-    lab_wait_for 15 state_is 1 host2 notConnected || fail "host1 still shows host2 connected"
-    ctl 1 send host2 --queue "queued by the old one" >/dev/null || fail "send --queue toward this build failed"
-    start_peerd 2
-    lab_spawn 2 "$LAB_DIR/recv2.jsonl" "$NEW_BIN/peerctl" --socket "$(sock 2)" --json recv --count 1
-    lab_wait_for 30 sh -c "grep -q . '$LAB_DIR/recv2.jsonl'" || fail "this build never got the queued message"
-    expect_eq "$(received "$LAB_DIR/recv2.jsonl")" "queued by the old one" "what this build got"
+    queue_while_down 2 1 "the new one"
+    queue_while_down 1 2 "the old one"
 }
 
 compat_data_plane_requests_toward_the_old_release_are_unsupported() {
@@ -238,23 +236,11 @@ deb_of() {
 # release's is installed over it, and then purged.
 compat_the_package_upgrades_in_place_and_purges_clean() {
     [ -x /lib/systemd/systemd ] || fail "no /lib/systemd/systemd (package systemd)"
-    local old_deb new_deb dir=$LAB_DIR/sd t
+    local old_deb new_deb dir=$LAB_DIR/sd
     old_deb=$(deb_of "$OLD_RELEASE") || exit 1
     new_deb=$(deb_of current) || exit 1
-    mkdir -p "$dir/units/peerd.service.d"
+    lab_systemd_units "$dir"
     chmod 0755 "$LAB_DIR" "$dir"
-    for t in sysinit basic sockets shutdown network multi-user lab; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
-    cp /lib/systemd/system/dbus.socket /lib/systemd/system/dbus.service "$dir/units/"
-    cat >"$dir/units/avahi-daemon.service" <<UNIT
-[Unit]
-Description=avahi-daemon for the lab
-Requires=dbus.socket
-After=dbus.socket
-[Service]
-Type=dbus
-BusName=org.freedesktop.Avahi
-ExecStart=/usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f $LAB_DIR/h1/avahi.conf
-UNIT
     # The package's own units, as dpkg puts them in the (copied) root; the
     # manager also reads /etc/systemd/system there, where enabling writes.
     ln -s /lib/systemd/system/peerd.service /lib/systemd/system/peerd.socket "$dir/units/"

@@ -67,3 +67,26 @@ has_event() { grep -a '^{.*}$' "$1" 2>/dev/null | jq -s -e "any(.[]; $2)" >/dev/
 
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
 
+# lab_systemd_units DIR: the units a lab systemd container needs besides
+# peerd's own (Tests/lab/systemd-container.sh): stub targets, the machine's
+# D-Bus units, and avahi-daemon for host 1 with the lab's configuration,
+# logging to DIR/avahi.log.
+lab_systemd_units() {
+    local dir=$1 t
+    mkdir -p "$dir/units/peerd.service.d"
+    for t in sysinit basic sockets shutdown network multi-user lab; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
+    cp /lib/systemd/system/dbus.socket /lib/systemd/system/dbus.service "$dir/units/"
+    cat >"$dir/units/avahi-daemon.service" <<UNIT
+[Unit]
+Description=avahi-daemon for the lab
+Requires=dbus.socket
+After=dbus.socket
+[Service]
+Type=dbus
+BusName=org.freedesktop.Avahi
+ExecStart=/usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f $LAB_DIR/h1/avahi.conf
+StandardOutput=append:$dir/avahi.log
+StandardError=append:$dir/avahi.log
+UNIT
+}
+

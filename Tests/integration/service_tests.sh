@@ -257,23 +257,8 @@ test_three_hosts_unverified_peer_cap_holds_a_flood_and_a_real_peer_still_connect
 test_real_units_run_under_systemd_with_their_hardening() {
     [ -x /lib/systemd/systemd ] || fail "no /lib/systemd/systemd (package systemd)"
     local dir=$LAB_DIR/sd gid=64900
-    mkdir -p "$dir/units/peerd.service.d"
+    lab_systemd_units "$dir"
     chmod 0755 "$LAB_DIR" "$dir"
-    local t
-    for t in sysinit basic sockets shutdown network multi-user lab; do printf '[Unit]\nDescription=%s (stub)\n' "$t" >"$dir/units/$t.target"; done
-    cp /lib/systemd/system/dbus.socket /lib/systemd/system/dbus.service "$dir/units/"
-    cat >"$dir/units/avahi-daemon.service" <<UNIT
-[Unit]
-Description=avahi-daemon for the lab
-Requires=dbus.socket
-After=dbus.socket
-[Service]
-Type=dbus
-BusName=org.freedesktop.Avahi
-ExecStart=/usr/sbin/avahi-daemon --no-drop-root --no-chroot --no-rlimits -f $LAB_DIR/h1/avahi.conf
-StandardOutput=append:$dir/avahi.log
-StandardError=append:$dir/avahi.log
-UNIT
     # The shipped units; only the binary's directory differs (as make install
     # does): the container's /run/lab-bin, visible inside the sandbox.
     sed "s|/usr/bin/|/run/lab-bin/|g" "$ROOT/systemd/peerd.service" >"$dir/units/peerd.service"
