@@ -118,17 +118,27 @@ compat_pairing_started_from_either_side() {
 }
 
 # queue_while_down FROM TO WHO: FROM queues a message for TO while TO's
-# daemon is down; TO gets it once it is back. WHO names the message.
+# daemon is down; TO gets it once it is back. WHO names the message. TO
+# comes back taking no session by itself, so its recv is subscribed before
+# the queue can drain: 0.1.0 has no inbox, and a message no client takes
+# there is gone (which is why 0.2.0 added one).
 queue_while_down() {
     local from=$1 to=$2 who=$3
     lab_wait_for 15 state_is "$from" "host$to" connected || fail "the paired peers did not connect"
     stop_peerd "$to"
     lab_wait_for 15 state_is "$from" "host$to" notConnected || fail "host$from still shows host$to connected"
     ctl "$from" send "host$to" --queue "queued by $who" >/dev/null || fail "send --queue from host$from failed"
-    start_peerd "$to"
+    start_peerd "$to" --auto-connect no --auto-accept none
     lab_spawn "$to" "$LAB_DIR/recv$to.jsonl" "$(bin_of "$to")/peerctl" --socket "$(sock "$to")" --json recv --count 1
+    lab_wait_for 5 subscribed "$to" 1 || fail "recv on host$to did not subscribe"
+    # host$from dials its paired peer back; host$to's user accepts.
+    lab_wait_for 30 has_invitation "$to" || fail "host$from did not come back to host$to"
+    ctl "$to" accept "$(pending_invitation "$to")" >/dev/null || fail "accept on host$to failed"
     lab_wait_for 30 sh -c "grep -q . '$LAB_DIR/recv$to.jsonl'" || fail "host$to never got the message queued by $who"
     expect_eq "$(received "$LAB_DIR/recv$to.jsonl")" "queued by $who" "what host$to got"
+    # Back to the defaults: paired peers connect by themselves again.
+    stop_peerd "$to"
+    start_peerd "$to"
 }
 
 compat_queued_messages_wait_for_the_other_side_both_ways() {
