@@ -61,6 +61,11 @@ final class PeerHelloTests: XCTestCase {
             XCTAssertEqual(PeerHello.silent.maySend(message), needed.isEmpty, "a 0.1.0 peer: \(message)")
             XCTAssertEqual(streamsOnly.maySend(message), needed.isEmpty || needed.contains(.streams), "streams only: \(message)")
         }
+        XCTAssertNil(PeerHello.ours.refusal(of: .bulk(.streamEnd(flow))))
+        XCTAssertEqual(PeerHello.silent.refusal(of: .bulk(.credit(flow, bytes: 1))),
+                       "a message that needs files or streams, which the peer did not announce")
+        XCTAssertNil(streamsOnly.refusal(ofBytesOf: .streams))
+        XCTAssertEqual(streamsOnly.refusal(ofBytesOf: .files), "files bytes from a peer that did not announce files")
         XCTAssertEqual(BulkDataHead.chunk(flow, file: 0, offset: 0).feature, .files)
         XCTAssertEqual(BulkDataHead.streamData(flow).feature, .streams)
     }

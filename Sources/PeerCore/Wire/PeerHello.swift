@@ -50,6 +50,20 @@ public struct PeerHello: Equatable, Sendable {
         return needed.isEmpty || needed.contains { speaks($0) }
     }
 
+    /// Why `message` may not come from this peer, if it may not (it needs a
+    /// feature the peer did not announce): the words of the protocol error.
+    public func refusal(of message: WireMessage) -> String? {
+        guard !maySend(message) else { return nil }
+        let needed = WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")
+        return "a message that needs \(needed), which the peer did not announce"
+    }
+
+    /// Why bytes of `feature` (a `chunk` or `streamData`) may not come from
+    /// this peer, if it did not announce the feature.
+    public func refusal(ofBytesOf feature: WireFeature) -> String? {
+        speaks(feature) ? nil : "\(feature.rawValue) bytes from a peer that did not announce \(feature.rawValue)"
+    }
+
     /// The payload bytes.
     public func encode() -> [UInt8] {
         var out: [UInt8] = [Self.format, UInt8(release.utf8.count)]

@@ -234,16 +234,14 @@ public final class PeerSession {
             // File and stream bytes go on from where they were decrypted.
             if let (head, start) = BulkDataHead.parse(plaintext) {
                 if let violation = InboundRoute.bulkViolation(canSendData: lifecycle.canSendData) { return fail(violation) }
-                if let unannounced = unannounced(head.feature) { return fail(unannounced) }
+                if let refusal = remoteHello?.refusal(ofBytesOf: head.feature) { return fail(refusal) }
                 lifecycle.noteReceived(now: clock.now())
                 delegate?.session(self, data: head, bytes: UnsafeRawBufferPointer(rebasing: plaintext[start...]))
                 return
             }
             let message = try WireCodec.decode(Array(plaintext))
             // What the peer did not announce it may not send (docs/protocol.md §9).
-            if let hello = remoteHello, !hello.maySend(message) {
-                return fail("a message that needs \(WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")), which the peer did not announce")
-            }
+            if let refusal = remoteHello?.refusal(of: message) { return fail(refusal) }
             let presence: PairingPresence = pairing.map { $0.isFinished ? .finished : .running } ?? .none
             let route = InboundRoute.of(message, canSendData: lifecycle.canSendData, canCarryPairing: lifecycle.canCarryPairing,
                                         sent: ledger.sent, pairing: presence)
@@ -290,12 +288,6 @@ public final class PeerSession {
         mismatched = lifecycle.phase == .closed(.identityMismatch)
         if !lifecycle.isClosed { delegate?.sessionAuthenticated(self, peerID: peerID) }
         perform(actions)
-    }
-
-    /// Why bytes of `feature` may not come from this peer, if they may not.
-    private func unannounced(_ feature: WireFeature) -> String? {
-        guard let hello = remoteHello, !hello.speaks(feature) else { return nil }
-        return "\(feature.rawValue) bytes from a peer that did not announce \(feature.rawValue)"
     }
 
     private func fail(_ why: String) {
