@@ -307,4 +307,20 @@ final class IncomingTransfer {
                                     savedAs: accepted[index]?.savedAs)
         }
     }
+
+    /// What clients see of it; its files land under `downloads`.
+    func info(downloads: String, files listing: TransferFileListing) -> TransferInfo {
+        let report = meter.report
+        var info = TransferInfo(id: flow.description, direction: .receive, peer: peer, name: peerName, state: state,
+                                totalFiles: files.count, totalBytes: declaredBytes, acceptedFiles: accepted.count,
+                                acceptedBytes: report.totalBytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
+                                reason: reason, detail: detail, directory: downloads + "/" + peerFolder, expires: expires)
+        if let range = listing.range(count: files.count, nameSize: { files[$0].name.count }) {
+            info.files = fileInfos(range)
+            info.filesOmitted = files.count - range.count
+        }
+        info.wireBytes = wireBytes
+        info.resentBytes = resentBytes
+        return info
+    }
 }

@@ -391,18 +391,6 @@ final class IncomingTransfers {
 
     /// What clients see of `transfer`.
     private func info(_ transfer: IncomingTransfer, files listing: TransferFileListing = .none) -> TransferInfo {
-        let report = transfer.meter.report
-        var info = TransferInfo(id: transfer.flow.description, direction: .receive, peer: transfer.peer, name: transfer.peerName, state: transfer.state,
-                            totalFiles: transfer.files.count, totalBytes: transfer.declaredBytes, acceptedFiles: transfer.accepted.count,
-                            acceptedBytes: report.totalBytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
-                            reason: transfer.reason, detail: transfer.detail, directory: root.path + "/" + transfer.peerFolder,
-                            expires: transfer.expires)
-        if let range = listing.range(count: transfer.files.count, nameSize: { transfer.files[$0].name.count }) {
-            info.files = transfer.fileInfos(range)
-            info.filesOmitted = transfer.files.count - range.count
-        }
-        info.wireBytes = transfer.wireBytes
-        info.resentBytes = transfer.resentBytes
-        return info
+        transfer.info(downloads: root.path, files: listing)
     }
 }
