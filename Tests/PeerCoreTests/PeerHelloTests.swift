@@ -13,6 +13,11 @@ final class PeerHelloTests: XCTestCase {
         XCTAssertEqual(try PeerHello.decode(hello.encode()), hello)
     }
 
+    func testVersionTextGivesTheReleaseThenTheWireAndFeatures() {
+        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams")
+        XCTAssertEqual(PeerdVersion.text(program: "peerctl").split(separator: "\n").first, "peerctl \(PeerdVersion.string)")
+    }
+
     func testAnEmptyPayloadIsRelease010WithNoFeatures() throws {
         let silent = try PeerHello.decode([])
         XCTAssertEqual(silent.release, "0.1.0")
