@@ -36,4 +36,19 @@ final class InboxIndexTests: XCTestCase {
         XCTAssertEqual(index.entry(id: 2500)?.id, 2500)
         XCTAssertNil(index.entry(id: 1500))
     }
+
+    /// A backlog taken away leaves no array of its size behind: all at
+    /// once when the index empties, else once taken entries are over half.
+    func testADrainedBacklogLetsItsCapacityGo() {
+        var index = InboxIndex()
+        for id in 1...5000 { index.append(entry(UInt64(id), "a", 1)) }
+        XCTAssertGreaterThanOrEqual(index.heldCapacity, 5000)
+        for id in 1...3000 { index.remove([UInt64(id)]) }
+        XCTAssertLessThan(index.heldCapacity, 5000, "over half taken: a new array of the rest")
+        XCTAssertEqual(index.entries.map(\.id), Array(3001...5000))
+        for id in 3001...5000 { index.remove([UInt64(id)]) }
+        XCTAssertEqual(index.heldCapacity, 0, "nothing waits: nothing held")
+        index.append(entry(5001, "a", 1))
+        XCTAssertEqual(index.entry(id: 5001)?.id, 5001)
+    }
 }

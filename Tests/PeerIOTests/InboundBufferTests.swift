@@ -85,7 +85,55 @@ final class InboundBufferTests: XCTestCase {
         XCTAssertEqual(inbox.readSize, 64)
         XCTAssertEqual(inbox.pendingCount, 3, "the start of the large frame stays")
         try writer.writeAll([UInt8](repeating: 7, count: 19))
-        XCTAssertEqual(try inbox.read(from: reader), 19)
-        XCTAssertEqual(try frames(inbox, max: 100), [[9] + [UInt8](repeating: 7, count: 19)])
+        // The small buffer fills first; the read after grows it.
+        var got: [[UInt8]] = []
+        while got.isEmpty, let count = try inbox.read(from: reader), count > 0 { got = try frames(inbox, max: 100) }
+        XCTAssertEqual(got, [[9] + [UInt8](repeating: 7, count: 19)])
+        XCTAssertEqual(inbox.heldBytes, 64 + 2 + 100)
+    }
+
+    /// The memory follows the traffic: a small first buffer for small
+    /// reads, the whole capacity once a read fills it, and nothing after a
+    /// tick in which no read filled it (the soak: a quiet session held its
+    /// 320 KiB transfer buffer for as long as keepalives came).
+    func testTheBufferGrowsForBulkAndGoesWhenTrafficIsSmall() throws {
+        let (reader, writer) = socketPair()
+        defer { reader.close(); writer.close() }
+        let inbox = InboundBuffer(readSize: 256 * 1024)
+        try writer.writeAll([0, 1, 42])
+        XCTAssertEqual(try inbox.read(from: reader), 3)
+        XCTAssertEqual(inbox.heldBytes, InboundBuffer.firstSize, "a keepalive takes the small buffer")
+        XCTAssertEqual(try frames(inbox), [[42]])
+        inbox.settle()
+        XCTAssertEqual(inbox.heldBytes, 0, "no read filled it: let go")
+
+        // Bulk: frames of 60,000 bytes, more than the first buffer holds.
+        let frame = [0xEA, 0x60] + [UInt8](repeating: 7, count: 60_000)
+        for _ in 0..<3 { try writer.writeAll(frame) }
+        var got: [[UInt8]] = []
+        while got.count < 3, let count = try inbox.read(from: reader), count > 0 { got += try frames(inbox) }
+        XCTAssertEqual(got.count, 3)
+        XCTAssertEqual(inbox.heldBytes, 256 * 1024 + 2 + 65535, "bulk grew it to its capacity")
+        inbox.settle()
+        XCTAssertEqual(inbox.heldBytes, 256 * 1024 + 2 + 65535, "a read filled it this tick: kept for the next")
+        inbox.settle()
+        XCTAssertEqual(inbox.heldBytes, 0, "a tick with no full read: let go")
+    }
+
+    func testAFrameLargerThanTheFirstBufferGrowsIt() throws {
+        let (reader, writer) = socketPair()
+        defer { reader.close(); writer.close() }
+        let inbox = InboundBuffer(readSize: 64)
+        let payload = [UInt8](repeating: 3, count: InboundBuffer.firstSize + 100)
+        // One byte short of whole, then the last byte alone.
+        let bytes: [UInt8] = [UInt8(payload.count >> 8), UInt8(payload.count & 0xFF)] + payload
+        try writer.writeAll(Array(bytes.dropLast()))
+        while let count = try inbox.read(from: reader), count > 0, inbox.pendingCount < bytes.count - 1 {}
+        XCTAssertTrue(try frames(inbox).isEmpty)
+        inbox.settle()
+        XCTAssertEqual(inbox.pendingCount, bytes.count - 1, "a partial frame is never let go")
+        try writer.writeAll([3])
+        _ = try inbox.read(from: reader)
+        XCTAssertEqual(try frames(inbox), [payload])
     }
 }

@@ -24,7 +24,10 @@
 # Env: PEERD_BIN (default .build/debug), SOAK_MINUTES (20), SOAK_SEED
 # (random; printed, so a run can be repeated), SOAK_OUT (where the logs,
 # the table and every daemon's log are kept; /tmp/peerd-soak-SEED),
-# SOAK_KEEP=1 keeps the lab folder too.
+# SOAK_KEEP=1 keeps the lab folder too; SOAK_HEAP_REPORT=1 keeps each
+# daemon's malloc_info beside its smaps (needs gdb); SOAK_FAULTS keeps
+# only the kinds it names ("link kill avahi disk clock", the default;
+# "none" for traffic alone).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -102,6 +105,14 @@ all_connected() {
 lab_wait_for 30 all_connected || { echo "the paired hosts did not all connect"; exit 1; }
 say "4 hosts up, 6 pairs paired and connected"
 
+# glibc's own account of a daemon's heap (malloc_info: free chunks by
+# size), through gdb, with SOAK_HEAP_REPORT=1: what a trim could not give
+# back, and in pieces of what size.
+heap_report() {
+    command -v gdb >/dev/null || return 0
+    timeout 60 gdb -p "$1" -batch -ex "set \$f = (void*)fopen(\"$2\", \"w\")" \
+        -ex 'call (int)malloc_info(0, $f)' -ex 'call (int)fclose($f)' >/dev/null 2>&1
+}
 # Private memory and descriptors of each daemon, quiet; each daemon's
 # smaps kept beside them (smaps.I.before, .after), to see what grew.
 measure() {
@@ -113,6 +124,8 @@ measure() {
         printf '%s %s %s\n' "$i" \
             "$(awk '/^Private_(Clean|Dirty)/ {s += $2} END {print s}' "/proc/$pid/smaps_rollup")" \
             "$(ls "/proc/$pid/fd" | wc -l)"
+        # After the figures: gdb's calls allocate in the daemon.
+        if [ -n "${SOAK_HEAP_REPORT:-}" ]; then heap_report "$pid" "$SOAK/heap.$i.$1.xml"; fi
     done
 }
 # ---------- traffic ----------
@@ -262,13 +275,18 @@ check_alive() {
     done
 }
 
+FAULT_KINDS=(link kill avahi disk clock)
+FAULTS=${SOAK_FAULTS:-${FAULT_KINDS[*]}}
 end=$(( $(date +%s) + MINUTES * 60 ))
 : >"$SOAK/crashes.tsv"
 while [ "$(date +%s)" -lt "$end" ]; do
     sleep $(( RANDOM % 8 + 3 ))
     check_alive
     i=$(( RANDOM % HOSTS + 1 ))
-    case $(( RANDOM % 5 )) in
+    kind=$(( RANDOM % 5 ))
+    # SOAK_FAULTS keeps some kinds only; a draw of another is a quiet turn.
+    case " $FAULTS " in *" ${FAULT_KINDS[$kind]} "*) ;; *) continue ;; esac
+    case $kind in
         0)  seconds=$(( RANDOM % 6 + 1 ))
             fault link "$i" "${seconds}s"
             lab_partition "$i" down; sleep "$seconds"; lab_partition "$i" up ;;

@@ -31,8 +31,6 @@ public final class SessionTransport {
     /// What was read and is not yet handled; frames are opened in it.
     /// Small until the session is accepted (``maxFrame``).
     private let inbox = InboundBuffer(readSize: 8192, largestFrame: 2 + 8192)
-    /// Whether anything was read since the last ``tickFrames()``.
-    private var readSinceTick = false
     private var outbound: OutboundQueue
     private var watermarks: WriteWatermarks
     private var flushScheduled = false
@@ -58,12 +56,12 @@ public final class SessionTransport {
     private var tookFrame = false
 
     /// Clock tick: a pool not used for a whole tick lets its buffers go,
-    /// and so does the read buffer when nothing came for a whole tick.
+    /// and so does the read buffer unless bulk bytes came in the tick
+    /// (``InboundBuffer/settle()``).
     public func tickFrames() {
         if !tookFrame { framePool.drain() }
         tookFrame = false
-        if !readSinceTick { inbox.release() }
-        readSinceTick = false
+        inbox.settle()
     }
     /// Holds on delivering frames (``holdDelivery()``): while any is on,
     /// frames already read wait in ``parked`` and nothing more is read.
@@ -216,7 +214,6 @@ public final class SessionTransport {
                 delegate?.transportBroke("the connection was closed")
                 return
             }
-            readSinceTick = true
             delegate?.transportBytesArrived()
             guard deliverWholeFrames() else { return }
         }
