@@ -13,11 +13,12 @@ CONFIG      ?= debug
 BIN         := .build/$(CONFIG)
 # Build: C libraries found by pkg-config. Lab and tests: private avahi and
 # dbus daemons, network namespaces, jq, and Debian's python3 with D-Bus bindings
-# (the 300-service flood is published through avahi's D-Bus API); systemd
+# (the 300-service flood is published through avahi's D-Bus API), python3-zeroconf
+# (a foreign mDNS browser finds apps by subtype); systemd
 # (systemd-analyze, and the manager that runs the real units in a container)
 # with dbus's own units.
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
-                avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus \
+                avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf \
                 systemd nftables gcc libc6-dev
 
 PREFIX      ?= /usr/local

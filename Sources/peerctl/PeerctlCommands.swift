@@ -47,6 +47,20 @@ struct PeerctlCommands {
             emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(TerminalText.escape(result.peer.name))'")
         case .send(let selector, let text, let lines, let queue):
             return try send(selector, text: text, lines: lines, queue: queue)
+        case .apps:
+            let result = try client.call(.apps, as: AppsResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.apps(result.apps))
+        case .appsAdd(let name, let info):
+            var params = ControlParams()
+            params.app = name
+            params.info = info
+            let row = try client.call(.appAdd, params: params, as: AppRow.self)
+            emit(json ? PeerctlRenderer.json(row) : "declared app '\(row.name)', published as \(row.subtype)")
+        case .appsRemove(let name):
+            var params = ControlParams()
+            params.app = name
+            _ = try client.call(.appRemove, params: params, as: EmptyResult.self)
+            emit(json ? "{}" : "app '\(name)' is no longer declared")
         case .queue:
             let result = try client.call(.queue, as: QueueResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.queues(result.queues))

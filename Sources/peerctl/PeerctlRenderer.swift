@@ -98,6 +98,17 @@ struct PeerctlRenderer {
         return table.render()
     }
 
+    /// `peerctl apps`.
+    func apps(_ list: [AppRow]) -> String {
+        guard !list.isEmpty else { return "no apps registered here" }
+        var table = TextTable(header: ["APP", "UID", "CLIENTS", "DECLARED", "INFO"])
+        for app in list {
+            table.rows.append([app.name, String(app.uid), String(app.clients), app.declared ? "yes" : "no",
+                               app.info.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")])
+        }
+        return table.render()
+    }
+
     /// `peerctl queue`.
     func queues(_ list: [QueueInfo]) -> String {
         guard !list.isEmpty else { return "no queued messages" }

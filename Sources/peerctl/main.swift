@@ -71,6 +71,12 @@ default:
 
 do {
     let client = try ControlClient(path: socketPath)
+    // --app: this connection holds the app for as long as the command runs.
+    if let app = invocation.app {
+        var params = ControlParams()
+        params.app = app
+        _ = try client.call(.register, params: params, as: AppRow.self)
+    }
     let commands = PeerctlCommands(client: client, json: invocation.json)
     exit(try commands.run(invocation.command))
 } catch {

@@ -92,6 +92,25 @@ final class PeerctlInvocationTests: XCTestCase {
         XCTAssertEqual(try PeerctlInvocation.parse(["--help"]).command, .help(nil))
     }
 
+    /// `--app` anywhere on the line, checked by the name rule; `apps`
+    /// with its two subcommands and `--info`.
+    func testAppOptionAndAppsCommands() throws {
+        XCTAssertEqual(try PeerctlInvocation.parse(["--app", "chat", "recv"]).app, "chat")
+        XCTAssertEqual(try PeerctlInvocation.parse(["recv", "--app", "chat"]).app, "chat")
+        XCTAssertNil(try PeerctlInvocation.parse(["recv"]).app)
+        XCTAssertThrowsError(try PeerctlInvocation.parse(["--app", "Chat", "recv"])) {
+            XCTAssertTrue("\($0)".contains("lowercase ASCII letters"), "\($0)")
+        }
+        XCTAssertEqual(try PeerctlInvocation.parse(["apps"]).command, .apps)
+        XCTAssertEqual(try PeerctlInvocation.parse(["apps", "add", "clip", "--info", "room=lobby", "--info", "v=2"]).command,
+                       .appsAdd(name: "clip", info: ["room=lobby", "v=2"]))
+        XCTAssertEqual(try PeerctlInvocation.parse(["apps", "remove", "clip"]).command, .appsRemove("clip"))
+        XCTAssertThrowsError(try PeerctlInvocation.parse(["apps", "add", "clip", "--info", "novalue"]))
+        XCTAssertThrowsError(try PeerctlInvocation.parse(["apps", "drop", "clip"]))
+        XCTAssertThrowsError(try PeerctlInvocation.parse(["apps", "add", "-x-"]))
+        XCTAssertNotNil(PeerctlInvocation.help(for: "apps"))
+    }
+
     func testSessionCommands() throws {
         XCTAssertEqual(try PeerctlInvocation.parse(["invite", "b", "--context", "hi", "--timeout", "5", "--wait"]).command,
                        .invite(peer: "b", context: "hi", timeout: 5, wait: true))

@@ -13,7 +13,8 @@ final class WireValuesTests: XCTestCase {
     func testControlProtocolStrings() {
         pin(ControlMethod.self, ["status", "peers", "peer", "subscribe", "invite", "invitations", "accept", "decline", "disconnect", "send",
                                  "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take", "sendFile",
-                                 "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers", "pipe", "channel", "add"])
+                                 "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers", "pipe", "channel", "add",
+                                 "register", "apps", "appAdd", "appRemove"])
         pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
                                     "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported",
                                     "shuttingDown", "internal"])

@@ -60,6 +60,12 @@ public enum PeerctlCommand: Equatable, Sendable {
     case top
     /// Check why peers cannot be seen, or why `peer` cannot.
     case doctor(peer: String?)
+    /// The apps registered on this host.
+    case apps
+    /// Declare an app (kept across restarts), with its info pairs.
+    case appsAdd(name: String, info: [String])
+    /// Remove a declared app.
+    case appsRemove(String)
     /// Help, general or for one command.
     case help(String?)
     /// The version.
@@ -69,5 +75,5 @@ public enum PeerctlCommand: Equatable, Sendable {
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
                                       "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
                                       "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe",
-                                      "add", "top", "doctor"]
+                                      "add", "apps", "top", "doctor"]
 }

@@ -251,6 +251,32 @@ public enum PeerctlHelp {
               peerctl add 10.0.2.7
               peerctl add nas.example.lan:7800 --wait
             """
+        case "apps":
+            return """
+            Usage: peerctl [--json] apps
+                   peerctl apps add NAME [--info KEY=VALUE]...
+                   peerctl apps remove NAME
+
+            Apps are programs built on peerd, each with a name of its own (as
+            MultipeerConnectivity's serviceType): 1 to 15 lowercase letters,
+            digits and hyphens, with a letter, and no hyphen first, last or
+            next to another. Each is published as the DNS-SD subtype
+            _NAME._sub._peerd._tcp, with its info in this host's TXT record
+            as NAME.KEY=VALUE, so 'avahi-browse -r _chat._sub._peerd._tcp'
+            lists the hosts where chat runs.
+
+            'apps' lists those registered here: name, the uid that holds it,
+            live clients, declared or not, and info. A client holds an app
+            live while it is connected ('peerctl --app chat recv' holds chat
+            while it waits). 'apps add' declares one: published while peerd
+            runs, kept across restarts, held by your uid; 'apps remove'
+            ends that (a live client still holding it keeps it). Another uid
+            cannot register a name you hold. One app's info takes at most 400
+            bytes of the record.
+
+              peerctl apps add chat --info room=lobby
+              peerctl --app chat watch
+            """
         case "top":
             return """
             Usage: peerctl top

@@ -4,12 +4,15 @@ public struct PeerctlInvocation: Equatable, Sendable {
     public var socket: String?
     /// `--json`: machine output, one JSON object per line for `watch`.
     public var json = false
+    /// `--app NAME`: the app this command registers and acts as, for as
+    /// long as it runs (issue 23); nil is the default app.
+    public var app: String?
     /// What to do.
     public var command: PeerctlCommand
 
     /// The overview shown by `peerctl --help`.
     public static let helpText = """
-    Usage: peerctl [--socket PATH] [--json] COMMAND [ARGS]
+    Usage: peerctl [--socket PATH] [--json] [--app NAME] COMMAND [ARGS]
 
     Queries peerd, the peer-to-peer LAN discovery daemon, over its control socket.
 
@@ -68,6 +71,13 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     join stdin and stdout to a two-way stream with PEER, where
                     'peerctl pipe' runs with the same name (netcat, encrypted)
 
+    Apps:
+      apps          the apps registered on this host: name, holder, clients, info
+      apps add NAME [--info K=V]...
+                    declare an app: published and kept across restarts
+      apps remove NAME
+                    remove a declared app
+
     Diagnostics:
       status        the daemon's name, peer id, port, Avahi link and counts
       doctor [PEER] check why peers (or PEER) cannot be seen or reached; each
@@ -76,6 +86,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
                       /run/peerd/peerd.sock)
+      --app NAME      register app NAME while the command runs, and act as it
       --json          machine-readable output; `watch --json` prints one
                       object per line, `send --json` one result (session,
                       number) per message
@@ -94,6 +105,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var cursor = ArgumentCursor(arguments)
         var socket: String?
         var json = false
+        var app: String?
+        var info: [String] = []
         var name: String?
         var positionals: [String] = []
         var since: UInt64?
@@ -118,6 +131,13 @@ public struct PeerctlInvocation: Equatable, Sendable {
             case .option(let option):
                 switch option {
                 case "--socket": socket = try cursor.value(for: option)
+                case "--app":
+                    let text = try cursor.value(for: option)
+                    do { app = try AppName(text).text } catch { throw UsageError("--app '\(text)': \(error)") }
+                case "--info" where name == "apps":
+                    let pair = try cursor.value(for: option)
+                    guard pair.contains("=") else { throw UsageError("--info '\(pair)': expected KEY=VALUE") }
+                    info.append(pair)
                 case "--json":
                     try cursor.flag(option)
                     json = true
@@ -126,7 +146,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     wantsHelp = true
                 case "--version":
                     try cursor.flag(option)
-                    return PeerctlInvocation(socket: socket, json: json, command: .version)
+                    return PeerctlInvocation(socket: socket, json: json, app: app, command: .version)
                 case "--since" where name == "watch":
                     let text = try cursor.value(for: option)
                     guard let number = UInt64(text) else { throw UsageError("--since '\(text)' is not a sequence number") }
@@ -184,7 +204,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
                 }
             }
         }
-        if wantsHelp { return PeerctlInvocation(socket: socket, json: json, command: .help(name)) }
+        if wantsHelp { return PeerctlInvocation(socket: socket, json: json, app: app, command: .help(name)) }
         guard let name else { throw UsageError("no command given (one of: \(PeerctlCommand.names.joined(separator: ", ")))") }
         let command: PeerctlCommand
         switch name {
@@ -257,11 +277,27 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "doctor":
             guard positionals.count <= 1 else { throw UsageError("'doctor' takes at most one PEER") }
             command = .doctor(peer: positionals.first)
+        case "apps":
+            switch positionals.first {
+            case nil:
+                guard info.isEmpty else { throw UsageError("--info is for 'apps add'") }
+                command = .apps
+            case "add":
+                guard positionals.count == 2 else { throw UsageError("'apps add' takes one NAME") }
+                do { command = .appsAdd(name: try AppName(positionals[1]).text, info: info) } catch {
+                    throw UsageError("app '\(positionals[1])': \(error)")
+                }
+            case "remove":
+                guard positionals.count == 2, info.isEmpty else { throw UsageError("'apps remove' takes one NAME") }
+                command = .appsRemove(positionals[1])
+            case let other?:
+                throw UsageError("'apps \(other)': expected 'apps', 'apps add NAME' or 'apps remove NAME'")
+            }
         case "help":
             command = .help(positionals.first)
         default:
             throw UsageError("unknown command '\(name)' (one of: \(PeerctlCommand.names.joined(separator: ", ")))")
         }
-        return PeerctlInvocation(socket: socket, json: json, command: command)
+        return PeerctlInvocation(socket: socket, json: json, app: app, command: command)
     }
 }

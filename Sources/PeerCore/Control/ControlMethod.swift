@@ -59,4 +59,14 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     /// `port`, `context`, `timeout`): answered with its row once its key is
     /// proven; the session goes on as an invitation.
     case add = "add"
+    /// Register an app for as long as this connection lasts (`app`,
+    /// optional `info`): it is published as a DNS-SD subtype with its info.
+    case register = "register"
+    /// The apps registered on this host: name, holder, clients, info.
+    case apps = "apps"
+    /// Declare an app, kept across restarts and held by the caller's uid
+    /// (`app`, optional `info`).
+    case appAdd = "appAdd"
+    /// Remove a declared app (`app`); it stays while a client holds it live.
+    case appRemove = "appRemove"
 }

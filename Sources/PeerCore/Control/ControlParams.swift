@@ -45,6 +45,10 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var address: String?
     /// `add`: the peer's session port (default 7717).
     public var port: Int?
+    /// `register`, `appAdd`, `appRemove`: the app's name (issue 23).
+    public var app: String?
+    /// `register`, `appAdd`: the app's discovery info, `key=value` each.
+    public var info: [String]?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,

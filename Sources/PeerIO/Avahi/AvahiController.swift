@@ -2,7 +2,8 @@ import CAvahi
 import PeerCore
 
 /// Owns peerd's Avahi objects: the threaded poll, the client, the entry
-/// group, the browsers and one resolver per service key.
+/// group, one entry group per app subtype, the browsers and one resolver
+/// per service key.
 ///
 /// C contract: the threaded poll runs Avahi's loop (and our callbacks) on its
 /// own thread. Every call from any other thread must hold the poll's lock;
@@ -25,6 +26,8 @@ public final class AvahiController {
     private let continuation: AsyncStream<AvahiBridgeEvent>.Continuation
     private var client: OpaquePointer?
     private var group: OpaquePointer?
+    /// One entry group per published subtype (an app's).
+    private var subtypeGroups: [String: OpaquePointer] = [:]
     private var browsers: [OpaquePointer] = []
     private var resolvers: [ServiceKey: OpaquePointer] = [:]
     private var sink: AvahiEventSink?
@@ -127,15 +130,7 @@ public final class AvahiController {
             }
             guard let group else { return .failed(AvahiError(call: "avahi_entry_group_new", code: avahi_client_errno(client)).description) }
             avahi_entry_group_reset(group)
-            // avahi_string_list_add prepends, and avahi_string_list_serialize
-            // writes the list reversed: the wire gets the order of the adds.
-            // So we add in our order (txtvers first on the wire; a reversed
-            // add once put it last, as a foreign reader saw).
-            var list: UnsafeMutablePointer<AvahiStringList>?
-            for entry in txt {
-                let bytes = Array(entry.encoded.utf8)
-                list = bytes.withUnsafeBufferPointer { avahi_string_list_add_arbitrary(list, $0.baseAddress, $0.count) }
-            }
+            let list = Self.stringList(txt)
             defer { avahi_string_list_free(list) }
             let indexes = interfaces.isEmpty ? [AvahiIfIndex(AVAHI_IF_UNSPEC)] : interfaces
             for index in indexes {
@@ -148,6 +143,65 @@ public final class AvahiController {
             if committed < 0 { return .failed(AvahiError(call: "avahi_entry_group_commit", code: committed).description) }
             return .committed
         }
+    }
+
+    /// Replaces our service's TXT record in place
+    /// (`avahi_entry_group_update_service_txt_strlst`): browsers see the new
+    /// strings, and no goodbye for the service. Nil, or the failure.
+    public func updateTXT(name: String, type: String, txt: [TXTEntry], interfaces: [Int32]) -> String? {
+        guard let group else { return "no entry group" }
+        return locked { () -> String? in
+            let list = Self.stringList(txt)
+            defer { avahi_string_list_free(list) }
+            for index in interfaces.isEmpty ? [AvahiIfIndex(AVAHI_IF_UNSPEC)] : interfaces {
+                let result = avahi_entry_group_update_service_txt_strlst(group, index, AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                                                                         AvahiPublishFlags(rawValue: 0), name, type, nil, list)
+                if result < 0 { return AvahiError(call: "avahi_entry_group_update_service_txt", code: result).description }
+            }
+            return nil
+        }
+    }
+
+    /// The subtypes published (``publishSubtype(_:name:type:interfaces:)``).
+    public var subtypes: Set<String> { Set(subtypeGroups.keys) }
+
+    /// Publishes `subtype` (`_chat._sub._peerd._tcp`) for our service
+    /// `name`, in an entry group of its own (issue 23): adding or
+    /// withdrawing an app then never resets the service's group, which
+    /// would say goodbye for the whole service and make every peer see this
+    /// host leave and come back. A subtype is one shared PTR record: it is
+    /// not probed and cannot collide, and avahi-daemon adds it whatever
+    /// group holds the service. The group has no callback: nothing in its
+    /// states is ours to act on. Nil, or the failure.
+    public func publishSubtype(_ subtype: String, name: String, type: String, interfaces: [Int32]) -> String? {
+        guard subtypeGroups[subtype] == nil else { return nil }
+        guard let client else { return "no Avahi client" }
+        return locked { () -> String? in
+            guard let subgroup = avahi_entry_group_new(client, nil, nil) else {
+                return AvahiError(call: "avahi_entry_group_new", code: avahi_client_errno(client)).description
+            }
+            for index in interfaces.isEmpty ? [AvahiIfIndex(AVAHI_IF_UNSPEC)] : interfaces {
+                let result = avahi_entry_group_add_service_subtype(subgroup, index, AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                                                                   AvahiPublishFlags(rawValue: 0), name, type, nil, subtype)
+                if result < 0 {
+                    avahi_entry_group_free(subgroup)
+                    return AvahiError(call: "avahi_entry_group_add_service_subtype", code: result).description
+                }
+            }
+            let committed = avahi_entry_group_commit(subgroup)
+            if committed < 0 {
+                avahi_entry_group_free(subgroup)
+                return AvahiError(call: "avahi_entry_group_commit", code: committed).description
+            }
+            subtypeGroups[subtype] = subgroup
+            return nil
+        }
+    }
+
+    /// Withdraws `subtype` (its group's goodbye tells browsers of it).
+    public func withdrawSubtype(_ subtype: String) {
+        guard let subgroup = subtypeGroups.removeValue(forKey: subtype) else { return }
+        locked { _ = avahi_entry_group_free(subgroup) }
     }
 
     /// Withdraws our records (the group stays for reuse).
@@ -177,6 +231,8 @@ public final class AvahiController {
     }
 
     private func freeClientLocked() {
+        // Freeing the client frees every group made from it.
+        subtypeGroups.removeAll()
         resolvers.removeAll()
         browsers.removeAll()
         if let group { avahi_entry_group_free(group) }
@@ -184,6 +240,19 @@ public final class AvahiController {
         if let client { avahi_client_free(client) }
         client = nil
         sink = nil
+    }
+
+    /// `txt` as an Avahi string list, in our order on the wire:
+    /// avahi_string_list_add prepends and avahi_string_list_serialize
+    /// writes the list reversed, so adding in our order puts txtvers first
+    /// (a reversed add once put it last, as a foreign reader saw).
+    private static func stringList(_ txt: [TXTEntry]) -> UnsafeMutablePointer<AvahiStringList>? {
+        var list: UnsafeMutablePointer<AvahiStringList>?
+        for entry in txt {
+            let bytes = Array(entry.encoded.utf8)
+            list = bytes.withUnsafeBufferPointer { avahi_string_list_add_arbitrary(list, $0.baseAddress, $0.count) }
+        }
+        return list
     }
 
     private func locked<T>(_ body: () -> T) -> T {

@@ -17,6 +17,7 @@ public final class ControlRouter: ControlRequestHandler {
     private let transfers: TransferDesk
     private let streams: StreamDesk
     private let channels: ChannelDesk
+    private let apps: AppDesk
     /// The journal's outlet: the events held for replay.
     private let events: EventOutlet
     /// The flow held back for slow subscribers, told when one drains.
@@ -27,11 +28,12 @@ public final class ControlRouter: ControlRequestHandler {
     /// A router over the daemon's components.
     init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
          queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
-         channels: ChannelDesk, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
+         channels: ChannelDesk, apps: AppDesk, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
         self.events = events
         self.hold = hold
         self.status = status
         self.channels = channels
+        self.apps = apps
         self.transfers = transfers
         self.streams = streams
         self.maxMessage = maxMessage
@@ -47,8 +49,12 @@ public final class ControlRouter: ControlRequestHandler {
     /// The inbox forgets a message once its event is written whole.
     public func clientWrote(_ client: ControlConnection) { inbox.written(client) }
 
-    /// The inbox hands a gone client's messages to another taker.
-    public func clientClosed(_ client: ControlConnection) { inbox.closed(client) }
+    /// The inbox hands a gone client's messages to another taker,
+    /// and the apps it alone held are withdrawn.
+    public func clientClosed(_ client: ControlConnection) {
+        inbox.closed(client)
+        apps.closed(client)
+    }
 
     /// Sessions held back for a slow subscriber may go on.
     public func subscriberDrained() { hold.drained() }
@@ -113,6 +119,14 @@ public final class ControlRouter: ControlRequestHandler {
             return pipe(params, client: client)
         case .channel:
             return channel(params, client: client)
+        case .register:
+            return .from(apps.register(params, client: client))
+        case .appAdd:
+            return .from(apps.declare(params, client: client))
+        case .appRemove:
+            return .from(apps.remove(params, client: client))
+        case .apps:
+            return .result(apps.rows)
         case .inbox:
             return .from(senderID(params.peer).map { inbox.list(from: $0, max: min(params.max ?? 1000, 10_000)) })
         case .take:

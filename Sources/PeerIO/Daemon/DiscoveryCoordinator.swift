@@ -22,6 +22,13 @@ public final class DiscoveryCoordinator {
     private let port: UInt16
     private let ownPeerID: String
     private let maxResolvers: Int
+    /// The apps' part of the publication (issue 23): their TXT strings,
+    /// after ours, and their subtypes. The registry decides them; this is
+    /// what was last handed to Avahi, kept for the next registration.
+    private var appTXT: [TXTEntry] = []
+    private var appSubtypes: Set<String> = []
+    /// The service name the subtypes point at.
+    private var subtypesFor: String?
     private var lifecycle = AvahiClientLifecycle()
     private var publisher: ServicePublisher
     private var resolverLimitLogged = false
@@ -98,6 +105,33 @@ public final class DiscoveryCoordinator {
         perform(lifecycle.retryDue())
     }
 
+    /// The apps registered here changed (``AppRegistry``): their TXT
+    /// strings are published in place of the old, and each app's subtype
+    /// is added or withdrawn, without resetting the service.
+    public func publishApps(txt: [TXTEntry], apps: [AppName]) {
+        appTXT = txt
+        appSubtypes = Set(apps.map { $0.subtype(of: serviceType) })
+        guard publisher.state == .registering || publisher.state == .established else { return }
+        if let failure = avahi.updateTXT(name: publisher.name, type: serviceType, txt: self.txt.entries + appTXT, interfaces: interfaceIndexes) {
+            logger.warning("cannot update the TXT record: \(failure)")
+        }
+        syncSubtypes()
+    }
+
+    /// Makes Avahi's subtypes the apps', pointing at the name in use.
+    private func syncSubtypes() {
+        if subtypesFor != publisher.name {
+            for subtype in avahi.subtypes { avahi.withdrawSubtype(subtype) }
+            subtypesFor = publisher.name
+        }
+        for subtype in avahi.subtypes.subtracting(appSubtypes) { avahi.withdrawSubtype(subtype) }
+        for subtype in appSubtypes.subtracting(avahi.subtypes).sorted() {
+            if let failure = avahi.publishSubtype(subtype, name: publisher.name, type: serviceType, interfaces: interfaceIndexes) {
+                logger.warning("cannot publish \(subtype): \(failure)")
+            }
+        }
+    }
+
     /// Stops consuming and frees the client (withdrawing the service).
     public func shutdown() {
         guard !stopped else { return }
@@ -118,6 +152,7 @@ public final class DiscoveryCoordinator {
                 createClient()
             case .recreateClient:
                 publisher.clientLost()
+                subtypesFor = nil
                 avahi.freeClient()
                 logger.warning("lost avahi-daemon (\(lifecycle.lastMessage ?? "failure")); reconnecting")
                 createClient()
@@ -169,13 +204,18 @@ public final class DiscoveryCoordinator {
         for action in actions {
             switch action {
             case .register(let name):
-                switch avahi.register(name: name, type: serviceType, port: port, txt: txt.entries, interfaces: interfaceIndexes) {
-                case .committed: logger.debug("registering '\(name)'")
+                switch avahi.register(name: name, type: serviceType, port: port, txt: txt.entries + appTXT, interfaces: interfaceIndexes) {
+                case .committed:
+                    logger.debug("registering '\(name)'")
+                    syncSubtypes()
                 case .collision: perform(publisher.collision())
                 case .failed(let message): perform(publisher.failed(message))
                 }
             case .reset:
                 avahi.resetGroup()
+                // The subtypes go with the service, and come back with it.
+                for subtype in avahi.subtypes { avahi.withdrawSubtype(subtype) }
+                subtypesFor = nil
             case .chooseAlternative(let name):
                 perform(publisher.alternativeChosen(avahi.alternativeName(for: name)))
             case .log(let message):

@@ -41,6 +41,8 @@ public final class PeerDaemon {
     /// Streams between peers.
     private let streams: StreamDesk
     private let channels: ChannelDesk
+    /// The apps registered on this host (issue 23).
+    private let apps: AppDesk
     /// When free heap goes back to the system.
     private var heapTrim = HeapTrimPolicy()
     /// Both, as the sessions see them.
@@ -95,6 +97,8 @@ public final class PeerDaemon {
         if let unreadable = MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory) {
             throw .stateFile(path: unreadable.path, found: unreadable.found)
         }
+        let appStore = AppStore(stateDirectory: config.stateDirectory, logger: logger)
+        if let found = appStore.unreadable() { throw .stateFile(path: appStore.path, found: found) }
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
@@ -158,6 +162,8 @@ public final class PeerDaemon {
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock,
                                          protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
                                          onChanges: { changes in directory.apply(changes) })
+        apps = AppDesk(store: appStore, baseRecordBytes: TXTRecord.wireSize(of: txt.entries),
+                       discovery: discovery, serviceType: config.serviceType, logger: logger)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger, onWaiting: { [clock] info in
             events.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: directory.row(info.peer), invitation: info))
         })
@@ -198,7 +204,7 @@ public final class PeerDaemon {
         // Made here, not in init: it reads the daemon's status.
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
                                    queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams,
-                                   channels: channels, events: events, hold: director.hold, status: { [unowned self] in self.status() })
+                                   channels: channels, apps: apps, events: events, hold: director.hold, status: { [unowned self] in self.status() })
         self.router = router
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that
@@ -230,6 +236,7 @@ public final class PeerDaemon {
     private func run() async {
         directory.seed(await identity.snapshots())
         guard !stopped else { return }
+        apps.start()
         discovery.start()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.lane.run() }

@@ -1,0 +1,105 @@
+import PeerCore
+
+/// The apps of this host (issue 23): owns the ``AppRegistry``, answers
+/// `register`, `apps`, `appAdd` and `appRemove`, and performs what the
+/// registry decides: publishing (``DiscoveryCoordinator``), writing the
+/// declared apps (``AppStore``), and logging withdrawals.
+@MainActor
+final class AppDesk {
+    private var registry: AppRegistry
+    private let store: AppStore
+    private let discovery: DiscoveryCoordinator
+    private let serviceType: String
+    private let logger: Logger
+
+    /// A desk whose declared apps are read back from `store`; nothing is
+    /// published until ``start()``.
+    init(store: AppStore, baseRecordBytes: Int, discovery: DiscoveryCoordinator, serviceType: String, logger: Logger) {
+        self.store = store
+        self.discovery = discovery
+        self.serviceType = serviceType
+        self.logger = logger
+        registry = AppRegistry(baseRecordBytes: baseRecordBytes, declared: store.load())
+    }
+
+    /// Publishes the declared apps (before the first registration of the
+    /// service, so its first announcement carries them).
+    func start() {
+        publish()
+        for app in registry.declared { logger.info("app '\(app.name.text)' declared by uid \(app.uid)") }
+    }
+
+    /// The apps registered here.
+    var rows: AppsResult { AppsResult(apps: registry.published.map { AppRow($0, serviceType: serviceType) }) }
+
+    /// `register`: `client` holds the app while it is connected.
+    func register(_ params: ControlParams, client: ControlConnection) -> Result<AppRow, ControlError> {
+        keep(.register, params, client: client) { registry, name, info, credentials in
+            registry.register(name, info: info, client: client.number, credentials: credentials)
+        }
+    }
+
+    /// `appAdd`: the app is declared, kept across restarts.
+    func declare(_ params: ControlParams, client: ControlConnection) -> Result<AppRow, ControlError> {
+        keep(.appAdd, params, client: client) { registry, name, info, credentials in
+            registry.declare(name, info: info, credentials: credentials)
+        }
+    }
+
+    /// `appRemove`: the declaration goes; the app stays while a client holds it.
+    func remove(_ params: ControlParams, client: ControlConnection) -> Result<EmptyResult, ControlError> {
+        AppRequestRules.name(.appRemove, params).flatMap { name in
+            registry.removeDeclared(name, credentials: credentials(of: client)).mapError(AppRequestRules.error).flatMap { changes in
+                perform(changes).map { .failure($0) } ?? .success(EmptyResult())
+            }
+        }
+    }
+
+    /// A control connection closed: the apps it alone held are withdrawn.
+    func closed(_ client: ControlConnection) {
+        _ = perform(registry.clientClosed(client.number))
+    }
+
+    private func keep(_ method: ControlMethod, _ params: ControlParams, client: ControlConnection,
+                      _ change: (inout AppRegistry, AppName, AppInfo?, ClientCredentials) -> Result<[AppRegistryChange], AppRefusal>)
+        -> Result<AppRow, ControlError> {
+        AppRequestRules.name(method, params).flatMap { name in
+            AppRequestRules.info(params, for: name).flatMap { info in
+                change(&registry, name, info, credentials(of: client)).mapError(AppRequestRules.error).flatMap { changes in
+                    perform(changes).map { .failure($0) } ?? .success(AppRow(registry.apps[name]!, serviceType: serviceType))
+                }
+            }
+        }
+    }
+
+    /// The kernel's word on who the client is; one the server could not
+    /// ask is treated as nobody's (uid 65534), which holds nothing of anyone.
+    private func credentials(of client: ControlConnection) -> ClientCredentials {
+        client.credentials ?? ClientCredentials(pid: 0, uid: 65534, gid: 65534, groups: [])
+    }
+
+    /// Performs `changes`; the error when the declared apps could not be
+    /// written (the change holds until the daemon stops, and the client is
+    /// told it will not outlast it).
+    private func perform(_ changes: [AppRegistryChange]) -> ControlError? {
+        var failure: ControlError?
+        for change in changes {
+            switch change {
+            case .republish:
+                publish()
+            case .withdrawn(let name):
+                logger.info("app '\(name.text)' withdrawn")
+            case .saveDeclared:
+                do { try store.save(registry.declared) } catch {
+                    logger.error("cannot write the declared apps to \(store.path): \(error)")
+                    failure = ControlError(.storageFailed, "the declared apps could not be written (\(error)): the change lasts only until peerd stops")
+                }
+            }
+        }
+        return failure
+    }
+
+    private func publish() {
+        discovery.publishApps(txt: registry.txtEntries, apps: registry.published.map(\.name))
+    }
+}

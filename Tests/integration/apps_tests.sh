@@ -1,0 +1,112 @@
+# Apps on peerd (issue 23): registration, publication as DNS-SD subtypes,
+# who may hold a name, and declared apps across restarts (sourced by run.sh).
+
+# avahi-browse on host I: the hosts that publish subtype SUB (parsable, cached).
+app_hosts() { lab_exec "$1" avahi-browse -tp "$2" 2>/dev/null | awk -F';' '$1 == "+" {print $4}' | sort -u; }
+# The TXT strings host I resolves for host NAME under type TYPE.
+app_txt() { lab_exec "$1" avahi-browse -tpr "$3" 2>/dev/null | awk -F';' -v n="$2" '$1 == "=" && $4 == n {print $10}' | head -1; }
+# Whether host I's avahi-browse lists host NAME under subtype SUB, or does not.
+app_listed() { app_hosts "$1" "$2" | grep -qx "$3"; }
+app_unlisted() { ! app_listed "$@"; }
+# Whether host I's avahi-browse resolves host NAME under TYPE with TXT string STRING.
+app_txt_has() { app_txt "$1" "$2" "$3" | grep -q "\"$4\""; }
+# Whether host I lists app NAME.
+has_app() { json "$1" apps | jq -e --arg n "$2" 'any(.apps[]; .name == $n)' >/dev/null; }
+# Whether host I's row for host NAME carries TXT apps=LIST.
+row_apps() { [ "$(peer_field "$1" "$2" .info.apps)" = "$3" ]; }
+# One raw control request to host I (what peerctl checks first reaches the daemon too).
+raw_request() {
+    /usr/bin/python3 - "$(sock "$1")" "$2" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(sys.argv[2].encode() + b"\n")
+print(s.makefile().readline().strip())
+PY
+}
+
+# A live app is published as _NAME._sub._peerd._tcp with its TXT strings,
+# seen by Avahi and by python-zeroconf within 2 s of its registration, and
+# withdrawn within 2 s of its last client's close; the peers' rows carry
+# the list; the default app and other hosts' rows are untouched.
+test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
+    start_peerd 1
+    start_peerd 2
+    lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
+    local id; id=$(peer_field 2 host1 .id)
+    "$BIN/peerctl" --socket "$(sock 1)" --app chat watch >"$LAB_DIR/holder.out" 2>&1 &
+    local holder=$!
+    lab_wait_for 2 app_listed 2 _chat._sub._peerd._tcp host1 \
+        || fail "host2's avahi-browse did not list host1 under _chat._sub._peerd._tcp within 2 s"
+    expect_eq "$(json 1 apps | jq -c '[.apps[] | {name, uid, clients, declared, subtype}]')" \
+        '[{"name":"chat","uid":0,"clients":1,"declared":false,"subtype":"_chat._sub._peerd._tcp"}]' "apps on host1"
+    local seen
+    seen=$(lab_exec 2 /usr/bin/python3 "$HERE/zeroconf_browse.py" _chat._sub._peerd._tcp.local. host1 5) \
+        || fail "python-zeroconf did not find host1 under _chat._sub._peerd._tcp"
+    expect_eq "$(echo "$seen" | jq -r .txt.apps)" chat "apps= in the TXT python-zeroconf read"
+    lab_wait_for 5 row_apps 2 host1 chat \
+        || fail "host2's row for host1 did not get apps=chat"
+    expect_eq "$(peer_field 2 host1 .id)" "$id" "host1's UUID on host2 after the TXT change"
+    expect_eq "$(peer_field 2 host1 .lost)" false "host1 stays present: the service was not withdrawn"
+    # A second app with info; then the first one's client goes.
+    ctl 1 apps add clip --info room=lobby >/dev/null || fail "apps add clip failed"
+    lab_wait_for 2 app_txt_has 2 host1 _clip._sub._peerd._tcp clip.room=lobby \
+        || fail "clip's info did not reach host2's avahi-browse within 2 s"
+    kill "$holder"; wait "$holder" 2>/dev/null
+    lab_wait_for 2 app_unlisted 2 _chat._sub._peerd._tcp host1 \
+        || fail "host1 was still listed under chat 2 s after its last client closed"
+    expect_eq "$(json 1 apps | jq -c '[.apps[].name]')" '["clip"]' "apps after chat's client closed"
+    app_listed 2 _clip._sub._peerd._tcp host1 || fail "clip went with chat"
+    expect_eq "$(peer_field 2 host1 .lost)" false "host1 stayed present throughout"
+}
+
+# Names follow MPC's rule, each refusal names the rule; another uid cannot
+# take a name that is held; root can; a declared app outlives a restart,
+# its file is 0600, and a client's info never reaches another app.
+test_app_names_holders_and_declared_apps() {
+    command -v setpriv >/dev/null || fail "setpriv is missing (package util-linux)"
+    local created=no gid
+    if ! getent group peerd >/dev/null; then groupadd --system peerd && created=yes; fi
+    gid=$(getent group peerd | cut -d: -f3)
+    [ "$created" = no ] || trap 'groupdel peerd 2>/dev/null; lab_down' EXIT
+    chmod 0755 "$LAB_DIR" "$LAB_DIR/h1"
+    start_peerd 1
+    local member=(setpriv --reuid=65534 --regid=65534 --groups="$gid")
+    local answer
+    answer=$(raw_request 1 '{"v":1,"id":1,"method":"register","params":{"app":"Chat"}}')
+    echo "$answer" | jq -e '.error.code == "invalidParams" and (.error.message | contains("lowercase ASCII letters"))' >/dev/null \
+        || fail "an upper-case name was not refused with its rule: $answer"
+    answer=$(raw_request 1 '{"v":1,"id":1,"method":"register","params":{"app":"chat--x"}}')
+    echo "$answer" | jq -e '.error.message | contains("no two hyphens")' >/dev/null || fail "a double hyphen was not refused by name: $answer"
+    answer=$(raw_request 1 '{"v":1,"id":1,"method":"register","params":{"app":"chat","info":["k=v","K=w"]}}')
+    echo "$answer" | jq -e '.error.code == "invalidParams"' >/dev/null || fail "duplicate info keys were not refused: $answer"
+    ctl 1 --app 'no_good' status >/dev/null 2>&1; expect_eq $? 2 "peerctl --app with a bad name"
+    # uid 65534 (a member of peerd) declares notes; root's client holds chat.
+    "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" apps add notes --info v=1 >/dev/null || fail "a member could not declare notes"
+    "$BIN/peerctl" --socket "$(sock 1)" --app chat watch >/dev/null 2>&1 &
+    local holder=$!
+    lab_wait_for 5 has_app 1 chat \
+        || fail "chat was not registered"
+    "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" --json --app chat status >/dev/null 2>"$LAB_DIR/held.err"
+    expect_eq $? 1 "another uid registering a held name"
+    grep -q permissionDenied "$LAB_DIR/held.err" && grep -q "held by uid 0" "$LAB_DIR/held.err" \
+        || fail "the refusal does not name the holder: $(cat "$LAB_DIR/held.err")"
+    ctl 1 --app notes status >/dev/null || fail "root could not register a name uid 65534 holds"
+    ctl 1 apps remove notes >/dev/null || fail "root could not remove a declaration"
+    "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" apps add notes >/dev/null || fail "the member could not declare notes again"
+    kill "$holder"; wait "$holder" 2>/dev/null
+    stop_peerd 1
+    expect_eq "$(stat -c %a "$LAB_DIR/h1/state/apps.json")" 600 "declared apps file mode"
+    start_peerd 1
+    expect_eq "$(json 1 apps | jq -c '[.apps[] | {name, uid, declared, clients}]')" \
+        '[{"name":"notes","uid":65534,"declared":true,"clients":0}]' "declared apps after a restart"
+    lab_wait_for 5 app_listed 1 _notes._sub._peerd._tcp host1 \
+        || fail "a declared app was not published after the restart"
+    # A file of a layout this release cannot read stops start-up, untouched.
+    stop_peerd 1
+    echo '{"v":9,"apps":[]}' >"$LAB_DIR/h1/state/apps.json"
+    lab_exec 1 "$BIN/peerd" --name host1 --state-dir "$LAB_DIR/h1/state" --socket "$(sock 1)" >"$LAB_DIR/v9.out" 2>&1
+    [ $? -ne 0 ] || fail "peerd started over an apps.json of version 9"
+    grep -q "version 9" "$LAB_DIR/v9.out" || fail "the refusal does not say what it found: $(cat "$LAB_DIR/v9.out")"
+    expect_eq "$(cat "$LAB_DIR/h1/state/apps.json")" '{"v":9,"apps":[]}' "the unreadable file after the refusal"
+}

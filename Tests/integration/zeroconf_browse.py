@@ -1,0 +1,38 @@
+"""Browses an app's DNS-SD subtype with python-zeroconf, a foreign mDNS
+stack (not Avahi): prints the first instance whose name starts with the
+wanted one, with its TXT as JSON, and exits 0; exits 1 when none is seen
+in time. Usage: zeroconf_browse.py SUBTYPE INSTANCE SECONDS
+(SUBTYPE such as _chat._sub._peerd._tcp.local.)."""
+import json
+import sys
+import time
+
+from zeroconf import IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
+
+subtype, wanted, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
+service_type = subtype.split("._sub.", 1)[1]
+zc = Zeroconf(ip_version=IPVersion.V4Only)
+found = []
+
+
+def on_change(zeroconf, service_type, name, state_change):
+    if state_change is ServiceStateChange.Added:
+        found.append(name)
+
+
+browser = ServiceBrowser(zc, subtype, handlers=[on_change])
+deadline = time.monotonic() + seconds
+status = 1
+while time.monotonic() < deadline:
+    hits = [name for name in found if name.startswith(wanted + ".")]
+    if hits:
+        info = zc.get_service_info(service_type, hits[0], timeout=3000)
+        txt = {}
+        if info is not None:
+            txt = {k.decode(): (v.decode() if v is not None else None) for k, v in info.properties.items()}
+        print(json.dumps({"name": hits[0], "txt": txt}))
+        status = 0
+        break
+    time.sleep(0.05)
+zc.close()
+sys.exit(status)
