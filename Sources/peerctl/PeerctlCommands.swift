@@ -7,6 +7,8 @@ import PeerSystem
 struct PeerctlCommands {
     let client: ControlClient
     let json: Bool
+    /// `--app`: the app this command acts as (`peers` lists its peers only).
+    let app: String?
 
     func run(_ command: PeerctlCommand) throws(ControlClientError) -> Int32 {
         let render = PeerctlRenderer(now: Date())
@@ -15,7 +17,9 @@ struct PeerctlCommands {
             let status = try client.call(.status, as: DaemonStatus.self)
             emit(json ? PeerctlRenderer.json(status) : render.status(status))
         case .peers:
-            let result = try client.call(.peers, as: PeersResult.self)
+            var params = ControlParams()
+            params.app = app
+            let result = try client.call(.peers, params: params, as: PeersResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.peers(result.peers))
         case .peer(let selector):
             let peer = try lookUp(selector)

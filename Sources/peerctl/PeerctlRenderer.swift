@@ -61,6 +61,10 @@ struct PeerctlRenderer {
             ["features", peer.features.map { $0.isEmpty ? "none (a 0.1.0 peer: messages, queues, pairing and channels only)" : $0.joined(separator: " ") } ?? "-"],
             ["seen", peer.lost ? "lost, last seen \(peer.lastSeen.formatted(.iso8601)) (\(RelativeTime.describe(peer.lastSeen, now: now)))" : "now"],
         ]
+        for (name, app) in (peer.apps ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let info = app.info.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+            facts.rows.append(["app \(name)", (app.confirmed ? "confirmed" : "advertised") + (info.isEmpty ? "" : ": " + info)])
+        }
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }
         var out = String(facts.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
         if !peer.endpoints.isEmpty {

@@ -77,7 +77,7 @@ do {
         params.app = app
         _ = try client.call(.register, params: params, as: AppRow.self)
     }
-    let commands = PeerctlCommands(client: client, json: invocation.json)
+    let commands = PeerctlCommands(client: client, json: invocation.json, app: invocation.app)
     exit(try commands.run(invocation.command))
 } catch {
     printError(error.description)

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import XCTest
 @testable import PeerCore
 
@@ -49,5 +50,19 @@ final class AppNameTests: XCTestCase {
         XCTAssertEqual(AppNameProblem.character("\u{200B}").description,
                        "an app name has only lowercase ASCII letters, digits and hyphens; U+200B is none of them")
         XCTAssertEqual(AppNameProblem.hyphensTogether.description, "an app name has no two hyphens together")
+    }
+}
+
+/// What a peer's TXT pairs say of its apps.
+final class AdvertisedAppTests: XCTestCase {
+    func testAppsAreReadFromTheListAndTheirDottedPairs() {
+        let txt = ["txtvers": "1", "id": "x", "apps": "chat,clip,Bad,,x--y", "chat.room": "lobby", "clip.v": "2",
+                   "Bad.k": "v", "other.k": "v", "chat.": "empty field"]
+        XCTAssertEqual(AdvertisedApp.parse(txt), ["chat": AdvertisedApp(info: ["room": "lobby"]), "clip": AdvertisedApp(info: ["v": "2"])])
+        XCTAssertNil(AdvertisedApp.parse(["txtvers": "1"]), "a release without apps lists none")
+        XCTAssertNil(AdvertisedApp.parse(["apps": "Bad"]), "nothing valid: none")
+        let snapshot = PeerSnapshot(id: UUID(), peerId: nil, name: "h", state: .notConnected, endpoints: [], info: txt,
+                                    lastSeen: Date(timeIntervalSince1970: 0), lost: false)
+        XCTAssertEqual(snapshot.apps?.keys.sorted(), ["chat", "clip"])
     }
 }

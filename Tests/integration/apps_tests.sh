@@ -46,6 +46,10 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
     expect_eq "$(echo "$seen" | jq -r .txt.apps)" chat "apps= in the TXT python-zeroconf read"
     lab_wait_for 5 row_apps 2 host1 chat \
         || fail "host2's row for host1 did not get apps=chat"
+    expect_eq "$(peer_field 2 host1 '.apps | keys | join(",")')" chat "host1's apps in host2's row"
+    expect_eq "$(peer_field 2 host1 .apps.chat.confirmed)" false "an app heard over mDNS is only advertised"
+    expect_eq "$(json 2 --app chat peers | jq -r '[.peers[].name] | join(",")')" host1 "peers --app chat on host2"
+    expect_eq "$(json 2 --app other peers | jq '.peers | length')" 0 "peers --app other on host2"
     expect_eq "$(peer_field 2 host1 .id)" "$id" "host1's UUID on host2 after the TXT change"
     expect_eq "$(peer_field 2 host1 .lost)" false "host1 stays present: the service was not withdrawn"
     # A second app with info; then the first one's client goes.

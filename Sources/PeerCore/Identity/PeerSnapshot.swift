@@ -33,6 +33,9 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
     /// The wire features the peer announced in that handshake, known here
     /// or not (docs/protocol.md §9); absent until a session told us.
     public var features: [String]?
+    /// The apps the peer advertises (issue 23), from its TXT pairs
+    /// (``AdvertisedApp/parse(_:)``); absent when it lists none.
+    public var apps: [String: AdvertisedApp]?
 
     /// Creates a snapshot.
     public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],
@@ -43,6 +46,7 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
         self.state = state
         self.endpoints = endpoints
         self.info = info
+        apps = AdvertisedApp.parse(info)
         self.lastSeen = lastSeen
         self.lost = lost
     }

@@ -66,7 +66,8 @@ public final class ControlRouter: ControlRequestHandler {
         case .status:
             return .result(status())
         case .peers:
-            return .result(PeersResult(peers: directory.all))
+            guard let app = params.app else { return .result(PeersResult(peers: directory.all)) }
+            return .result(PeersResult(peers: directory.all.filter { $0.apps?[app] != nil }))
         case .peer:
             return .from(ControlRequestRules.peerSelector(method, params)
                 .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
