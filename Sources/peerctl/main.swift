@@ -64,7 +64,7 @@ case .top:
         exit(error.exitCode)
     }
 case .doctor(let peer):
-    exit(PeerctlDoctor(socketPath: socketPath, json: invocation.json).run(peer: peer))
+    exit(PeerctlDoctor(socketPath: socketPath, json: invocation.json, app: invocation.app).run(peer: peer))
 default:
     break
 }

@@ -164,6 +164,12 @@ final class DoctorRuleTests: XCTestCase {
         peer.release = "0.2.0"
         peer.features = ["accept-name", "files", "streams"]
         XCTAssertEqual(DoctorPeerRules.release(peer).status, .ok)
+        XCTAssertEqual(DoctorPeerRules.app("chat", peer).title, "'nas' does not advertise app 'chat'")
+        XCTAssertEqual(DoctorPeerRules.app("chat", peer).detail, "it advertises no app")
+        peer.apps = ["chat": AdvertisedApp(info: [:])]
+        XCTAssertEqual(DoctorPeerRules.app("chat", peer).status, .ok)
+        XCTAssertEqual(DoctorPeerRules.app("chat", peer).detail, "heard over mDNS only: no session has confirmed it yet")
+        XCTAssertEqual(DoctorPeerRules.app("clip", peer).detail, "it advertises chat")
         let mismatch = IdentityMismatchInfo(peer: peer.id, expected: "abc", actual: "def", address: "10.1.2.2:7717")
         XCTAssertEqual(DoctorPeerRules.identity(peer, mismatches: [mismatch], trusted: nil).status, .failed)
         XCTAssertEqual(DoctorPeerRules.identity(peer, mismatches: [], trusted: nil).status, .ok)

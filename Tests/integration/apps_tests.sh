@@ -68,11 +68,8 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
 # take a name that is held; root can; a declared app outlives a restart,
 # its file is 0600, and a client's info never reaches another app.
 test_app_names_holders_and_declared_apps() {
-    command -v setpriv >/dev/null || fail "setpriv is missing (package util-linux)"
-    local created=no gid
-    if ! getent group peerd >/dev/null; then groupadd --system peerd && created=yes; fi
-    gid=$(getent group peerd | cut -d: -f3)
-    [ "$created" = no ] || trap 'groupdel peerd 2>/dev/null; lab_down' EXIT
+    use_peerd_group
+    local gid=$PEERD_GID
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h1"
     start_peerd 1
     local member=(setpriv --reuid=65534 --regid=65534 --groups="$gid")

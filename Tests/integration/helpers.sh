@@ -90,3 +90,12 @@ StandardError=append:$dir/avahi.log
 UNIT
 }
 
+# use_peerd_group: makes group peerd when it is missing (and removes it
+# when the test ends), checks for setpriv, and sets PEERD_GID.
+use_peerd_group() {
+    command -v setpriv >/dev/null || fail "setpriv is missing (package util-linux)"
+    local created=no
+    if ! getent group peerd >/dev/null; then groupadd --system peerd && created=yes; fi
+    PEERD_GID=$(getent group peerd | cut -d: -f3)
+    [ "$created" = no ] || trap 'groupdel peerd 2>/dev/null; lab_down' EXIT
+}

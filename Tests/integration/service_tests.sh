@@ -84,11 +84,8 @@ test_make_install_and_uninstall() {
 # SO_PEERCRED: root and the peerd group may do everything; others are
 # refused, or may read status and peers with --public-read.
 test_control_socket_access_control() {
-    command -v setpriv >/dev/null || fail "setpriv is missing (package util-linux)"
-    local created=no gid
-    if ! getent group peerd >/dev/null; then groupadd --system peerd && created=yes; fi
-    gid=$(getent group peerd | cut -d: -f3)
-    [ "$created" = no ] || trap 'groupdel peerd 2>/dev/null; lab_down' EXIT
+    use_peerd_group
+    local gid=$PEERD_GID
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h1" "$LAB_DIR/h2"
     start_peerd 1
     expect_eq "$(stat -c '%a %G' "$(sock 1)")" "660 peerd" "socket mode and group"

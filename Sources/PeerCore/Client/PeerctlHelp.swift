@@ -296,7 +296,7 @@ public enum PeerctlHelp {
             """
         case "doctor":
             return """
-            Usage: peerctl [--json] doctor [PEER]
+            Usage: peerctl [--json] [--app NAME] doctor [PEER]
 
             Checks, in order, why peers (or PEER) cannot be seen or reached, and
             says how to fix each problem in one line:
@@ -308,7 +308,8 @@ public enum PeerctlHelp {
                            peerd's TCP port
               announcement peerd's service is registered and browsable, TXT right
               PEER         seen (where, when), on our subnet, port open, protocol,
-                           advertised id matches its key, paired, lockouts
+                           advertised id matches its key, paired, lockouts;
+                           with --app NAME, whether PEER advertises the app
               multicast    answers seen on the link; bridges snooping without a
                            querier
             Each line is [✓] ok, [!] a warning or [✗] a failure. Exits 1 when a

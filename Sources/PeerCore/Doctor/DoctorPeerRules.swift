@@ -87,6 +87,21 @@ public enum DoctorPeerRules {
         return DoctorCheck("peer", .ok, "'\(peer.name)' runs peerd \(release), with every feature this host uses")
     }
 
+    /// Whether the peer runs `app` (`doctor PEER --app NAME`): whether it
+    /// advertises it, and whether its daemon confirmed it (not yet: an
+    /// app heard over mDNS is a claim).
+    public static func app(_ app: String, _ peer: PeerSnapshot) -> DoctorCheck {
+        guard let advertised = peer.apps?[app] else {
+            let others = (peer.apps ?? [:]).keys.sorted()
+            return DoctorCheck("peer", .failed, "'\(peer.name)' does not advertise app '\(app)'",
+                               detail: others.isEmpty ? "it advertises no app" : "it advertises \(others.joined(separator: ", "))",
+                               fix: "start the app on '\(peer.name)' (peerctl --app \(app) …, or peerctl apps add \(app) there)")
+        }
+        if advertised.confirmed { return DoctorCheck("peer", .ok, "'\(peer.name)' runs app '\(app)', confirmed over the session") }
+        return DoctorCheck("peer", .ok, "'\(peer.name)' advertises app '\(app)'",
+                           detail: "heard over mDNS only: no session has confirmed it yet")
+    }
+
     /// Whether what it advertises matches the key it proved.
     public static func identity(_ peer: PeerSnapshot, mismatches: [IdentityMismatchInfo], trusted: TrustRecord?) -> DoctorCheck {
         if let mismatch = mismatches.last {

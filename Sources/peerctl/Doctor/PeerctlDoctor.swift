@@ -13,6 +13,8 @@ struct PeerctlDoctor {
     let socketPath: String
     /// `--json`: the report as one object.
     let json: Bool
+    /// `--app NAME`: also check that the peer runs that app.
+    var app: String?
 
     /// Runs every check (and those of the peer `selector` names); the exit status.
     func run(peer selector: String?) -> Int32 {
@@ -136,6 +138,7 @@ struct PeerctlDoctor {
         }
         checks.append(DoctorPeerRules.version(peer))
         checks.append(DoctorPeerRules.release(peer))
+        if let app { checks.append(DoctorPeerRules.app(app, peer)) }
         // What the daemon still holds of its past with the peer.
         var mismatches: [IdentityMismatchInfo] = []
         var failures: [PairingFailure] = []
