@@ -83,6 +83,18 @@ final class TopModelTests: XCTestCase {
         XCTAssertEqual(model.selectedRow?.name, "office", "clearing the filter keeps the selection")
     }
 
+    /// The detail pane lists the peer's apps, advertised or confirmed, with their info.
+    func testTheDetailShowsThePeersApps() {
+        var row = peer(1, "a")
+        row.info = ["apps": "chat", "chat.room": "lobby"]
+        row.apps = AdvertisedApp.parse(row.info)
+        var model = TopModel()
+        model.load(peers: [row], invitations: [], pairings: [], transfers: [], queues: [])
+        let texts = TopDetail.lines(for: row, in: model, now: t0).map(\.text)
+        XCTAssertTrue(texts.contains("Apps"), "\(texts)")
+        XCTAssertTrue(texts.contains("  chat  advertised  room=lobby"), "\(texts)")
+    }
+
     func testEventsFillTheDetailAndKeepOnlyTheLatest() {
         var model = TopModel()
         let row = peer(1, "a", state: .connected)

@@ -41,6 +41,13 @@ public enum TopDetail {
             lines.append(Line("  \(endpoint.interface.isEmpty ? "-" : e(endpoint.interface))  \(endpoint.family.rawValue)  \(endpoint.hostPort)"))
         }
         if let learned = peer.learnedAddress { lines.append(Line("  \(e(learned))  learned from a session", .dim)) }
+        if let apps = peer.apps {
+            lines.append(Line("Apps", .bold))
+            for (name, app) in apps.sorted(by: { $0.key < $1.key }) {
+                let info = app.info.sorted { $0.key < $1.key }.map { "\(e($0.key))=\(e($0.value))" }.joined(separator: " ")
+                lines.append(Line("  \(name)  \(app.confirmed ? "confirmed" : "advertised")\(info.isEmpty ? "" : "  " + info)"))
+            }
+        }
         if !peer.info.isEmpty {
             lines.append(Line("TXT", .bold))
             for key in peer.info.keys.sorted() { lines.append(Line("  \(e(key))=\(e(peer.info[key] ?? ""))")) }
