@@ -38,6 +38,35 @@ final class ConfigFileTests: XCTestCase {
         XCTAssertEqual(overridden.name, "box")
     }
 
+    /// `[app "NAME"]` sections stand for `app-user`/`app-group`; flags and
+    /// keys say the same; bad names and second reservations name their line.
+    func testAppReservations() throws {
+        let config = try run("""
+        [app "chat"]
+        user = alice
+        [peerd]
+        name = box
+        app-group = team=staff
+        [app "clip"]
+        group = 1002
+        """)
+        XCTAssertEqual(config.name, "box")
+        XCTAssertEqual(config.appReservations, [try AppName("chat"): .user("alice"), try AppName("team"): .group("staff"),
+                                                try AppName("clip"): .group("1002")])
+        guard case .run(let flags) = try DaemonCommand.parse(["--app-user", "notes=1001"], defaultName: "h") else { return XCTFail() }
+        XCTAssertEqual(flags.appReservations, [try AppName("notes"): .user("1001")])
+        let table: [(String, String)] = [
+            ("[app \"Chat\"]\nuser = a", "line 1: [app \"Chat\"]: an app name has only lowercase ASCII letters, digits and hyphens; 'C' is none of them"),
+            ("[app chat]\nuser = a", "line 1: expected [app \"NAME\"], got [app chat]"),
+            ("[app \"chat\"]\nname = a", "line 2: unknown key 'name' in [app \"chat\"] (user or group)"),
+            ("[app \"chat\"]\nuser = a\ngroup = b", "line 3: app 'chat' is reserved twice"),
+            ("[peerd]\napp-user = chat", "line 2: app-user: --app-user 'chat': expected NAME=USER"),
+        ]
+        for (text, message) in table {
+            XCTAssertThrowsError(try run(text), text) { XCTAssertEqual(($0 as? UsageError)?.message, message, text) }
+        }
+    }
+
     func testEveryFlagInTheHelpHasAKeyAndEveryKeyAFlag() {
         // Flags are the words starting with "--" at the start of a help line.
         let flags = Set(DaemonCommand.helpText.split(separator: "\n").compactMap { line -> String? in

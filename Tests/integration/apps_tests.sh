@@ -110,4 +110,15 @@ test_app_names_holders_and_declared_apps() {
     [ $? -ne 0 ] || fail "peerd started over an apps.json of version 9"
     grep -q "version 9" "$LAB_DIR/v9.out" || fail "the refusal does not say what it found: $(cat "$LAB_DIR/v9.out")"
     expect_eq "$(cat "$LAB_DIR/h1/state/apps.json")" '{"v":9,"apps":[]}' "the unreadable file after the refusal"
+    rm "$LAB_DIR/h1/state/apps.json"
+    # A reservation keeps a name for its user; one for nobody that exists stops start-up.
+    lab_exec 1 "$BIN/peerd" --name host1 --state-dir "$LAB_DIR/h1/state" --socket "$(sock 1)" --app-user board=no-such-user >"$LAB_DIR/res.out" 2>&1
+    [ $? -ne 0 ] && grep -q "reserved for user 'no-such-user', who does not exist" "$LAB_DIR/res.out" \
+        || fail "a reservation for an unknown user did not stop start-up by name: $(cat "$LAB_DIR/res.out")"
+    start_peerd 1 --app-user board=65534
+    local other=(setpriv --reuid=65533 --regid=65533 --groups="$gid")
+    "${other[@]}" "$BIN/peerctl" --socket "$(sock 1)" --json --app board status >/dev/null 2>"$LAB_DIR/res.err"
+    expect_eq $? 1 "another uid registering a reserved name"
+    grep -q "reserved for user 65534 by the configuration" "$LAB_DIR/res.err" || fail "the refusal does not name the reservation: $(cat "$LAB_DIR/res.err")"
+    "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" --app board status >/dev/null || fail "the reserved user was refused its name"
 }

@@ -1,5 +1,7 @@
 /// peerd's configuration file, in the INI style of `avahi-daemon.conf`:
-/// a `[peerd]` section of `key = value` lines.
+/// a `[peerd]` section of `key = value` lines, and `[app "NAME"]` sections
+/// whose `user = USER` or `group = GROUP` keep an app name for someone
+/// (they stand for `app-user = NAME=USER` and `app-group = NAME=GROUP`).
 ///
 /// Rules: UTF-8 (a leading byte-order mark is skipped); lines end in LF or
 /// CRLF; `#` or `;` starts a comment at the start of a line or after
@@ -17,18 +19,22 @@ public enum ConfigFile {
         "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "max-unverified-peers", "event-history",
         "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
-        "download-dir", "offer-timeout", "partial-lifetime",
+        "download-dir", "offer-timeout", "partial-lifetime", "app-user", "app-group",
     ]
+    /// Keys of an `[app "NAME"]` section, with the `[peerd]` key each stands for.
+    public static let appKeys: [String: String] = ["user": "app-user", "group": "app-group"]
     /// Keys that are yes/no switches.
     public static let switchKeys: Set<String> = ["public-read", "reset-trust", "allow-local-add"]
     /// Keys that may appear more than once (each adds a value).
-    public static let repeatableKeys: Set<String> = ["info", "interface"]
+    public static let repeatableKeys: Set<String> = ["info", "interface", "app-user", "app-group"]
 
     /// Splits the file into entries, rejecting anything that is not a
     /// comment, a `[peerd]` header, or `key = value` with a known key.
     public static func entries(_ text: String) throws(UsageError) -> [ConfigFileEntry] {
         var entries: [ConfigFileEntry] = []
         var section: String?
+        var appSection: String?
+        var appSeen: Set<String> = []
         var seen: Set<String> = []
         let body = text.hasPrefix("\u{FEFF}") ? String(text.dropFirst()) : text
         // "\r\n" is one Character in Swift: both endings split a line.
@@ -39,8 +45,24 @@ public enum ConfigFile {
             if line.hasPrefix("[") {
                 guard line.hasSuffix("]") else { throw UsageError("line \(number): '\(visible(line))' is not a [section] header") }
                 let name = trim(line.dropFirst().dropLast())
-                guard name == "peerd" else { throw UsageError("line \(number): unknown section [\(visible(name))]; peerd reads [peerd]") }
+                if let app = try appName(ofSection: name, line: number) {
+                    section = nil
+                    appSection = app
+                    continue
+                }
+                guard name == "peerd" else { throw UsageError("line \(number): unknown section [\(visible(name))]; peerd reads [peerd] and [app \"NAME\"]") }
                 section = name
+                appSection = nil
+                continue
+            }
+            if let app = appSection {
+                guard let eq = line.firstIndex(of: "=") else { throw UsageError("line \(number): expected key = value, got '\(visible(line))'") }
+                let key = trim(line[..<eq]).lowercased()
+                guard let standsFor = appKeys[key] else {
+                    throw UsageError("line \(number): unknown key '\(visible(key))' in [app \"\(app)\"] (user or group)")
+                }
+                guard appSeen.insert(app).inserted else { throw UsageError("line \(number): app '\(app)' is reserved twice") }
+                entries.append(ConfigFileEntry(key: standsFor, value: app + "=" + trim(line[line.index(after: eq)...]), line: number))
                 continue
             }
             guard let eq = line.firstIndex(of: "=") else { throw UsageError("line \(number): expected key = value, got '\(visible(line))'") }
@@ -56,6 +78,18 @@ public enum ConfigFile {
             entries.append(ConfigFileEntry(key: key, value: value, line: number))
         }
         return entries
+    }
+
+    /// The app of an `[app "NAME"]` header's inside (`app "chat"`), nil for
+    /// another section; a bad name is an error naming the line and the rule.
+    private static func appName(ofSection header: String, line number: Int) throws(UsageError) -> String? {
+        guard header.hasPrefix("app ") || header.hasPrefix("app\t") else { return nil }
+        let quoted = trim(header.dropFirst(4))
+        guard quoted.count >= 2, quoted.hasPrefix("\""), quoted.hasSuffix("\"") else {
+            throw UsageError("line \(number): expected [app \"NAME\"], got [\(visible(header))]")
+        }
+        let name = String(quoted.dropFirst().dropLast())
+        do { return try AppName(name).text } catch { throw UsageError("line \(number): [app \"\(visible(name))\"]: \(error)") }
     }
 
     /// The command-line arguments an entry stands for.

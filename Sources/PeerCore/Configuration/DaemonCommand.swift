@@ -73,6 +73,9 @@ public enum DaemonCommand: Equatable, Sendable {
                               peers (the control socket becomes mode 0666)
       --group NAME            the group whose members may drive peerd
                               (default: peerd; root always may)
+      --app-user NAME=USER    keep app NAME for USER (a name or uid): no other
+                              user (root aside) may register it; repeatable
+      --app-group NAME=GROUP  keep app NAME for the members of GROUP; repeatable
       --reset-trust           move a corrupt trust store aside (every pairing is
                               forgotten) instead of refusing to start
       --config PATH           configuration file (default: /etc/peerd/peerd.conf,
@@ -204,6 +207,16 @@ public enum DaemonCommand: Equatable, Sendable {
                 try cursor.flag(option)
                 config.allowLocalAdd = true
             case "--group": config.group = try cursor.value(for: option)
+            case "--app-user", "--app-group":
+                let text = try cursor.value(for: option)
+                guard let eq = text.firstIndex(of: "="), !text[text.index(after: eq)...].isEmpty else {
+                    throw UsageError("\(option) '\(text)': expected NAME=\(option == "--app-user" ? "USER" : "GROUP")")
+                }
+                let app: AppName
+                do { app = try AppName(String(text[..<eq])) } catch { throw UsageError("\(option) '\(text)': \(error)") }
+                guard config.appReservations[app] == nil else { throw UsageError("\(option): app '\(app.text)' is reserved twice") }
+                let who = String(text[text.index(after: eq)...])
+                config.appReservations[app] = option == "--app-user" ? .user(who) : .group(who)
             case "--reset-trust":
                 try cursor.flag(option)
                 config.resetTrust = true

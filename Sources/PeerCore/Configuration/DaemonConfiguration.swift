@@ -75,6 +75,9 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `--partial-lifetime`: seconds the partial files of a transfer that
     /// stopped are kept for a resume before the sweep removes them.
     public var partialLifetime: Double = 604_800
+    /// `--app-user`, `--app-group` (or `[app "NAME"]` sections): app names
+    /// kept for one user or group (issue 23).
+    public var appReservations: [AppName: AppReservationRule] = [:]
     /// Where received files land.
     public var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
 

@@ -14,12 +14,13 @@ final class AppDesk {
 
     /// A desk whose declared apps are read back from `store`; nothing is
     /// published until ``start()``.
-    init(store: AppStore, baseRecordBytes: Int, discovery: DiscoveryCoordinator, serviceType: String, logger: Logger) {
+    init(store: AppStore, baseRecordBytes: Int, reservations: [AppName: AppReservation], discovery: DiscoveryCoordinator,
+         serviceType: String, logger: Logger) {
         self.store = store
         self.discovery = discovery
         self.serviceType = serviceType
         self.logger = logger
-        registry = AppRegistry(baseRecordBytes: baseRecordBytes, declared: store.load())
+        registry = AppRegistry(baseRecordBytes: baseRecordBytes, reservations: reservations, declared: store.load())
     }
 
     /// Publishes the declared apps (before the first registration of the

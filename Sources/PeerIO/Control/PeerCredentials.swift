@@ -24,4 +24,20 @@ public enum PeerCredentials {
         guard let entry = getgrnam(name) else { return nil }
         return entry.pointee.gr_gid
     }
+
+    /// The uid of user `name`, if it exists.
+    public static func userID(named name: String) -> UInt32? {
+        guard let entry = getpwnam(name) else { return nil }
+        return entry.pointee.pw_uid
+    }
+
+    /// A configured app reservation with its user or group found: digits
+    /// are an id as they stand, a name is looked up; nil when no such user
+    /// or group exists.
+    public static func reservation(_ rule: AppReservationRule) -> AppReservation? {
+        switch rule {
+        case .user(let who): (UInt32(who) ?? userID(named: who)).map(AppReservation.user)
+        case .group(let who): (UInt32(who) ?? groupID(named: who)).map(AppReservation.group)
+        }
+    }
 }

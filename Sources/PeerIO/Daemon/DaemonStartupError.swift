@@ -1,3 +1,5 @@
+import PeerCore
+
 /// Why peerd could not start. Each names what to fix.
 public enum DaemonStartupError: Error, CustomStringConvertible {
     /// The control socket could not be bound.
@@ -21,6 +23,8 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
     /// A state file of a layout this release cannot read (a newer one, or a
     /// damaged header): `found` says what is there. Nothing was changed.
     case stateFile(path: String, found: String)
+    /// An app reservation names a user or group that does not exist.
+    case appReservation(app: String, rule: AppReservationRule)
 
     /// A message for the log.
     public var description: String {
@@ -34,6 +38,11 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
         case .crypto(let message): return message
         case .trust(let error): return "\(error)"
         case .queue(let error): return "message queue: \(error)"
+        case .appReservation(let app, let rule):
+            switch rule {
+            case .user(let who): return "app '\(app)' is reserved for user '\(who)', who does not exist (--app-user)"
+            case .group(let who): return "app '\(app)' is reserved for group '\(who)', which does not exist (--app-group)"
+            }
         case .stateFile(let path, let found):
             return "\(path): \(found); this release cannot read it. Nothing was changed: run the release that wrote it, or move the file away to start without it"
         }

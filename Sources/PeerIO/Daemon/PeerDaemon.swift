@@ -99,6 +99,11 @@ public final class PeerDaemon {
         }
         let appStore = AppStore(stateDirectory: config.stateDirectory, logger: logger)
         if let found = appStore.unreadable() { throw .stateFile(path: appStore.path, found: found) }
+        var reservations: [AppName: AppReservation] = [:]
+        for (app, rule) in config.appReservations {
+            guard let reservation = PeerCredentials.reservation(rule) else { throw .appReservation(app: app.text, rule: rule) }
+            reservations[app] = reservation
+        }
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
@@ -162,7 +167,7 @@ public final class PeerDaemon {
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock,
                                          protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
                                          onChanges: { changes in directory.apply(changes) })
-        apps = AppDesk(store: appStore, baseRecordBytes: TXTRecord.wireSize(of: txt.entries),
+        apps = AppDesk(store: appStore, baseRecordBytes: TXTRecord.wireSize(of: txt.entries), reservations: reservations,
                        discovery: discovery, serviceType: config.serviceType, logger: logger)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger, onWaiting: { [clock] info in
             events.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: directory.row(info.peer), invitation: info))
