@@ -51,6 +51,13 @@ struct PeerctlCommands {
             emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(TerminalText.escape(result.peer.name))'")
         case .send(let selector, let text, let lines, let queue):
             return try send(selector, text: text, lines: lines, queue: queue)
+        case .groupSend(let selectors, let text, let queue):
+            var params = ControlParams(data: Data(text == "-" ? readStandardInput() : Array(text.utf8)).base64EncodedString(), queue: queue ? true : nil)
+            params.peers = selectors
+            params.all = selectors == nil ? true : nil
+            let result = try client.call(.send, params: params, as: GroupSendResult.self)
+            emit(json ? PeerctlRenderer.json(result) : render.groupSend(result))
+            return result.results.allSatisfy { $0.error == nil } ? 0 : 1
         case .apps:
             let result = try client.call(.apps, as: AppsResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.apps(result.apps))
@@ -212,16 +219,22 @@ struct PeerctlCommands {
         }
     }
 
+    /// All of standard input.
+    private func readStandardInput() -> [UInt8] {
+        var input: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = read(0, &chunk, chunk.count)
+            if n <= 0 { break }
+            input += chunk[0..<n]
+        }
+        return input
+    }
+
     private func send(_ selector: String, text: String, lines: Bool, queue: Bool) throws(ControlClientError) -> Int32 {
         let messages: [[UInt8]]
         if text == "-" {
-            var input: [UInt8] = []
-            var chunk = [UInt8](repeating: 0, count: 65536)
-            while true {
-                let n = read(0, &chunk, chunk.count)
-                if n <= 0 { break }
-                input += chunk[0..<n]
-            }
+            let input = readStandardInput()
             messages = lines ? input.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map(Array.init).dropLast(input.last == UInt8(ascii: "\n") ? 1 : 0) : [input]
         } else {
             messages = [Array(text.utf8)]

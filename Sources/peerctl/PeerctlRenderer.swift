@@ -102,6 +102,17 @@ struct PeerctlRenderer {
         return table.render()
     }
 
+    /// `peerctl send` to several peers: a line each.
+    func groupSend(_ result: GroupSendResult) -> String {
+        guard !result.results.isEmpty else { return "no peer is connected: nothing sent" }
+        return result.results.map { entry in
+            let who = entry.name.map { "'\(TerminalText.escape($0))'" } ?? "'\(TerminalText.escape(entry.selector))'"
+            if let error = entry.error { return "\(who): not sent: \(TerminalText.escape(error.message))" }
+            guard let sent = entry.result else { return "\(who): no answer" }
+            return sent.queued ? "\(who): queued (\(sent.bytes) bytes)" : "\(who): sent (\(sent.bytes) bytes, message \(sent.number ?? 0) of session \(sent.session ?? 0))"
+        }.joined(separator: "\n")
+    }
+
     /// `peerctl apps`.
     func apps(_ list: [AppRow]) -> String {
         guard !list.isEmpty else { return "no apps registered here" }

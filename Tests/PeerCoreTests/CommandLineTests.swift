@@ -111,6 +111,15 @@ final class PeerctlInvocationTests: XCTestCase {
         XCTAssertNotNil(PeerctlInvocation.help(for: "apps"))
     }
 
+    /// `send` to several peers: PEER PEER... TEXT, or --all TEXT.
+    func testGroupSend() throws {
+        XCTAssertEqual(try PeerctlInvocation.parse(["send", "a", "b", "c", "hi"]).command, .groupSend(peers: ["a", "b", "c"], text: "hi", queue: false))
+        XCTAssertEqual(try PeerctlInvocation.parse(["send", "--all", "hi", "--queue"]).command, .groupSend(peers: nil, text: "hi", queue: true))
+        XCTAssertEqual(try PeerctlInvocation.parse(["send", "a", "hi"]).command, .send(peer: "a", text: "hi", lines: false))
+        XCTAssertThrowsError(try PeerctlInvocation.parse(["send", "--all", "a", "hi"]))
+        XCTAssertThrowsError(try PeerctlInvocation.parse(["send", "a", "b", "-", "--lines"]))
+    }
+
     func testSessionCommands() throws {
         XCTAssertEqual(try PeerctlInvocation.parse(["invite", "b", "--context", "hi", "--timeout", "5", "--wait"]).command,
                        .invite(peer: "b", context: "hi", timeout: 5, wait: true))

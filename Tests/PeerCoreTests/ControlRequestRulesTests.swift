@@ -27,6 +27,40 @@ final class ControlRequestRulesTests: XCTestCase {
                        "no peer id, no queue")
     }
 
+    /// A group send's targets: each selector resolved alone (a bad one is
+    /// its entry's error), every connected peer by name for `all`, and the
+    /// shapes that are no group at all refused.
+    func testGroupTargets() {
+        let a = PeerSnapshot(id: UUID(), peerId: "a1", name: "bravo", state: .connected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
+        let b = PeerSnapshot(id: UUID(), peerId: "b1", name: "alpha", state: .connected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
+        let c = PeerSnapshot(id: UUID(), peerId: "c1", name: "charlie", state: .notConnected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
+        let peers = [a, b, c]
+        let connected: (UUID) -> Bool = { $0 != c.id }
+        var params = ControlParams()
+        params.peers = ["bravo", "nobody", "charlie"]
+        let named = try? ControlRequestRules.groupTargets(params, peers: peers, connected: connected).get()
+        XCTAssertEqual(named?.map(\.selector), ["bravo", "nobody", "charlie"])
+        XCTAssertEqual(try? named?[0].peer.get().id, a.id)
+        XCTAssertThrowsError(try named?[1].peer.get()) { XCTAssertEqual(($0 as? ControlError)?.code, .notFound) }
+        XCTAssertEqual(try? named?[2].peer.get().id, c.id, "not connected is the send's error, not the selector's")
+        params = ControlParams()
+        params.all = true
+        XCTAssertEqual((try? ControlRequestRules.groupTargets(params, peers: peers, connected: connected).get())?.map { try? $0.peer.get().name },
+                       ["alpha", "bravo"], "all: the connected peers, by name")
+        let refused: [ControlParams] = {
+            var both = ControlParams(); both.peers = ["a"]; both.all = true
+            var withPeer = ControlParams(peer: "a"); withPeer.all = true
+            var empty = ControlParams(); empty.peers = []
+            var many = ControlParams(); many.peers = Array(repeating: "a", count: ControlRequestRules.maxGroupPeers + 1)
+            return [both, withPeer, empty, many]
+        }()
+        for params in refused {
+            XCTAssertThrowsError(try ControlRequestRules.groupTargets(params, peers: peers, connected: connected).get()) {
+                XCTAssertEqual(($0 as? ControlError)?.code, .invalidParams)
+            }
+        }
+    }
+
     func testParameters() {
         XCTAssertEqual(try ControlRequestRules.invitation(ControlParams()).get(), .init(context: [], timeout: 30))
         XCTAssertEqual(try ControlRequestRules.invitation(ControlParams(context: "hi", timeout: 300)).get(), .init(context: Array("hi".utf8), timeout: 300))

@@ -122,3 +122,33 @@ test_app_names_holders_and_declared_apps() {
     grep -q "reserved for user 65534 by the configuration" "$LAB_DIR/res.err" || fail "the refusal does not name the reservation: $(cat "$LAB_DIR/res.err")"
     "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" --app board status >/dev/null || fail "the reserved user was refused its name"
 }
+
+# The texts waiting in host I's inbox, in order, comma-separated.
+inbox_texts() { json "$1" inbox | jq -r '[.messages[].data | @base64d] | join(",")'; }
+
+# A group send (MPC's send(toPeers:)): one request reaches three peers
+# with one result each; with one peer gone the others still get it and its
+# entry says why; --all goes to every connected peer.
+test_group_send_reaches_three_peers_four_hosts() {
+    start_peerd 1
+    local i
+    for i in 2 3 4; do start_peerd "$i" --auto-accept all; done
+    for i in 2 3 4; do lab_wait_for 10 sees 1 "host$i" || fail "host1 did not see host$i"; done
+    for i in 2 3 4; do ctl 1 invite "host$i" --wait >/dev/null 2>&1 || fail "host$i did not connect"; done
+    local out
+    out=$(json 1 send host2 host3 host4 one) || fail "the group send failed: $out"
+    expect_eq "$(echo "$out" | jq -c '[.results[] | [.name, (.result.session != null), (.result.number != null), (.error == null)]]')" \
+        '[["host2",true,true,true],["host3",true,true,true],["host4",true,true,true]]' "one result per peer"
+    stop_peerd 4
+    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json peers | jq -r '.peers[] | select(.name == \"host4\") | .state')\" = notConnected ]" \
+        || fail "host1 did not see host4's session end"
+    out=$(json 1 send host2 nobody host4 host3 two); expect_eq $? 1 "exit status when a peer was not sent to"
+    expect_eq "$(echo "$out" | jq -c '[.results[] | [.selector, .result.bytes, .error.code]]')" \
+        '[["host2",3,null],["nobody",null,"notFound"],["host4",null,"notConnected"],["host3",3,null]]' "results with one peer gone"
+    out=$(json 1 send --all three) || fail "send --all failed: $out"
+    expect_eq "$(echo "$out" | jq -r '[.results[].name] | join(",")')" host2,host3 "send --all: the connected peers"
+    for i in 2 3; do
+        lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock $i)' --json inbox | jq .count)\" = 3 ]" || fail "host$i's inbox did not get all three"
+        expect_eq "$(inbox_texts "$i")" one,two,three "host$i's messages, in order"
+    done
+}

@@ -27,7 +27,7 @@ tests=("$@")
 passed=0; failed=0; failures=()
 for t in "${tests[@]}"; do
     start=$(date +%s)
-    hosts=2; [[ $t == *three_hosts* ]] && hosts=3
+    hosts=2; [[ $t == *three_hosts* ]] && hosts=3; [[ $t == *four_hosts* ]] && hosts=4
     if ( lab_up "$hosts" >/dev/null 2>&1 || { echo "lab_up failed"; exit 1; }; "$t" ); then
         echo "ok   $t ($(( $(date +%s) - start ))s)"; passed=$((passed + 1))
     else

@@ -60,6 +60,9 @@ public enum PeerctlCommand: Equatable, Sendable {
     case top
     /// Check why peers cannot be seen, or why `peer` cannot.
     case doctor(peer: String?)
+    /// Send one message to several peers (`send A B TEXT`), or to every
+    /// connected peer (`send --all TEXT`, `peers` nil); one line per peer.
+    case groupSend(peers: [String]?, text: String, queue: Bool)
     /// The apps registered on this host.
     case apps
     /// Declare an app (kept across restarts), with its info pairs.

@@ -61,11 +61,17 @@ public enum PeerctlHelp {
             Usage: peerctl send PEER TEXT
                    peerctl send PEER -            (the message is all of stdin)
                    peerctl send PEER - --lines    (every stdin line is one message)
+                   peerctl send PEER PEER... TEXT (one message to several peers)
+                   peerctl send --all TEXT        (to every connected peer)
 
             Sends to a connected peer; delivery is reliable and ordered. When the
             peer is slow and the daemon's queue is full, peerctl waits and retries.
             With --queue, a message for a paired peer that is offline is stored
             durably (up to 64 MiB per peer) and delivered in order when it reconnects.
+
+            To several peers it is one request with one answer: a line per peer,
+            its result or why it was not sent (a busy peer is not retried); exit
+            status 1 when any peer was not sent to.
             """
         case "queue":
             return """

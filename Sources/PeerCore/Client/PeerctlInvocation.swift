@@ -36,7 +36,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     wait until PEER is notConnected, connecting or connected
       send PEER TEXT|-
                     send a message (- reads it from stdin; --lines: one per line;
-                    --queue: store it for an offline paired peer)
+                    --queue: store it for an offline paired peer); PEER PEER...
+                    TEXT, or --all TEXT (every connected peer), for several
       queue         messages waiting for offline paired peers
       recv          print messages: the inbox's first, then as they arrive
                     [--from PEER] [--count N]
@@ -120,6 +121,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var state: ConnectionState?
         var code: String?
         var queue = false
+        var all = false
         var resume: String?
         var noWait = false
         var files: [Int]?
@@ -170,6 +172,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                 case "--queue" where name == "send":
                     try cursor.flag(option)
                     queue = true
+                case "--all" where name == "send":
+                    try cursor.flag(option)
+                    all = true
                 case "--from" where name == "recv" || name == "inbox" || name == "take":
                     from = try cursor.value(for: option)
                 case "--count" where name == "recv" || name == "take":
@@ -226,8 +231,16 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "accept", "decline", "disconnect":
             guard positionals.count == 1 else { throw UsageError("'\(name)' takes one \(name == "disconnect" ? "PEER" : "invitation ID")") }
             command = name == "accept" ? .accept(positionals[0]) : name == "decline" ? .decline(positionals[0]) : .disconnect(positionals[0])
+        case "send" where all || positionals.count > 2:
+            guard !lines else { throw UsageError("--lines is for one PEER") }
+            if all {
+                guard positionals.count == 1 else { throw UsageError("'send --all' takes TEXT (or - for stdin), and no PEER") }
+                command = .groupSend(peers: nil, text: positionals[0], queue: queue)
+            } else {
+                command = .groupSend(peers: Array(positionals.dropLast()), text: positionals[positionals.count - 1], queue: queue)
+            }
         case "send":
-            guard positionals.count == 2 else { throw UsageError("'send' takes PEER and TEXT (or - for stdin)") }
+            guard positionals.count == 2 else { throw UsageError("'send' takes PEER and TEXT (or - for stdin); PEER PEER... TEXT, or --all TEXT, for several") }
             guard !lines || positionals[1] == "-" else { throw UsageError("--lines reads stdin: use 'send PEER - --lines'") }
             command = .send(peer: positionals[0], text: positionals[1], lines: lines, queue: queue)
         case "queue":

@@ -45,6 +45,10 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var address: String?
     /// `add`: the peer's session port (default 7717).
     public var port: Int?
+    /// `send` to several peers: their selectors, in place of `peer`.
+    public var peers: [String]?
+    /// `send` to every connected peer, in place of `peer`.
+    public var all: Bool?
     /// `register`, `appAdd`, `appRemove`: the app's name (issue 23).
     public var app: String?
     /// `register`, `appAdd`: the app's discovery info, `key=value` each.

@@ -34,6 +34,31 @@ public enum ControlRequestRules {
         return .success(selector)
     }
 
+    /// The most peers one group `send` names.
+    public static let maxGroupPeers = 256
+
+    /// The peers a group `send` goes to, each with its selector: `peers`
+    /// resolved one by one (one that names no peer, or several, is that
+    /// entry's error, not the request's), or with `all` every connected
+    /// peer, by name. Both, either with `peer`, none, or over
+    /// ``maxGroupPeers`` selectors is `invalidParams`.
+    public static func groupTargets(_ params: ControlParams, peers: [PeerSnapshot], connected: (UUID) -> Bool)
+        -> Result<[(selector: String, peer: Result<PeerSnapshot, ControlError>)], ControlError> {
+        if params.peer != nil || (params.peers != nil && params.all != nil) {
+            return .failure(ControlError(.invalidParams, "'send' takes one of params.peer, params.peers and params.all"))
+        }
+        if params.all == true {
+            return .success(peers.filter { connected($0.id) }.sorted { $0.name < $1.name }.map { ($0.id.uuidString.lowercased(), .success($0)) })
+        }
+        guard let selectors = params.peers, !selectors.isEmpty else {
+            return .failure(ControlError(.invalidParams, "'send' needs params.peer, a non-empty params.peers, or params.all: true"))
+        }
+        guard selectors.count <= maxGroupPeers else {
+            return .failure(ControlError(.invalidParams, "'send' names \(selectors.count) peers; at most \(maxGroupPeers) at once"))
+        }
+        return .success(selectors.map { ($0, PeerSelector.select($0, from: peers)) })
+    }
+
     /// The pairing id `pairAccept` and `pairReject` need, lowercased.
     public static func pairingKey(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
         guard let key = params.pairing?.lowercased(), !key.isEmpty else {

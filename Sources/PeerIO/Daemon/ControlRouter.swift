@@ -71,6 +71,8 @@ public final class ControlRouter: ControlRequestHandler {
         case .peer:
             return .from(ControlRequestRules.peerSelector(method, params)
                 .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
+        case .send where params.peers != nil || params.all != nil:
+            return groupSend(params, sessions: sessions)
         case .invite, .disconnect, .send, .pair, .unpair:
             switch ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
             case .success(let peer): return sessionRequest(method, peer: peer, params: params, sessions: sessions)
@@ -242,28 +244,70 @@ public final class ControlRouter: ControlRequestHandler {
         case .unpair:
             return .later { answer in sessions.unpair(peer) { answer(.from($0.map(PeerResult.init))) } }
         default:
-            let data: [UInt8]
             switch ControlRequestRules.message(params, maxMessage: maxMessage) {
-            case .success(let message): data = message
-            case .failure(let error): return .error(error)
-            }
-            switch ControlRequestRules.sendPath(queue: params.queue, peer: peer, paired: trust.isPaired(peer.peerId),
-                                                connected: directory.state(of: peer.id) == .connected) {
-            case .queue(let peerID):
-                // Stored durably first, connected or not: it leaves the disk
-                // only when the peer acknowledges it.
-                let queued = queued
-                return .later { answer in
-                    queued.enqueue(data, for: peerID, name: peer.name) { outcome in
-                        if case .failure(let error) = outcome { return answer(.error(error)) }
-                        sessions.drainQueue(for: peer.id)
-                        answer(.result(SendResult(bytes: data.count, queued: true)))
-                    }
+            case .success(let data):
+                // A plain send is answered at once (no deferred reply, which
+                // would pause reading the client's next request).
+                switch sendPath(peer, queue: params.queue) {
+                case .queue(let peerID): return .later { [self] answer in enqueue(data, for: peerID, peer: peer, sessions: sessions) { answer(.from($0)) } }
+                case .session: return .from(sessions.send(data, to: peer))
+                case .refused(let error): return .error(error)
                 }
-            case .session:
-                return .from(sessions.send(data, to: peer))
-            case .refused(let error):
+            case .failure(let error):
                 return .error(error)
+            }
+        }
+    }
+
+    /// Where a `send` to `peer` goes (``ControlRequestRules/sendPath(queue:peer:paired:connected:)``).
+    private func sendPath(_ peer: PeerSnapshot, queue: Bool?) -> ControlRequestRules.SendPath {
+        ControlRequestRules.sendPath(queue: queue, peer: peer, paired: trust.isPaired(peer.peerId), connected: directory.state(of: peer.id) == .connected)
+    }
+
+    /// `send` with `queue`: stored durably first, connected or not; it
+    /// leaves the disk only when the peer acknowledges it.
+    private func enqueue(_ data: [UInt8], for peerID: String, peer: PeerSnapshot, sessions: any SessionOperations,
+                         then done: @escaping @MainActor (Result<SendResult, ControlError>) -> Void) {
+        queued.enqueue(data, for: peerID, name: peer.name) { outcome in
+            if case .failure(let error) = outcome { return done(.failure(error)) }
+            sessions.drainQueue(for: peer.id)
+            done(.success(SendResult(bytes: data.count, queued: true)))
+        }
+    }
+
+    /// `send` with `peers` or `all` (MPC's `send(_:toPeers:with:)`): the
+    /// message goes to each peer as a single `send` would take it, and the
+    /// answer, once every peer's outcome is known, has one entry each.
+    private func groupSend(_ params: ControlParams, sessions: any SessionOperations) -> ControlReply {
+        let targets: [(selector: String, peer: Result<PeerSnapshot, ControlError>)]
+        switch ControlRequestRules.groupTargets(params, peers: directory.all, connected: { self.directory.state(of: $0) == .connected }) {
+        case .success(let found): targets = found
+        case .failure(let error): return .error(error)
+        }
+        let data: [UInt8]
+        switch ControlRequestRules.message(params, maxMessage: maxMessage) {
+        case .success(let message): data = message
+        case .failure(let error): return .error(error)
+        }
+        return .later { [self] answer in
+            var entries = targets.map { GroupSendEntry(selector: $0.selector, peer: try? $0.peer.get().id, name: try? $0.peer.get().name) }
+            var waiting = targets.count
+            let finish = { answer(.result(GroupSendResult(results: entries))) }
+            guard waiting > 0 else { return finish() }
+            for (index, target) in targets.enumerated() {
+                let settle: @MainActor (Result<SendResult, ControlError>) -> Void = { outcome in
+                    switch outcome {
+                    case .success(let result): entries[index].result = result
+                    case .failure(let error): entries[index].error = error
+                    }
+                    waiting -= 1
+                    if waiting == 0 { finish() }
+                }
+                switch target.peer.map({ ($0, sendPath($0, queue: params.queue)) }) {
+                case .success((let peer, .queue(let peerID))): enqueue(data, for: peerID, peer: peer, sessions: sessions, then: settle)
+                case .success((let peer, .session)): settle(sessions.send(data, to: peer))
+                case .success((_, .refused(let error))), .failure(let error): settle(.failure(error))
+                }
             }
         }
     }
