@@ -220,4 +220,27 @@ final class OutputBufferTests: XCTestCase {
         XCTAssertTrue(queue.flushVectored { vectors in vectors.reduce(0) { $0 + $1.iov_len } })
         XCTAssertEqual(queue.answerBytes, 0)
     }
+
+    /// A session closing with pongs queued behind the chunk going out:
+    /// truncating drops them (their run lies wholly in what is dropped)
+    /// and must not trap (it did: the fresh-clone CI saw a sender die so
+    /// when its peer was killed mid-transfer).
+    func testTruncatingDropsAnswersQueuedBehindTheCurrentChunk() {
+        var queue = OutboundQueue(limit: 1 << 20)
+        queue.appendUnbounded([UInt8](repeating: 1, count: 100))   // a bulk frame, going out
+        queue.appendUnbounded([UInt8](repeating: 2, count: 100))   // another, not started
+        queue.appendCoalescing([3, 3, 3], answer: true)            // a pong behind them
+        var budget = 10
+        _ = queue.flush { raw in
+            let n = min(budget, raw.count); budget -= n
+            return n == 0 ? nil : n
+        }
+        XCTAssertEqual(queue.answerBytes, 3)
+        queue.truncateToCurrentLine()
+        XCTAssertEqual(queue.byteCount, 90, "the rest of the chunk in flight")
+        XCTAssertEqual(queue.answerBytes, 0, "the pong behind it is dropped, and so is its run")
+        XCTAssertTrue(queue.flush { raw in raw.count })
+        queue.appendCoalescing([4], answer: true)
+        XCTAssertEqual(queue.answerBytes, 1, "runs count afresh after a truncation")
+    }
 }

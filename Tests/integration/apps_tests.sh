@@ -34,6 +34,7 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
     start_peerd 2
     lab_wait_for 5 sees 2 host1 || fail "host2 did not see host1"
     local id; id=$(peer_field 2 host1 .id)
+    watch_on 2 "$LAB_DIR/w2.jsonl"
     "$BIN/peerctl" --socket "$(sock 1)" --app chat watch >"$LAB_DIR/holder.out" 2>&1 &
     local holder=$!
     lab_wait_for 2 app_listed 2 _chat._sub._peerd._tcp host1 \
@@ -48,6 +49,8 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
         || fail "host2's row for host1 did not get apps=chat"
     expect_eq "$(peer_field 2 host1 '.apps | keys | join(",")')" chat "host1's apps in host2's row"
     expect_eq "$(peer_field 2 host1 .apps.chat.confirmed)" false "an app heard over mDNS is only advertised"
+    lab_wait_for 5 has_event "$LAB_DIR/w2.jsonl" '.type == "peerUpdated" and .peer.name == "host1" and .peer.apps.chat != null' \
+        || fail "host2's subscribers heard no peerUpdated carrying host1's new app"
     expect_eq "$(json 2 --app chat peers | jq -r '[.peers[].name] | join(",")')" host1 "peers --app chat on host2"
     expect_eq "$(json 2 --app other peers | jq '.peers | length')" 0 "peers --app other on host2"
     expect_eq "$(peer_field 2 host1 .id)" "$id" "host1's UUID on host2 after the TXT change"

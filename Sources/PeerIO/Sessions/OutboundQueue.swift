@@ -105,9 +105,13 @@ public struct OutboundQueue: Sendable {
         memoryCost = offset > 0 ? current.capacity + Self.bufferOverhead : 0
         // What was dropped will never be written: answers in it are gone.
         queuedTotal = writtenTotal + byteCount
+        // A run wholly in what was dropped (or already written) keeps
+        // nothing: its bounds cross, and no range is made of them (that
+        // trapped when a session closed with pongs queued behind the line
+        // going out).
         answerRuns = answerRuns.compactMap { run in
-            let kept = max(run.lowerBound, writtenTotal)..<min(run.upperBound, queuedTotal)
-            return kept.isEmpty ? nil : kept
+            let lower = max(run.lowerBound, writtenTotal), upper = min(run.upperBound, queuedTotal)
+            return lower < upper ? lower..<upper : nil
         }
         answerBytes = answerRuns.reduce(0) { $0 + $1.count }
     }
