@@ -126,8 +126,8 @@ test_app_names_holders_and_declared_apps() {
     "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" --app board status >/dev/null || fail "the reserved user was refused its name"
 }
 
-# The texts waiting in host I's inbox, in order, comma-separated.
-inbox_texts() { json "$1" inbox | jq -r '[.messages[].data | @base64d] | join(",")'; }
+# The texts taken from host I's inbox, in order, comma-separated.
+taken_texts() { json "$1" take | jq -rs '[.[].data | @base64d] | join(",")'; }
 
 # A group send (MPC's send(toPeers:)): one request reaches three peers
 # with one result each; with one peer gone the others still get it and its
@@ -152,6 +152,6 @@ test_group_send_reaches_three_peers_four_hosts() {
     expect_eq "$(echo "$out" | jq -r '[.results[].name] | join(",")')" host2,host3 "send --all: the connected peers"
     for i in 2 3; do
         lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock $i)' --json inbox | jq .count)\" = 3 ]" || fail "host$i's inbox did not get all three"
-        expect_eq "$(inbox_texts "$i")" one,two,three "host$i's messages, in order"
+        expect_eq "$(taken_texts "$i")" one,two,three "host$i's messages, in order"
     done
 }
