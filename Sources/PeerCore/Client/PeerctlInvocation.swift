@@ -88,6 +88,8 @@ public struct PeerctlInvocation: Equatable, Sendable {
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
                       /run/peerd/peerd.sock)
       --app NAME      register app NAME while the command runs, and act as it
+                      (peers lists its peers only; doctor PEER checks that
+                      PEER advertises it; top ignores it)
       --json          machine-readable output; `watch --json` prints one
                       object per line, `send --json` one result (session,
                       number) per message
