@@ -1,0 +1,128 @@
+import FoundationEssentials
+
+/// The state of one app with one peer, on top of the hosts' one session
+/// (issue 23, point 3; MultipeerConnectivity's `MCSession` per app). Pure:
+/// it takes events (a client's invitation or answer, the peer's wire
+/// messages, the session's end, the clock) and returns actions.
+///
+/// Rules:
+/// - an invitation is answered by a client of the app on the invited host;
+///   with none holding the app it is declined at once (`noClient`); with
+///   auto-accept for the app it is accepted without asking;
+/// - both sides inviting each other (MPC's crossing complaint) connect:
+///   each accepts the other's;
+/// - an unanswered invitation ends as `timedOut` on both sides;
+/// - the app leaving, here or there, or the session ending, ends it.
+public struct AppPeerLifecycle: Sendable, Equatable {
+    /// Where it stands.
+    public enum Phase: Sendable, Equatable {
+        /// Nothing, and why the last ended.
+        case notConnected(AppEndReason?)
+        /// We invited; waiting for the peer's answer until `deadline`.
+        case inviting(deadline: Date)
+        /// The peer invited; waiting for a client here until `deadline`.
+        case invited(deadline: Date)
+        /// Both apps are in.
+        case connected
+    }
+
+    /// The phase now.
+    public private(set) var phase: Phase = .notConnected(nil)
+
+    /// Nothing yet.
+    public init() {}
+
+    /// The state clients see.
+    public var state: ConnectionState {
+        switch phase {
+        case .notConnected: .notConnected
+        case .inviting, .invited: .connecting
+        case .connected: .connected
+        }
+    }
+
+    /// A client here invites the peer's app; nil when it is already
+    /// connected or inviting (nothing to do).
+    public mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [AppPeerAction]? {
+        switch phase {
+        case .notConnected:
+            phase = .inviting(deadline: now.addingTimeInterval(timeout))
+            return [.sendInvite(context: context, timeoutMilliseconds: UInt32(min(timeout, 86_400) * 1000)), .stateChanged(.connecting, reason: nil)]
+        case .invited:
+            // The peer asked first: inviting back is accepting.
+            phase = .connected
+            return [.sendAccept, .stateChanged(.connected, reason: nil)]
+        case .inviting, .connected:
+            return nil
+        }
+    }
+
+    /// The peer's app invites ours. `clients`: whether any client here
+    /// holds the app; `autoAccept`: whether the app accepts this peer
+    /// without asking.
+    public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, clients: Bool, autoAccept: Bool, now: Date) -> [AppPeerAction] {
+        switch phase {
+        case .connected:
+            return [.sendAccept]
+        case .inviting:
+            // Crossing: both invited; each accepts the other's.
+            phase = .connected
+            return [.sendAccept, .stateChanged(.connected, reason: nil)]
+        case .notConnected, .invited:
+            guard clients else { return [.sendDecline(.noClient)] }
+            if autoAccept {
+                phase = .connected
+                return [.sendAccept, .stateChanged(.connected, reason: nil)]
+            }
+            phase = .invited(deadline: now.addingTimeInterval(timeout))
+            return [.askClients(context: context), .stateChanged(.connecting, reason: nil)]
+        }
+    }
+
+    /// A client here answered the peer's invitation.
+    public mutating func answered(accept: Bool) -> [AppPeerAction] {
+        guard case .invited = phase else { return [] }
+        if accept {
+            phase = .connected
+            return [.sendAccept, .stateChanged(.connected, reason: nil)]
+        }
+        phase = .notConnected(.declined)
+        return [.sendDecline(.declined), .stateChanged(.notConnected, reason: .declined)]
+    }
+
+    /// The peer accepted our invitation (or both crossed).
+    public mutating func peerAccepted() -> [AppPeerAction] {
+        guard case .inviting = phase else { return [] }
+        phase = .connected
+        return [.stateChanged(.connected, reason: nil)]
+    }
+
+    /// The peer declined, or its app left, or the session ended: it ends here.
+    public mutating func ended(_ reason: AppEndReason) -> [AppPeerAction] {
+        if case .notConnected = phase { return [] }
+        phase = .notConnected(reason)
+        return [.stateChanged(.notConnected, reason: reason)]
+    }
+
+    /// The app left here (its last client closed, or it was removed): the
+    /// peer is told, unless nothing was under way.
+    public mutating func leave() -> [AppPeerAction] {
+        if case .notConnected = phase { return [] }
+        phase = .notConnected(.left)
+        return [.sendLeave(.left), .stateChanged(.notConnected, reason: .left)]
+    }
+
+    /// The clock: an invitation past its deadline ends as `timedOut`.
+    public mutating func tick(now: Date) -> [AppPeerAction] {
+        switch phase {
+        case .inviting(let deadline) where now >= deadline:
+            phase = .notConnected(.timedOut)
+            return [.sendLeave(.timedOut), .stateChanged(.notConnected, reason: .timedOut)]
+        case .invited(let deadline) where now >= deadline:
+            phase = .notConnected(.timedOut)
+            return [.sendDecline(.timedOut), .stateChanged(.notConnected, reason: .timedOut)]
+        default:
+            return []
+        }
+    }
+}
