@@ -30,9 +30,10 @@ enum Probes {
 
     // MARK: Message channels
 
-    /// Opens a channel to `peer` through the daemon at `socket` and runs
-    /// `body` on this end while it is open; returns the daemon's answer.
-    static func withChannel(socket: String, peer: String, _ body: (Int32) -> Void) throws -> ChannelInfo {
+    /// Opens a channel to `peer` through the daemon at `socket` (for `app`,
+    /// registered first on the same connection, or the default app) and
+    /// runs `body` on this end while it is open; returns the daemon's answer.
+    static func withChannel(socket: String, peer: String, app: String? = nil, _ body: (Int32) -> Void) throws -> ChannelInfo {
         var fds: [Int32] = [0, 0]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw ProbeError("socketpair: \(String(cString: strerror(errno)))")
@@ -44,7 +45,14 @@ enum Probes {
         let client = try ControlClient(path: socket)
         client.responseTimeout = .seconds(600)
         defer { close(mine) }
-        return try client.call(.channel, params: ControlParams(peer: peer), descriptors: [theirs], as: ChannelInfo.self, sent: {
+        var params = ControlParams(peer: peer)
+        if let app {
+            var register = ControlParams()
+            register.app = app
+            _ = try client.call(.register, params: register, as: AppRow.self)
+            params.app = app
+        }
+        return try client.call(.channel, params: params, descriptors: [theirs], as: ChannelInfo.self, sent: {
             theirs.close()
             body(mine)
         })
@@ -52,9 +60,9 @@ enum Probes {
 
     /// `channel-send`: writes `count` messages of `size` bytes, ends its
     /// side, and waits until the peer acknowledged them all.
-    static func channelSend(socket: String, peer: String, count: Int, size: Int) throws {
+    static func channelSend(socket: String, peer: String, count: Int, size: Int, app: String? = nil) throws {
         var start = 0.0
-        let info = try withChannel(socket: socket, peer: peer) { fd in
+        let info = try withChannel(socket: socket, peer: peer, app: app) { fd in
             // Each message starts with its number (8 bytes, big-endian), so the receiver can check the order.
             var frame: [UInt8] = []
             ChannelFraming.appendPrefix(size, to: &frame)
@@ -80,10 +88,10 @@ enum Probes {
 
     /// `channel-recv`: says `ready`, then reads `count` messages; prints
     /// when the first and the last arrived.
-    static func channelReceive(socket: String, peer: String, count: Int) throws {
+    static func channelReceive(socket: String, peer: String, count: Int, app: String? = nil) throws {
         var first = 0.0, last = 0.0, got = 0
         var reader = ChannelCounter()
-        let info = try withChannel(socket: socket, peer: peer) { fd in
+        let info = try withChannel(socket: socket, peer: peer, app: app) { fd in
             say("ready")
             var buffer = [UInt8](repeating: 0, count: 256 * 1024)
             while got < count {

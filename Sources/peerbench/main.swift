@@ -25,7 +25,8 @@ and peerd's median over each other variant's. Needs root.
   --messages N    messages per message-rate run (default 200000)
   --bin DIR       where peerd, peerctl and peerbench are (default: beside this program)
 
-Probes (run inside a lab host; each prints key=value words):
+Probes (run inside a lab host; each prints key=value words; --app NAME
+first makes channel-send and channel-recv act for that app):
   channel-send SOCKET PEER COUNT SIZE   channel-recv SOCKET PEER COUNT
   channel-echo SOCKET PEER COUNT        channel-ping SOCKET PEER COUNT SIZE
   tcp-echo-server PORT                  tcp-ping HOST PORT COUNT SIZE
@@ -59,6 +60,9 @@ func positive(_ option: String, _ text: String) -> Int {
 
 /// Runs the probe `arguments` name, with the rest as its arguments.
 @MainActor func runProbe(_ arguments: [String]) throws {
+    // `--app NAME` first: the channel probes act for that app.
+    let app = arguments.first == "--app" && arguments.count > 1 ? arguments[1] : nil
+    let arguments = app == nil ? arguments : Array(arguments.dropFirst(2))
     guard let name = arguments.first else { fail("probe needs a name\n\n\(usage)") }
     let args = Array(arguments.dropFirst())
     func int(_ index: Int) -> Int {
@@ -70,8 +74,8 @@ func positive(_ option: String, _ text: String) -> Int {
         return args[index]
     }
     switch name {
-    case "channel-send": try Probes.channelSend(socket: text(0), peer: text(1), count: int(2), size: int(3))
-    case "channel-recv": try Probes.channelReceive(socket: text(0), peer: text(1), count: int(2))
+    case "channel-send": try Probes.channelSend(socket: text(0), peer: text(1), count: int(2), size: int(3), app: app)
+    case "channel-recv": try Probes.channelReceive(socket: text(0), peer: text(1), count: int(2), app: app)
     case "channel-echo": try Probes.channelEcho(socket: text(0), peer: text(1), count: int(2))
     case "channel-ping": try Probes.channelPing(socket: text(0), peer: text(1), count: int(2), size: int(3))
     case "tcp-echo-server": try Probes.tcpEchoServer(port: UInt16(int(0)))

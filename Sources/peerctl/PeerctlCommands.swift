@@ -7,8 +7,17 @@ import PeerSystem
 struct PeerctlCommands {
     let client: ControlClient
     let json: Bool
-    /// `--app`: the app this command acts as (`peers` lists its peers only).
+    /// `--app`: the app this command acts as (`peers` lists its peers
+    /// only; `send`, `recv`, `take` and `inbox` send, take and list its
+    /// messages alone).
     let app: String?
+
+    /// `params` for this command's app.
+    private func scoped(_ params: ControlParams) -> ControlParams {
+        var params = params
+        params.app = app
+        return params
+    }
 
     func run(_ command: PeerctlCommand) throws(ControlClientError) -> Int32 {
         let render = PeerctlRenderer(now: Date())
@@ -55,7 +64,7 @@ struct PeerctlCommands {
             var params = ControlParams(data: Data(text == "-" ? readStandardInput() : Array(text.utf8)).base64EncodedString(), queue: queue ? true : nil)
             params.peers = selectors
             params.all = selectors == nil ? true : nil
-            let result = try client.call(.send, params: params, as: GroupSendResult.self)
+            let result = try client.call(.send, params: scoped(params), as: GroupSendResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.groupSend(result))
             return result.results.allSatisfy { $0.error == nil } ? 0 : 1
         case .apps:
@@ -78,7 +87,7 @@ struct PeerctlCommands {
         case .recv(let from, let count):
             return try receive(from: from, count: count)
         case .inbox(let from, let max):
-            let result = try client.call(.inbox, params: ControlParams(peer: from, max: max), as: InboxResult.self)
+            let result = try client.call(.inbox, params: scoped(ControlParams(peer: from, max: max)), as: InboxResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.inbox(result))
         case .take(let from, let count):
             return try take(from: from, count: count)
@@ -243,7 +252,7 @@ struct PeerctlCommands {
         var total = 0
         var queued = 0
         for message in messages {
-            let params = ControlParams(peer: peer.id.uuidString, data: Data(message).base64EncodedString(), queue: queue ? true : nil)
+            let params = scoped(ControlParams(peer: peer.id.uuidString, data: Data(message).base64EncodedString(), queue: queue ? true : nil))
             var delay: UInt32 = 2_000
             let giveUp = ContinuousClock.now + .seconds(60)
             while true {
@@ -272,7 +281,7 @@ struct PeerctlCommands {
     /// Takes messages: the daemon sends what waits in the inbox first, then
     /// live ones, and only as many as asked (the rest stay in the inbox).
     private func receive(from selector: String?, count: Int?) throws(ControlClientError) -> Int32 {
-        _ = try client.call(.subscribe, params: ControlParams(peer: selector, take: true, count: count), as: SubscribeResult.self)
+        _ = try client.call(.subscribe, params: scoped(ControlParams(peer: selector, take: true, count: count)), as: SubscribeResult.self)
         var received = 0
         while count.map({ received < $0 }) ?? true {
             let (event, _) = try client.nextEvent()
@@ -292,7 +301,7 @@ struct PeerctlCommands {
         var taken = 0
         while count.map({ taken < $0 }) ?? true {
             let want = min(100, (count ?? Int.max) - taken)
-            let result = try client.call(.take, params: ControlParams(peer: selector, max: want), as: TakeResult.self)
+            let result = try client.call(.take, params: scoped(ControlParams(peer: selector, max: want)), as: TakeResult.self)
             for message in result.messages {
                 if json { emit(PeerctlRenderer.json(message)) } else { printMessage(message) }
             }

@@ -175,6 +175,9 @@ struct PeerctlRenderer {
             return "\(head)  \(who)  id \(invitation?.id ?? "")  \(invitation?.context ?? "")"
         case .delivered:
             return "\(head)  \(who)  session \(event.delivery?.session ?? 0): messages through \(event.delivery?.through ?? 0) delivered"
+        case .undelivered:
+            let d = event.delivery
+            return "\(head)  \(who)  session \(d?.session ?? 0): app \(d?.app ?? "?") refused messages from \(d?.from ?? 0) on: \(d?.text ?? "")"
         case .message:
             let from = event.message.map { $0.from?.uuidString.lowercased().prefix(8).description ?? $0.peerId ?? "" } ?? ""
             return "\(head)  from \(from)  \(event.message?.size ?? 0) bytes\(event.message?.inbox.map { " (inbox #\($0))" } ?? "")"

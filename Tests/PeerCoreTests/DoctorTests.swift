@@ -164,6 +164,8 @@ final class DoctorRuleTests: XCTestCase {
         peer.release = "0.2.0"
         peer.features = ["accept-name", "files", "streams"]
         XCTAssertEqual(DoctorPeerRules.release(peer).status, .ok)
+        XCTAssertEqual(DoctorPeerRules.app("chat", peer).title, "'nas' runs peerd 0.2.0, which cannot carry app traffic")
+        peer.features = ["accept-name", "files", "streams", "apps"]
         XCTAssertEqual(DoctorPeerRules.app("chat", peer).title, "'nas' does not advertise app 'chat'")
         XCTAssertEqual(DoctorPeerRules.app("chat", peer).detail, "it advertises no app")
         peer.apps = ["chat": AdvertisedApp(info: [:])]

@@ -5,16 +5,16 @@ import XCTest
 /// what an old peer's silence means, and which messages need which feature.
 final class PeerHelloTests: XCTestCase {
     func testTheBytesArePinned() {
-        let hello = PeerHello(release: "0.2.0", names: ["accept-name", "files", "streams"])
-        XCTAssertEqual(Array(hello.encode()), [0x01, 0x05] + Array("0.2.0".utf8) + [0x03, 0x0b] + Array("accept-name".utf8)
-                       + [0x05] + Array("files".utf8) + [0x07] + Array("streams".utf8))
-        XCTAssertEqual(PeerHello.ours, hello, "this release says 0.2.0 and every feature it has")
-        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams"])
+        let hello = PeerHello(release: "0.3.0", names: ["accept-name", "files", "streams", "apps"])
+        XCTAssertEqual(Array(hello.encode()), [0x01, 0x05] + Array("0.3.0".utf8) + [0x04, 0x0b] + Array("accept-name".utf8)
+                       + [0x05] + Array("files".utf8) + [0x07] + Array("streams".utf8) + [0x04] + Array("apps".utf8))
+        XCTAssertEqual(PeerHello.ours, hello, "this release says 0.3.0 and every feature it has")
+        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps"])
         XCTAssertEqual(try PeerHello.decode(hello.encode()), hello)
     }
 
     func testVersionTextGivesTheReleaseThenTheWireAndFeatures() {
-        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams")
+        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps")
         XCTAssertEqual(PeerdVersion.text(program: "peerctl").split(separator: "\n").first, "peerctl \(PeerdVersion.string)")
     }
 

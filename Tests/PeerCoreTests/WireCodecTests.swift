@@ -64,14 +64,14 @@ final class WireCodecTests: XCTestCase {
             guard case .data(let more, let bytes) = fragment else { return XCTFail() }
             result = assembler.add(more: more, bytes: bytes)
         }
-        XCTAssertEqual(result, .message(data))
+        XCTAssertEqual(result, .message(data, app: 0))
     }
 
     func testOversizedMessageIsRefused() {
         var assembler = MessageAssembler(maxMessage: 10)
         XCTAssertEqual(assembler.add(more: true, bytes: Array(repeating: 0, count: 8)), .incomplete)
         XCTAssertEqual(assembler.add(more: true, bytes: Array(repeating: 0, count: 8)), .tooLarge(16))
-        XCTAssertEqual(assembler.add(more: false, bytes: [1]), .message([1]), "the assembler starts over")
+        XCTAssertEqual(assembler.add(more: false, bytes: [1]), .message([1], app: 0), "the assembler starts over")
     }
 
     func testFrameReaderSplitsAndRejectsZeroLength() throws {

@@ -16,10 +16,10 @@ final class WireValuesTests: XCTestCase {
                                  "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers", "pipe", "channel", "add",
                                  "register", "apps", "appAdd", "appRemove"])
         pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
-                                    "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported",
+                                    "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported", "appBusy",
                                     "shuttingDown", "internal"])
         pin(EventKind.self, ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "delivered", "stateChanged", "inviteFailed", "invitation",
-                             "message", "stored", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error",
+                             "message", "stored", "undelivered", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error",
                              "transferOffered", "transferProgress", "transferCompleted", "transferFailed"])
         pin(TransferState.self, ["offered", "active", "interrupted", "completed", "declined", "cancelled", "failed"])
         pin(TransferDirection.self, ["send", "receive"])

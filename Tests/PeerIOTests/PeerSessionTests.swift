@@ -24,10 +24,13 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, acknowledged count: UInt64) { acknowledged.append(count) }
     func sessionUnpaired(_ session: PeerSession) {}
     func sessionEstablished(_ session: PeerSession) { established += 1 }
-    func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict {
+    func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict {
         delivered.append(message)
         return .safe
     }
+    func session(_ session: PeerSession, confirmedApps names: [String]) {}
+    func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) {}
+    func session(_ session: PeerSession, appReady app: AppName) {}
     func session(_ session: PeerSession, bulk message: BulkMessage) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
     func sessionCanSendBulk(_ session: PeerSession) {}

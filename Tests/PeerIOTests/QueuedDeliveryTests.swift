@@ -19,7 +19,9 @@ private final class FakeMessageSession: MessageSession {
         self.room = room
     }
 
-    func send(_ data: [UInt8]) -> UInt64? {
+    func appRefusal(_ app: AppName) -> AppSendRefusal? { nil }
+
+    func send(_ data: [UInt8], app: AppName) -> UInt64? {
         guard room > 0 else { return nil }
         room -= 1
         sent.append(String(decoding: data, as: UTF8.self))

@@ -5,14 +5,26 @@
 public struct AdvertisedApp: Codable, Sendable, Equatable {
     /// The app's discovery info (its `NAME.KEY=VALUE` strings, keys without the name).
     public var info: [String: String]
-    /// Whether the peer's daemon confirmed the app over a session. Always
-    /// false in this release: the confirmation is still to come.
+    /// Whether the peer's daemon confirmed the app over its current
+    /// authenticated session (`appList`, docs/protocol.md §10); false for
+    /// an app only heard over mDNS.
     public var confirmed: Bool
 
     /// An app with `info`, not confirmed.
     public init(info: [String: String], confirmed: Bool = false) {
         self.info = info
         self.confirmed = confirmed
+    }
+
+    /// A row's apps once its daemon confirmed `confirmed` over the session:
+    /// those are marked confirmed (an app it confirms but does not
+    /// advertise, a registration newer than its TXT record, is shown
+    /// without info), and advertised ones it does not confirm stay claims.
+    /// Nil when there are none either way.
+    public static func merge(advertised: [String: AdvertisedApp]?, confirmed: [String]) -> [String: AdvertisedApp]? {
+        var apps = advertised ?? [:]
+        for name in confirmed { apps[name, default: AdvertisedApp(info: [:])].confirmed = true }
+        return apps.isEmpty ? nil : apps
     }
 
     /// The apps in a peer's TXT pairs: the names of `apps=` that follow

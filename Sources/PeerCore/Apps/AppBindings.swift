@@ -1,5 +1,5 @@
 /// The numbers one session gives app names on the wire (issue 23, point
-/// 4; a design for the next step, not yet used): each side numbers the
+/// 4; docs/protocol.md §10): each side numbers the
 /// apps it sends for, once per session (an `appOpen`), then sends the
 /// number, so a 100-byte message carries 2 bytes of app, not its name.
 /// Numbers are per direction, start at 1 (0 is the default app, never
@@ -40,6 +40,17 @@ public struct AppBindings: Sendable, Equatable {
         } catch {
             return .badName(name, error)
         }
+    }
+
+    /// The app this side bound `number` to (nil for one it never bound:
+    /// the peer's `appBusy` or `appReady` of it is a protocol error).
+    public func outgoingApp(_ number: UInt16) -> AppName? {
+        number == 0 ? nil : outgoing.first { $0.value == number }?.key
+    }
+
+    /// The number the peer bound `app` to, if it did.
+    public func incomingNumber(for app: AppName) -> UInt16? {
+        incoming.first { $0.value == app }?.key
     }
 
     /// The app the peer's `number` names: the default app for 0, nil for a

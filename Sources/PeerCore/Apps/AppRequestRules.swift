@@ -27,6 +27,21 @@ public enum AppRequestRules {
         }
     }
 
+    /// The app a traffic request (`send`, `subscribe`, `take`, `inbox`,
+    /// `channel`) acts for: the default app when `params.app` is absent or
+    /// empty; otherwise the app, which this connection must hold (it
+    /// registered it), so a uid can read and send only as the apps it may
+    /// hold. `holds` says whether the connection holds a name.
+    public static func trafficApp(_ method: ControlMethod, _ params: ControlParams, holds: (AppName) -> Bool) -> Result<AppName, ControlError> {
+        guard let text = params.app, !text.isEmpty else { return .success(.none) }
+        let name: AppName
+        do { name = try AppName(text) } catch { return .failure(ControlError(.invalidParams, "app '\(text)': \(error)")) }
+        guard holds(name) else {
+            return .failure(ControlError(.permissionDenied, "'\(method.rawValue)' for app '\(text)' needs this connection to hold it: register it first (peerctl --app \(text) …)"))
+        }
+        return .success(name)
+    }
+
     /// A refusal of the registry as the error a client sees.
     public static func error(_ refusal: AppRefusal) -> ControlError {
         ControlError(refusal.isPermission ? .permissionDenied : .invalidParams, refusal.description)

@@ -4,7 +4,7 @@
 /// CHANGELOG.md say what each release changed.
 public enum PeerdVersion {
     /// The release string.
-    public static let string = "0.2.0"
+    public static let string = "0.3.0"
     /// The wire version: the `peerd/1` in the Noise prologue. Features
     /// (``WireFeature``) extend it; only a change that a peer of this
     /// version could not be told about makes a new one.

@@ -34,6 +34,11 @@ public enum ControlErrorCode: String, Codable, Sendable, CaseIterable {
     /// the wire feature): nothing was sent, and the session stays up. The
     /// message names the peer's release and the feature.
     case unsupported = "unsupported"
+    /// The peer's daemon refuses this app's messages for now (its inbox
+    /// for the app is full, or no client holds the app there; issue 23):
+    /// nothing was sent. `send --queue` waits for it; a plain send may be
+    /// tried again later.
+    case appBusy = "appBusy"
     /// Anything else; the message says what.
     case `internal`
 }

@@ -13,6 +13,12 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     /// The peer's daemon acknowledged messages sent on a session: every
     /// message up to `delivery.through` reached it (live only, never replayed).
     case delivered = "delivered"
+    /// The peer's daemon refused an app's messages on a session (its inbox
+    /// for the app is full, or no client holds the app there): messages of
+    /// `delivery.app` from `delivery.from` on were not delivered. Queued
+    /// ones wait and go again when it has room; plain sends are not kept
+    /// (issue 23; live only, never replayed).
+    case undelivered = "undelivered"
     /// A peer's session state changed; `reason` says why.
     case stateChanged = "stateChanged"
     /// Our invitation never reached the peer: no address answered, or the

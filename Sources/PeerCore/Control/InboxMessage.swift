@@ -15,9 +15,12 @@ public struct InboxMessage: Codable, Sendable, Equatable {
     public var received: Date
     /// The data's size in bytes.
     public var size: Int
+    /// The app it waits for; absent for the default app (issue 23).
+    public var app: String?
 
     /// Creates it.
-    public init(id: UInt64, from: UUID?, peerId: String, name: String?, received: Date, size: Int) {
+    public init(id: UInt64, from: UUID?, peerId: String, name: String?, received: Date, size: Int, app: String? = nil) {
+        self.app = app
         self.id = id
         self.from = from
         self.peerId = peerId

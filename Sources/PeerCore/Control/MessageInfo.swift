@@ -15,9 +15,12 @@ public struct MessageInfo: Codable, Sendable, Equatable {
     public var inbox: UInt64?
     /// When it was stored, for a message that waited in the inbox.
     public var received: Date?
+    /// The app it is for; absent for the default app (issue 23).
+    public var app: String?
 
     /// Creates it.
-    public init(from: UUID?, peerId: String? = nil, data: String, size: Int, inbox: UInt64? = nil, received: Date? = nil) {
+    public init(from: UUID?, peerId: String? = nil, data: String, size: Int, inbox: UInt64? = nil, received: Date? = nil, app: String? = nil) {
+        self.app = app
         self.from = from
         self.peerId = peerId
         self.data = data

@@ -16,9 +16,12 @@ public struct QueueInfo: Codable, Sendable, Equatable {
     /// The peer's words when it last closed the session as `busy` (its
     /// inbox was full), until it acknowledges messages again.
     public var busy: String?
+    /// The app the queue is for; absent for the default app (issue 23).
+    public var app: String?
 
     /// Creates it.
-    public init(peer: UUID?, name: String, peerId: String, messages: Int, bytes: Int, busy: String? = nil) {
+    public init(peer: UUID?, name: String, peerId: String, messages: Int, bytes: Int, busy: String? = nil, app: String? = nil) {
+        self.app = app
         self.busy = busy
         self.peer = peer
         self.name = name

@@ -2,13 +2,15 @@ import FoundationEssentials
 
 /// Which queued messages go when: the decisions of durable delivery.
 ///
-/// Per peer it remembers the session numbers of the queued messages handed
-/// to the current session and not yet acknowledged, oldest first. The
-/// queue's messages beyond those go next; an acknowledgement covering them
-/// says how many leave the disk; a session that ends forgets them, so they
-/// are sent again on the next one (at least once).
+/// Per queue (a peer's messages of one app, ``QueueKey``) it remembers the
+/// session numbers of the queued messages handed to the current session
+/// and not yet acknowledged, oldest first. The queue's messages beyond
+/// those go next; an acknowledgement covering them says how many leave the
+/// disk; a session that ends forgets them, so they are sent again on the
+/// next one (at least once). An app's messages the peer refused
+/// (`appBusy`) are no longer in flight: they go again once it has room.
 public struct QueueFlow: Sendable, Equatable {
-    private var inFlight: [UUID: [UInt64]] = [:]
+    private var inFlight: [QueueKey: [UInt64]] = [:]
 
     /// An empty flow.
     public init() {}
@@ -16,30 +18,64 @@ public struct QueueFlow: Sendable, Equatable {
     /// Of `pending` queued messages for `peer`, the index of the first one
     /// not yet handed to its session (the ones before it are in flight).
     public func nextIndex(for peer: UUID, pending: Int) -> Int {
-        min(inFlight[peer]?.count ?? 0, pending)
+        nextIndex(for: QueueKey(peer: peer), pending: pending)
     }
 
-    /// The next queued message went out on the session as `number`.
+    /// Of `pending` queued messages of `key`, the index of the first one
+    /// not yet handed to its session.
+    public func nextIndex(for key: QueueKey, pending: Int) -> Int {
+        min(inFlight[key]?.count ?? 0, pending)
+    }
+
+    /// The next queued message of the default app went out as `number`.
     public mutating func sent(_ number: UInt64, to peer: UUID) {
-        inFlight[peer, default: []].append(number)
+        sent(number, of: QueueKey(peer: peer))
+    }
+
+    /// The next queued message of `key` went out on the session as `number`.
+    public mutating func sent(_ number: UInt64, of key: QueueKey) {
+        inFlight[key, default: []].append(number)
+    }
+
+    /// The default app's queued messages covered by an acknowledgement.
+    public mutating func acknowledged(through: UInt64, by peer: UUID) -> Int {
+        acknowledged(through: through, of: QueueKey(peer: peer))
     }
 
     /// The peer acknowledged its session's messages 1…`through`. Returns how
-    /// many queued messages that covers: they leave the disk, oldest first.
-    public mutating func acknowledged(through: UInt64, by peer: UUID) -> Int {
-        guard var numbers = inFlight[peer] else { return 0 }
+    /// many queued messages of `key` that covers: they leave the disk,
+    /// oldest first.
+    public mutating func acknowledged(through: UInt64, of key: QueueKey) -> Int {
+        guard var numbers = inFlight[key] else { return 0 }
         let done = numbers.prefix { $0 <= through }.count
         numbers.removeFirst(done)
-        inFlight[peer] = numbers.isEmpty ? nil : numbers
+        inFlight[key] = numbers.isEmpty ? nil : numbers
         return done
     }
 
-    /// The session ended (or the peer's queue was dropped): nothing is in
-    /// flight; unacknowledged messages go again on the next session.
-    public mutating func sessionEnded(_ peer: UUID) {
-        inFlight[peer] = nil
+    /// The peer refused `key`'s messages from session message `first` on
+    /// (`appBusy`): those are not in flight any more, and go again later.
+    /// Returns how many that was.
+    @discardableResult
+    public mutating func refused(from first: UInt64, of key: QueueKey) -> Int {
+        guard var numbers = inFlight[key] else { return 0 }
+        let kept = numbers.prefix { $0 < first }.count
+        let dropped = numbers.count - kept
+        numbers.removeLast(dropped)
+        inFlight[key] = numbers.isEmpty ? nil : numbers
+        return dropped
     }
 
-    /// Messages in flight to `peer`.
-    public func inFlightCount(_ peer: UUID) -> Int { inFlight[peer]?.count ?? 0 }
+    /// The session ended (or the peer's queues were dropped): nothing is in
+    /// flight for any of the peer's queues; unacknowledged messages go
+    /// again on the next session.
+    public mutating func sessionEnded(_ peer: UUID) {
+        for key in inFlight.keys where key.peer == peer { inFlight[key] = nil }
+    }
+
+    /// Messages of the default app in flight to `peer`.
+    public func inFlightCount(_ peer: UUID) -> Int { inFlightCount(QueueKey(peer: peer)) }
+
+    /// Messages of `key` in flight.
+    public func inFlightCount(_ key: QueueKey) -> Int { inFlight[key]?.count ?? 0 }
 }

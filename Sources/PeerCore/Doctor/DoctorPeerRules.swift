@@ -72,13 +72,14 @@ public enum DoctorPeerRules {
 
     /// What its release can do, as its last session's handshake said
     /// (docs/protocol.md §9): a peer without a feature is told so, with
-    /// what it cannot do.
+    /// what it cannot do. Apps are left to ``app(_:_:)``: a host that uses
+    /// none loses nothing with a peer that has none.
     public static func release(_ peer: PeerSnapshot) -> DoctorCheck {
         guard let release = peer.release else {
             return DoctorCheck("peer", .skipped, "no session with '\(peer.name)' has said its release yet", fix: "invite it, then ask again")
         }
         let announced = Set(peer.features ?? [])
-        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0 != .acceptName }
+        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0 != .acceptName && $0 != .apps }
         guard missing.isEmpty else {
             return DoctorCheck("peer", .warning, "'\(peer.name)' runs peerd \(release), which cannot \(missing.map(\.ability).joined(separator: " or "))",
                                detail: "it announced \(announced.isEmpty ? "no features" : "only " + announced.sorted().joined(separator: ", ")); messages, queues, pairing and channels work",
@@ -87,10 +88,14 @@ public enum DoctorPeerRules {
         return DoctorCheck("peer", .ok, "'\(peer.name)' runs peerd \(release), with every feature this host uses")
     }
 
-    /// Whether the peer runs `app` (`doctor PEER --app NAME`): whether it
-    /// advertises it, and whether its daemon confirmed it (not yet: an
-    /// app heard over mDNS is a claim).
+    /// Whether the peer runs `app` (`doctor PEER --app NAME`): whether its
+    /// release carries apps, whether it advertises the app, and whether its
+    /// daemon confirmed it over the session (heard over mDNS, it is a claim).
     public static func app(_ app: String, _ peer: PeerSnapshot) -> DoctorCheck {
+        if let release = peer.release, let features = peer.features, !features.contains(WireFeature.apps.rawValue) {
+            return DoctorCheck("peer", .failed, "'\(peer.name)' runs peerd \(release), which cannot \(WireFeature.apps.ability)",
+                               detail: "app traffic to it is answered unsupported; the default app works", fix: "upgrade peerd on '\(peer.name)'")
+        }
         guard let advertised = peer.apps?[app] else {
             let others = (peer.apps ?? [:]).keys.sorted()
             return DoctorCheck("peer", .failed, "'\(peer.name)' does not advertise app '\(app)'",

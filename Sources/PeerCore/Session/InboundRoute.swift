@@ -23,6 +23,9 @@ public enum InboundRoute: Sendable, Equatable {
     case lifecycle(WireMessage)
     /// For the data plane: transfers and streams (docs/protocol.md §8).
     case bulk(BulkMessage)
+    /// An app's list, binding or flow message (not its data, which the
+    /// lifecycle assembles), for the session's owner.
+    case app(AppMessage)
     /// Not allowed now: the session ends with these words.
     case violation(String)
 
@@ -46,6 +49,11 @@ public enum InboundRoute: Sendable, Equatable {
             case (_, .none): return .rejectStrayPairing
             default: return .pairingStep(message)
             }
+        case .app(.data):
+            return .lifecycle(message)
+        case .app(let app):
+            guard canSendData else { return .violation("an app message outside an accepted session") }
+            return .app(app)
         case .bulk(let bulk):
             if let violation = bulkViolation(canSendData: canSendData) { return .violation(violation) }
             return .bulk(bulk)

@@ -8,6 +8,9 @@ public enum SessionAction: Equatable, Sendable {
     case established
     /// A whole application message arrived.
     case deliver([UInt8])
+    /// A whole application message arrived under the peer's app number
+    /// (`appData`; the session's bindings name the app).
+    case deliverApp(UInt16, [UInt8])
     /// Flush what was sent, close the socket, report the reason.
     case finish(CloseReason, String)
 }

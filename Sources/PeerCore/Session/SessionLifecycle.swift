@@ -170,17 +170,16 @@ public struct SessionLifecycle: Sendable {
             return [.established]
         case (.decline(let reason, let text), .inviting):
             return finish(reason == .timedOut ? .timedOut : .declined, text, notify: false)
-        case (.data, .connected) where forPairing:
+        case (.data, .connected) where forPairing, (.app(.data), .connected) where forPairing:
             // A session opened to pair carries the pairing alone: nothing a
             // stranger sends on it may reach an application.
             return finish(.protocolError, "application data on a session opened to pair", notify: true)
         case (.data(let more, let bytes), .connected):
-            switch assembler.add(more: more, bytes: bytes) {
-            case .incomplete: return []
-            case .message(let whole): return [.deliver(whole)]
-            case .tooLarge(let size):
-                return finish(.tooLarge, "message of more than \(size) bytes exceeds the \(limits.maxMessage)-byte limit", notify: true)
-            }
+            return assemble(more: more, bytes: bytes, app: 0)
+        case (.app(.data(let number, let more, let bytes)), .connected):
+            // Number 0 is never bound: the default app's data is `data`.
+            guard number != 0 else { return finish(.protocolError, "appData under number 0", notify: true) }
+            return assemble(more: more, bytes: bytes, app: number)
         default:
             return finish(.protocolError, "unexpected \(Self.name(of: message)) while \(phase)", notify: true)
         }
@@ -288,6 +287,19 @@ public struct SessionLifecycle: Sendable {
         return [.send(message)]
     }
 
+    /// One fragment of application data, under app number `app` (0 for `data`).
+    private mutating func assemble(more: Bool, bytes: [UInt8], app: UInt16) -> [SessionAction] {
+        switch assembler.add(more: more, bytes: bytes, app: app) {
+        case .incomplete: return []
+        case .message(let whole, app: 0): return [.deliver(whole)]
+        case .message(let whole, let number): return [.deliverApp(number, whole)]
+        case .tooLarge(let size):
+            return finish(.tooLarge, "message of more than \(size) bytes exceeds the \(limits.maxMessage)-byte limit", notify: true)
+        case .interleaved(let expected, let got):
+            return finish(.protocolError, "a fragment under app number \(got) inside a message under \(expected)", notify: true)
+        }
+    }
+
     private mutating func finish(_ reason: CloseReason, _ text: String, notify: Bool) -> [SessionAction] {
         phase = .closed(reason)
         let wireReason: CloseReason = reason == .closedLocally || reason == .duplicate || reason == .timedOut || reason == .tooLarge || reason == .protocolError || reason == .busy ? reason : .closedByPeer
@@ -307,6 +319,7 @@ public struct SessionLifecycle: Sendable {
         case .unpair: return "unpair"
         case .ack: return "ack"
         case .bulk: return "transfer or stream message"
+        case .app: return "app message"
         }
     }
 }

@@ -20,6 +20,7 @@
 /// | 0x0E | unpair      | (none) |
 /// | 0x0F | ack         | messages received u64 |
 /// | 0x10–0x1B | bulk   | ``BulkCodec`` (transfers and streams) |
+/// | 0x20–0x25 | app    | ``AppCodec`` (apps; feature `apps`) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -100,6 +101,9 @@ public enum WireCodec {
         case .bulk(let bulk):
             out.append(BulkCodec.type(of: bulk))
             BulkCodec.encodeBody(bulk, into: &out)
+        case .app(let app):
+            out.append(AppCodec.type(of: app))
+            AppCodec.encodeBody(app, into: &out)
         }
         return out
     }
@@ -164,6 +168,8 @@ public enum WireCodec {
             message = .ack(try reader.u64("ack"))
         case BulkCodec.firstType...BulkCodec.lastType:
             message = .bulk(try BulkCodec.decodeBody(type: type, &reader))
+        case AppCodec.firstType...AppCodec.lastType:
+            message = .app(try AppCodec.decodeBody(type: type, &reader))
         default:
             throw .unknownType(type)
         }

@@ -13,11 +13,14 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     case files = "files"
     /// Byte streams: message types 0x18 to 0x1B (protocol.md §8).
     case streams = "streams"
+    /// Apps: message types 0x20 to 0x25 (protocol.md §10).
+    case apps = "apps"
 
     /// The release that added it.
     public var addedIn: String {
         switch self {
         case .acceptName, .files, .streams: "0.2.0"
+        case .apps: "0.3.0"
         }
     }
 
@@ -28,6 +31,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .acceptName: "send its name with accept"
         case .files: "receive files"
         case .streams: "open streams"
+        case .apps: "carry app traffic"
         }
     }
 
@@ -38,6 +42,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         switch message {
         case .accept(let name): name.isEmpty ? [] : [.acceptName]
         case .bulk(let bulk): needed(for: bulk)
+        case .app: [.apps]
         case .invite, .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
              .pairReject, .unpair, .ack:
             []

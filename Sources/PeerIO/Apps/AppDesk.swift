@@ -11,11 +11,14 @@ final class AppDesk {
     private let discovery: DiscoveryCoordinator
     private let serviceType: String
     private let logger: Logger
+    /// The sessions, told of this host's apps (given at init).
+    private let sessions: SessionTable
 
     /// A desk whose declared apps are read back from `store`; nothing is
     /// published until ``start()``.
     init(store: AppStore, baseRecordBytes: Int, reservations: [AppName: AppReservation], discovery: DiscoveryCoordinator,
-         serviceType: String, logger: Logger) {
+         serviceType: String, sessions: SessionTable, logger: Logger) {
+        self.sessions = sessions
         self.store = store
         self.discovery = discovery
         self.serviceType = serviceType
@@ -32,6 +35,25 @@ final class AppDesk {
 
     /// The apps registered here.
     var rows: AppsResult { AppsResult(apps: registry.published.map { AppRow($0, serviceType: serviceType) }) }
+
+    /// The names of the apps registered here, sorted, as `appList` carries them.
+    var names: [String] { registry.published.map(\.name.text) }
+
+    /// Whether `client` holds `app` (registered it on its connection).
+    func holds(_ app: AppName, _ client: ControlConnection) -> Bool {
+        registry.apps[app]?.clients.contains(client.number) ?? false
+    }
+
+    /// Whether messages for `app` are kept here: the default app always;
+    /// an app while a client holds it or it is declared.
+    func keeps(_ app: AppName) -> Bool {
+        app.isDefault || (registry.apps[app]?.isKept ?? false)
+    }
+
+    /// The app a traffic request acts for (``AppRequestRules/trafficApp(_:_:holds:)``).
+    func trafficApp(_ method: ControlMethod, _ params: ControlParams, client: ControlConnection) -> Result<AppName, ControlError> {
+        AppRequestRules.trafficApp(method, params) { holds($0, client) }
+    }
 
     /// `register`: `client` holds the app while it is connected.
     func register(_ params: ControlParams, client: ControlConnection) -> Result<AppRow, ControlError> {
@@ -100,7 +122,15 @@ final class AppDesk {
         return failure
     }
 
+    /// Publishes the apps over mDNS, confirms them to every connected peer
+    /// (`appList`), and lets peers whose messages an app refused for want
+    /// of a client try again.
     private func publish() {
         discovery.publishApps(txt: registry.txtEntries, apps: registry.published.map(\.name))
+        let names = names
+        for session in sessions.sessions where session.isConnected {
+            session.sendAppList(names)
+            for app in session.refusedApps where keeps(app) { session.appHasRoom(app) }
+        }
     }
 }

@@ -3,7 +3,7 @@ import FoundationEssentials
 import PeerCore
 
 /// The message channels (docs/control-protocol.md, "Message channels"):
-/// at most one per peer, ``maxChannels`` in all. The session layer hands
+/// at most one per peer and app, ``maxChannels`` in all. The session layer hands
 /// it each message that arrives (a channel for the sender takes it ahead
 /// of the inbox), the peer's acknowledgements, and the session's room.
 @MainActor
@@ -11,7 +11,7 @@ public final class ChannelDesk {
     /// Channels open at once, over every peer.
     public static let maxChannels = 64
 
-    private var channels: [UUID: MessageChannel] = [:]
+    private var channels: [ChannelKey: MessageChannel] = [:]
     private let maxMessage: Int
     private let logger: Logger
     /// The sessions, by peer: the daemon's one table, given at init.
@@ -36,29 +36,34 @@ public final class ChannelDesk {
 
     /// Opens a channel to `peer` on `descriptor` for `client`; `answer` is
     /// called once it is over (or at once, with an error).
-    public func open(to peer: PeerSnapshot, descriptor: FileDescriptor, client: ControlConnection,
+    public func open(to peer: PeerSnapshot, app: AppName, descriptor: FileDescriptor, client: ControlConnection,
                      answer: @escaping @MainActor (ControlReply) -> Void) {
         guard let session = session(peer.id), session.isConnected else {
             descriptor.close()
             return answer(.error(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first")))
         }
-        guard channels[peer.id] == nil else {
+        if case .unsupported(let release) = session.appRefusal(app) {
             descriptor.close()
-            return answer(.error(ControlError(.busy, "a channel with '\(peer.name)' is already open here; one per peer")))
+            return answer(.error(.unsupported(.apps, peer: peer.name, release: release)))
+        }
+        let key = ChannelKey(peer: peer.id, app: app)
+        guard channels[key] == nil else {
+            descriptor.close()
+            return answer(.error(ControlError(.busy, "a channel with '\(peer.name)' for \(app) is already open here; one per peer and app")))
         }
         guard channels.count < Self.maxChannels else {
             descriptor.close()
             return answer(.error(ControlError(.busy, "\(Self.maxChannels) channels are open; try again later")))
         }
-        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, client: client, maxMessage: maxMessage, answer: answer,
+        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, app: app, client: client, maxMessage: maxMessage, answer: answer,
                                      session: { [weak self] in self?.session(peer.id) },
                                      onFinished: { [weak self] ended in
-            guard let self, self.channels[ended.peer] === ended else { return }
-            self.channels[ended.peer] = nil
+            guard let self, self.channels[key] === ended else { return }
+            self.channels[key] = nil
             self.logger.info("channel with '\(peer.name)': over (\(ended.sent) sent, \(ended.received) received)")
             self.ended()
         })
-        channels[peer.id] = channel
+        channels[key] = channel
         logger.info("channel with '\(peer.name)': opened")
         channel.pump()
     }
@@ -66,8 +71,8 @@ public final class ChannelDesk {
     /// A message from `session`'s peer: true when a channel took it (it is
     /// then the client's, and may be acknowledged). The session holds its
     /// reading while the channel's client is behind.
-    public func deliver(_ message: [UInt8], from session: PeerSession) -> Bool {
-        guard let peer = session.peerUUID, let channel = channels[peer], !channel.finished else { return false }
+    public func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
+        guard let peer = session.peerUUID, let channel = channels[ChannelKey(peer: peer, app: app)], !channel.finished else { return false }
         if channel.deliver(message) { session.holdReading(true, for: .channel) }
         return true
     }
@@ -75,18 +80,30 @@ public final class ChannelDesk {
     /// The peer acknowledged the session's first `count` messages.
     public func acknowledged(_ count: UInt64, on session: PeerSession) {
         guard let peer = session.peerUUID else { return }
-        channels[peer]?.acknowledged(upTo: count)
+        for channel in channels(of: peer) { channel.acknowledged(upTo: count) }
     }
 
     /// The session has room again: its channel sends what waits.
     public func room(on session: PeerSession) {
         guard let peer = session.peerUUID else { return }
-        channels[peer]?.pump()
+        for channel in channels(of: peer) { channel.pump() }
     }
 
     /// The session ended: its channel is reset.
     public func sessionDown(_ peer: UUID) {
-        channels[peer]?.reset("the session with the peer ended")
+        for channel in channels(of: peer) { channel.reset("the session with the peer ended") }
+    }
+
+    /// The peer refused `app`'s messages (`appBusy`): its channel is reset
+    /// with the peer's words, since what it sent since was not delivered.
+    public func appBusy(_ app: AppName, on session: PeerSession, text: String) {
+        guard let peer = session.peerUUID else { return }
+        channels[ChannelKey(peer: peer, app: app)]?.reset("the peer refused the app's messages: \(text)")
+    }
+
+    /// The channels joined to `peer`, in every app.
+    private func channels(of peer: UUID) -> [MessageChannel] {
+        channels.filter { $0.key.peer == peer }.map(\.value)
     }
 
     /// Clock tick: channels whose client went away are reset.

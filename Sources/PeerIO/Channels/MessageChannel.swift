@@ -25,6 +25,8 @@ final class MessageChannel {
 
     /// The peer it is joined to.
     let peer: UUID
+    /// The app whose messages it carries.
+    let app: AppName
     /// The client that asked; the channel is reset if it goes.
     let client: ControlConnection
     private let maxMessage: Int
@@ -61,12 +63,13 @@ final class MessageChannel {
     /// Takes `descriptor` (made non-blocking here).
     /// `session` finds the peer's session; `onFinished` hears that the
     /// channel is over.
-    init(descriptor: FileDescriptor, peer: UUID, client: ControlConnection, maxMessage: Int,
+    init(descriptor: FileDescriptor, peer: UUID, app: AppName, client: ControlConnection, maxMessage: Int,
          answer: @escaping @MainActor (ControlReply) -> Void, session: @escaping @MainActor () -> PeerSession?,
          onFinished: @escaping @MainActor (MessageChannel) -> Void) {
         self.session = session
         self.onFinished = onFinished
         self.peer = peer
+        self.app = app
         self.client = client
         self.maxMessage = maxMessage
         self.answer = answer
@@ -146,7 +149,7 @@ final class MessageChannel {
     }
 
     private func send(_ message: [UInt8], on session: PeerSession) -> Bool {
-        guard let number = session.send(message) else { return false }
+        guard let number = session.send(message, app: app) else { return false }
         if let last = unacknowledged.last, last.upperBound + 1 == number {
             unacknowledged[unacknowledged.count - 1] = last.lowerBound...number
         } else {

@@ -28,3 +28,13 @@ public enum ControlReply {
         }
     }
 }
+
+extension Result where Success == ControlReply, Failure == ControlError {
+    /// The reply, or the error as one (a request whose checks come first).
+    var reply: ControlReply {
+        switch self {
+        case .success(let reply): reply
+        case .failure(let error): .error(error)
+        }
+    }
+}

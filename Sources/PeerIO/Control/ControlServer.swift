@@ -81,8 +81,14 @@ public final class ControlServer {
     /// with a final `error` event, and logged once. (`message` events go
     /// only to the clients taking messages: see ``send(_:to:)``.)
     public func broadcast(_ event: ControlEvent) {
+        broadcast(event) { _ in true }
+    }
+
+    /// Sends an event to the subscribers `audience` picks (an app's events
+    /// go to its clients alone).
+    public func broadcast(_ event: ControlEvent, to audience: (ControlConnection) -> Bool) {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return }
-        for connection in connections.values where connection.isSubscriber && !connection.isClosing {
+        for connection in connections.values where connection.isSubscriber && !connection.isClosing && audience(connection) {
             _ = send(line, of: event, to: connection)
         }
     }

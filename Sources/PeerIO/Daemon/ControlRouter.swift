@@ -12,7 +12,7 @@ public final class ControlRouter: ControlRequestHandler {
     private let trust: TrustDesk
     private let invitations: InvitationDesk
     private let queued: QueuedDelivery
-    private let inbox: InboxDelivery
+    private let inboxes: InboxBook
     private weak var sessions: (any SessionOperations)?
     private let transfers: TransferDesk
     private let streams: StreamDesk
@@ -27,7 +27,7 @@ public final class ControlRouter: ControlRequestHandler {
 
     /// A router over the daemon's components.
     init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
-         queued: QueuedDelivery, inbox: InboxDelivery, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
+         queued: QueuedDelivery, inboxes: InboxBook, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
          channels: ChannelDesk, apps: AppDesk, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
         self.events = events
         self.hold = hold
@@ -42,17 +42,17 @@ public final class ControlRouter: ControlRequestHandler {
         self.trust = trust
         self.invitations = invitations
         self.queued = queued
-        self.inbox = inbox
+        self.inboxes = inboxes
         self.sessions = sessions
     }
 
     /// The inbox forgets a message once its event is written whole.
-    public func clientWrote(_ client: ControlConnection) { inbox.written(client) }
+    public func clientWrote(_ client: ControlConnection) { inboxes.written(client) }
 
     /// The inbox hands a gone client's messages to another taker,
     /// and the apps it alone held are withdrawn.
     public func clientClosed(_ client: ControlConnection) {
-        inbox.closed(client)
+        inboxes.closed(client)
         apps.closed(client)
     }
 
@@ -72,10 +72,11 @@ public final class ControlRouter: ControlRequestHandler {
             return .from(ControlRequestRules.peerSelector(method, params)
                 .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
         case .send where params.peers != nil || params.all != nil:
-            return groupSend(params, sessions: sessions)
+            return apps.trafficApp(.send, params, client: client).map { groupSend(params, app: $0, sessions: sessions) }.reply
         case .invite, .disconnect, .send, .pair, .unpair:
-            switch ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
-            case .success(let peer): return sessionRequest(method, peer: peer, params: params, sessions: sessions)
+            let app = method == .send ? apps.trafficApp(.send, params, client: client) : .success(.none)
+            switch app.flatMap({ app in ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }).map { (app, $0) } }) {
+            case .success((let app, let peer)): return sessionRequest(method, peer: peer, app: app, params: params, sessions: sessions)
             case .failure(let error): return .error(error)
             }
         case .add:
@@ -115,7 +116,7 @@ public final class ControlRouter: ControlRequestHandler {
             }
             return .from(invitations.answer(key, accept: method == .accept))
         case .subscribe:
-            return subscribe(params)
+            return apps.trafficApp(.subscribe, params, client: client).map { subscribe(params, app: $0) }.reply
         case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers:
             return transferRequest(method, params: params, client: client)
         case .pipe:
@@ -131,11 +132,13 @@ public final class ControlRouter: ControlRequestHandler {
         case .apps:
             return .result(apps.rows)
         case .inbox:
-            return .from(senderID(params.peer).map { inbox.list(from: $0, max: min(params.max ?? 1000, 10_000)) })
+            return .from(apps.trafficApp(.inbox, params, client: client).flatMap { app in
+                senderID(params.peer).map { inboxes.inbox(app).list(from: $0, max: min(params.max ?? 1000, 10_000)) }
+            })
         case .take:
-            switch senderID(params.peer) {
-            case .success(let from):
-                let inbox = inbox
+            switch apps.trafficApp(.take, params, client: client).flatMap({ app in senderID(params.peer).map { (app, $0) } }) {
+            case .success((let app, let from)):
+                let inbox = inboxes.inbox(app)
                 return .later { answer in
                     inbox.take(from: from, max: min(params.max ?? 100, 10_000)) { outcome in
                         switch outcome {
@@ -207,30 +210,33 @@ public final class ControlRouter: ControlRequestHandler {
         guard let descriptor = client.takeDescriptors(1)?.first else {
             return .error(ControlError(.invalidParams, "'channel' needs one descriptor with the line: a connected stream socket"))
         }
-        switch ControlRequestRules.peerSelector(.channel, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
-        case .success(let peer):
+        let app = apps.trafficApp(.channel, params, client: client)
+        switch app.flatMap({ app in ControlRequestRules.peerSelector(.channel, params).flatMap({ PeerSelector.select($0, from: directory.all) }).map { (app, $0) } }) {
+        case .success((let app, let peer)):
             let channels = channels
-            return .later { answer in channels.open(to: peer, descriptor: descriptor, client: client, answer: answer) }
+            return .later { answer in channels.open(to: peer, app: app, descriptor: descriptor, client: client, answer: answer) }
         case .failure(let error):
             descriptor.close()
             return .error(error)
         }
     }
 
-    private func subscribe(_ params: ControlParams) -> ControlReply {
+    private func subscribe(_ params: ControlParams, app: AppName) -> ControlReply {
         let last = events.lastSeq
         let held = events.events(after: params.since ?? last)
         let result = SubscribeResult(seq: last, replayed: held.events.count, truncated: held.truncated)
         guard params.take == true else { return .subscribed(result, replay: held.events, then: nil) }
         switch senderID(params.peer) {
         case .success(let from):
-            return .subscribed(result, replay: held.events) { [inbox] connection in inbox.addTaker(connection, from: from, count: params.count) }
+            let inbox = inboxes.inbox(app)
+            return .subscribed(result, replay: held.events) { connection in inbox.addTaker(connection, from: from, count: params.count) }
         case .failure(let error):
             return .error(error)
         }
     }
 
-    private func sessionRequest(_ method: ControlMethod, peer: PeerSnapshot, params: ControlParams, sessions: any SessionOperations) -> ControlReply {
+    private func sessionRequest(_ method: ControlMethod, peer: PeerSnapshot, app: AppName, params: ControlParams,
+                                sessions: any SessionOperations) -> ControlReply {
         switch method {
         case .invite:
             switch ControlRequestRules.invitation(params) {
@@ -248,9 +254,10 @@ public final class ControlRouter: ControlRequestHandler {
             case .success(let data):
                 // A plain send is answered at once (no deferred reply, which
                 // would pause reading the client's next request).
-                switch sendPath(peer, queue: params.queue) {
-                case .queue(let peerID): return .later { [self] answer in enqueue(data, for: peerID, peer: peer, sessions: sessions) { answer(.from($0)) } }
-                case .session: return .from(sessions.send(data, to: peer))
+                switch sendPath(peer, app: app, queue: params.queue) {
+                case .queue(let peerID):
+                    return .later { [self] answer in enqueue(data, for: peerID, app: app, peer: peer, sessions: sessions) { answer(.from($0)) } }
+                case .session: return .from(sessions.send(data, to: peer, app: app))
                 case .refused(let error): return .error(error)
                 }
             case .failure(let error):
@@ -259,16 +266,21 @@ public final class ControlRouter: ControlRequestHandler {
         }
     }
 
-    /// Where a `send` to `peer` goes (``ControlRequestRules/sendPath(queue:peer:paired:connected:)``).
-    private func sendPath(_ peer: PeerSnapshot, queue: Bool?) -> ControlRequestRules.SendPath {
-        ControlRequestRules.sendPath(queue: queue, peer: peer, paired: trust.isPaired(peer.peerId), connected: directory.state(of: peer.id) == .connected)
+    /// Where a `send` of `app` to `peer` goes
+    /// (``ControlRequestRules/sendPath(queue:peer:paired:connected:)``): an
+    /// app's message is never queued for a peer whose release has no apps.
+    private func sendPath(_ peer: PeerSnapshot, app: AppName, queue: Bool?) -> ControlRequestRules.SendPath {
+        if !app.isDefault, queue == true, let release = peer.release, let features = peer.features, !features.contains(WireFeature.apps.rawValue) {
+            return .refused(.unsupported(.apps, peer: peer.name, release: release))
+        }
+        return ControlRequestRules.sendPath(queue: queue, peer: peer, paired: trust.isPaired(peer.peerId), connected: directory.state(of: peer.id) == .connected)
     }
 
     /// `send` with `queue`: stored durably first, connected or not; it
     /// leaves the disk only when the peer acknowledges it.
-    private func enqueue(_ data: [UInt8], for peerID: String, peer: PeerSnapshot, sessions: any SessionOperations,
+    private func enqueue(_ data: [UInt8], for peerID: String, app: AppName, peer: PeerSnapshot, sessions: any SessionOperations,
                          then done: @escaping @MainActor (Result<SendResult, ControlError>) -> Void) {
-        queued.enqueue(data, for: peerID, name: peer.name) { outcome in
+        queued.enqueue(data, for: peerID, app: app, name: peer.name) { outcome in
             if case .failure(let error) = outcome { return done(.failure(error)) }
             sessions.drainQueue(for: peer.id)
             done(.success(SendResult(bytes: data.count, queued: true)))
@@ -278,9 +290,13 @@ public final class ControlRouter: ControlRequestHandler {
     /// `send` with `peers` or `all` (MPC's `send(_:toPeers:with:)`): the
     /// message goes to each peer as a single `send` would take it, and the
     /// answer, once every peer's outcome is known, has one entry each.
-    private func groupSend(_ params: ControlParams, sessions: any SessionOperations) -> ControlReply {
+    private func groupSend(_ params: ControlParams, app: AppName, sessions: any SessionOperations) -> ControlReply {
         let targets: [(selector: String, peer: Result<PeerSnapshot, ControlError>)]
-        switch ControlRequestRules.groupTargets(params, peers: directory.all, connected: { self.directory.state(of: $0) == .connected }) {
+        // `all` in an app: every connected peer whose daemon confirms the app.
+        let connected: (UUID) -> Bool = { id in
+            self.directory.state(of: id) == .connected && (app.isDefault || self.directory.row(id)?.apps?[app.text]?.confirmed == true)
+        }
+        switch ControlRequestRules.groupTargets(params, peers: directory.all, connected: connected) {
         case .success(let found): targets = found
         case .failure(let error): return .error(error)
         }
@@ -303,9 +319,9 @@ public final class ControlRouter: ControlRequestHandler {
                     waiting -= 1
                     if waiting == 0 { finish() }
                 }
-                switch target.peer.map({ ($0, sendPath($0, queue: params.queue)) }) {
-                case .success((let peer, .queue(let peerID))): enqueue(data, for: peerID, peer: peer, sessions: sessions, then: settle)
-                case .success((let peer, .session)): settle(sessions.send(data, to: peer))
+                switch target.peer.map({ ($0, sendPath($0, app: app, queue: params.queue)) }) {
+                case .success((let peer, .queue(let peerID))): enqueue(data, for: peerID, app: app, peer: peer, sessions: sessions, then: settle)
+                case .success((let peer, .session)): settle(sessions.send(data, to: peer, app: app))
                 case .success((_, .refused(let error))), .failure(let error): settle(.failure(error))
                 }
             }

@@ -28,13 +28,16 @@ public final class PeerDaemon {
     private let reconnect: ReconnectController
     private let health = ServiceHealth()
     private let queued: QueuedDelivery
-    /// Messages no client takes wait here (see ``InboxDelivery``).
-    private lazy var inbox = InboxDelivery(
-        stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
-        control: control, logger: logger,
-        lookUp: { [unowned self] peerID in self.sender(peerID) },
-        number: { [unowned self] event in self.events.number(event) },
-        onRoom: { [unowned self] in self.reconnect.inboxHasRoom() }, clock: clock)
+    /// Messages no client takes wait here, each app's in its own inbox
+    /// (see ``InboxBook`` and ``InboxDelivery``).
+    private lazy var inboxes = InboxBook(
+        main: InboxDelivery(stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
+                            control: control, logger: logger,
+                            lookUp: { [unowned self] peerID in self.sender(peerID) },
+                            number: { [unowned self] event in self.events.number(event) },
+                            onRoom: { [unowned self] in self.reconnect.inboxHasRoom() }, clock: clock),
+        existing: InboxBook.existingApps(stateDirectory: config.stateDirectory),
+        make: { [unowned self] app, limit in self.appInbox(app, limit: limit) })
     private var director: SessionDirector!
     /// Files between peers.
     private let transfers: TransferDesk
@@ -94,8 +97,10 @@ public final class PeerDaemon {
         }
         // A state file of a layout this release cannot read stops start-up
         // before anything could rewrite it (the queues and trust check their own).
-        if let unreadable = MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory) {
-            throw .stateFile(path: unreadable.path, found: unreadable.found)
+        for app in [AppName.none] + InboxBook.existingApps(stateDirectory: config.stateDirectory) {
+            if let unreadable = MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory, fileName: InboxDelivery.fileName(of: app)) {
+                throw .stateFile(path: unreadable.path, found: unreadable.found)
+            }
         }
         let appStore = AppStore(stateDirectory: config.stateDirectory, logger: logger)
         if let found = appStore.unreadable() { throw .stateFile(path: appStore.path, found: found) }
@@ -168,7 +173,7 @@ public final class PeerDaemon {
                                          protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
                                          onChanges: { changes in directory.apply(changes) })
         apps = AppDesk(store: appStore, baseRecordBytes: TXTRecord.wireSize(of: txt.entries), reservations: reservations,
-                       discovery: discovery, serviceType: config.serviceType, logger: logger)
+                       discovery: discovery, serviceType: config.serviceType, sessions: table, logger: logger)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger, onWaiting: { [clock] info in
             events.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: directory.row(info.peer), invitation: info))
         })
@@ -192,7 +197,7 @@ public final class PeerDaemon {
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
-                                   invitations: invitations, reconnect: reconnect, queued: queued, inbox: inbox, bulk: plane,
+                                   invitations: invitations, reconnect: reconnect, queued: queued, inboxes: inboxes, apps: apps, bulk: plane,
                                    emit: events.emit, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
@@ -208,7 +213,7 @@ public final class PeerDaemon {
     public func start() {
         // Made here, not in init: it reads the daemon's status.
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
-                                   queued: queued, inbox: inbox, sessions: requests, transfers: transfers, streams: streams,
+                                   queued: queued, inboxes: inboxes, sessions: requests, transfers: transfers, streams: streams,
                                    channels: channels, apps: apps, events: events, hold: director.hold, status: { [unowned self] in self.status() })
         self.router = router
         // Room for one whole message event past --subscriber-queue: the flow
@@ -278,6 +283,18 @@ public final class PeerDaemon {
         "'\(discovery.name)' \(discovery.publication.rawValue); avahi \(discovery.avahiStatus.rawValue); \(directory.all.filter { !$0.lost }.count) peers present, \(directory.connectedCount) connected"
     }
 
+    /// `app`'s inbox (``InboxBook``): `limit` bytes, its `stored` events for
+    /// its clients alone, and room in it lets peers whose messages of it
+    /// were refused send them again.
+    private func appInbox(_ app: AppName, limit: Int) -> InboxDelivery {
+        InboxDelivery(stateDirectory: config.stateDirectory, app: app, limit: limit, budget: config.subscriberQueueBytes / 2,
+                      control: control, logger: logger,
+                      lookUp: { [unowned self] peerID in self.sender(peerID) },
+                      number: { [unowned self] event in self.events.number(event) },
+                      onRoom: { [unowned self] in for session in self.director.table.sessions { session.appHasRoom(app) } },
+                      audience: { [unowned self] connection in self.apps.holds(app, connection) }, clock: clock)
+    }
+
     /// Who sent a stored or arriving message, as clients see it.
     private func sender(_ peerID: String) -> InboxSender {
         if let record = trust.record(peerID: peerID) { return .init(uuid: record.uuid, name: record.name, paired: true) }
@@ -323,7 +340,7 @@ public final class PeerDaemon {
         control.stop(time: clock.now())
         // Writes handed to the disk workers finish before the process exits.
         queued.finishWriting()
-        inbox.finishWriting()
+        inboxes.finishWriting()
         trust.finishWriting()
         logger.info("stopped")
     }

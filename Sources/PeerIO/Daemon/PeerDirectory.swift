@@ -18,6 +18,9 @@ public final class PeerDirectory {
     private var rejected = RefusalCounter()
     /// What each peer's last session said of it in the handshake.
     private var announced: [UUID: PeerHello] = [:]
+    /// The apps each peer's daemon confirmed over its current session
+    /// (`appList`), until the session ends.
+    private var confirmedApps: [UUID: [String]] = [:]
     private let logger: Logger
     private let maxPeers: Int
     private let maxUnverifiedPeers: Int
@@ -136,9 +139,25 @@ public final class PeerDirectory {
         announced[peer] = hello
     }
 
-    /// The peer's authenticated session ended now.
+    /// The peer's authenticated session ended now: what it confirmed is
+    /// only advertised again.
     public func sessionEnded(_ peer: UUID, at time: Date) {
         sessionEnded[peer] = time
+        if confirmedApps.removeValue(forKey: peer) != nil, let row = rows[peer] {
+            emit(ControlEvent(seq: 0, type: .peerUpdated, time: clock.now(), peer: presence(row)))
+        }
+    }
+
+    /// The peer's daemon confirmed its apps over the session (`appList`):
+    /// the row marks them confirmed, and subscribers hear `peerUpdated`
+    /// when the list changed.
+    public func confirm(apps names: [String], for peer: UUID) {
+        let kept = Array(Set(names.filter { (try? AppName($0)) != nil })).sorted()
+        guard confirmedApps[peer] != kept else { return }
+        confirmedApps[peer] = kept
+        guard let row = rows[peer] else { return }
+        logger.info("peer '\(row.name)' confirms app\(kept.count == 1 ? "" : "s"): \(kept.isEmpty ? "none" : kept.joined(separator: ", "))")
+        emit(ControlEvent(seq: 0, type: .peerUpdated, time: clock.now(), peer: presence(row)))
     }
 
     /// Trust changed for the row: its `paired` flag is read again.
@@ -162,6 +181,9 @@ public final class PeerDirectory {
         if let hello = announced[row.id] {
             shown.release = hello.release
             shown.features = hello.names
+        }
+        if let confirmed = confirmedApps[row.id] {
+            shown.apps = AdvertisedApp.merge(advertised: shown.apps, confirmed: confirmed)
         }
         return shown
     }

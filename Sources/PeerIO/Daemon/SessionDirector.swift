@@ -10,7 +10,8 @@ import PeerCore
 /// ``SessionAdoption`` (identity, session limits, the crossing rule,
 /// docs/protocol.md §6), its end to ``SessionAftermath``, invitations to
 /// ``InvitationDesk``, pairing to ``PairingCoordinator``, messages to
-/// ``InboxDelivery``, acknowledgements to ``QueuedDelivery``, states to
+/// ``InboxBook`` (each app's inbox), the apps' flow to ``AppDesk`` and
+/// the queues, acknowledgements to ``QueuedDelivery``, states to
 /// ``PeerDirectory``.
 @MainActor
 public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate {
@@ -25,7 +26,9 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     private let invitations: InvitationDesk
     private let reconnect: ReconnectController
     private let queued: QueuedDelivery
-    private let inbox: InboxDelivery
+    private let inboxes: InboxBook
+    /// This host's apps: which it keeps, and its list for peers.
+    private let apps: AppDesk
     private let emit: @MainActor (ControlEvent) -> Void
     private let clock: DaemonClock
 
@@ -45,10 +48,11 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     private let bulk: any BulkRoom
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
-    public init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
+    init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
                 control: ControlServer, table: SessionTable, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
-                invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inbox: InboxDelivery, bulk: any BulkRoom,
-                emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+                invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inboxes: InboxBook, apps: AppDesk,
+                bulk: any BulkRoom, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+        self.apps = apps
         self.bulk = bulk
         self.clock = clock
         self.config = config
@@ -62,7 +66,7 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
         self.invitations = invitations
         self.reconnect = reconnect
         self.queued = queued
-        self.inbox = inbox
+        self.inboxes = inboxes
         self.emit = emit
         hold = SubscriberFlowHold(control: control, table: table, queueBytes: config.subscriberQueueBytes)
         let opener = SessionOpener(config: config, identityKey: identityKey, table: table, trust: trust, logger: logger, clock: clock,
@@ -194,6 +198,7 @@ extension SessionDirector {
         setState(.connected, for: peer, reason: nil)
         reconnect.connected(peer)
         rememberAddresses(of: peer)
+        session.sendAppList(apps.names)
         drainQueue(for: peer)
         pairing.connected(session)
         bulk.sessionUp(session)
@@ -217,15 +222,19 @@ extension SessionDirector {
         bulk.sessionCanSendBulk(session)
     }
 
-    /// A message arrived: the clients taking messages get it, or the inbox
-    /// keeps it; if neither can, the words for the session's `busy` close.
-    public func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict {
+    /// A message of `app` arrived: that app's clients taking messages get
+    /// it, or its inbox keeps it; if neither can, the words for the
+    /// session's `busy` close (the default app) or for the app's `appBusy`.
+    public func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
-        // A message channel for the peer takes it ahead of the inbox.
-        if table.isCurrent(session), bulk.deliver(message, from: session) == true { return .safe }
-        let outcome = inbox.arrived(message, from: peerID, now: clock.now()) { [weak self, weak session] refusal in
+        // A message channel for the peer and app takes it ahead of the inbox.
+        if table.isCurrent(session), bulk.deliver(message, app: app, from: session) == true { return .safe }
+        guard apps.keeps(app) else {
+            return .appRefused("'\(discovery.name)' has no client of app '\(app.text)', and does not declare it")
+        }
+        let outcome = inboxes.arrived(message, from: peerID, app: app, now: clock.now()) { [weak self, weak session] refusal in
             guard let self, let session else { return }
-            session.stored(refusal: refusal.map { self.busy(peer, peerID: peerID, $0) })
+            session.stored(refusal: refusal.map { app.isDefault ? self.busy(peer, peerID: peerID, $0) : self.appBusy(app, $0) })
         }
         switch outcome {
         case .accepted:
@@ -236,8 +245,38 @@ extension SessionDirector {
         case .storing:
             return .pending
         case .refused(let why):
-            return .refused(busy(peer, peerID: peerID, why))
+            return app.isDefault ? .refused(busy(peer, peerID: peerID, why)) : .appRefused(appBusy(app, why))
         }
+    }
+
+    /// The words of an `appBusy`: this host, the app, and why.
+    private func appBusy(_ app: AppName, _ why: String) -> String {
+        "'\(discovery.name)', app '\(app.text)': \(why)"
+    }
+
+    /// The peer's daemon confirmed its apps.
+    public func session(_ session: PeerSession, confirmedApps names: [String]) {
+        guard let peer = session.peerUUID, table.isCurrent(session) else { return }
+        directory.confirm(apps: names, for: peer)
+    }
+
+    /// The peer refused `app`'s messages from `first` on: its queue keeps
+    /// them, its channel is reset, and clients hear `undelivered`.
+    public func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) {
+        guard let peer = session.peerUUID, let peerID = session.remotePeerID, table.isCurrent(session) else { return }
+        logger.info("'\(directory.row(peer)?.name ?? peerID)' refuses app '\(app.text)' from message \(first) of session \(session.number): \(text)")
+        queued.appBusy(app, peer: peer, peerID: peerID, from: first, text: text)
+        bulk.appBusy(app, on: session, text: text)
+        emit(ControlEvent(seq: 0, type: .undelivered, time: clock.now(), peer: directory.row(peer),
+                          delivery: DeliveryInfo(session: session.number, refusedFrom: first, app: app.text, text: text)))
+    }
+
+    /// The peer has room for `app` again: what waits for it goes.
+    public func session(_ session: PeerSession, appReady app: AppName) {
+        guard let peer = session.peerUUID, let peerID = session.remotePeerID, table.isCurrent(session) else { return }
+        queued.appReady(app, peerID: peerID)
+        drainQueue(for: peer)
+        bulk.sessionCanSendBulk(session)
     }
 
     /// The words for a `busy` close: the peer is not dialled again for

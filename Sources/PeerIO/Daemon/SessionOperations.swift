@@ -14,8 +14,8 @@ public protocol SessionOperations: AnyObject {
              then done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void)
     /// Closes the session with the peer.
     func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError>
-    /// Queues one message on the peer's connected session.
-    func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError>
+    /// Queues one message of `app` on the peer's connected session.
+    func send(_ data: [UInt8], to peer: PeerSnapshot, app: AppName) -> Result<SendResult, ControlError>
     /// Starts pairing with the peer (dialling it if need be).
     func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError>
     /// Removes the trust in the peer here and tells it; `done` gets the

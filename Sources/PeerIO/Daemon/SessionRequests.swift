@@ -84,12 +84,17 @@ public final class SessionRequests: SessionOperations {
         return .success(PeerResult(peer: directory.row(peer.id) ?? peer))
     }
 
-    /// Queues one message on the peer's connected session (plain `send`).
-    public func send(_ data: [UInt8], to peer: PeerSnapshot) -> Result<SendResult, ControlError> {
+    /// Queues one message of `app` on the peer's connected session (plain `send`).
+    public func send(_ data: [UInt8], to peer: PeerSnapshot, app: AppName) -> Result<SendResult, ControlError> {
         guard let session = director.session(for: peer.id), session.isConnected else {
             return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first, or use --queue for a paired peer"))
         }
-        guard let number = session.send(data) else {
+        switch session.appRefusal(app) {
+        case .unsupported(let release)?: return .failure(.unsupported(.apps, peer: peer.name, release: release))
+        case .busy(let text)?: return .failure(ControlError(.appBusy, "'\(peer.name)' refuses app '\(app.text)' for now (\(text)); retry once it has room (--queue waits for it)"))
+        case nil: break
+        }
+        guard let number = session.send(data, app: app) else {
             return .failure(ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))
         }
         // OK means: queued on this session, in order. A `delivered`

@@ -39,19 +39,29 @@ public final class InboxDelivery {
     private var reading: Set<Int> = []
     /// A taken message made room: paused senders may come back (given at init).
     private let onRoom: @MainActor () -> Void
+    /// The app whose inbox this is (the default app's is `inbox`).
+    public let app: AppName
+    /// Who hears this inbox's `stored` events: every subscriber for the
+    /// default app, an app's own clients for an app (given at init).
+    private let audience: @MainActor (ControlConnection) -> Bool
 
     /// Opens the inbox under `stateDirectory` (at start-up). If it cannot
     /// be opened the daemon runs on, delivering live, and refuses what it
     /// cannot store. `budget` is how many bytes a taker may have unread
     /// before the inbox waits for it; `number` numbers an event; `onRoom`
     /// hears that taken messages made room.
-    public init(stateDirectory: String, limit: Int, budget: Int, control: ControlServer, logger: Logger,
+    /// `app` names the inbox (its file is `inbox.NAME`), and `audience`
+    /// picks who hears of what it stores.
+    public init(stateDirectory: String, app: AppName = .none, limit: Int, budget: Int, control: ControlServer, logger: Logger,
                 lookUp: @escaping @MainActor (String) -> InboxSender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
-                onRoom: @escaping @MainActor () -> Void, clock: DaemonClock = .system) {
+                onRoom: @escaping @MainActor () -> Void, audience: @escaping @MainActor (ControlConnection) -> Bool = { _ in true },
+                clock: DaemonClock = .system) {
         self.onRoom = onRoom
         self.clock = clock
+        self.app = app
+        self.audience = audience
         do {
-            let store = try MessageInbox(stateDirectory: stateDirectory, limit: limit, logger: logger)
+            let store = try MessageInbox(stateDirectory: stateDirectory, fileName: Self.fileName(of: app), limit: limit, logger: logger)
             index = store.index
             worker = DiskWorker(label: "peerd.inbox", state: store)
             unavailable = nil
@@ -71,6 +81,16 @@ public final class InboxDelivery {
             logger.info("the inbox holds \(count) message\(count == 1 ? "" : "s") (\(bytes) bytes) waiting for a client")
         }
     }
+
+    /// The inbox file of `app` under the state directory: `inbox` for the
+    /// default app (every release's), `inbox.NAME` for an app, which
+    /// earlier releases never open.
+    public nonisolated static func fileName(of app: AppName) -> String {
+        app.isDefault ? "inbox" : "inbox." + app.text
+    }
+
+    /// The app's name in events and answers: nil for the default app.
+    private var appField: String? { app.isDefault ? nil : app.text }
 
     /// Messages waiting.
     public var count: Int { index.entries.count }
@@ -93,7 +113,8 @@ public final class InboxDelivery {
         switch routing.route(from: peerID, paired: sender.paired, size: data.count, usage: usage) {
         case .live(let numbers):
             let event = number(ControlEvent(seq: 0, type: .message, time: now, peer: nil,
-                                            message: MessageInfo(from: sender.uuid, peerId: peerID, data: Data(data).base64EncodedString(), size: data.count)))
+                                            message: MessageInfo(from: sender.uuid, peerId: peerID, data: Data(data).base64EncodedString(), size: data.count,
+                                                                 app: appField)))
             var handed = false
             for taker in numbers {
                 guard let connection = takers[taker] else { continue }
@@ -143,7 +164,8 @@ public final class InboxDelivery {
             switch result {
             case .success(let entry):
                 self.index.append(entry)
-                self.control.broadcast(self.number(ControlEvent(seq: 0, type: .stored, time: now, stored: self.info(entry, sender: sender))))
+                self.control.broadcast(self.number(ControlEvent(seq: 0, type: .stored, time: now, stored: self.info(entry, sender: sender))),
+                                       to: self.audience)
                 stored(nil)
                 self.pumpAll()
             case .failure(let error):
@@ -307,11 +329,12 @@ public final class InboxDelivery {
     }
 
     private func info(_ entry: InboxEntry, sender: InboxSender) -> InboxMessage {
-        InboxMessage(id: entry.id, from: sender.uuid, peerId: entry.peerID, name: sender.name, received: entry.received, size: entry.size)
+        InboxMessage(id: entry.id, from: sender.uuid, peerId: entry.peerID, name: sender.name, received: entry.received, size: entry.size,
+                     app: appField)
     }
 
     private func message(_ entry: InboxEntry, data: [UInt8]) -> MessageInfo {
         MessageInfo(from: lookUp(entry.peerID).uuid, peerId: entry.peerID, data: Data(data).base64EncodedString(), size: entry.size,
-                    inbox: entry.id, received: entry.received)
+                    inbox: entry.id, received: entry.received, app: appField)
     }
 }

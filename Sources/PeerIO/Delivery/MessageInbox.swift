@@ -30,11 +30,12 @@ public final class MessageInbox {
     /// could not be cut back): the next change rewrites it first.
     private var damaged = false
 
-    /// Opens (and creates) the inbox under `stateDirectory`, loading its
-    /// index. Damaged records are skipped and the file rewritten without them.
-    public init(stateDirectory: String, limit: Int, logger: Logger) throws(SystemError) {
+    /// Opens (and creates) the inbox `fileName` under `stateDirectory`
+    /// (`inbox`, or an app's `inbox.NAME`), loading its index. Damaged
+    /// records are skipped and the file rewritten without them.
+    public init(stateDirectory: String, fileName: String = "inbox", limit: Int, logger: Logger) throws(SystemError) {
         self.limit = limit
-        let path = stateDirectory + "/inbox"
+        let path = stateDirectory + "/" + fileName
         self.path = path
         try AtomicFile.makeDirectories(stateDirectory)
         // Read whole, whatever --inbox-size is now: what was stored under a
@@ -75,8 +76,8 @@ public final class MessageInbox {
 
     /// ``unreadableHeader(_:)`` of the inbox under `stateDirectory`, read
     /// from its first bytes; nil when it is absent or readable.
-    public static func unreadableHeader(stateDirectory: String) -> (path: String, found: String)? {
-        let path = stateDirectory + "/inbox"
+    public static func unreadableHeader(stateDirectory: String, fileName: String = "inbox") -> (path: String, found: String)? {
+        let path = stateDirectory + "/" + fileName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

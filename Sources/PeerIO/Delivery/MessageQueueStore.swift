@@ -45,6 +45,11 @@ public struct MessageQueueStore: Sendable {
     /// only); `<peer id>.queue2` is this release's (version 2).
     public static let oldSuffix = ".queue"
     public static let suffix = ".queue2"
+    /// An app's queue for a peer (issue 23): `<peer id>.<app>.appqueue`,
+    /// the layout of `.queue2` under a name no earlier release reads, so a
+    /// downgrade leaves it alone rather than take it for the default app's.
+    /// Its key here is `<peer id>.<app>` (``QueueKey/storeName(peerID:)``).
+    public static let appSuffix = ".appqueue"
 
     /// Opens (and creates) `<stateDirectory>/queue`, indexing every queue.
     /// A record cut short by a crash is trimmed; the messages before it
@@ -62,17 +67,18 @@ public struct MessageQueueStore: Sendable {
             for name in try Self.names(in: directory) {
                 if name.hasSuffix(Self.suffix) { peers.insert(String(name.dropLast(Self.suffix.count))) }
                 if name.hasSuffix(Self.oldSuffix) { peers.insert(String(name.dropLast(Self.oldSuffix.count))) }
+                if name.hasSuffix(Self.appSuffix) { peers.insert(String(name.dropLast(Self.appSuffix.count))) }
             }
             // Every current file is checked before anything is written.
             var current: [String: [UInt8]] = [:]
             for peerID in peers.sorted() {
-                let path = directory + "/" + peerID + Self.suffix
+                let path = file(peerID)
                 guard let bytes = try AtomicFile.read(path, limit: limit) else { continue }
                 if let found = Self.unreadableHeader(bytes) { throw MessageQueueStoreError.unreadable(path: path, found: found) }
                 current[peerID] = bytes
             }
             for peerID in peers.sorted() {
-                let path = directory + "/" + peerID + Self.suffix
+                let path = file(peerID)
                 var decoded = QueueFileCodec.decode(current[peerID] ?? QueueFileCodec.header)
                 let oldPath = directory + "/" + peerID + Self.oldSuffix
                 let old = try AtomicFile.read(oldPath, limit: limit)
@@ -259,9 +265,14 @@ public struct MessageQueueStore: Sendable {
         try removeFirst(Int.max, for: peerID)
     }
 
-    private func file(_ peerID: String) -> String {
-        // Peer ids are hex; anything else never names a file.
-        let safe = String(peerID.filter { $0.isHexDigit })
-        return directory + "/" + safe + Self.suffix
+    /// The file of a queue key: `<peer id>.queue2` for the default app,
+    /// `<peer id>.<app>.appqueue` for an app's.
+    private func file(_ key: String) -> String {
+        // Peer ids are hex and app names [a-z0-9-]; anything else never names a file.
+        let parts = key.split(separator: ".", maxSplits: 1).map(String.init)
+        let peer = String((parts.first ?? "").filter { $0.isHexDigit })
+        guard parts.count == 2 else { return directory + "/" + peer + Self.suffix }
+        let app = String(parts[1].filter { $0.isLowercase || $0.isNumber || $0 == "-" })
+        return directory + "/" + peer + "." + app + Self.appSuffix
     }
 }

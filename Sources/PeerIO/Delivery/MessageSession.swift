@@ -1,3 +1,5 @@
+import PeerCore
+
 /// What queued delivery needs of a session (issue 21, point 8): whether it
 /// carries data, whom it proved, its send queue's room, and a way to send
 /// one message. A ``PeerSession`` is one; a test's fake is another, so
@@ -12,10 +14,13 @@ public protocol MessageSession: AnyObject {
     var sendLimit: Int { get }
     /// Bytes waiting to be written.
     var queuedBytes: Int { get }
-    /// Sends one message: its number on the session (compare with
-    /// acknowledgements), or nil, sending nothing, when the queue is full.
+    /// Sends one message of `app`: its number on the session (compare with
+    /// acknowledgements), or nil, sending nothing, when the queue is full
+    /// or the app cannot go now.
     @discardableResult
-    func send(_ data: [UInt8]) -> UInt64?
+    func send(_ data: [UInt8], app: AppName) -> UInt64?
+    /// Why messages of `app` cannot go now, or nil when they can.
+    func appRefusal(_ app: AppName) -> AppSendRefusal?
 }
 
 extension PeerSession: MessageSession {}

@@ -4,8 +4,10 @@ import PeerCore
 /// Durable delivery to paired peers: `send --queue` messages kept on disk
 /// (``MessageQueueStore``, on its own ``DiskWorker``) until the peer
 /// acknowledges them, handed to the peer's session as far as its send
-/// queue takes them. ``QueueFlow`` decides which go when; this component
-/// performs it, and never touches the disk on the main actor.
+/// queue takes them. Each app has its own queue per peer (``QueueKey``),
+/// so one app's backlog, or its peer's full inbox, never holds another's.
+/// ``QueueFlow`` decides which go when; this component performs it, and
+/// never touches the disk on the main actor.
 @MainActor
 public final class QueuedDelivery {
     /// The most messages read for one session at a time.
@@ -17,13 +19,18 @@ public final class QueuedDelivery {
 
     private let worker: DiskWorker<MessageQueueStore>
     private var flow = QueueFlow()
-    /// Peers that answered `busy`, with their words, until they acknowledge again.
+    /// Queues (store names) whose peer answered `busy`, with its words,
+    /// until it acknowledges again.
     private var busy: [String: String] = [:]
-    /// Per peer: the read from disk under way (a number never reused). One
-    /// read at a time per peer keeps the flow's messages in flight what
+    /// Per queue: the read from disk under way (a number never reused). One
+    /// read at a time per queue keeps the flow's messages in flight what
     /// they were when it began, but for acknowledged ones, which leave the
     /// head of the queue and of the flow alike.
-    private var reading: [UUID: UInt64] = [:]
+    private var reading: [QueueKey: UInt64] = [:]
+    /// Per peer id, the apps that have had a queue since start-up (the
+    /// default app's is always tried; at most the apps a host keeps):
+    /// known here so draining never asks the disk which exist.
+    private var appQueues: [String: Set<AppName>] = [:]
     private var reads: UInt64 = 0
     private let logger: Logger
     /// The most bytes per peer.
@@ -34,18 +41,24 @@ public final class QueuedDelivery {
     public init(stateDirectory: String, logger: Logger) throws(MessageQueueStoreError) {
         let store = try MessageQueueStore(stateDirectory: stateDirectory, logger: logger)
         limitPerPeer = store.limitPerPeer
+        for name in store.peerIDs {
+            guard let (peerID, app) = QueueKey.parse(storeName: name), !app.isDefault else { continue }
+            appQueues[peerID, default: []].insert(app)
+        }
         worker = DiskWorker(label: "peerd.queue", state: store)
         self.logger = logger
     }
 
-    /// Stores a message for `peerID` durably; `done` hears of it once it
-    /// is `fsync`ed (or refused, or failed).
-    public func enqueue(_ data: [UInt8], for peerID: String, name: String,
+    /// Stores a message of `app` for `peerID` durably; `done` hears of it
+    /// once it is `fsync`ed (or refused, or failed).
+    public func enqueue(_ data: [UInt8], for peerID: String, app: AppName = .none, name: String,
                         then done: @escaping @MainActor (Result<Void, ControlError>) -> Void) {
+        let key = QueueKey.storeName(peerID: peerID, app: app)
+        if !app.isDefault { appQueues[peerID, default: []].insert(app) }
         worker.run({ store -> Result<Void, ControlError> in
             do {
-                guard try store.append(data, for: peerID) else {
-                    return .failure(ControlError(.queueFull, "the queue for '\(name)' holds \(store.bytes(peerID)) bytes; the limit is \(store.limitPerPeer)"))
+                guard try store.append(data, for: key) else {
+                    return .failure(ControlError(.queueFull, "the queue for '\(name)'\(app.isDefault ? "" : " in app '\(app.text)'") holds \(store.bytes(key)) bytes; the limit is \(store.limitPerPeer)"))
                 }
                 return .success(())
             } catch {
@@ -60,20 +73,30 @@ public final class QueuedDelivery {
     /// actor, in batches of about ``batchBytes``, as long as the session
     /// has room.
     public func drain(to session: any MessageSession, peer: UUID, name: String) {
-        guard session.isConnected, let peerID = session.remotePeerID, reading[peer] == nil else { return }
+        guard session.isConnected, let peerID = session.remotePeerID else { return }
+        drain(QueueKey(peer: peer), peerID: peerID, to: session, name: name)
+        for app in (appQueues[peerID] ?? []).sorted() where session.appRefusal(app) == nil {
+            drain(QueueKey(peer: peer, app: app), peerID: peerID, to: session, name: name)
+        }
+    }
+
+    /// Hands one queue's messages to `session` (see ``drain(to:peer:name:)``).
+    private func drain(_ queue: QueueKey, peerID: String, to session: any MessageSession, name: String) {
+        guard reading[queue] == nil else { return }
         let room = session.sendLimit - session.queuedBytes
         guard room > 0 else { return }
-        let skip = flow.inFlightCount(peer)
+        let skip = flow.inFlightCount(queue)
+        let storeName = QueueKey.storeName(peerID: peerID, app: queue.app)
         reads += 1
         let key = reads
-        reading[peer] = key
+        reading[queue] = key
         worker.run({ store in
             Result<[[UInt8]], SystemError> { () throws(SystemError) in
-                try store.read(peerID, skip: skip, maxBytes: room, batchBytes: Self.batchBytes, maxCount: Self.batchCount)
+                try store.read(storeName, skip: skip, maxBytes: room, batchBytes: Self.batchBytes, maxCount: Self.batchCount)
             }
         }, then: { [weak self, weak session] result in
-            guard let self, self.reading[peer] == key else { return }
-            self.reading[peer] = nil
+            guard let self, self.reading[queue] == key else { return }
+            self.reading[queue] = nil
             // Had the session ended, the read would have been forgotten
             // (``sessionEnded(_:)``), and the next session reads again.
             guard let session, session.isConnected else { return }
@@ -83,13 +106,13 @@ public final class QueuedDelivery {
             case .success(let messages):
                 var sent = 0
                 for message in messages {
-                    guard let number = session.send(message) else { break }
-                    self.flow.sent(number, to: peer)
+                    guard let number = session.send(message, app: queue.app) else { break }
+                    self.flow.sent(number, of: queue)
                     sent += 1
                 }
-                if sent > 0 { self.logger.debug("sent \(sent) queued message\(sent == 1 ? "" : "s") to '\(name)'") }
+                if sent > 0 { self.logger.debug("sent \(sent) queued message\(sent == 1 ? "" : "s") to '\(name)'\(queue.app.isDefault ? "" : " for app '\(queue.app.text)'")") }
                 // All taken: the session may have room for the next batch.
-                if sent > 0, sent == messages.count { self.drain(to: session, peer: peer, name: name) }
+                if sent > 0, sent == messages.count { self.drain(queue, peerID: peerID, to: session, name: name) }
             }
         })
     }
@@ -97,16 +120,34 @@ public final class QueuedDelivery {
     /// The peer's current session acknowledged its messages 1…`count`: the
     /// queued ones among them leave the disk.
     public func acknowledged(_ count: UInt64, peer: UUID, peerID: String) {
-        let done = flow.acknowledged(through: count, by: peer)
-        guard done > 0 else { return }
-        busy[peerID] = nil
-        worker.run({ store in
-            Result<Void, SystemError> { () throws(SystemError) in try store.removeFirst(done, for: peerID) }
-        }, then: { [logger] result in
-            if case .failure(let error) = result {
-                logger.error("cannot update the queue for \(peerID): \(error); those messages will be sent again")
-            }
-        })
+        for app in [AppName.none] + (appQueues[peerID] ?? []).sorted() {
+            let done = flow.acknowledged(through: count, of: QueueKey(peer: peer, app: app))
+            guard done > 0 else { continue }
+            let storeName = QueueKey.storeName(peerID: peerID, app: app)
+            // An app's busy lasts until its `appReady` (acks of what came
+            // before the refusal arrive after it).
+            if app.isDefault { busy[storeName] = nil }
+            worker.run({ store in
+                Result<Void, SystemError> { () throws(SystemError) in try store.removeFirst(done, for: storeName) }
+            }, then: { [logger] result in
+                if case .failure(let error) = result {
+                    logger.error("cannot update the queue \(storeName): \(error); those messages will be sent again")
+                }
+            })
+        }
+    }
+
+    /// The peer has room for `app` again: its queue is no longer busy.
+    public func appReady(_ app: AppName, peerID: String) {
+        busy[QueueKey.storeName(peerID: peerID, app: app)] = nil
+    }
+
+    /// The peer refused `app`'s messages from session message `first` on
+    /// (`appBusy`), with `text`: the queued ones among them wait for its room.
+    public func appBusy(_ app: AppName, peer: UUID, peerID: String, from first: UInt64, text: String) {
+        let dropped = flow.refused(from: first, of: QueueKey(peer: peer, app: app))
+        busy[QueueKey.storeName(peerID: peerID, app: app)] = text
+        if dropped > 0 { logger.info("\(dropped) queued message\(dropped == 1 ? "" : "s") for app '\(app.text)' wait: \(text)") }
     }
 
     /// Waits for the disk work already handed to the queue's worker (at
@@ -118,23 +159,28 @@ public final class QueuedDelivery {
     /// The peer's session ended: what it did not acknowledge goes again next time.
     public func sessionEnded(_ peer: UUID) {
         flow.sessionEnded(peer)
-        reading[peer] = nil
+        for key in reading.keys where key.peer == peer { reading[key] = nil }
     }
 
-    /// The peer closed the session as `busy` with `text`: shown by `queue`.
+    /// The peer closed the session as `busy` with `text`: shown by `queue`
+    /// (for the default app's queue).
     public func peerBusy(_ peerID: String, _ text: String) {
         busy[peerID] = text
     }
 
     /// The peer was unpaired: its queue is dropped.
     public func discard(_ peerID: String, peer: UUID) {
+        let names = ([AppName.none] + (appQueues[peerID] ?? []).sorted()).map { QueueKey.storeName(peerID: peerID, app: $0) }
         worker.run({ store in
-            Result<Void, SystemError> { () throws(SystemError) in try store.discard(peerID) }
+            Result<Void, SystemError> { () throws(SystemError) in
+                for name in Set(names + store.peerIDs.filter { $0.hasPrefix(peerID + ".") }) { try store.discard(name) }
+            }
         }, then: { [logger] result in
-            if case .failure(let error) = result { logger.warning("cannot drop the queue for \(peerID): \(error)") }
+            if case .failure(let error) = result { logger.warning("cannot drop the queues for \(peerID): \(error)") }
         })
         sessionEnded(peer)
-        busy[peerID] = nil
+        for name in names { busy[name] = nil }
+        appQueues[peerID] = nil
     }
 
     /// Every queue with messages, for the `queue` method, once the queue
@@ -145,12 +191,14 @@ public final class QueuedDelivery {
     public func list(record: @escaping @MainActor (String) -> (uuid: UUID, name: String)?,
                      then done: @escaping @MainActor ([QueueInfo]) -> Void) {
         worker.run({ store in
-            store.peerIDs.map { (peerID: $0, messages: store.count($0), bytes: store.bytes($0)) }
+            store.peerIDs.map { (storeName: $0, messages: store.count($0), bytes: store.bytes($0)) }
         }, then: { [weak self] counts in
-            done(counts.map { item in
-                let known = record(item.peerID)
-                return QueueInfo(peer: known?.uuid, name: known?.name ?? item.peerID, peerId: item.peerID,
-                                 messages: item.messages, bytes: item.bytes, busy: self?.busy[item.peerID])
+            done(counts.compactMap { item in
+                guard let (peerID, app) = QueueKey.parse(storeName: item.storeName) else { return nil }
+                let known = record(peerID)
+                return QueueInfo(peer: known?.uuid, name: known?.name ?? peerID, peerId: peerID,
+                                 messages: item.messages, bytes: item.bytes, busy: self?.busy[item.storeName],
+                                 app: app.isDefault ? nil : app.text)
             })
         })
     }

@@ -75,8 +75,15 @@ public final class PeerSession {
     var transport: SessionTransport!
     private var finished = false
     private var ledger = AckLedger()
-    /// Whether a message is being stored (``stored(refusal:)``).
+    /// Whether a message is being stored (``stored(refusal:)``), and the
+    /// app and number of one that is an app's.
     private var storing = false
+    private var storingApp: (app: AppName, number: UInt16)?
+    /// The app numbers both ways (``AppBindings``); internal, not private,
+    /// only for `PeerSession+Apps.swift`.
+    var appBindings = AppBindings()
+    /// The per-app flow both ways (``AppFlow``); internal for the same file.
+    var appFlow = AppFlow()
     /// The most bytes ever queued here, so the owner knows to give memory back.
     public var peakQueuedBytes: Int { transport.peakQueuedBytes }
     /// Whether this is a dial whose TCP connect has not completed yet.
@@ -178,14 +185,24 @@ public final class PeerSession {
         perform(lifecycle.closeLocally(why, reason: reason))
     }
 
-    /// Sends one application message, fragmented. Returns its number on
-    /// this session (1, 2, …; compare with acknowledgements), or nil, sending
-    /// nothing, when the queue is too full: the caller retries later.
+    /// Sends one application message of `app` (the default app: plain
+    /// `data`), fragmented. Returns its number on this session (1, 2, …;
+    /// compare with acknowledgements), or nil, sending nothing, when the
+    /// queue is too full (the caller retries later) or `app` cannot go now
+    /// (``appRefusal(_:)`` says why; callers ask it first).
     @discardableResult
-    public func send(_ data: [UInt8]) -> UInt64? {
+    public func send(_ data: [UInt8], app: AppName = .none) -> UInt64? {
         guard isConnected, transport.queuedBytes + data.count <= sendLimit else { return nil }
+        let fragments: [WireMessage]
+        if app.isDefault {
+            fragments = WireCodec.fragments(of: data)
+        } else {
+            guard carriesApps, appFlow.heldBy(app) == nil, let binding = appBindings.outgoingNumber(for: app) else { return nil }
+            if binding.announce { transmit(.app(.open(number: binding.number, name: app.text))) }
+            fragments = AppCodec.fragments(of: data, number: binding.number)
+        }
         lifecycle.noteSent(now: clock.now())
-        for fragment in WireCodec.fragments(of: data) { transmit(fragment) }
+        for fragment in fragments { transmit(fragment) }
         return ledger.send()
     }
 
@@ -194,8 +211,21 @@ public final class PeerSession {
     public func stored(refusal: String?) {
         guard storing else { return }
         storing = false
+        let app = storingApp
+        storingApp = nil
         transport.releaseDelivery()
-        if !finished { made(safe: refusal) }
+        guard !finished else { return }
+        // An app's message its inbox could not keep holds back that app alone.
+        if let app, let refusal { return refuse(app.app, number: app.number, refusal) }
+        made(safe: refusal)
+    }
+
+    /// A message of `app` (the peer's `number`) cannot be taken: the peer
+    /// hears it once (`appBusy`, naming this message's number), and the
+    /// message still counts, so later messages of other apps are acknowledged.
+    private func refuse(_ app: AppName, number: UInt16, _ text: String) {
+        if appFlow.refused(app) { transmit(.app(.busy(number: number, message: ledger.received + 1, text: text))) }
+        made(safe: nil)
     }
 
     /// A message was made safe (counted, acknowledged in batches), or could
@@ -268,6 +298,7 @@ public final class PeerSession {
                 performPairing(actions)
             case .rejectStrayPairing: transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
             case .bulk(let message): delegate?.session(self, bulk: message)
+            case .app(let message): received(app: message)
             case .ignore, .violation, .lifecycle: break
             }
         } catch let error as NoiseError {
@@ -290,7 +321,8 @@ public final class PeerSession {
         perform(actions)
     }
 
-    private func fail(_ why: String) {
+    /// Ends the session as a protocol error (internal for `PeerSession+Apps.swift`).
+    func fail(_ why: String) {
         perform(lifecycle.protocolViolation(why))
     }
 
@@ -310,24 +342,42 @@ public final class PeerSession {
                 if !lifecycle.isForPairing { transport.maxFrame = WireCodec.maxNoiseMessage }
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
-                // Acknowledged only once a client or the inbox has it. When
-                // neither can, what came before is acknowledged and the
-                // session ends as busy: the sender keeps the rest.
-                switch delegate?.session(self, delivered: message) ?? .refused("the session has no owner") {
-                case .safe:
-                    made(safe: nil)
-                case .pending:
-                    // Nothing more is handed over until it is stored.
-                    storing = true
-                    transport.holdDelivery()
-                case .refused(let refusal):
-                    made(safe: refusal)
-                    return
-                }
+                guard deliver(message, app: .none, number: 0) else { return }
+            case .deliverApp(let number, let message):
+                guard let app = appBindings.incomingApp(number) else { return fail("appData under number \(number), which the peer never opened") }
+                guard deliver(message, app: app, number: number) else { return }
             case .finish(let reason, let text):
                 finish(reason, text)
             }
         }
+    }
+
+    /// Hands a whole message of `app` (the peer's `number`) to the owner.
+    /// Acknowledged only once a client or the inbox has it. When neither
+    /// can, what came before is acknowledged and the session ends as busy
+    /// (the sender keeps the rest), or, for an app, that app alone is
+    /// refused. False when the session ends.
+    private func deliver(_ message: [UInt8], app: AppName, number: UInt16) -> Bool {
+        // Refused already: the peer was told, and sends it again after `appRetry`.
+        if !app.isDefault, !appFlow.takes(app) {
+            made(safe: nil)
+            return true
+        }
+        switch delegate?.session(self, delivered: message, app: app) ?? .refused("the session has no owner") {
+        case .safe:
+            made(safe: nil)
+        case .pending:
+            // Nothing more is handed over until it is stored.
+            storing = true
+            storingApp = app.isDefault ? nil : (app, number)
+            transport.holdDelivery()
+        case .appRefused(let text) where !app.isDefault:
+            refuse(app, number: number, text)
+        case .refused(let refusal), .appRefused(let refusal):
+            made(safe: refusal)
+            return false
+        }
+        return true
     }
 
     /// Stops handing what arrives to the session's logic until

@@ -17,11 +17,21 @@ public protocol PeerSessionDelegate: AnyObject {
     func sessionUnpaired(_ session: PeerSession)
     /// The session is connected.
     func sessionEstablished(_ session: PeerSession)
-    /// A whole application message arrived: whether a client has it (it
-    /// may be acknowledged), the inbox is storing it, or neither can take
-    /// it (the session then closes as `busy`, and the message is not
-    /// acknowledged).
-    func session(_ session: PeerSession, delivered message: [UInt8]) -> DeliveryVerdict
+    /// A whole application message of `app` arrived (the default app for
+    /// plain `data`): whether a client has it (it may be acknowledged), the
+    /// inbox is storing it, or neither can take it (the session then closes
+    /// as `busy`, and the message is not acknowledged; or, for an app, that
+    /// app alone is held back).
+    func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict
+    /// The peer's daemon confirmed the apps registered there (`appList`).
+    func session(_ session: PeerSession, confirmedApps names: [String])
+    /// The peer refused this side's messages of `app` from session message
+    /// `first` on (`appBusy`), with its words: they were not delivered, and
+    /// nothing more of `app` goes until it has room.
+    func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String)
+    /// The peer has room for `app` again (`appReady`; the session has sent
+    /// its `appRetry`): what waits for it may go.
+    func session(_ session: PeerSession, appReady app: AppName)
     /// A transfer or stream message arrived (docs/protocol.md §8).
     func session(_ session: PeerSession, bulk message: BulkMessage)
     /// A `chunk` or `streamData` arrived: its head, and its bytes where

@@ -50,8 +50,12 @@ public final class DataPlane: BulkRoom {
         }
     }
 
-    public func deliver(_ message: [UInt8], from session: PeerSession) -> Bool {
-        channels.deliver(message, from: session)
+    public func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
+        channels.deliver(message, app: app, from: session)
+    }
+
+    public func appBusy(_ app: AppName, on session: PeerSession, text: String) {
+        channels.appBusy(app, on: session, text: text)
     }
 
     public func acknowledged(_ count: UInt64, on session: PeerSession) {

@@ -1,0 +1,120 @@
+/// Encodes and decodes ``AppMessage``s, the message types 0x20 to 0x25 of
+/// feature `apps` (docs/protocol.md §10). ``WireCodec`` writes the version
+/// and type byte and hands the body here. Big-endian; every length is
+/// checked.
+///
+/// | type | message | body |
+/// |------|---------|------|
+/// | 0x20 | appList  | count u8, count × (name_len u8, name) |
+/// | 0x21 | appOpen  | number u16, name_len u8, name |
+/// | 0x22 | appData  | number u16, flags u8 (bit 0: more fragments follow), bytes (the rest) |
+/// | 0x23 | appBusy  | number u16, message u64, text_len u16, text |
+/// | 0x24 | appReady | number u16 |
+/// | 0x25 | appRetry | number u16 |
+public enum AppCodec {
+    /// The first app message type.
+    public static let firstType: UInt8 = 0x20
+    /// The last app message type.
+    public static let lastType: UInt8 = 0x25
+    /// The most names one `appList` carries.
+    public static let maxNames = 64
+    /// The most bytes of one name on the wire (names are checked against
+    /// ``AppName``'s rule where they are used).
+    public static let maxNameBytes = 63
+    /// Data bytes in one `appData` fragment: the plaintext less version,
+    /// type, number and flags.
+    public static let maxFragment = WireCodec.maxPlaintext - 5
+
+    /// The type byte of `message`.
+    public static func type(of message: AppMessage) -> UInt8 {
+        switch message {
+        case .list: 0x20
+        case .open: 0x21
+        case .data: 0x22
+        case .busy: 0x23
+        case .ready: 0x24
+        case .retry: 0x25
+        }
+    }
+
+    /// Appends the body of `message` (after the type byte).
+    public static func encodeBody(_ message: AppMessage, into out: inout [UInt8]) {
+        switch message {
+        case .list(let names):
+            let kept = names.prefix(maxNames)
+            out.append(UInt8(kept.count))
+            for name in kept { appendName(name, to: &out) }
+        case .open(let number, let name):
+            BigEndian.append(UInt64(number), width: 2, to: &out)
+            appendName(name, to: &out)
+        case .data(let number, let more, let bytes):
+            BigEndian.append(UInt64(number), width: 2, to: &out)
+            out.append(more ? 1 : 0)
+            out += bytes
+        case .busy(let number, let message, let text):
+            BigEndian.append(UInt64(number), width: 2, to: &out)
+            BigEndian.append(message, width: 8, to: &out)
+            let bytes = Array(text.utf8.prefix(WireCodec.maxText))
+            BigEndian.append(UInt64(bytes.count), width: 2, to: &out)
+            out += bytes
+        case .ready(let number), .retry(let number):
+            BigEndian.append(UInt64(number), width: 2, to: &out)
+        }
+    }
+
+    /// Decodes the body of a message of app type `type`.
+    static func decodeBody(type: UInt8, _ reader: inout ByteReader) throws(WireError) -> AppMessage {
+        switch type {
+        case 0x20:
+            let count = Int(try reader.u8("appList count"))
+            guard count <= maxNames else { throw .fieldTooLong("appList", count) }
+            var names: [String] = []
+            for _ in 0..<count { names.append(try readName(&reader, "appList name")) }
+            return .list(names)
+        case 0x21:
+            let number = try reader.u16("appOpen number")
+            return .open(number: number, name: try readName(&reader, "appOpen name"))
+        case 0x22:
+            let number = try reader.u16("appData number")
+            let flags = try reader.u8("appData flags")
+            guard flags & ~1 == 0 else { throw .unknownFlags("appData flags", flags) }
+            return .data(number: number, more: flags & 1 == 1, bytes: reader.rest())
+        case 0x23:
+            let number = try reader.u16("appBusy number")
+            let message = try reader.u64("appBusy message")
+            let length = Int(try reader.u16("appBusy text length"))
+            guard length <= WireCodec.maxText else { throw .fieldTooLong("appBusy text", length) }
+            return .busy(number: number, message: message, text: try reader.text(length, "appBusy text"))
+        case 0x24:
+            return .ready(number: try reader.u16("appReady number"))
+        default:
+            return .retry(number: try reader.u16("appRetry number"))
+        }
+    }
+
+    /// Splits one app's message into `appData` fragments that each fit one
+    /// Noise message.
+    public static func fragments(of data: [UInt8], number: UInt16) -> [WireMessage] {
+        guard !data.isEmpty else { return [.app(.data(number: number, more: false, bytes: []))] }
+        var out: [WireMessage] = []
+        var start = 0
+        while start < data.count {
+            let end = min(data.count, start + maxFragment)
+            out.append(.app(.data(number: number, more: end < data.count, bytes: Array(data[start..<end]))))
+            start = end
+        }
+        return out
+    }
+
+    private static func appendName(_ name: String, to out: inout [UInt8]) {
+        let bytes = Array(name.utf8.prefix(maxNameBytes))
+        out.append(UInt8(bytes.count))
+        out += bytes
+    }
+
+    private static func readName(_ reader: inout ByteReader, _ what: String) throws(WireError) -> String {
+        let length = Int(try reader.u8("\(what) length"))
+        guard length <= maxNameBytes else { throw .fieldTooLong(what, length) }
+        return try reader.text(length, what)
+    }
+}

@@ -1,0 +1,60 @@
+import PeerCore
+
+/// What a session does for apps (issue 23; docs/protocol.md §10): it
+/// confirms this host's app list, binds app numbers, and carries the
+/// per-app flow (``AppFlow``). Their data goes through ``PeerSession/send(_:app:)``.
+extension PeerSession {
+    /// Whether the peer announced feature `apps` (a 0.2.0 peer did not).
+    public var carriesApps: Bool { remoteHello?.speaks(.apps) ?? false }
+
+    /// Why a message of `app` cannot go on this session now, or nil when it
+    /// can (the queue's room aside): the peer's release, or its `appBusy`.
+    public func appRefusal(_ app: AppName) -> AppSendRefusal? {
+        if app.isDefault { return nil }
+        guard carriesApps else { return .unsupported(release: remoteHello?.release ?? PeerHello.silentRelease) }
+        if let text = appFlow.heldBy(app) { return .busy(text) }
+        return nil
+    }
+
+    /// Tells the peer this host's apps (`appList`); nothing to a peer
+    /// without the feature, or before the session is accepted.
+    public func sendAppList(_ names: [String]) {
+        guard isConnected, carriesApps else { return }
+        transmit(.app(.list(names)))
+    }
+
+    /// `app` has room here again: if its messages were refused, the peer
+    /// hears once that it may send them (`appReady`).
+    public func appHasRoom(_ app: AppName) {
+        guard isConnected, let number = appBindings.incomingNumber(for: app), appFlow.room(app) else { return }
+        transmit(.app(.ready(number: number)))
+    }
+
+    /// The apps whose messages are refused on this session now.
+    public var refusedApps: [AppName] { appFlow.refusedApps }
+
+    /// An app message that is not data (the lifecycle assembles data).
+    func received(app message: AppMessage) {
+        switch message {
+        case .list(let names):
+            delegate?.session(self, confirmedApps: names)
+        case .open(let number, let name):
+            if let problem = appBindings.peerBound(number, to: name) { fail(problem.description) }
+        case .busy(let number, let first, let text):
+            guard let app = appBindings.outgoingApp(number) else { return fail("appBusy of number \(number), which this side never opened") }
+            appFlow.peerBusy(app, text)
+            delegate?.session(self, appBusy: app, from: first, text: text)
+        case .ready(let number):
+            guard let app = appBindings.outgoingApp(number) else { return fail("appReady of number \(number), which this side never opened") }
+            guard appFlow.peerReady(app) else { return }
+            transmit(.app(.retry(number: number)))
+            delegate?.session(self, appReady: app)
+        case .retry(let number):
+            guard let app = appBindings.incomingApp(number), appFlow.peerRetried(app) else {
+                return fail("appRetry of number \(number), which was not refused and made ready")
+            }
+        case .data:
+            break
+        }
+    }
+}

@@ -1,0 +1,75 @@
+import XCTest
+@testable import PeerCore
+
+/// Feature `apps` on the wire (docs/protocol.md §10): the type bytes and
+/// layouts pinned, every message round-tripped, bad bodies refused, and
+/// one app's fragments never mixed with another's.
+final class AppWireTests: XCTestCase {
+    func testTypeBytesAndLayoutsArePinned() {
+        XCTAssertEqual(WireCodec.encode(.app(.list(["chat", "clip"]))), [1, 0x20, 2, 4] + Array("chat".utf8) + [4] + Array("clip".utf8))
+        XCTAssertEqual(WireCodec.encode(.app(.open(number: 1, name: "chat"))), [1, 0x21, 0, 1, 4] + Array("chat".utf8))
+        XCTAssertEqual(WireCodec.encode(.app(.data(number: 258, more: true, bytes: [7, 8]))), [1, 0x22, 1, 2, 1, 7, 8])
+        XCTAssertEqual(WireCodec.encode(.app(.busy(number: 1, message: 5, text: "full"))), [1, 0x23, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 4] + Array("full".utf8))
+        XCTAssertEqual(WireCodec.encode(.app(.ready(number: 3))), [1, 0x24, 0, 3])
+        XCTAssertEqual(WireCodec.encode(.app(.retry(number: 3))), [1, 0x25, 0, 3])
+        XCTAssertEqual(WireFeature.apps.rawValue, "apps")
+        XCTAssertEqual(WireFeature.apps.addedIn, "0.3.0")
+    }
+
+    func testEveryMessageRoundTrips() throws {
+        let messages: [AppMessage] = [.list([]), .list(["a", "chat-2"]), .open(number: 65535, name: "x1"), .data(number: 1, more: false, bytes: []),
+                                      .data(number: 9, more: true, bytes: Array(repeating: 0xAB, count: 1000)), .busy(number: 2, message: 1 << 40, text: ""),
+                                      .ready(number: 1), .retry(number: 1)]
+        for message in messages {
+            XCTAssertEqual(try WireCodec.decode(WireCodec.encode(.app(message))), .app(message), "\(message)")
+        }
+    }
+
+    func testBadBodiesAreRefused() {
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x22, 0, 1, 2])) { XCTAssertEqual($0 as? WireError, .unknownFlags("appData flags", 2)) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x20, 65])) { XCTAssertEqual($0 as? WireError, .fieldTooLong("appList", 65)) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x21, 0, 1, 64] + Array(repeating: 0x61, count: 64)))
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x24, 0])) { XCTAssertEqual($0 as? WireError, .truncated("appReady number")) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x25, 0, 1, 0])) { XCTAssertEqual($0 as? WireError, .trailingBytes("message type 0x25")) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x26])) { XCTAssertEqual($0 as? WireError, .unknownType(0x26)) }
+    }
+
+    func testAppMessagesNeedTheFeature() {
+        let old = PeerHello(release: "0.2.0", names: ["accept-name", "files", "streams"])
+        XCTAssertNotNil(old.refusal(of: .app(.list([]))))
+        XCTAssertNotNil(old.refusal(of: .app(.data(number: 1, more: false, bytes: []))))
+        XCTAssertNil(PeerHello.ours.refusal(of: .app(.ready(number: 1))))
+    }
+
+    func testFragmentsFitOneFrameAndReassembleUnderTheirNumber() {
+        let data = (0..<(AppCodec.maxFragment * 2 + 10)).map { UInt8(truncatingIfNeeded: $0) }
+        let fragments = AppCodec.fragments(of: data, number: 4)
+        XCTAssertEqual(fragments.count, 3)
+        var assembler = MessageAssembler(maxMessage: 1 << 20)
+        var outcome: MessageAssembler.Outcome = .incomplete
+        for fragment in fragments {
+            XCTAssertLessThanOrEqual(WireCodec.encode(fragment).count + 16, WireCodec.maxNoiseMessage)
+            guard case .app(.data(let number, let more, let bytes)) = fragment else { return XCTFail() }
+            outcome = assembler.add(more: more, bytes: bytes, app: number)
+        }
+        XCTAssertEqual(outcome, .message(data, app: 4))
+    }
+
+    func testAFragmentOfAnotherAppInsideAMessageIsAProtocolError() {
+        var assembler = MessageAssembler(maxMessage: 100)
+        XCTAssertEqual(assembler.add(more: true, bytes: [1], app: 1), .incomplete)
+        XCTAssertEqual(assembler.add(more: false, bytes: [2], app: 0), .interleaved(expected: 1, got: 0))
+        XCTAssertEqual(assembler.add(more: false, bytes: [3], app: 2), .message([3], app: 2), "it starts over")
+    }
+
+    func testTheLifecycleDeliversAppDataUnderItsNumberAndRefusesNumberZero() {
+        var lifecycle = SessionLifecycle(inviteeAt: Date(timeIntervalSince1970: 0), limits: SessionLifecycle.Limits())
+        _ = lifecycle.handshakeCompleted(remotePeerID: String(repeating: "a", count: 32), expectedPeerID: nil, now: Date(timeIntervalSince1970: 0))
+        _ = lifecycle.received(.invite(name: "x", context: [], timeoutMilliseconds: 1000), now: Date(timeIntervalSince1970: 0))
+        _ = lifecycle.decided(accept: true, now: Date(timeIntervalSince1970: 0))
+        XCTAssertEqual(lifecycle.received(.app(.data(number: 3, more: false, bytes: [9])), now: Date(timeIntervalSince1970: 1)), [.deliverApp(3, [9])])
+        XCTAssertEqual(lifecycle.received(.data(more: false, bytes: [8]), now: Date(timeIntervalSince1970: 1)), [.deliver([8])])
+        let zero = lifecycle.received(.app(.data(number: 0, more: false, bytes: [1])), now: Date(timeIntervalSince1970: 1))
+        XCTAssertEqual(zero.last, .finish(.protocolError, "appData under number 0"))
+    }
+}
