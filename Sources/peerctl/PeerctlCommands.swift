@@ -34,7 +34,7 @@ struct PeerctlCommands {
             let peer = try lookUp(selector)
             emit(json ? PeerctlRenderer.json(peer) : render.peer(peer))
         case .watch(let since):
-            let subscribed = try client.call(.subscribe, params: ControlParams(since: since), as: SubscribeResult.self)
+            let subscribed = try client.call(.subscribe, params: scoped(ControlParams(since: since)), as: SubscribeResult.self)
             if subscribed.truncated {
                 printError("some events after \(since ?? 0) were already discarded; run 'peerctl peers' for the full picture")
             }
@@ -49,15 +49,16 @@ struct PeerctlCommands {
         case .invite(let selector, let context, let timeout, let wait):
             return try invite(selector, context: context, timeout: timeout, wait: wait)
         case .invitations:
-            let result = try client.call(.invitations, as: InvitationsResult.self)
+            let result = try client.call(.invitations, params: scoped(ControlParams()), as: InvitationsResult.self)
             emit(json ? PeerctlRenderer.json(result) : render.invitations(result.invitations))
         case .accept(let id), .decline(let id):
             let accept = if case .accept = command { true } else { false }
             let info = try client.call(accept ? .accept : .decline, params: ControlParams(invitation: id), as: InvitationInfo.self)
             emit(json ? PeerctlRenderer.json(info) : "\(accept ? "accepted" : "declined") the invitation from '\(TerminalText.escape(info.name))' (\(info.peer.uuidString.lowercased()))")
         case .disconnect(let selector):
-            let result = try client.call(.disconnect, params: ControlParams(peer: selector), as: PeerResult.self)
-            emit(json ? PeerctlRenderer.json(result.peer) : "closing the session with '\(TerminalText.escape(result.peer.name))'")
+            let result = try client.call(.disconnect, params: scoped(ControlParams(peer: selector)), as: PeerResult.self)
+            let done = app.map { "app '\($0)' left '\(TerminalText.escape(result.peer.name))'" } ?? "closing the session with '\(TerminalText.escape(result.peer.name))'"
+            emit(json ? PeerctlRenderer.json(result.peer) : done)
         case .send(let selector, let text, let lines, let queue):
             return try send(selector, text: text, lines: lines, queue: queue)
         case .groupSend(let selectors, let text, let queue):
@@ -193,8 +194,17 @@ struct PeerctlCommands {
 
     private func invite(_ selector: String, context: String?, timeout: Double?, wait: Bool) throws(ControlClientError) -> Int32 {
         if wait { _ = try client.call(.subscribe, as: SubscribeResult.self) }
-        let result = try client.call(.invite, params: ControlParams(peer: selector, context: context, timeout: timeout), as: InviteResult.self)
+        let result = try client.call(.invite, params: scoped(ControlParams(peer: selector, context: context, timeout: timeout)), as: InviteResult.self)
         let peer = result.peer
+        if let app, let state = result.app {
+            // An app's invitation: its own state with the peer.
+            if !wait || state.state == .connected {
+                emit(json ? PeerctlRenderer.json(result) : "app '\(app)' is \(state.state.rawValue) with '\(TerminalText.escape(peer.name))'")
+                return 0
+            }
+            if !json { emit("invited '\(TerminalText.escape(peer.name))' for app '\(app)'; waiting for an answer") }
+            return try waitForAppAnswer(peer, app: app, timeout: timeout)
+        }
         if !wait || peer.state == .connected {
             emit(json ? PeerctlRenderer.json(result) : result.existing ? "'\(TerminalText.escape(peer.name))' is already \(peer.state.rawValue)" : "invited '\(TerminalText.escape(peer.name))' (\(peer.id.uuidString.lowercased()))")
             return 0
@@ -223,6 +233,27 @@ struct PeerctlCommands {
                     printError("warning: \(mismatch.address) claims to be '\(peer.name)' but proved id \(mismatch.actual); trying other addresses")
                 }
             default:
+                continue
+            }
+        }
+    }
+
+    /// After an app's invitation (`--app NAME invite --wait`): 0 once the
+    /// app is connected with the peer, 1 when its invitation ends otherwise.
+    private func waitForAppAnswer(_ peer: PeerSnapshot, app: String, timeout: Double?) throws(ControlClientError) -> Int32 {
+        let deadline = ContinuousClock.now + .seconds((timeout ?? 30) + 40)
+        while true {
+            let (event, _) = try client.nextEvent(deadline: deadline)
+            guard event.type == .appStateChanged, event.peer?.id == peer.id, let state = event.app, state.app == app else { continue }
+            switch state.state {
+            case .connected:
+                emit(json ? PeerctlRenderer.json(event) : "app '\(app)' connected with '\(TerminalText.escape(peer.name))'")
+                return 0
+            case .notConnected:
+                if json { emit(PeerctlRenderer.json(event)) }
+                printError("the invitation to '\(peer.name)' for app '\(app)' ended: \(state.reason?.rawValue ?? "unknown")\(state.detail.map { ": \($0)" } ?? "")")
+                return 1
+            case .connecting:
                 continue
             }
         }

@@ -175,6 +175,9 @@ struct PeerctlRenderer {
             return "\(head)  \(who)  id \(invitation?.id ?? "")  \(invitation?.context ?? "")"
         case .delivered:
             return "\(head)  \(who)  session \(event.delivery?.session ?? 0): messages through \(event.delivery?.through ?? 0) delivered"
+        case .appStateChanged:
+            let a = event.app
+            return "\(head)  \(who)  app \(a?.app ?? "?"): \(a?.state.rawValue ?? "")\(a?.reason.map { " (\($0.rawValue))" } ?? "")\(a?.detail.map { ": \($0)" } ?? "")"
         case .undelivered:
             let d = event.delivery
             return "\(head)  \(who)  session \(d?.session ?? 0): app \(d?.app ?? "?") refused messages from \(d?.from ?? 0) on: \(d?.text ?? "")"

@@ -20,9 +20,12 @@ final class AppPeerLifecycleTests: XCTestCase {
         XCTAssertEqual(declined.answered(accept: false), [.sendDecline(.declined), .stateChanged(.notConnected, reason: .declined)])
 
         var nobody = AppPeerLifecycle()
-        XCTAssertEqual(nobody.peerInvited(context: [], timeout: 30, clients: false, autoAccept: true, now: t0), [.sendDecline(.noClient)],
-                       "no client holds the app: declined at once, even with auto-accept")
+        XCTAssertEqual(nobody.peerInvited(context: [], timeout: 30, clients: false, autoAccept: false, now: t0), [.sendDecline(.noClient)],
+                       "no client holds the app: declined at once")
         XCTAssertEqual(nobody.phase, .notConnected(nil))
+        var declared = AppPeerLifecycle()
+        XCTAssertEqual(declared.peerInvited(context: [], timeout: 30, clients: false, autoAccept: true, now: t0),
+                       [.sendAccept, .stateChanged(.connected, reason: nil)], "a declared app that auto-accepts needs no client")
 
         var auto = AppPeerLifecycle()
         XCTAssertEqual(auto.peerInvited(context: [], timeout: 30, clients: true, autoAccept: true, now: t0),
@@ -63,5 +66,7 @@ final class AppPeerLifecycleTests: XCTestCase {
         XCTAssertEqual(app.ended(.sessionEnded), [.stateChanged(.notConnected, reason: .sessionEnded)])
         XCTAssertEqual(app.ended(.left), [], "ended once")
         XCTAssertEqual(AppEndReason.allCases.map(\.rawValue), ["declined", "noClient", "timedOut", "left", "sessionEnded"])
+        XCTAssertEqual(AppEndReason.allCases.map(\.code), [1, 2, 3, 4, 5], "the wire codes of appDecline and appLeave")
+        XCTAssertEqual(AppEndReason(code: 99), .left, "a later release's reason ends the state too")
     }
 }

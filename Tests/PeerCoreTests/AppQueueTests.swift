@@ -57,3 +57,28 @@ final class AppQueueTests: XCTestCase {
         XCTAssertEqual(bad.code, .invalidParams)
     }
 }
+
+/// A subscriber in an app (``AppEventFilter``): events about peers that
+/// run it, one more when a peer stops, events about no peer, and the
+/// app's own events alone.
+final class AppEventFilterTests: XCTestCase {
+    private func row(_ id: UUID, apps: [String]) -> PeerSnapshot {
+        var row = PeerSnapshot(id: id, peerId: nil, name: "p", state: .notConnected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
+        row.apps = apps.isEmpty ? nil : Dictionary(uniqueKeysWithValues: apps.map { ($0, AdvertisedApp(info: [:])) })
+        return row
+    }
+
+    func testEventsAboutPeersThatRunTheAppHadItOrNoPeer() {
+        var filter = AppEventFilter(app: "chat")
+        let alpha = UUID(), bravo = UUID()
+        let now = Date()
+        XCTAssertFalse(filter.passes(ControlEvent(seq: 1, type: .peerFound, time: now, peer: row(bravo, apps: ["clip"]))), "a peer without chat")
+        XCTAssertTrue(filter.passes(ControlEvent(seq: 2, type: .peerFound, time: now, peer: row(alpha, apps: ["chat"]))))
+        XCTAssertTrue(filter.passes(ControlEvent(seq: 3, type: .peerUpdated, time: now, peer: row(alpha, apps: []))), "the update that drops chat")
+        XCTAssertFalse(filter.passes(ControlEvent(seq: 4, type: .peerUpdated, time: now, peer: row(alpha, apps: []))), "and nothing after it")
+        XCTAssertTrue(filter.passes(ControlEvent(seq: 5, type: .error, time: now)), "an event about no peer")
+        XCTAssertTrue(filter.passes(ControlEvent(seq: 6, type: .appStateChanged, time: now, peer: row(bravo, apps: []), app: AppStateInfo(app: "chat", state: .connected))))
+        XCTAssertFalse(filter.passes(ControlEvent(seq: 7, type: .appStateChanged, time: now, peer: row(alpha, apps: ["chat"]), app: AppStateInfo(app: "clip", state: .connected))),
+                       "another app's event, about a peer that runs chat too")
+    }
+}

@@ -12,12 +12,18 @@ final class AppWireTests: XCTestCase {
         XCTAssertEqual(WireCodec.encode(.app(.busy(number: 1, message: 5, text: "full"))), [1, 0x23, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5, 0, 4] + Array("full".utf8))
         XCTAssertEqual(WireCodec.encode(.app(.ready(number: 3))), [1, 0x24, 0, 3])
         XCTAssertEqual(WireCodec.encode(.app(.retry(number: 3))), [1, 0x25, 0, 3])
+        XCTAssertEqual(WireCodec.encode(.app(.invite(name: "ab", timeoutMilliseconds: 1000, context: [9]))), [1, 0x26, 2, 0x61, 0x62, 0, 0, 0x03, 0xE8, 0, 1, 9])
+        XCTAssertEqual(WireCodec.encode(.app(.accept(name: "ab"))), [1, 0x27, 2, 0x61, 0x62])
+        XCTAssertEqual(WireCodec.encode(.app(.decline(name: "ab", reason: .declined, text: "no"))), [1, 0x28, 2, 0x61, 0x62, 1, 0, 2, 0x6E, 0x6F])
+        XCTAssertEqual(WireCodec.encode(.app(.leave(name: "ab", reason: .timedOut, text: ""))), [1, 0x29, 2, 0x61, 0x62, 3, 0, 0])
         XCTAssertEqual(WireFeature.apps.rawValue, "apps")
         XCTAssertEqual(WireFeature.apps.addedIn, "0.3.0")
     }
 
     func testEveryMessageRoundTrips() throws {
-        let messages: [AppMessage] = [.list([]), .list(["a", "chat-2"]), .open(number: 65535, name: "x1"), .data(number: 1, more: false, bytes: []),
+        let messages: [AppMessage] = [.invite(name: "chat", timeoutMilliseconds: 30000, context: [0, 1, 255]), .accept(name: "chat"),
+                                      .decline(name: "clip", reason: .noClient, text: "none here"), .leave(name: "chat", reason: .left, text: ""),
+                                      .list([]), .list(["a", "chat-2"]), .open(number: 65535, name: "x1"), .data(number: 1, more: false, bytes: []),
                                       .data(number: 9, more: true, bytes: Array(repeating: 0xAB, count: 1000)), .busy(number: 2, message: 1 << 40, text: ""),
                                       .ready(number: 1), .retry(number: 1)]
         for message in messages {
@@ -31,7 +37,7 @@ final class AppWireTests: XCTestCase {
         XCTAssertThrowsError(try WireCodec.decode([1, 0x21, 0, 1, 64] + Array(repeating: 0x61, count: 64)))
         XCTAssertThrowsError(try WireCodec.decode([1, 0x24, 0])) { XCTAssertEqual($0 as? WireError, .truncated("appReady number")) }
         XCTAssertThrowsError(try WireCodec.decode([1, 0x25, 0, 1, 0])) { XCTAssertEqual($0 as? WireError, .trailingBytes("message type 0x25")) }
-        XCTAssertThrowsError(try WireCodec.decode([1, 0x26])) { XCTAssertEqual($0 as? WireError, .unknownType(0x26)) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x2A])) { XCTAssertEqual($0 as? WireError, .unknownType(0x2A)) }
     }
 
     func testAppMessagesNeedTheFeature() {

@@ -58,7 +58,7 @@ final class ConfigFileTests: XCTestCase {
         let table: [(String, String)] = [
             ("[app \"Chat\"]\nuser = a", "line 1: [app \"Chat\"]: an app name has only lowercase ASCII letters, digits and hyphens; 'C' is none of them"),
             ("[app chat]\nuser = a", "line 1: expected [app \"NAME\"], got [app chat]"),
-            ("[app \"chat\"]\nname = a", "line 2: unknown key 'name' in [app \"chat\"] (user or group)"),
+            ("[app \"chat\"]\nname = a", "line 2: unknown key 'name' in [app \"chat\"] (user, group or auto-accept)"),
             ("[app \"chat\"]\nuser = a\ngroup = b", "line 3: app 'chat' is reserved twice"),
             ("[peerd]\napp-user = chat", "line 2: app-user: --app-user 'chat': expected NAME=USER"),
         ]

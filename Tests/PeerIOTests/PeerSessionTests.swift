@@ -31,6 +31,7 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, confirmedApps names: [String]) {}
     func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) {}
     func session(_ session: PeerSession, appReady app: AppName) {}
+    func session(_ session: PeerSession, app message: AppMessage) {}
     func session(_ session: PeerSession, bulk message: BulkMessage) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
     func sessionCanSendBulk(_ session: PeerSession) {}

@@ -15,7 +15,7 @@ app_inbox_is() { [ "$(app_inbox_count "$1" "$2")" = "$3" ]; }
 # or the default app; they wait in each app's own inbox across a restart,
 # and each app's take gets its own, in order.
 test_two_apps_keep_their_messages_apart_through_every_path() {
-    two_peers
+    two_peers --app-auto-accept chat=paired --app-auto-accept clip=paired
     pair_hosts 1 2
     lab_wait_for 5 state_is 1 host2 connected || fail "not connected after pairing"
     local i app
@@ -24,6 +24,7 @@ test_two_apps_keep_their_messages_apart_through_every_path() {
     done
     for app in chat clip; do
         lab_wait_for 5 app_confirmed 1 host2 "$app" || fail "host2's daemon did not confirm $app over the session: $(peer_field 1 host2 .apps)"
+        ctl 1 --app "$app" invite host2 --wait >/dev/null || fail "$app's invitation (host2 auto-accepts it for paired peers)"
     done
     for app in chat clip; do
         seq -f "$app plain %g" 1000 | ctl 1 --app "$app" send host2 - --lines >/dev/null || fail "plain sends for $app"
@@ -67,12 +68,16 @@ test_two_apps_keep_their_messages_apart_through_every_path() {
 # at once, for that app alone.
 test_a_full_inbox_for_one_app_leaves_the_others_flowing() {
     # 262144 bytes: each app's quarter holds four 15000-byte messages.
-    two_peers --max-message 16384 --inbox-size 262144
+    two_peers --max-message 16384 --inbox-size 262144 --app-auto-accept chat=paired --app-auto-accept clip=paired
     pair_hosts 1 2
     lab_wait_for 5 state_is 1 host2 connected || fail "not connected after pairing"
-    ctl 2 apps add chat >/dev/null && ctl 2 apps add clip >/dev/null || fail "apps add on host2"
+    # Declared on both: their states with peers outlast each short-lived peerctl.
+    local i
+    for i in 1 2; do ctl "$i" apps add chat >/dev/null && ctl "$i" apps add clip >/dev/null || fail "apps add on host$i"; done
     lab_wait_for 5 app_confirmed 1 host2 clip || fail "host2 did not confirm its apps"
     watch_on 1 "$LAB_DIR/w1.jsonl" 1
+    # The first queued message invites the app for itself (host2 accepts).
+    ctl 1 --app clip invite host2 --wait >/dev/null || fail "clip's invitation"
     local n
     for n in 1 2 3 4 5 6; do
         python3 -c "import sys; sys.stdout.write('m$n ' + 'x' * 15000)" | ctl 1 --app chat send --queue host2 - >/dev/null || fail "send --queue m$n"
@@ -93,12 +98,9 @@ test_a_full_inbox_for_one_app_leaves_the_others_flowing() {
     local out
     out=$(ctl 1 --app chat send host2 "plain while full" 2>&1); expect_eq $? 1 "a plain chat send while chat is held"
     echo "$out" | grep -q "refuses app 'chat' for now" || fail "the plain send did not say why: $out"
-    # An app no client holds on host2: refused at once, the session stays.
-    ctl 1 --app game send host2 "anyone?" >/dev/null || fail "the game send was not queued on the session"
-    lab_wait_for 10 has_event "$LAB_DIR/w1.jsonl" '.type == "undelivered" and .delivery.app == "game"' || fail "no undelivered for game"
-    jq -r 'select(.delivery.app == "game") | .delivery.text' "$LAB_DIR/w1.jsonl" | grep -q "no client of app 'game'" \
-        || fail "game's refusal does not say why: $(jq -c 'select(.delivery.app == "game")' "$LAB_DIR/w1.jsonl")"
-    expect_eq "$(peer_state 1 host2)" connected "the session after game's refusal"
+    # An app that is not connected with the peer sends nothing.
+    out=$(ctl 1 --app game send host2 "anyone?" 2>&1); expect_eq $? 1 "a send for an app not connected"
+    echo "$out" | grep -q "app 'game' is not connected with 'host2'; invite it first" || fail "the send did not say why: $out"
     # A take makes room: host2 says ready, host1 sends the rest.
     ctl 2 --app chat take | cut -c1-3 >"$LAB_DIR/taken.txt"
     lab_wait_for 15 queue_empty 1 || fail "host1 kept chat's queue after room was made: $(json 1 queue)"
@@ -115,10 +117,12 @@ test_a_second_uid_cannot_read_an_app_another_uid_holds() {
     use_peerd_group
     local gid=$PEERD_GID
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h1" "$LAB_DIR/h2"
-    two_peers
+    two_peers --app-auto-accept chat=all
     connect_peers
     ctl 2 apps add chat >/dev/null || fail "root could not declare chat"
+    ctl 1 apps add chat >/dev/null || fail "host1 could not declare chat"
     lab_wait_for 5 app_confirmed 1 host2 chat || fail "host2 did not confirm chat"
+    ctl 1 --app chat invite host2 --wait >/dev/null || fail "chat's invitation"
     ctl 1 --app chat send host2 "for root's chat" >/dev/null || fail "the chat send"
     lab_wait_for 10 app_inbox_is 2 chat 1 || fail "the message did not reach chat's inbox"
     local member=(setpriv --reuid=65534 --regid=65534 --groups="$gid") what
@@ -133,4 +137,59 @@ test_a_second_uid_cannot_read_an_app_another_uid_holds() {
         || fail "a take for an app the connection did not register: $answer"
     expect_eq "$(app_inbox_count 2 chat)" 1 "chat's inbox after the refusals"
     expect_eq "$(ctl 2 --app chat take)" "for root's chat" "root's take"
+}
+
+# Invitations per app (MPC's invitations per session): the same peer's
+# chat is accepted and its clip declined at the same time, each by its own
+# app's client, with context bytes; neither client sees the other's
+# invitation; an app no client holds there is declined at once; the
+# default app's session is untouched; an app that leaves ends its state
+# with the peer, which the peer's clients of it hear.
+test_invitations_per_app_accepted_declined_and_with_no_client() {
+    two_peers
+    connect_peers
+    lab_spawn 2 "$LAB_DIR/chat2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json --app chat watch
+    local chat_holder=$LAB_PID
+    lab_spawn 2 "$LAB_DIR/clip2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json --app clip watch
+    lab_wait_for 5 has_app 2 chat || fail "chat is not registered on host2"
+    lab_wait_for 5 has_app 2 clip || fail "clip is not registered on host2"
+    lab_spawn 1 "$LAB_DIR/chat1.jsonl" "$BIN/peerctl" --socket "$(sock 1)" --json --app chat watch
+    ctl 1 --app chat invite host2 --context "let's talk" --wait >"$LAB_DIR/chat-invite.out" 2>&1 &
+    local chat_inviter=$!
+    ctl 1 --app clip invite host2 --wait >"$LAB_DIR/clip-invite.out" 2>&1 &
+    local clip_inviter=$!
+    lab_wait_for 5 has_event "$LAB_DIR/chat2.jsonl" '.type == "invitation" and .invitation.app == "chat"' || fail "chat's client got no invitation"
+    lab_wait_for 5 has_event "$LAB_DIR/clip2.jsonl" '.type == "invitation" and .invitation.app == "clip"' || fail "clip's client got no invitation"
+    has_event "$LAB_DIR/chat2.jsonl" '.type == "invitation" and .invitation.app == "clip"' && fail "chat's client saw clip's invitation"
+    expect_eq "$(jq -r 'select(.type == "invitation") | .invitation.contextData | @base64d' "$LAB_DIR/chat2.jsonl")" "let's talk" "chat's context, as bytes"
+    expect_eq "$(json 2 --app chat invitations | jq -r '[.invitations[].app] | join(",")')" chat "invitations as chat lists"
+    expect_eq "$(json 2 invitations | jq '.invitations | length')" 0 "the default app's invitations"
+    local chat_id clip_id
+    chat_id=$(jq -r 'select(.type == "invitation") | .invitation.id' "$LAB_DIR/chat2.jsonl")
+    clip_id=$(jq -r 'select(.type == "invitation") | .invitation.id' "$LAB_DIR/clip2.jsonl")
+    local out
+    out=$(ctl 2 --app clip accept "$chat_id" 2>&1); expect_eq $? 1 "clip answering chat's invitation"
+    echo "$out" | grep -q "is for app 'chat'" || fail "the refusal does not say whose it is: $out"
+    ctl 2 --app chat accept "$chat_id" >/dev/null || fail "chat's accept"
+    ctl 2 --app clip decline "$clip_id" >/dev/null || fail "clip's decline"
+    wait "$chat_inviter" || fail "chat's invitation did not connect: $(cat "$LAB_DIR/chat-invite.out")"
+    wait "$clip_inviter" && fail "clip's invitation connected though declined"
+    grep -q "declined" "$LAB_DIR/clip-invite.out" || fail "clip's inviter was not told it was declined: $(cat "$LAB_DIR/clip-invite.out")"
+    expect_eq "$(json 1 --app chat peers | jq -r '.peers[] | select(.name == "host2") | .state')" connected "chat's state with host2"
+    expect_eq "$(json 1 --app clip peers | jq -r '.peers[] | select(.name == "host2") | .state')" notConnected "clip's state with host2"
+    expect_eq "$(peer_state 1 host2)" connected "the default app's session"
+    # Accepted for chat opens nothing for clip.
+    out=$(ctl 1 --app clip send host2 "may I?" 2>&1); expect_eq $? 1 "clip's send after its decline"
+    ctl 1 --app chat send host2 "hello chat" >/dev/null || fail "chat's send"
+    lab_wait_for 5 app_inbox_is 2 chat 1 || fail "chat's message did not reach chat's inbox on host2"
+    # No client of game on host2: declined at once.
+    local start=$SECONDS
+    out=$(ctl 1 --app game invite host2 --wait 2>&1); expect_eq $? 1 "game's invitation"
+    echo "$out" | grep -q "noClient" || fail "game's invitation did not end as noClient: $out"
+    [ $((SECONDS - start)) -le 3 ] || fail "game's invitation took $((SECONDS - start)) s to be declined"
+    # chat's client goes: chat leaves host1, whose chat clients hear it.
+    kill "$chat_holder"
+    lab_wait_for 5 has_event "$LAB_DIR/chat1.jsonl" '.type == "appStateChanged" and .app.app == "chat" and .app.state == "notConnected" and .app.reason == "left"' \
+        || fail "host1's chat client did not hear chat leave: $(grep appStateChanged "$LAB_DIR/chat1.jsonl")"
+    expect_eq "$(peer_state 1 host2)" connected "the default app's session after chat left"
 }

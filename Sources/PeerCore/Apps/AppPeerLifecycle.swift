@@ -7,8 +7,9 @@ import FoundationEssentials
 ///
 /// Rules:
 /// - an invitation is answered by a client of the app on the invited host;
-///   with none holding the app it is declined at once (`noClient`); with
-///   auto-accept for the app it is accepted without asking;
+///   with auto-accept for the app (which needs the app kept there) it is
+///   accepted without asking; otherwise, with no client holding the app,
+///   it is declined at once (`noClient`);
 /// - both sides inviting each other (MPC's crossing complaint) connect:
 ///   each accepts the other's;
 /// - an unanswered invitation ends as `timedOut` on both sides;
@@ -58,8 +59,8 @@ public struct AppPeerLifecycle: Sendable, Equatable {
     }
 
     /// The peer's app invites ours. `clients`: whether any client here
-    /// holds the app; `autoAccept`: whether the app accepts this peer
-    /// without asking.
+    /// holds the app; `autoAccept`: whether the app (kept here: held or
+    /// declared) accepts this peer without asking.
     public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, clients: Bool, autoAccept: Bool, now: Date) -> [AppPeerAction] {
         switch phase {
         case .connected:
@@ -69,11 +70,11 @@ public struct AppPeerLifecycle: Sendable, Equatable {
             phase = .connected
             return [.sendAccept, .stateChanged(.connected, reason: nil)]
         case .notConnected, .invited:
-            guard clients else { return [.sendDecline(.noClient)] }
             if autoAccept {
                 phase = .connected
                 return [.sendAccept, .stateChanged(.connected, reason: nil)]
             }
+            guard clients else { return [.sendDecline(.noClient)] }
             phase = .invited(deadline: now.addingTimeInterval(timeout))
             return [.askClients(context: context), .stateChanged(.connecting, reason: nil)]
         }

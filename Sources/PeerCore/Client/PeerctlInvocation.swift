@@ -87,9 +87,10 @@ public struct PeerctlInvocation: Equatable, Sendable {
     Global options:
       --socket PATH   the control socket (default: $PEERD_SOCKET, else
                       /run/peerd/peerd.sock)
-      --app NAME      register app NAME while the command runs, and act as it
-                      (peers lists its peers only; doctor PEER checks that
-                      PEER advertises it; top ignores it)
+      --app NAME      register app NAME while the command runs, and act as it:
+                      send, recv, take and inbox send, take and list NAME's
+                      messages alone; peers lists its peers only; doctor
+                      PEER checks that PEER runs it; top ignores it
       --json          machine-readable output; `watch --json` prints one
                       object per line, `send --json` one result (session,
                       number) per message

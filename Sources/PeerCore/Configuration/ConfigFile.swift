@@ -1,7 +1,9 @@
 /// peerd's configuration file, in the INI style of `avahi-daemon.conf`:
 /// a `[peerd]` section of `key = value` lines, and `[app "NAME"]` sections
 /// whose `user = USER` or `group = GROUP` keep an app name for someone
-/// (they stand for `app-user = NAME=USER` and `app-group = NAME=GROUP`).
+/// (they stand for `app-user = NAME=USER` and `app-group = NAME=GROUP`),
+/// and whose `auto-accept = POLICY` is the app's own policy for invitations
+/// (`app-auto-accept = NAME=POLICY`).
 ///
 /// Rules: UTF-8 (a leading byte-order mark is skipped); lines end in LF or
 /// CRLF; `#` or `;` starts a comment at the start of a line or after
@@ -19,14 +21,14 @@ public enum ConfigFile {
         "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "max-unverified-peers", "event-history",
         "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
-        "download-dir", "offer-timeout", "partial-lifetime", "app-user", "app-group",
+        "download-dir", "offer-timeout", "partial-lifetime", "app-user", "app-group", "app-auto-accept",
     ]
     /// Keys of an `[app "NAME"]` section, with the `[peerd]` key each stands for.
-    public static let appKeys: [String: String] = ["user": "app-user", "group": "app-group"]
+    public static let appKeys: [String: String] = ["user": "app-user", "group": "app-group", "auto-accept": "app-auto-accept"]
     /// Keys that are yes/no switches.
     public static let switchKeys: Set<String> = ["public-read", "reset-trust", "allow-local-add"]
     /// Keys that may appear more than once (each adds a value).
-    public static let repeatableKeys: Set<String> = ["info", "interface", "app-user", "app-group"]
+    public static let repeatableKeys: Set<String> = ["info", "interface", "app-user", "app-group", "app-auto-accept"]
 
     /// Splits the file into entries, rejecting anything that is not a
     /// comment, a `[peerd]` header, or `key = value` with a known key.
@@ -59,9 +61,9 @@ public enum ConfigFile {
                 guard let eq = line.firstIndex(of: "=") else { throw UsageError("line \(number): expected key = value, got '\(visible(line))'") }
                 let key = trim(line[..<eq]).lowercased()
                 guard let standsFor = appKeys[key] else {
-                    throw UsageError("line \(number): unknown key '\(visible(key))' in [app \"\(app)\"] (user or group)")
+                    throw UsageError("line \(number): unknown key '\(visible(key))' in [app \"\(app)\"] (user, group or auto-accept)")
                 }
-                guard appSeen.insert(app).inserted else { throw UsageError("line \(number): app '\(app)' is reserved twice") }
+                guard key == "auto-accept" || appSeen.insert(app).inserted else { throw UsageError("line \(number): app '\(app)' is reserved twice") }
                 entries.append(ConfigFileEntry(key: standsFor, value: app + "=" + trim(line[line.index(after: eq)...]), line: number))
                 continue
             }

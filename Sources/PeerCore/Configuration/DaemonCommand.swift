@@ -76,6 +76,10 @@ public enum DaemonCommand: Equatable, Sendable {
       --app-user NAME=USER    keep app NAME for USER (a name or uid): no other
                               user (root aside) may register it; repeatable
       --app-group NAME=GROUP  keep app NAME for the members of GROUP; repeatable
+      --app-auto-accept NAME=POLICY
+                              none, paired or all: app NAME's invitations
+                              accepted without asking a client (default none;
+                              the app must be declared or held); repeatable
       --reset-trust           move a corrupt trust store aside (every pairing is
                               forgotten) instead of refusing to start
       --config PATH           configuration file (default: /etc/peerd/peerd.conf,
@@ -217,6 +221,14 @@ public enum DaemonCommand: Equatable, Sendable {
                 guard config.appReservations[app] == nil else { throw UsageError("\(option): app '\(app.text)' is reserved twice") }
                 let who = String(text[text.index(after: eq)...])
                 config.appReservations[app] = option == "--app-user" ? .user(who) : .group(who)
+            case "--app-auto-accept":
+                let text = try cursor.value(for: option)
+                guard let eq = text.firstIndex(of: "="), let policy = AutoAcceptPolicy(rawValue: String(text[text.index(after: eq)...])) else {
+                    throw UsageError("--app-auto-accept '\(text)': expected NAME=POLICY (none, paired or all)")
+                }
+                let app: AppName
+                do { app = try AppName(String(text[..<eq])) } catch { throw UsageError("--app-auto-accept '\(text)': \(error)") }
+                config.appAutoAccept[app] = policy
             case "--reset-trust":
                 try cursor.flag(option)
                 config.resetTrust = true

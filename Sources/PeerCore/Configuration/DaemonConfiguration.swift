@@ -78,6 +78,10 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// `--app-user`, `--app-group` (or `[app "NAME"]` sections): app names
     /// kept for one user or group (issue 23).
     public var appReservations: [AppName: AppReservationRule] = [:]
+    /// `--app-auto-accept NAME=POLICY` (or `auto-accept` in an `[app
+    /// "NAME"]` section): the app's own policy for invitations; none for
+    /// an app not named.
+    public var appAutoAccept: [AppName: AutoAcceptPolicy] = [:]
     /// Where received files land.
     public var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
 

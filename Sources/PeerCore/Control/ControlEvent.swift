@@ -34,12 +34,16 @@ public struct ControlEvent: Codable, Sendable, Equatable {
     public var stored: InboxMessage?
     /// The transfer (transfer events).
     public var transfer: TransferInfo?
+    /// `appStateChanged`: the app's state with `peer` (issue 23).
+    public var app: AppStateInfo?
 
     /// Creates an event.
     public init(seq: UInt64, type: EventKind, time: Date, peer: PeerSnapshot? = nil, error: ControlError? = nil,
                 reason: CloseReason? = nil, invitation: InvitationInfo? = nil, message: MessageInfo? = nil,
                 mismatch: IdentityMismatchInfo? = nil, pairing: PairingInfo? = nil, pairingFailure: PairingFailure? = nil,
-                delivery: DeliveryInfo? = nil, detail: String? = nil, stored: InboxMessage? = nil, transfer: TransferInfo? = nil) {
+                delivery: DeliveryInfo? = nil, detail: String? = nil, stored: InboxMessage? = nil, transfer: TransferInfo? = nil,
+                app: AppStateInfo? = nil) {
+        self.app = app
         self.stored = stored
         self.transfer = transfer
         self.delivery = delivery

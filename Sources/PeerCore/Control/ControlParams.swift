@@ -7,6 +7,9 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var since: UInt64?
     /// `invite`: text shown to the invitee (at most 4096 bytes of UTF-8).
     public var context: String?
+    /// `invite` for an app: the context as bytes, base64 (at most 4096
+    /// bytes; instead of `context`).
+    public var contextData: String?
     /// `invite`: seconds to wait for an answer (default 30).
     public var timeout: Double?
     /// `accept`/`decline`: the invitation id.

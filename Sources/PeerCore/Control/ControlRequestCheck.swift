@@ -9,6 +9,8 @@ public enum ControlRequestCheck {
         "peer": (.string, "a string (UUID, UUID prefix or name)"),
         "since": (.naturalNumber, "a whole number ≥ 0"),
         "context": (.string, "a string"),
+        "contextData": (.string, "a string (the context in base64)"),
+        "app": (.string, "a string (an app name)"),
         "timeout": (.number, "a number of seconds"),
         "invitation": (.string, "a string (the invitation id)"),
         "data": (.string, "a string (the message in base64)"),

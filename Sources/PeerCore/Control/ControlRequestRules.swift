@@ -70,7 +70,12 @@ public enum ControlRequestRules {
     /// An `invite`'s context (at most ``WireCodec/maxContext`` bytes) and
     /// timeout (1 to 300 s, 30 by default).
     public static func invitation(_ params: ControlParams) -> Result<Invitation, ControlError> {
-        let context = Array((params.context ?? "").utf8)
+        var context = Array((params.context ?? "").utf8)
+        if let encoded = params.contextData {
+            guard params.context == nil else { return .failure(ControlError(.invalidParams, "give context or contextData, not both")) }
+            guard let bytes = Data(base64Encoded: encoded) else { return .failure(ControlError(.invalidParams, "contextData is not base64")) }
+            context = Array(bytes)
+        }
         guard context.count <= WireCodec.maxContext else {
             return .failure(ControlError(.invalidParams, "context is \(context.count) bytes; at most \(WireCodec.maxContext)"))
         }

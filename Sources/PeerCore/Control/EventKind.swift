@@ -19,6 +19,10 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     /// ones wait and go again when it has room; plain sends are not kept
     /// (issue 23; live only, never replayed).
     case undelivered = "undelivered"
+    /// An app's state with a peer changed (issue 23, MPC's session state):
+    /// `app` holds the app, its `state` and, for `notConnected`, `reason`.
+    /// Only to the app's clients; live only.
+    case appStateChanged = "appStateChanged"
     /// A peer's session state changed; `reason` says why.
     case stateChanged = "stateChanged"
     /// Our invitation never reached the peer: no address answered, or the

@@ -14,9 +14,17 @@ public struct InvitationInfo: Codable, Sendable, Equatable {
     public var context: String
     /// When it is declined as timed out.
     public var expires: Date
+    /// The app invited (issue 23); absent for the default app's invitation.
+    public var app: String?
+    /// An app invitation's context as sent, base64 (bytes, up to 4 KiB;
+    /// `context` is the same read as UTF-8).
+    public var contextData: String?
 
     /// Creates it.
-    public init(id: String, peer: UUID, name: String, peerId: String, context: String, expires: Date) {
+    public init(id: String, peer: UUID, name: String, peerId: String, context: String, expires: Date, app: String? = nil,
+                contextData: String? = nil) {
+        self.app = app
+        self.contextData = contextData
         self.id = id
         self.peer = peer
         self.name = name

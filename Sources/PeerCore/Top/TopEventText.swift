@@ -24,6 +24,7 @@ public enum TopEventText {
             let t = event.transfer
             text = "transfer \(t?.id.prefix(8) ?? "") \(t?.direction.rawValue ?? "") \(t?.state.rawValue ?? "")" + (t?.reason.map { " (\($0.rawValue))" } ?? "")
         case .delivered: text = "messages through \(event.delivery?.through ?? 0) delivered"
+        case .appStateChanged: text = "app \(event.app?.app ?? "?") \(event.app?.state.rawValue ?? "")" + (event.app?.reason.map { " (\($0.rawValue))" } ?? "")
         case .undelivered: text = "app \(event.delivery?.app ?? "?") refused from message \(event.delivery?.from ?? 0): \(event.delivery?.text ?? "")"
         case .error: text = event.error?.message ?? "error"
         }

@@ -11,11 +11,15 @@
 /// | 0x23 | appBusy  | number u16, message u64, text_len u16, text |
 /// | 0x24 | appReady | number u16 |
 /// | 0x25 | appRetry | number u16 |
+/// | 0x26 | appInvite | name_len u8, name, timeout_ms u32, context_len u16, context |
+/// | 0x27 | appAccept | name_len u8, name |
+/// | 0x28 | appDecline | name_len u8, name, reason u8, text_len u16, text |
+/// | 0x29 | appLeave | name_len u8, name, reason u8, text_len u16, text |
 public enum AppCodec {
     /// The first app message type.
     public static let firstType: UInt8 = 0x20
     /// The last app message type.
-    public static let lastType: UInt8 = 0x25
+    public static let lastType: UInt8 = 0x29
     /// The most names one `appList` carries.
     public static let maxNames = 64
     /// The most bytes of one name on the wire (names are checked against
@@ -34,6 +38,10 @@ public enum AppCodec {
         case .busy: 0x23
         case .ready: 0x24
         case .retry: 0x25
+        case .invite: 0x26
+        case .accept: 0x27
+        case .decline: 0x28
+        case .leave: 0x29
         }
     }
 
@@ -59,6 +67,20 @@ public enum AppCodec {
             out += bytes
         case .ready(let number), .retry(let number):
             BigEndian.append(UInt64(number), width: 2, to: &out)
+        case .invite(let name, let timeout, let context):
+            appendName(name, to: &out)
+            BigEndian.append(UInt64(timeout), width: 4, to: &out)
+            let kept = context.prefix(WireCodec.maxContext)
+            BigEndian.append(UInt64(kept.count), width: 2, to: &out)
+            out += kept
+        case .accept(let name):
+            appendName(name, to: &out)
+        case .decline(let name, let reason, let text), .leave(let name, let reason, let text):
+            appendName(name, to: &out)
+            out.append(reason.code)
+            let bytes = Array(text.utf8.prefix(WireCodec.maxText))
+            BigEndian.append(UInt64(bytes.count), width: 2, to: &out)
+            out += bytes
         }
     }
 
@@ -87,8 +109,24 @@ public enum AppCodec {
             return .busy(number: number, message: message, text: try reader.text(length, "appBusy text"))
         case 0x24:
             return .ready(number: try reader.u16("appReady number"))
-        default:
+        case 0x25:
             return .retry(number: try reader.u16("appRetry number"))
+        case 0x26:
+            let name = try readName(&reader, "appInvite name")
+            let timeout = try reader.u32("appInvite timeout")
+            let length = Int(try reader.u16("appInvite context length"))
+            guard length <= WireCodec.maxContext else { throw .fieldTooLong("appInvite context", length) }
+            return .invite(name: name, timeoutMilliseconds: timeout, context: try reader.bytes(length, "appInvite context"))
+        case 0x27:
+            return .accept(name: try readName(&reader, "appAccept name"))
+        default:
+            let what = type == 0x28 ? "appDecline" : "appLeave"
+            let name = try readName(&reader, "\(what) name")
+            let reason = AppEndReason(code: try reader.u8("\(what) reason"))
+            let length = Int(try reader.u16("\(what) text length"))
+            guard length <= WireCodec.maxText else { throw .fieldTooLong("\(what) text", length) }
+            let text = try reader.text(length, "\(what) text")
+            return type == 0x28 ? .decline(name: name, reason: reason, text: text) : .leave(name: name, reason: reason, text: text)
         }
     }
 

@@ -26,4 +26,15 @@ public enum AppMessage: Equatable, Sendable {
     /// From the sender, after `ready`: what follows under `number` is new
     /// or sent again, and the receiver takes it again.
     case retry(number: UInt16)
+    /// The sender's app `name` invites the receiver's (MPC's invitation):
+    /// how long it waits, and context bytes (at most 4096).
+    case invite(name: String, timeoutMilliseconds: UInt32, context: [UInt8])
+    /// The receiver's app `name` accepts the sender's invitation (or both
+    /// invited each other).
+    case accept(name: String)
+    /// The app `name` declines the invitation, with a reason and words.
+    case decline(name: String, reason: AppEndReason, text: String)
+    /// The app `name`'s state with the receiver ends (it left, or an
+    /// invitation timed out), with a reason and words.
+    case leave(name: String, reason: AppEndReason, text: String)
 }

@@ -44,6 +44,11 @@ final class AppDesk {
         registry.apps[app]?.clients.contains(client.number) ?? false
     }
 
+    /// Whether a live client holds `app` now (one that can answer an invitation).
+    func hasClients(_ app: AppName) -> Bool {
+        !(registry.apps[app]?.clients.isEmpty ?? true)
+    }
+
     /// Whether messages for `app` are kept here: the default app always;
     /// an app while a client holds it or it is declared.
     func keeps(_ app: AppName) -> Bool {

@@ -48,6 +48,15 @@ public final class ControlConnection {
     public let number: Int
     /// Whether the client asked for events.
     public var isSubscriber = false
+    /// A subscription in an app: which broadcast events reach it.
+    public var eventFilter: AppEventFilter?
+
+    /// Whether a broadcast event reaches this subscriber.
+    public func admits(_ event: ControlEvent) -> Bool {
+        guard var filter = eventFilter else { return true }
+        defer { eventFilter = filter }
+        return filter.passes(event)
+    }
     /// Whether `message` events were sent here: then every event has the
     /// server's room for one largest message past the queue limit
     /// (``ControlServer/messageAllowance``), so a small event is not

@@ -88,7 +88,7 @@ public final class ControlServer {
     /// go to its clients alone).
     public func broadcast(_ event: ControlEvent, to audience: (ControlConnection) -> Bool) {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return }
-        for connection in connections.values where connection.isSubscriber && !connection.isClosing && audience(connection) {
+        for connection in connections.values where connection.isSubscriber && !connection.isClosing && audience(connection) && connection.admits(event) {
             _ = send(line, of: event, to: connection)
         }
     }
@@ -295,7 +295,7 @@ public final class ControlServer {
             // event can slip between them or be sent twice.
             deliver(encoded(result, id: id), id: id, to: connection)
             connection.isSubscriber = true
-            for event in replay {
+            for event in replay where connection.admits(event) {
                 guard let line = try? JSONLines.encode(EventLine(event)), connection.send(line) else { break }
             }
             then?(connection)

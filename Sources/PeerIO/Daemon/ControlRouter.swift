@@ -18,6 +18,8 @@ public final class ControlRouter: ControlRequestHandler {
     private let streams: StreamDesk
     private let channels: ChannelDesk
     private let apps: AppDesk
+    /// Each app's state with each peer.
+    private let appSessions: AppSessions
     /// The journal's outlet: the events held for replay.
     private let events: EventOutlet
     /// The flow held back for slow subscribers, told when one drains.
@@ -28,12 +30,13 @@ public final class ControlRouter: ControlRequestHandler {
     /// A router over the daemon's components.
     init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
          queued: QueuedDelivery, inboxes: InboxBook, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
-         channels: ChannelDesk, apps: AppDesk, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
+         channels: ChannelDesk, apps: AppDesk, appSessions: AppSessions, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
         self.events = events
         self.hold = hold
         self.status = status
         self.channels = channels
         self.apps = apps
+        self.appSessions = appSessions
         self.transfers = transfers
         self.streams = streams
         self.maxMessage = maxMessage
@@ -54,6 +57,7 @@ public final class ControlRouter: ControlRequestHandler {
     public func clientClosed(_ client: ControlConnection) {
         inboxes.closed(client)
         apps.closed(client)
+        appSessions.prune()
     }
 
     /// Sessions held back for a slow subscriber may go on.
@@ -66,15 +70,21 @@ public final class ControlRouter: ControlRequestHandler {
         case .status:
             return .result(status())
         case .peers:
-            guard let app = params.app else { return .result(PeersResult(peers: directory.all)) }
-            return .result(PeersResult(peers: directory.all.filter { $0.apps?[app] != nil }))
+            guard let text = params.app, !text.isEmpty else { return .result(PeersResult(peers: directory.all)) }
+            // In an app, each row's state is the app's with that peer (MPC's session state).
+            let app = try? AppName(text)
+            return .result(PeersResult(peers: directory.all.filter { $0.apps?[text] != nil }.map { row in
+                var shown = row
+                if let app { shown.state = appSessions.state(row.id, app) }
+                return shown
+            }))
         case .peer:
             return .from(ControlRequestRules.peerSelector(method, params)
                 .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
         case .send where params.peers != nil || params.all != nil:
             return apps.trafficApp(.send, params, client: client).map { groupSend(params, app: $0, sessions: sessions) }.reply
         case .invite, .disconnect, .send, .pair, .unpair:
-            let app = method == .send ? apps.trafficApp(.send, params, client: client) : .success(.none)
+            let app = [.send, .invite, .disconnect].contains(method) ? apps.trafficApp(method, params, client: client) : .success(.none)
             switch app.flatMap({ app in ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }).map { (app, $0) } }) {
             case .success((let app, let peer)): return sessionRequest(method, peer: peer, app: app, params: params, sessions: sessions)
             case .failure(let error): return .error(error)
@@ -109,14 +119,27 @@ public final class ControlRouter: ControlRequestHandler {
         case .paired:
             return .result(TrustListResult(peers: trust.records))
         case .invitations:
-            return .result(InvitationsResult(invitations: invitations.waiting))
+            switch apps.trafficApp(.invitations, params, client: client) {
+            case .success(let app) where !app.isDefault: return .result(InvitationsResult(invitations: appSessions.waiting(app)))
+            case .success: return .result(InvitationsResult(invitations: invitations.waiting))
+            case .failure(let error): return .error(error)
+            }
         case .accept, .decline:
             guard let key = params.invitation, !key.isEmpty else {
                 return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.invitation"))
             }
-            return .from(invitations.answer(key, accept: method == .accept))
+            // The default app's invitations first, then the apps'.
+            let answered = invitations.answer(key, accept: method == .accept)
+            if case .failure(let error) = answered, error.code == .notFound {
+                return .from(appSessions.answer(key, accept: method == .accept, client: client))
+            }
+            return .from(answered)
         case .subscribe:
-            return apps.trafficApp(.subscribe, params, client: client).map { subscribe(params, app: $0) }.reply
+            return apps.trafficApp(.subscribe, params, client: client).map { app in
+                // In an app, only events about peers that run it (and the app's own).
+                client.eventFilter = app.isDefault ? nil : AppEventFilter(app: app.text)
+                return subscribe(params, app: app)
+            }.reply
         case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers:
             return transferRequest(method, params: params, client: client)
         case .pipe:
@@ -128,7 +151,9 @@ public final class ControlRouter: ControlRequestHandler {
         case .appAdd:
             return .from(apps.declare(params, client: client))
         case .appRemove:
-            return .from(apps.remove(params, client: client))
+            let removed = apps.remove(params, client: client)
+            appSessions.prune()
+            return .from(removed)
         case .apps:
             return .result(apps.rows)
         case .inbox:
@@ -212,6 +237,9 @@ public final class ControlRouter: ControlRequestHandler {
         }
         let app = apps.trafficApp(.channel, params, client: client)
         switch app.flatMap({ app in ControlRequestRules.peerSelector(.channel, params).flatMap({ PeerSelector.select($0, from: directory.all) }).map { (app, $0) } }) {
+        case .success((let app, let peer)) where !app.isDefault && appSessions.state(peer.id, app) != .connected:
+            descriptor.close()
+            return .error(ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first"))
         case .success((let app, let peer)):
             let channels = channels
             return .later { answer in channels.open(to: peer, app: app, descriptor: descriptor, client: client, answer: answer) }
@@ -240,9 +268,17 @@ public final class ControlRouter: ControlRequestHandler {
         switch method {
         case .invite:
             switch ControlRequestRules.invitation(params) {
+            case .success(let invitation) where !app.isDefault:
+                // An app's invitation; with no session, one is opened first.
+                let opened = appSessions.invite(peer, app: app, context: invitation.context, timeout: invitation.timeout) {
+                    sessions.invite(peer, context: [], timeout: invitation.timeout)
+                }
+                return .from(opened.map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
             case .success(let invitation): return .from(sessions.invite(peer, context: invitation.context, timeout: invitation.timeout))
             case .failure(let error): return .error(error)
             }
+        case .disconnect where !app.isDefault:
+            return .from(appSessions.leave(peer, app: app).map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
         case .disconnect:
             return .from(sessions.disconnect(peer))
         case .pair:
@@ -280,8 +316,9 @@ public final class ControlRouter: ControlRequestHandler {
     /// leaves the disk only when the peer acknowledges it.
     private func enqueue(_ data: [UInt8], for peerID: String, app: AppName, peer: PeerSnapshot, sessions: any SessionOperations,
                          then done: @escaping @MainActor (Result<SendResult, ControlError>) -> Void) {
-        queued.enqueue(data, for: peerID, app: app, name: peer.name) { outcome in
+        queued.enqueue(data, for: peerID, app: app, name: peer.name) { [appSessions] outcome in
             if case .failure(let error) = outcome { return done(.failure(error)) }
+            if !app.isDefault { appSessions.inviteForQueue(peer.id, app: app) }
             sessions.drainQueue(for: peer.id)
             done(.success(SendResult(bytes: data.count, queued: true)))
         }

@@ -46,6 +46,8 @@ public final class PeerDaemon {
     private let channels: ChannelDesk
     /// The apps registered on this host (issue 23).
     private let apps: AppDesk
+    /// Each app's state with each peer.
+    private let appSessions: AppSessions
     /// When free heap goes back to the system.
     private var heapTrim = HeapTrimPolicy()
     /// Both, as the sessions see them.
@@ -183,6 +185,15 @@ public final class PeerDaemon {
         reconnect = ReconnectController(enabled: config.autoConnect, interfaces: Set(interfaceIndexes),
                                         surroundings: DaemonReconnectSurroundings(table: table, trust: trust, directory: directory),
                                         logger: logger, clock: clock)
+        let trustDesk = trust
+        appSessions = AppSessions(table: table, directory: directory, apps: apps, control: control, number: events.number,
+                                  accepts: { [config] app, peerID in
+            switch config.appAutoAccept[app] ?? .none {
+            case .all: true
+            case .paired: trustDesk.isPaired(peerID)
+            case .none: false
+            }
+        }, logger: logger, clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock,
                                      emit: events.emit, subscribers: { [control] in control.subscriberCount })
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
@@ -197,9 +208,9 @@ public final class PeerDaemon {
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
-                                   invitations: invitations, reconnect: reconnect, queued: queued, inboxes: inboxes, apps: apps, bulk: plane,
+                                   invitations: invitations, reconnect: reconnect, queued: queued, inboxes: inboxes, apps: apps, appSessions: appSessions, bulk: plane,
                                    emit: events.emit, clock: clock)
-        requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued,
+        requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued, appSessions: appSessions,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
                                    addGate: AddGate(allowLocal: config.allowLocalAdd, clock: clock))
         if let portNote { logger.notice(portNote) }
@@ -214,7 +225,7 @@ public final class PeerDaemon {
         // Made here, not in init: it reads the daemon's status.
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
                                    queued: queued, inboxes: inboxes, sessions: requests, transfers: transfers, streams: streams,
-                                   channels: channels, apps: apps, events: events, hold: director.hold, status: { [unowned self] in self.status() })
+                                   channels: channels, apps: apps, appSessions: appSessions, events: events, hold: director.hold, status: { [unowned self] in self.status() })
         self.router = router
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that

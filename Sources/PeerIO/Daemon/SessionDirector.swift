@@ -29,6 +29,8 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     private let inboxes: InboxBook
     /// This host's apps: which it keeps, and its list for peers.
     private let apps: AppDesk
+    /// Each app's state with each peer.
+    private let appSessions: AppSessions
     private let emit: @MainActor (ControlEvent) -> Void
     private let clock: DaemonClock
 
@@ -51,8 +53,9 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
                 control: ControlServer, table: SessionTable, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inboxes: InboxBook, apps: AppDesk,
-                bulk: any BulkRoom, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+                appSessions: AppSessions, bulk: any BulkRoom, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
         self.apps = apps
+        self.appSessions = appSessions
         self.bulk = bulk
         self.clock = clock
         self.config = config
@@ -147,6 +150,7 @@ extension SessionDirector {
         for session in table.sessions { session.tick(now: now) }
         table.tickClosing(now: now)
         hold.tick(now: now)
+        appSessions.tick(now: now)
         for peer in table.expiredCrossings(now: now) where table[peer] == nil {
             setState(.notConnected, for: peer, reason: .closedByPeer)
         }
@@ -199,6 +203,10 @@ extension SessionDirector {
         reconnect.connected(peer)
         rememberAddresses(of: peer)
         session.sendAppList(apps.names)
+        appSessions.sessionUp(session)
+        if let peerID = session.remotePeerID {
+            for app in queued.apps(for: peerID) { appSessions.inviteForQueue(peer, app: app) }
+        }
         drainQueue(for: peer)
         pairing.connected(session)
         bulk.sessionUp(session)
@@ -231,6 +239,9 @@ extension SessionDirector {
         if table.isCurrent(session), bulk.deliver(message, app: app, from: session) == true { return .safe }
         guard apps.keeps(app) else {
             return .appRefused("'\(discovery.name)' has no client of app '\(app.text)', and does not declare it")
+        }
+        guard app.isDefault || appSessions.state(peer, app) == .connected else {
+            return .appRefused("app '\(app.text)' on '\(discovery.name)' is not connected with this peer: invite it first")
         }
         let outcome = inboxes.arrived(message, from: peerID, app: app, now: clock.now()) { [weak self, weak session] refusal in
             guard let self, let session else { return }
@@ -271,6 +282,12 @@ extension SessionDirector {
                           delivery: DeliveryInfo(session: session.number, refusedFrom: first, app: app.text, text: text)))
     }
 
+    /// An app's invitation, answer or end: the app's state with the peer.
+    public func session(_ session: PeerSession, app message: AppMessage) {
+        guard session.peerUUID != nil, table.isCurrent(session) else { return }
+        appSessions.received(message, on: session)
+    }
+
     /// The peer has room for `app` again: what waits for it goes.
     public func session(_ session: PeerSession, appReady app: AppName) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID, table.isCurrent(session) else { return }
@@ -293,6 +310,9 @@ extension SessionDirector {
     public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
         if wasCurrent { bulk.sessionDown(session) }
+        // The apps' states end with the peer's session (or the dial that
+        // was to open it, for app invitations waiting on it).
+        if let peer = session.peerUUID, wasCurrent || table[peer] == nil { appSessions.sessionDown(peer) }
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         invitations.settled(session)
@@ -316,7 +336,7 @@ extension SessionDirector {
     /// as far as its send queue takes them; the rest wait for the next tick.
     public func drainQueue(for peer: UUID) {
         guard let session = table[peer] else { return }
-        queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer")
+        queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer", apps: appSessions.connectedApps(peer))
     }
 
     /// The peer acknowledged messages: clients hear it (`delivered`), and

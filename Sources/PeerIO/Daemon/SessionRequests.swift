@@ -12,14 +12,17 @@ public final class SessionRequests: SessionOperations {
     private let pairing: PairingCoordinator
     private let trust: TrustDesk
     private let queued: QueuedDelivery
+    /// Each app's state with each peer: an app's send needs it connected.
+    private let appSessions: AppSessions
     private let ownPeerID: String
     private let pairingTimeout: TimeInterval
     /// What `add` must pass before a dial.
     private let addGate: AddGate
 
     /// Requests served through `director`.
-    public init(director: SessionDirector, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, queued: QueuedDelivery,
-                ownPeerID: String, pairingTimeout: TimeInterval, addGate: AddGate) {
+    init(director: SessionDirector, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, queued: QueuedDelivery,
+         appSessions: AppSessions, ownPeerID: String, pairingTimeout: TimeInterval, addGate: AddGate) {
+        self.appSessions = appSessions
         self.addGate = addGate
         self.director = director
         self.directory = directory
@@ -93,6 +96,9 @@ public final class SessionRequests: SessionOperations {
         case .unsupported(let release)?: return .failure(.unsupported(.apps, peer: peer.name, release: release))
         case .busy(let text)?: return .failure(ControlError(.appBusy, "'\(peer.name)' refuses app '\(app.text)' for now (\(text)); retry once it has room (--queue waits for it)"))
         case nil: break
+        }
+        guard app.isDefault || appSessions.state(peer.id, app) == .connected else {
+            return .failure(ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first (peerctl --app \(app.text) invite \(peer.name)), or use --queue for a paired peer"))
         }
         guard let number = session.send(data, app: app) else {
             return .failure(ControlError(.busy, "the send queue to '\(peer.name)' is full (\(session.queuedBytes) bytes); retry shortly"))

@@ -72,15 +72,17 @@ public final class QueuedDelivery {
     /// next call. The messages are read from disk first, off the main
     /// actor, in batches of about ``batchBytes``, as long as the session
     /// has room.
-    public func drain(to session: any MessageSession, peer: UUID, name: String) {
+    /// An app's queue goes only while the app is in `apps`, those
+    /// connected with the peer.
+    public func drain(to session: any MessageSession, peer: UUID, name: String, apps: Set<AppName> = []) {
         guard session.isConnected, let peerID = session.remotePeerID else { return }
         drain(QueueKey(peer: peer), peerID: peerID, to: session, name: name)
-        for app in (appQueues[peerID] ?? []).sorted() where session.appRefusal(app) == nil {
+        for app in (appQueues[peerID] ?? []).sorted() where apps.contains(app) && session.appRefusal(app) == nil {
             drain(QueueKey(peer: peer, app: app), peerID: peerID, to: session, name: name)
         }
     }
 
-    /// Hands one queue's messages to `session` (see ``drain(to:peer:name:)``).
+    /// Hands one queue's messages to `session` (see ``drain(to:peer:name:apps:)``).
     private func drain(_ queue: QueueKey, peerID: String, to session: any MessageSession, name: String) {
         guard reading[queue] == nil else { return }
         let room = session.sendLimit - session.queuedBytes
@@ -136,6 +138,9 @@ public final class QueuedDelivery {
             })
         }
     }
+
+    /// The apps that have had a queue for `peerID` since start-up.
+    public func apps(for peerID: String) -> [AppName] { (appQueues[peerID] ?? []).sorted() }
 
     /// The peer has room for `app` again: its queue is no longer busy.
     public func appReady(_ app: AppName, peerID: String) {

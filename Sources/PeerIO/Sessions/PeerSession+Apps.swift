@@ -23,6 +23,13 @@ extension PeerSession {
         transmit(.app(.list(names)))
     }
 
+    /// Sends one app invitation message (protocol.md §10); nothing to a
+    /// peer without the feature, or before the session is accepted.
+    public func sendApp(_ message: AppMessage) {
+        guard isConnected, carriesApps else { return }
+        transmit(.app(message))
+    }
+
     /// `app` has room here again: if its messages were refused, the peer
     /// hears once that it may send them (`appReady`).
     public func appHasRoom(_ app: AppName) {
@@ -53,6 +60,8 @@ extension PeerSession {
             guard let app = appBindings.incomingApp(number), appFlow.peerRetried(app) else {
                 return fail("appRetry of number \(number), which was not refused and made ready")
             }
+        case .invite, .accept, .decline, .leave:
+            delegate?.session(self, app: message)
         case .data:
             break
         }

@@ -29,6 +29,9 @@ public protocol PeerSessionDelegate: AnyObject {
     /// `first` on (`appBusy`), with its words: they were not delivered, and
     /// nothing more of `app` goes until it has room.
     func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String)
+    /// An app's invitation, or its answer or end (`appInvite`, `appAccept`,
+    /// `appDecline`, `appLeave`).
+    func session(_ session: PeerSession, app message: AppMessage)
     /// The peer has room for `app` again (`appReady`; the session has sent
     /// its `appRetry`): what waits for it may go.
     func session(_ session: PeerSession, appReady app: AppName)

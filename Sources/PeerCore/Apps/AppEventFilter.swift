@@ -1,0 +1,29 @@
+import FoundationEssentials
+
+/// Which events a subscriber in an app gets (`subscribe` with `app`; issue
+/// 23, point 2): events about peers that run the app (their rows list it),
+/// and one more about a peer that stopped (so its `peerUpdated` without
+/// the app is seen); events about no peer; the app's own events; never
+/// another app's. The default app's subscribers have no filter.
+public struct AppEventFilter: Sendable, Equatable {
+    /// The app.
+    public let app: String
+    /// Peers shown as running the app, whose next event goes even without it.
+    private var shown: Set<UUID> = []
+
+    /// A filter for `app`.
+    public init(app: String) { self.app = app }
+
+    /// Whether `event` goes to the subscriber; remembers which peers it showed.
+    public mutating func passes(_ event: ControlEvent) -> Bool {
+        if let tagged = event.app?.app ?? event.invitation?.app ?? event.message?.app ?? event.delivery?.app ?? event.stored?.app {
+            return tagged == app
+        }
+        guard let peer = event.peer else { return true }
+        if peer.apps?[app] != nil {
+            shown.insert(peer.id)
+            return true
+        }
+        return shown.remove(peer.id) != nil
+    }
+}

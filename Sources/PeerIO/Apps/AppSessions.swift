@@ -1,0 +1,273 @@
+import FoundationEssentials
+import PeerCore
+
+/// Each app's state with each peer (issue 23, point 3): MultipeerConnectivity's
+/// `MCSession` per app, on top of the hosts' one session. Every decision
+/// is an ``AppPeerLifecycle``'s; this shell keeps one per peer and app,
+/// sends what they say on the peer's session (protocol.md §10), asks the
+/// app's clients about invitations, and tells them of each change
+/// (`appStateChanged`, to the app's clients alone).
+///
+/// An app's first invitation to a peer with no session opens one as a
+/// default-app invitation does (the caller dials); the app's invitation
+/// goes once it is up. The hosts' session stays while the default app, a
+/// pairing or a transfer uses it: an app's state ending never closes it.
+@MainActor
+final class AppSessions {
+    private var states: [QueueKey: AppPeerLifecycle] = [:]
+    /// Invitations waiting for a client of their app, and whose they are.
+    private var book = InvitationBook()
+    private var asking: [String: QueueKey] = [:]
+    /// Invitations to send once the peer's session is up.
+    private var pending: [QueueKey: (context: [UInt8], timeout: TimeInterval)] = [:]
+    private let table: SessionTable
+    private let directory: PeerDirectory
+    private let apps: AppDesk
+    private let control: ControlServer
+    private let number: @MainActor (ControlEvent) -> ControlEvent
+    /// Whether an app accepts a peer's invitation without asking
+    /// (`--app-auto-accept`; given at init).
+    private let accepts: @MainActor (AppName, String) -> Bool
+    private let logger: Logger
+    private let clock: DaemonClock
+
+    /// The apps' states over the sessions of `table`; `number` numbers an
+    /// event, `accepts` says whether an app auto-accepts a peer id.
+    init(table: SessionTable, directory: PeerDirectory, apps: AppDesk, control: ControlServer,
+         number: @escaping @MainActor (ControlEvent) -> ControlEvent, accepts: @escaping @MainActor (AppName, String) -> Bool,
+         logger: Logger, clock: DaemonClock) {
+        self.table = table
+        self.directory = directory
+        self.apps = apps
+        self.control = control
+        self.number = number
+        self.accepts = accepts
+        self.logger = logger
+        self.clock = clock
+    }
+
+    /// `app`'s state with `peer` (the default app's is the session's).
+    func state(_ peer: UUID, _ app: AppName) -> ConnectionState {
+        states[QueueKey(peer: peer, app: app)]?.state ?? .notConnected
+    }
+
+    /// The apps connected with `peer` now.
+    func connectedApps(_ peer: UUID) -> Set<AppName> {
+        Set(states.filter { $0.key.peer == peer && $0.value.state == .connected }.map(\.key.app))
+    }
+
+    /// The app invitations waiting for a client of `app`.
+    func waiting(_ app: AppName) -> [InvitationInfo] { book.all.filter { $0.app == app.text } }
+
+    // MARK: Clients
+
+    /// A client of `app` invites `peer`'s. With no session, `dial` opens
+    /// one (a default-app invitation) and the app's goes once it is up.
+    func invite(_ peer: PeerSnapshot, app: AppName, context: [UInt8], timeout: TimeInterval,
+                dial: () -> Result<InviteResult, ControlError>) -> Result<AppStateInfo, ControlError> {
+        let key = QueueKey(peer: peer.id, app: app)
+        guard let session = table[peer.id], session.isConnected else {
+            if case .failure(let error) = dial() { return .failure(error) }
+            pending[key] = (context, timeout)
+            return .success(AppStateInfo(app: app.text, state: .connecting))
+        }
+        if case .unsupported(let release) = session.appRefusal(app) {
+            return .failure(.unsupported(.apps, peer: peer.name, release: release))
+        }
+        var lifecycle = states[key] ?? AppPeerLifecycle()
+        let actions = lifecycle.invite(context: context, timeout: timeout, now: clock.now())
+        states[key] = lifecycle
+        perform(actions ?? [], key: key, on: session)
+        return .success(AppStateInfo(app: app.text, state: lifecycle.state))
+    }
+
+    /// Messages of `app` wait in its queue for `peer`: the app invites the
+    /// peer's on their behalf (no context), unless it is connected or its
+    /// invitation is out. A host that keeps no client there declines it.
+    func inviteForQueue(_ peer: UUID, app: AppName) {
+        let key = QueueKey(peer: peer, app: app)
+        guard apps.keeps(app), pending[key] == nil, state(peer, app) == .notConnected,
+              let session = table[peer], session.isConnected, session.appRefusal(app) == nil else { return }
+        var lifecycle = AppPeerLifecycle()
+        guard let actions = lifecycle.invite(context: [], timeout: 30, now: clock.now()) else { return }
+        states[key] = lifecycle
+        logger.info("app '\(app.text)' invites '\(directory.row(peer)?.name ?? peer.uuidString)' for its queued messages")
+        perform(actions, key: key, on: session)
+    }
+
+    /// A client answers the app invitation whose id starts with `prefix`;
+    /// it must hold the invitation's app.
+    func answer(_ prefix: String, accept: Bool, client: ControlConnection) -> Result<InvitationInfo, ControlError> {
+        let found = book.match(prefix)
+        guard case .success(let info) = found, let key = asking[info.id] else { return found }
+        guard apps.holds(key.app, client) else {
+            return .failure(ControlError(.permissionDenied, "invitation \(info.id.prefix(8)) is for app '\(key.app.text)': only a connection that registered it may answer"))
+        }
+        forget(info.id)
+        var lifecycle = states[key] ?? AppPeerLifecycle()
+        let actions = lifecycle.answered(accept: accept)
+        states[key] = lifecycle
+        if let session = table[key.peer] { perform(actions, key: key, on: session) }
+        return .success(info)
+    }
+
+    /// A client of `app` ends its state with `peer` (`disconnect` with an app).
+    func leave(_ peer: PeerSnapshot, app: AppName) -> Result<AppStateInfo, ControlError> {
+        let key = QueueKey(peer: peer.id, app: app)
+        pending[key] = nil
+        guard var lifecycle = states[key], lifecycle.state != .notConnected else {
+            return .failure(ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'"))
+        }
+        let actions = lifecycle.leave()
+        states[key] = lifecycle
+        if let session = table[peer.id] { perform(actions, key: key, on: session) }
+        return .success(AppStateInfo(app: app.text, state: .notConnected, reason: .left))
+    }
+
+    /// Apps this host no longer keeps (their last client closed, or they
+    /// were removed) leave every peer they were with.
+    func prune() {
+        for (key, var lifecycle) in states where !apps.keeps(key.app) && lifecycle.state != .notConnected {
+            let actions = lifecycle.leave()
+            states[key] = lifecycle
+            if let session = table[key.peer] { perform(actions, key: key, on: session) }
+        }
+        for key in pending.keys where !apps.keeps(key.app) { pending[key] = nil }
+    }
+
+    // MARK: Sessions
+
+    /// The peer's session is up: the app invitations waiting for it go.
+    func sessionUp(_ session: PeerSession) {
+        guard let peer = session.peerUUID else { return }
+        for (key, invitation) in pending where key.peer == peer {
+            pending[key] = nil
+            var lifecycle = states[key] ?? AppPeerLifecycle()
+            guard session.carriesApps, let actions = lifecycle.invite(context: invitation.context, timeout: invitation.timeout, now: clock.now()) else {
+                announce(key, AppStateInfo(app: key.app.text, state: .notConnected, reason: .sessionEnded,
+                                           detail: "'\(directory.row(peer)?.name ?? "the peer")' runs peerd \(session.remoteHello?.release ?? "0.1.0"), which cannot carry app traffic"))
+                continue
+            }
+            states[key] = lifecycle
+            perform(actions, key: key, on: session)
+        }
+    }
+
+    /// The peer's session ended: every app's state with it ends.
+    func sessionDown(_ peer: UUID) {
+        for (id, key) in asking where key.peer == peer { forget(id) }
+        for key in pending.keys where key.peer == peer {
+            pending[key] = nil
+            announce(key, AppStateInfo(app: key.app.text, state: .notConnected, reason: .sessionEnded, detail: "the session did not come up"))
+        }
+        for (key, var lifecycle) in states where key.peer == peer {
+            let actions = lifecycle.ended(.sessionEnded)
+            states[key] = nil
+            perform(actions, key: key, on: nil)
+        }
+    }
+
+    /// An app message of the peer's (its invitations and their answers).
+    func received(_ message: AppMessage, on session: PeerSession) {
+        guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return }
+        let name: String
+        switch message {
+        case .invite(let text, _, _), .accept(let text), .decline(let text, _, _), .leave(let text, _, _): name = text
+        default: return
+        }
+        guard let app = try? AppName(name) else { return session.fail("an app invitation message for '\(name)', which is no app name") }
+        let key = QueueKey(peer: peer, app: app)
+        var lifecycle = states[key] ?? AppPeerLifecycle()
+        let actions: [AppPeerAction]
+        var detail: String?
+        switch message {
+        case .invite(_, let timeout, let context):
+            let kept = apps.keeps(app)
+            actions = lifecycle.peerInvited(context: context, timeout: max(1, min(300, TimeInterval(timeout) / 1000)),
+                                            clients: apps.hasClients(app), autoAccept: kept && accepts(app, peerID), now: clock.now())
+        case .accept:
+            actions = lifecycle.peerAccepted()
+        case .decline(_, let reason, let text), .leave(_, let reason, let text):
+            detail = text
+            for (id, asked) in asking where asked == key { forget(id) }
+            actions = lifecycle.ended(reason)
+        default:
+            return
+        }
+        states[key] = lifecycle
+        perform(actions, key: key, on: session, detail: detail)
+    }
+
+    /// The clock: invitations past their time end.
+    func tick(now: Date) {
+        for (key, var lifecycle) in states {
+            let actions = lifecycle.tick(now: now)
+            guard !actions.isEmpty else { continue }
+            states[key] = lifecycle
+            for (id, asked) in asking where asked == key { forget(id) }
+            perform(actions, key: key, on: table[key.peer])
+        }
+    }
+
+    // MARK: Performing
+
+    private func perform(_ actions: [AppPeerAction], key: QueueKey, on session: PeerSession?, detail: String? = nil) {
+        let name = key.app.text
+        for action in actions {
+            switch action {
+            case .sendInvite(let context, let timeout):
+                session?.sendApp(.invite(name: name, timeoutMilliseconds: timeout, context: context))
+            case .sendAccept:
+                session?.sendApp(.accept(name: name))
+            case .sendDecline(let reason):
+                session?.sendApp(.decline(name: name, reason: reason, text: words(reason, app: key.app)))
+            case .sendLeave(let reason):
+                session?.sendApp(.leave(name: name, reason: reason, text: words(reason, app: key.app)))
+            case .askClients(let context):
+                ask(key, context: context, session: session)
+            case .stateChanged(let state, let reason):
+                logger.info("app '\(name)' with '\(directory.row(key.peer)?.name ?? key.peer.uuidString)': \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
+                announce(key, AppStateInfo(app: name, state: state, reason: reason, detail: detail))
+                if state == .notConnected { states[key] = nil }
+            }
+        }
+    }
+
+    /// The words that go with a decline or leave from this host.
+    private func words(_ reason: AppEndReason, app: AppName) -> String {
+        switch reason {
+        case .declined: "a client of app '\(app.text)' declined"
+        case .noClient: "no client holds app '\(app.text)' here"
+        case .timedOut: "nobody answered in time"
+        case .left: "app '\(app.text)' left"
+        case .sessionEnded: "the session ended"
+        }
+    }
+
+    private func ask(_ key: QueueKey, context: [UInt8], session: PeerSession?) {
+        let row = directory.row(key.peer)
+        let id = UUID().uuidString.lowercased()
+        let expires: Date
+        if case .invited(let deadline) = states[key]?.phase { expires = deadline } else { expires = clock.now().addingTimeInterval(30) }
+        let info = InvitationInfo(id: id, peer: key.peer, name: row?.name ?? "", peerId: session?.remotePeerID ?? row?.peerId ?? "",
+                                  context: String(decoding: context, as: UTF8.self), expires: expires, app: key.app.text,
+                                  contextData: Data(context).base64EncodedString())
+        book.add(info)
+        asking[id] = key
+        logger.info("app invitation \(id) for '\(key.app.text)' from '\(info.name)'")
+        control.broadcast(number(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: row, invitation: info))) { [apps] in
+            apps.holds(key.app, $0)
+        }
+    }
+
+    private func announce(_ key: QueueKey, _ info: AppStateInfo) {
+        control.broadcast(number(ControlEvent(seq: 0, type: .appStateChanged, time: clock.now(), peer: directory.row(key.peer), app: info))) { [apps] in
+            apps.holds(key.app, $0)
+        }
+    }
+
+    private func forget(_ id: String) {
+        asking[id] = nil
+        book.remove(id)
+    }
+}
