@@ -13,7 +13,7 @@ struct PeerctlCommands {
     let app: String?
 
     /// `params` for this command's app.
-    private func scoped(_ params: ControlParams) -> ControlParams {
+    func scoped(_ params: ControlParams) -> ControlParams {
         var params = params
         params.app = app
         return params

@@ -11,7 +11,7 @@ extension PeerctlCommands {
         // other device, which Dispatch cannot watch) through a pipe of ours.
         let input = Self.direct(0) ? FileDescriptor(rawValue: 0) : Self.pumped(from: 0, group: pumps, towardDaemon: true)
         let output = Self.direct(1) ? FileDescriptor(rawValue: 1) : Self.pumped(from: 1, group: pumps, towardDaemon: false)
-        var params = ControlParams(peer: selector)
+        var params = scoped(ControlParams(peer: selector))
         params.name = name
         client.responseTimeout = .seconds(365 * 86_400)
         let answer: StreamInfo

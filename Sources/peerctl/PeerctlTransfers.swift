@@ -36,7 +36,7 @@ extension PeerctlCommands {
                 descriptors.append(FileDescriptor(rawValue: fd))
             }
             let end = start + part.count
-            var params = ControlParams(peer: selector)
+            var params = scoped(ControlParams(peer: selector))
             params.transfer = transfer?.id ?? resume
             params.files = part.map(\.entry)
             params.more = end < walk.items.count

@@ -172,6 +172,8 @@ final class DoctorRuleTests: XCTestCase {
         XCTAssertEqual(DoctorPeerRules.app("chat", peer).status, .ok)
         XCTAssertEqual(DoctorPeerRules.app("chat", peer).detail, "heard over mDNS only: no session has confirmed it yet")
         XCTAssertEqual(DoctorPeerRules.app("clip", peer).detail, "it advertises chat")
+        XCTAssertEqual(DoctorPeerRules.appState("chat", peer, state: .connected).status, .ok)
+        XCTAssertEqual(DoctorPeerRules.appState("chat", peer, state: .notConnected).fix, "peerctl --app chat invite nas (a client of 'chat' there answers, or its --app-auto-accept)")
         let mismatch = IdentityMismatchInfo(peer: peer.id, expected: "abc", actual: "def", address: "10.1.2.2:7717")
         XCTAssertEqual(DoctorPeerRules.identity(peer, mismatches: [mismatch], trusted: nil).status, .failed)
         XCTAssertEqual(DoctorPeerRules.identity(peer, mismatches: [], trusted: nil).status, .ok)

@@ -187,6 +187,10 @@ test_invitations_per_app_accepted_declined_and_with_no_client() {
     out=$(ctl 1 --app game invite host2 --wait 2>&1); expect_eq $? 1 "game's invitation"
     echo "$out" | grep -q "noClient" || fail "game's invitation did not end as noClient: $out"
     [ $((SECONDS - start)) -le 3 ] || fail "game's invitation took $((SECONDS - start)) s to be declined"
+    # Files are the default app's yet: one sent as chat is refused, not sent to the default app.
+    echo data >"$LAB_DIR/f.txt"
+    out=$(ctl 1 --app chat send-file host2 "$LAB_DIR/f.txt" 2>&1); expect_eq $? 1 "send-file as chat"
+    echo "$out" | grep -q "for an app is not supported yet" || fail "send-file as chat did not say why: $out"
     # chat's client goes: chat leaves host1, whose chat clients hear it.
     kill "$chat_holder"
     lab_wait_for 5 has_event "$LAB_DIR/chat1.jsonl" '.type == "appStateChanged" and .app.app == "chat" and .app.state == "notConnected" and .app.reason == "left"' \

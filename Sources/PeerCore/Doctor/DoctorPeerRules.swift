@@ -107,6 +107,18 @@ public enum DoctorPeerRules {
                            detail: "heard over mDNS only: no session has confirmed it yet")
     }
 
+    /// Whether `app` is connected with the peer (its invitation accepted
+    /// there), for `doctor PEER --app NAME`.
+    public static func appState(_ app: String, _ peer: PeerSnapshot, state: ConnectionState) -> DoctorCheck {
+        switch state {
+        case .connected: DoctorCheck("peer", .ok, "app '\(app)' is connected with '\(peer.name)': it accepted")
+        case .connecting: DoctorCheck("peer", .warning, "app '\(app)' is inviting '\(peer.name)', or being invited", fix: "answer the invitation on the invited host")
+        case .notConnected: DoctorCheck("peer", .warning, "app '\(app)' is not connected with '\(peer.name)'",
+                                        detail: "its traffic goes only once its invitation is accepted there",
+                                        fix: "peerctl --app \(app) invite \(peer.name) (a client of '\(app)' there answers, or its --app-auto-accept)")
+        }
+    }
+
     /// Whether what it advertises matches the key it proved.
     public static func identity(_ peer: PeerSnapshot, mismatches: [IdentityMismatchInfo], trusted: TrustRecord?) -> DoctorCheck {
         if let mismatch = mismatches.last {

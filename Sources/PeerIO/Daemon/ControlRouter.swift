@@ -140,6 +140,11 @@ public final class ControlRouter: ControlRequestHandler {
                 client.eventFilter = app.isDefault ? nil : AppEventFilter(app: app.text)
                 return subscribe(params, app: app)
             }.reply
+        case .sendFile where !(params.app ?? "").isEmpty, .pipe where !(params.app ?? "").isEmpty:
+            // Files and streams are the default app's in this release: one
+            // sent "as" an app would reach the peer's default-app clients.
+            client.takeDescriptors(method == .pipe ? 2 : (params.files ?? []).count)?.forEach { $0.close() }
+            return .error(ControlError(.invalidParams, "'\(method.rawValue)' for an app is not supported yet: files and streams go to the default app's clients; send without app (peerctl without --app)"))
         case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers:
             return transferRequest(method, params: params, client: client)
         case .pipe:

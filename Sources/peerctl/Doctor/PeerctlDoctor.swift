@@ -138,7 +138,14 @@ struct PeerctlDoctor {
         }
         checks.append(DoctorPeerRules.version(peer))
         checks.append(DoctorPeerRules.release(peer))
-        if let app { checks.append(DoctorPeerRules.app(app, peer)) }
+        if let app {
+            checks.append(DoctorPeerRules.app(app, peer))
+            // `peers` in the app shows each row's state as the app's.
+            var params = ControlParams()
+            params.app = app
+            let row = (try? client.call(.peers, params: params, as: PeersResult.self))?.peers.first { $0.id == peer.id }
+            if peer.apps?[app] != nil { checks.append(DoctorPeerRules.appState(app, peer, state: row?.state ?? .notConnected)) }
+        }
         // What the daemon still holds of its past with the peer.
         var mismatches: [IdentityMismatchInfo] = []
         var failures: [PairingFailure] = []
