@@ -11,7 +11,19 @@ public final class ChannelDesk {
     /// Channels open at once, over every peer.
     public static let maxChannels = 64
 
-    private var channels: [ChannelKey: MessageChannel] = [:]
+    /// The default app's channels, by peer: the hot path of every message
+    /// and acknowledgement looks up a peer alone, as before apps.
+    private var defaults: [UUID: MessageChannel] = [:]
+    /// The apps' channels.
+    private var appChannels: [ChannelKey: MessageChannel] = [:]
+
+    /// The channel of `key`, if open.
+    private subscript(key: ChannelKey) -> MessageChannel? {
+        get { key.app.isDefault ? defaults[key.peer] : appChannels[key] }
+        set {
+            if key.app.isDefault { defaults[key.peer] = newValue } else { appChannels[key] = newValue }
+        }
+    }
     private let maxMessage: Int
     private let logger: Logger
     /// The sessions, by peer: the daemon's one table, given at init.
@@ -32,7 +44,7 @@ public final class ChannelDesk {
     private func ended() { malloc_trim(0) }
 
     /// Channels open now.
-    public var count: Int { channels.count }
+    public var count: Int { defaults.count + appChannels.count }
 
     /// Opens a channel to `peer` on `descriptor` for `client`; `answer` is
     /// called once it is over (or at once, with an error).
@@ -47,23 +59,23 @@ public final class ChannelDesk {
             return answer(.error(.unsupported(.apps, peer: peer.name, release: release)))
         }
         let key = ChannelKey(peer: peer.id, app: app)
-        guard channels[key] == nil else {
+        guard self[key] == nil else {
             descriptor.close()
             return answer(.error(ControlError(.busy, "a channel with '\(peer.name)' for \(app) is already open here; one per peer and app")))
         }
-        guard channels.count < Self.maxChannels else {
+        guard count < Self.maxChannels else {
             descriptor.close()
             return answer(.error(ControlError(.busy, "\(Self.maxChannels) channels are open; try again later")))
         }
         let channel = MessageChannel(descriptor: descriptor, peer: peer.id, app: app, client: client, maxMessage: maxMessage, answer: answer,
                                      session: { [weak self] in self?.session(peer.id) },
                                      onFinished: { [weak self] ended in
-            guard let self, self.channels[key] === ended else { return }
-            self.channels[key] = nil
+            guard let self, self[key] === ended else { return }
+            self[key] = nil
             self.logger.info("channel with '\(peer.name)': over (\(ended.sent) sent, \(ended.received) received)")
             self.ended()
         })
-        channels[key] = channel
+        self[key] = channel
         logger.info("channel with '\(peer.name)': opened")
         channel.pump()
     }
@@ -72,7 +84,7 @@ public final class ChannelDesk {
     /// then the client's, and may be acknowledged). The session holds its
     /// reading while the channel's client is behind.
     public func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
-        guard let peer = session.peerUUID, let channel = channels[ChannelKey(peer: peer, app: app)], !channel.finished else { return false }
+        guard let peer = session.peerUUID, let channel = self[ChannelKey(peer: peer, app: app)], !channel.finished else { return false }
         if channel.deliver(message) { session.holdReading(true, for: .channel) }
         return true
     }
@@ -80,41 +92,46 @@ public final class ChannelDesk {
     /// The peer acknowledged the session's first `count` messages.
     public func acknowledged(_ count: UInt64, on session: PeerSession) {
         guard let peer = session.peerUUID else { return }
-        for channel in channels(of: peer) { channel.acknowledged(upTo: count) }
+        forEachChannel(of: peer) { $0.acknowledged(upTo: count) }
     }
 
     /// The session has room again: its channel sends what waits.
     public func room(on session: PeerSession) {
         guard let peer = session.peerUUID else { return }
-        for channel in channels(of: peer) { channel.pump() }
+        forEachChannel(of: peer) { $0.pump() }
     }
 
     /// The session ended: its channel is reset.
     public func sessionDown(_ peer: UUID) {
-        for channel in channels(of: peer) { channel.reset("the session with the peer ended") }
+        forEachChannel(of: peer) { $0.reset("the session with the peer ended") }
     }
 
     /// The peer refused `app`'s messages (`appBusy`): its channel is reset
     /// with the peer's words, since what it sent since was not delivered.
     public func appBusy(_ app: AppName, on session: PeerSession, text: String) {
         guard let peer = session.peerUUID else { return }
-        channels[ChannelKey(peer: peer, app: app)]?.reset("the peer refused the app's messages: \(text)")
+        self[ChannelKey(peer: peer, app: app)]?.reset("the peer refused the app's messages: \(text)")
     }
 
-    /// The channels joined to `peer`, in every app.
-    private func channels(of peer: UUID) -> [MessageChannel] {
-        channels.filter { $0.key.peer == peer }.map(\.value)
+    /// Runs `body` on each channel joined to `peer`, in every app (no
+    /// array made: this runs for every acknowledgement and every room).
+    private func forEachChannel(of peer: UUID, _ body: (MessageChannel) -> Void) {
+        if let channel = defaults[peer] { body(channel) }
+        for (key, channel) in appChannels where key.peer == peer { body(channel) }
     }
+
+    /// Every channel open.
+    private var all: [MessageChannel] { Array(defaults.values) + Array(appChannels.values) }
 
     /// Clock tick: channels whose client went away are reset.
     public func tick() {
-        for channel in channels.values where channel.client.hasHungUp {
+        for channel in all where channel.client.hasHungUp {
             channel.reset("the local program went away")
         }
     }
 
     /// Ends every channel (shutdown).
     public func stop() {
-        for channel in channels.values { channel.reset("peerd is stopping") }
+        for channel in all { channel.reset("peerd is stopping") }
     }
 }
