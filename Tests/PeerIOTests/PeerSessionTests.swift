@@ -14,6 +14,13 @@ private final class RecordingOwner: PeerSessionDelegate {
     var delivered: [[UInt8]] = []
     var acknowledged: [UInt64] = []
     var finished: [(reason: CloseReason, text: String)] = []
+    /// App messages delivered, as "app:text".
+    var appDelivered: [String] = []
+    /// Apps whose messages this owner refuses (a full inbox).
+    var refusing: Set<AppName> = []
+    var busy: [(app: AppName, first: UInt64, text: String)] = []
+    var ready: [AppName] = []
+    var confirmed: [[String]] = []
 
     func sessionAuthenticated(_ session: PeerSession, peerID: String) { authenticated.append(peerID) }
     func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
@@ -25,12 +32,17 @@ private final class RecordingOwner: PeerSessionDelegate {
     func sessionUnpaired(_ session: PeerSession) {}
     func sessionEstablished(_ session: PeerSession) { established += 1 }
     func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict {
-        delivered.append(message)
+        if app.isDefault {
+            delivered.append(message)
+            return .safe
+        }
+        if refusing.contains(app) { return .appRefused("\(app.text)'s inbox is full") }
+        appDelivered.append(app.text + ":" + String(decoding: message, as: UTF8.self))
         return .safe
     }
-    func session(_ session: PeerSession, confirmedApps names: [String]) {}
-    func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) {}
-    func session(_ session: PeerSession, appReady app: AppName) {}
+    func session(_ session: PeerSession, confirmedApps names: [String]) { confirmed.append(names) }
+    func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) { busy.append((app, first, text)) }
+    func session(_ session: PeerSession, appReady app: AppName) { ready.append(app) }
     func session(_ session: PeerSession, app message: AppMessage) {}
     func session(_ session: PeerSession, bulk message: BulkMessage) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
@@ -165,5 +177,52 @@ final class PeerSessionTests: XCTestCase {
         try await eventually("the new side ends it") { !new.finished.isEmpty }
         XCTAssertEqual(new.finished.first?.reason, .protocolError)
         XCTAssertTrue(new.finished.first?.text.contains("did not announce") ?? false, "\(new.finished)")
+    }
+
+    /// Apps over one session (protocol.md §10): the app list confirmed,
+    /// each app's messages under its own number, one app refused
+    /// (`appBusy`) while another and the default app flow, the refused
+    /// ones counted for `ack`, and the app let go again by `appReady` and
+    /// `appRetry`.
+    func testAppsShareTheSessionAndOneAppsRefusalHoldsItAlone() async throws {
+        let (alpha, bravo) = (key(), key())
+        let (dialler, invitee) = (RecordingOwner(), RecordingOwner())
+        let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: bravo.peerID, identity: alpha, name: "alpha",
+                                context: [], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, delegate: dialler)
+        let b = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(),
+                            sendLimit: 1 << 20, delegate: invitee)
+        try await eventually("the invitee is asked") { invitee.decisions.count == 1 }
+        b.decide(accept: true)
+        try await eventually("both are connected") { dialler.established == 1 && invitee.established == 1 }
+        XCTAssertTrue(a.carriesApps)
+        let (chat, clip) = (try AppName("chat"), try AppName("clip"))
+        b.sendAppList(["chat", "clip"])
+        try await eventually("the list is confirmed") { dialler.confirmed == [["chat", "clip"]] }
+
+        invitee.refusing = [clip]
+        XCTAssertEqual(a.send(Array("c1".utf8), app: chat), 1)
+        XCTAssertEqual(a.send(Array("x1".utf8), app: clip), 2)
+        XCTAssertEqual(a.send(Array("x2".utf8), app: clip), 3, "sent before the refusal is heard")
+        try await eventually("the sender hears clip refused") { dialler.busy.count == 1 }
+        XCTAssertEqual(dialler.busy.first?.app, clip)
+        XCTAssertEqual(dialler.busy.first?.first, 2, "from the first refused message on")
+        XCTAssertEqual(a.appRefusal(clip), .busy("clip's inbox is full"))
+        XCTAssertNil(a.send(Array("x3".utf8), app: clip), "nothing more of clip goes")
+        XCTAssertEqual(a.send(Array("c2".utf8), app: chat), 4, "chat still goes")
+        XCTAssertEqual(a.send(Array("d".utf8)), 5, "and the default app")
+        try await eventually("chat and the default app arrive") { invitee.appDelivered == ["chat:c1", "chat:c2"] && invitee.delivered == [Array("d".utf8)] }
+        XCTAssertEqual(invitee.busy.count, 0)
+        b.tick(now: Date())
+        try await eventually("every message is acknowledged, the refused ones too") { dialler.acknowledged.last == 5 }
+        XCTAssertEqual(b.refusedApps, [clip])
+
+        invitee.refusing = []
+        b.appHasRoom(clip)
+        try await eventually("the sender hears clip has room") { dialler.ready == [clip] }
+        XCTAssertNil(a.appRefusal(clip))
+        XCTAssertEqual(a.send(Array("x1".utf8), app: clip), 6, "sent again after appRetry")
+        try await eventually("clip's message arrives") { invitee.appDelivered.last == "clip:x1" }
+        XCTAssertEqual(b.refusedApps, [], "the retry lifted the refusal")
+        XCTAssertTrue(dialler.finished.isEmpty && invitee.finished.isEmpty, "the session stayed up throughout")
     }
 }
