@@ -67,18 +67,21 @@ public final class PeerSession {
 
     /// The owner, told what happens.
     weak var delegate: (any PeerSessionDelegate)?
-    private var lifecycle: SessionLifecycle
+    /// Internal, not private, only for the `PeerSession+` files.
+    var lifecycle: SessionLifecycle
     /// Internal, not private, only for `PeerSession+Frames.swift`.
     var noise: NoiseTransport
     /// Set once in init; implicitly unwrapped only because it reports to
     /// `self`. Internal, not private, only for `PeerSession+Frames.swift`.
     var transport: SessionTransport!
-    private var finished = false
-    private var ledger = AckLedger()
+    /// Internal for the `PeerSession+` files.
+    var finished = false
+    /// Internal for the `PeerSession+` files.
+    var ledger = AckLedger()
     /// Whether a message is being stored (``stored(refusal:)``), and the
     /// app and number of one that is an app's.
-    private var storing = false
-    private var storingApp: (app: AppName, number: UInt16)?
+    var storing = false
+    var storingApp: (app: AppName, number: UInt16)?
     /// The app numbers both ways (``AppBindings``); internal, not private,
     /// only for `PeerSession+Apps.swift`.
     var appBindings = AppBindings()
@@ -185,66 +188,6 @@ public final class PeerSession {
         perform(lifecycle.closeLocally(why, reason: reason))
     }
 
-    /// Sends one application message of `app` (the default app: plain
-    /// `data`), fragmented. Returns its number on this session (1, 2, …;
-    /// compare with acknowledgements), or nil, sending nothing, when the
-    /// queue is too full (the caller retries later) or `app` cannot go now
-    /// (``appRefusal(_:)`` says why; callers ask it first).
-    @discardableResult
-    public func send(_ data: [UInt8], app: AppName = .none) -> UInt64? {
-        guard isConnected, transport.queuedBytes + data.count <= sendLimit else { return nil }
-        let fragments: [WireMessage]
-        if app.isDefault {
-            fragments = WireCodec.fragments(of: data)
-        } else {
-            guard carriesApps, appFlow.heldBy(app) == nil, let binding = appBindings.outgoingNumber(for: app) else { return nil }
-            if binding.announce { transmit(.app(.open(number: binding.number, name: app.text))) }
-            fragments = AppCodec.fragments(of: data, number: binding.number)
-        }
-        lifecycle.noteSent(now: clock.now())
-        for fragment in fragments { transmit(fragment) }
-        return ledger.send()
-    }
-
-    /// The message answered ``DeliveryVerdict/pending`` was stored (nil) or
-    /// could not be (`refusal`).
-    public func stored(refusal: String?) {
-        guard storing else { return }
-        storing = false
-        let app = storingApp
-        storingApp = nil
-        transport.releaseDelivery()
-        guard !finished else { return }
-        // An app's message its inbox could not keep holds back that app alone.
-        if let app, let refusal { return refuse(app.app, number: app.number, refusal) }
-        made(safe: refusal)
-    }
-
-    /// A message of `app` (the peer's `number`) cannot be taken: the peer
-    /// hears it once (`appBusy`, naming this message's number), and the
-    /// message still counts, so later messages of other apps are acknowledged.
-    private func refuse(_ app: AppName, number: UInt16, _ text: String) {
-        if appFlow.refused(app) { transmit(.app(.busy(number: number, message: ledger.received + 1, text: text))) }
-        made(safe: nil)
-    }
-
-    /// A message was made safe (counted, acknowledged in batches), or could
-    /// not be: what came before is acknowledged, and the session ends as busy.
-    private func made(safe refusal: String?) {
-        guard let refusal else {
-            ledger.receive()
-            return acknowledge(every: 64)
-        }
-        acknowledge(every: 1)
-        perform(lifecycle.closeLocally(refusal, reason: .busy))
-    }
-
-    /// Acknowledges what arrived since the last acknowledgement.
-    private func acknowledge(every batch: UInt64) {
-        guard isConnected, let count = ledger.acknowledgement(every: batch) else { return }
-        transmit(.ack(count))
-    }
-
     // MARK: Frames
 
     private func received(_ frame: UnsafeMutableRawBufferPointer) {
@@ -326,7 +269,8 @@ public final class PeerSession {
         perform(lifecycle.protocolViolation(why))
     }
 
-    private func perform(_ actions: [SessionAction]) {
+    /// Performs the lifecycle's actions (internal for the `PeerSession+` files).
+    func perform(_ actions: [SessionAction]) {
         for action in actions {
             switch action {
             case .send(let message):
@@ -350,34 +294,6 @@ public final class PeerSession {
                 finish(reason, text)
             }
         }
-    }
-
-    /// Hands a whole message of `app` (the peer's `number`) to the owner.
-    /// Acknowledged only once a client or the inbox has it. When neither
-    /// can, what came before is acknowledged and the session ends as busy
-    /// (the sender keeps the rest), or, for an app, that app alone is
-    /// refused. False when the session ends.
-    private func deliver(_ message: [UInt8], app: AppName, number: UInt16) -> Bool {
-        // Refused already: the peer was told, and sends it again after `appRetry`.
-        if !app.isDefault, !appFlow.takes(app) {
-            made(safe: nil)
-            return true
-        }
-        switch delegate?.session(self, delivered: message, app: app) ?? .refused("the session has no owner") {
-        case .safe:
-            made(safe: nil)
-        case .pending:
-            // Nothing more is handed over until it is stored.
-            storing = true
-            storingApp = app.isDefault ? nil : (app, number)
-            transport.holdDelivery()
-        case .appRefused(let text) where !app.isDefault:
-            refuse(app, number: number, text)
-        case .refused(let refusal), .appRefused(let refusal):
-            made(safe: refusal)
-            return false
-        }
-        return true
     }
 
     /// Stops handing what arrives to the session's logic until
