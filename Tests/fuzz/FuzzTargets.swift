@@ -32,6 +32,17 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
             _ = WireCodec.encode(message)
             // An offer's names and sizes are a hostile peer's: checked without trapping.
             if case .bulk(.offer(_, _, _, _, let files)) = message { _ = OfferCheck.check(files) }
+            // An app's name and number are a hostile peer's too.
+            if case .app(let app) = message {
+                var bindings = AppBindings()
+                var assembler = MessageAssembler(maxMessage: 1 << 16)
+                switch app {
+                case .open(let number, let name): _ = bindings.peerBound(number, to: name)
+                case .data(let number, let more, let bytes): _ = assembler.add(more: more, bytes: bytes, app: number)
+                case .invite(let name, _, _), .accept(let name), .decline(let name, _, _), .leave(let name, _, _): _ = try? AppName(name)
+                default: break
+                }
+            }
         }
         // The in-place reader of chunk and streamData heads agrees with the codec.
         let head = bytes.withUnsafeBytes { BulkDataHead.parse($0) }
