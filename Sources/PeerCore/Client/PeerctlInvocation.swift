@@ -89,8 +89,11 @@ public struct PeerctlInvocation: Equatable, Sendable {
                       /run/peerd/peerd.sock)
       --app NAME      register app NAME while the command runs, and act as it:
                       send, recv, take and inbox send, take and list NAME's
-                      messages alone; peers lists its peers only; doctor
-                      PEER checks that PEER runs it; top ignores it
+                      messages alone; invite, invitations, accept, decline
+                      and disconnect act on NAME's own state with the peer;
+                      peers shows NAME's peers and states; watch shows events
+                      about them; doctor PEER checks that PEER runs it and
+                      is connected in it; top ignores it
       --json          machine-readable output; `watch --json` prints one
                       object per line, `send --json` one result (session,
                       number) per message
