@@ -40,6 +40,33 @@ final class AppWireTests: XCTestCase {
         XCTAssertThrowsError(try WireCodec.decode([1, 0x2A])) { XCTAssertEqual($0 as? WireError, .unknownType(0x2A)) }
     }
 
+    func testAnInvitationForAnAppCarriesItAfterTheContext() throws {
+        let invite = WireMessage.invite(name: "a", context: [7], timeoutMilliseconds: 1000, app: "chat")
+        XCTAssertEqual(WireCodec.encode(invite), [1, 0x01, 0, 0, 0x03, 0xE8, 2, 1, 0x61, 0, 1, 7, 4] + Array("chat".utf8), "flag bit 1, then app_len and app")
+        XCTAssertEqual(try WireCodec.decode(WireCodec.encode(invite)), invite)
+        XCTAssertEqual(WireFeature.needed(for: invite), [.apps])
+        XCTAssertEqual(WireFeature.needed(for: .invite(name: "a", context: [], timeoutMilliseconds: 1)), [], "the default app's invitation is as before")
+    }
+
+    func testASessionForAnAppAdmitsNoDefaultData() {
+        let t0 = Date(timeIntervalSince1970: 0)
+        var invitee = SessionLifecycle(inviteeAt: t0, limits: SessionLifecycle.Limits())
+        _ = invitee.handshakeCompleted(remotePeerID: String(repeating: "a", count: 32), expectedPeerID: nil, now: t0)
+        _ = invitee.received(.invite(name: "x", context: [], timeoutMilliseconds: 1000, app: "chat"), now: t0)
+        XCTAssertEqual(invitee.admission, "chat")
+        XCTAssertEqual(invitee.receivedInvitation?.app, "chat")
+        _ = invitee.decided(accept: true, now: t0)
+        XCTAssertEqual(invitee.received(.app(.data(number: 1, more: false, bytes: [1])), now: t0), [.deliverApp(1, [1])])
+        XCTAssertEqual(invitee.received(.data(more: false, bytes: [2]), now: t0).last,
+                       .finish(.protocolError, "default-app data on a session accepted for app 'chat' alone"))
+
+        var inviter = SessionLifecycle(inviterAt: t0, name: "x", context: [], inviteTimeout: 30, limits: SessionLifecycle.Limits(), app: "chat")
+        let old = inviter.handshakeCompleted(remotePeerID: String(repeating: "b", count: 32), expectedPeerID: nil,
+                                             remoteFeatures: [.acceptName, .files, .streams], now: t0)
+        XCTAssertEqual(old.last, .finish(.closedLocally, "the peer's release cannot carry app traffic (no feature 'apps')"),
+                       "a release without apps is never sent an invitation for one")
+    }
+
     func testAppMessagesNeedTheFeature() {
         let old = PeerHello(release: "0.2.0", names: ["accept-name", "files", "streams"])
         XCTAssertNotNil(old.refusal(of: .app(.list([]))))

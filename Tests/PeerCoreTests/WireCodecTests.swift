@@ -43,7 +43,9 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x02, 3, 0x61], .truncated("accept name")),
             ([1, 0x01, 0, 0, 0, 1, 0, 5, 0x61], .truncated("invite name")),
             ([1, 0x01, 0, 0, 0, 1, 0, 0, 0x10, 0x01], .fieldTooLong("invite context", 4097)),
-            ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0], .unknownFlags("invite flags", 2)),
+            ([1, 0x01, 0, 0, 0, 1, 4, 0, 0, 0], .unknownFlags("invite flags", 4)),
+            ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0], .truncated("invite app length")),
+            ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0, 0], .fieldTooLong("invite app", 0)),
             ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
             ([1, 0x04, 2], .unknownFlags("data flags", 2)),
         ]
@@ -107,10 +109,10 @@ final class WireCodecTests: XCTestCase {
 
     func testUnknownFlagBitsAreNamedAsSuch() {
         var invite = WireCodec.encode(.invite(name: "a", context: [], timeoutMilliseconds: 1000))
-        invite[6] = 0x02
+        invite[6] = 0x04
         XCTAssertThrowsError(try WireCodec.decode(invite)) { error in
-            XCTAssertEqual(error as? WireError, .unknownFlags("invite flags", 2))
-            XCTAssertEqual("\(error)", "invite flags 0x2 has bits this version does not define")
+            XCTAssertEqual(error as? WireError, .unknownFlags("invite flags", 4))
+            XCTAssertEqual("\(error)", "invite flags 0x4 has bits this version does not define")
         }
         XCTAssertThrowsError(try WireCodec.decode([1, 4, 0x80])) { XCTAssertEqual($0 as? WireError, .unknownFlags("data flags", 0x80)) }
     }

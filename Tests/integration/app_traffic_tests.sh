@@ -197,3 +197,42 @@ test_invitations_per_app_accepted_declined_and_with_no_client() {
         || fail "host1's chat client did not hear chat leave: $(grep appStateChanged "$LAB_DIR/chat1.jsonl")"
     expect_eq "$(peer_state 1 host2)" connected "the default app's session after chat left"
 }
+
+# An app's first invitation to a host with no session asks for the
+# session on behalf of that app alone: the app's client there decides it
+# (no default-app client is asked, none is needed), accepting it connects
+# the app and admits no default-app traffic, the session closes once no
+# app uses it, and with no client of the app there it is declined at once.
+test_an_apps_first_invitation_is_decided_by_that_app_alone() {
+    two_peers
+    lab_spawn 2 "$LAB_DIR/chat2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json --app chat watch
+    lab_wait_for 5 has_app 2 chat || fail "chat is not registered on host2"
+    lab_spawn 1 "$LAB_DIR/chat1.jsonl" "$BIN/peerctl" --socket "$(sock 1)" --json --app chat watch
+    lab_wait_for 5 has_app 1 chat || fail "chat is not registered on host1"
+    expect_eq "$(peer_state 1 host2)" notConnected "before the invitation"
+    ctl 1 --app chat invite host2 --context "chat first" --wait >"$LAB_DIR/invite.out" 2>&1 &
+    local inviter=$!
+    lab_wait_for 10 has_event "$LAB_DIR/chat2.jsonl" '.type == "invitation" and .invitation.app == "chat"' \
+        || fail "chat's client on host2 was not asked: $(cat "$LAB_DIR/invite.out")"
+    expect_eq "$(json 2 invitations | jq '.invitations | length')" 0 "the default app's invitations on host2"
+    ctl 2 --app chat accept "$(jq -r 'select(.type == "invitation") | .invitation.id' "$LAB_DIR/chat2.jsonl")" >/dev/null || fail "chat's accept"
+    wait "$inviter" || fail "the app-first invitation did not connect chat: $(cat "$LAB_DIR/invite.out")"
+    lab_wait_for 5 state_is 1 host2 connected || fail "no session after chat's accept"
+    local out
+    out=$(ctl 1 send host2 "default?" 2>&1); expect_eq $? 1 "a default-app send on chat's session"
+    echo "$out" | grep -q "accepted for app 'chat' alone" || fail "the default send did not say why: $out"
+    out=$(ctl 1 invite host2 2>&1); expect_eq $? 1 "a default-app invite on chat's session"
+    ctl 1 --app chat send host2 "hi chat" >/dev/null || fail "chat's send on its own session"
+    lab_wait_for 5 app_inbox_is 2 chat 1 || fail "chat's message did not reach chat's inbox"
+    expect_eq "$(app_inbox_count 2 "")" 0 "the default app's inbox"
+    # chat leaves: nothing uses the session, which closes.
+    ctl 1 --app chat disconnect host2 >/dev/null || fail "chat's disconnect"
+    lab_wait_for 5 has_event "$LAB_DIR/chat2.jsonl" '.type == "appStateChanged" and .app.state == "notConnected" and .app.reason == "left"' \
+        || fail "host2's chat did not hear chat leave"
+    lab_wait_for 5 state_is 1 host2 notConnected || fail "the session for apps alone did not close once unused"
+    # No client of game on host2: the session it asked for is declined at once.
+    local start=$SECONDS
+    out=$(ctl 1 --app game invite host2 --wait 2>&1); expect_eq $? 1 "game's app-first invitation"
+    echo "$out" | grep -q "no client holds app 'game'" || fail "game's decline did not say why: $out"
+    [ $((SECONDS - start)) -le 5 ] || fail "game's invitation took $((SECONDS - start)) s"
+}

@@ -10,4 +10,16 @@ public struct ReceivedInvitation: Equatable, Sendable {
     public let timeoutSeconds: Int
     /// Whether the session is opened to pair.
     public let pairing: Bool
+    /// The app the session is asked for ("" for the default app): with
+    /// one, the app's rules decide, and the session carries apps alone.
+    public let app: String
+
+    /// Creates it.
+    public init(name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool, app: String = "") {
+        self.name = name
+        self.context = context
+        self.timeoutSeconds = timeoutSeconds
+        self.pairing = pairing
+        self.app = app
+    }
 }

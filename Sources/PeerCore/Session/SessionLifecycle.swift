@@ -57,6 +57,9 @@ public struct SessionLifecycle: Sendable {
     public private(set) var receivedInvitation: ReceivedInvitation?
     private let context: [UInt8]
     private var forPairing: Bool
+    /// The app the session was invited for ("" for the default app): an
+    /// app's session carries apps alone (issue 23; protocol.md §10).
+    public private(set) var admission = ""
     private var pairingDeadline: Date?
     /// Whether any byte came from the remote (a service that is not peerd
     /// answers with bytes of its own; a closed port with none).
@@ -69,8 +72,10 @@ public struct SessionLifecycle: Sendable {
     private var pingCounter: UInt64 = 0
 
     /// An inviter's session: it will send `invite` with `name`, `context`, `inviteTimeout`.
-    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false) {
+    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false,
+                app: String = "") {
         role = .inviter
+        admission = app
         forPairing = pairing
         self.limits = limits
         self.inviteTimeout = inviteTimeout
@@ -116,10 +121,13 @@ public struct SessionLifecycle: Sendable {
         }
         switch role {
         case .inviter:
+            if !admission.isEmpty, !remoteFeatures.contains(.apps) {
+                return finish(.closedLocally, "the peer's release cannot carry app traffic (no feature 'apps')", notify: true)
+            }
             phase = .inviting
             deadline = now.addingTimeInterval(inviteTimeout)
             return sent(.invite(name: ownName, context: context, timeoutMilliseconds: UInt32(min(inviteTimeout, limits.maxInviteTimeout) * 1000),
-                                pairing: forPairing), now)
+                                pairing: forPairing, app: admission), now)
         case .invitee:
             phase = .awaitingInvite
             deadline = now.addingTimeInterval(limits.handshakeTimeout)
@@ -157,12 +165,15 @@ public struct SessionLifecycle: Sendable {
             default: .closedByPeer
             }
             return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
-        case (.invite(let name, let context, let timeout, let pairing), .awaitingInvite):
+        case (.invite(_, _, _, true, let app), .awaitingInvite) where !app.isEmpty:
+            return finish(.protocolError, "an invitation both to pair and for app '\(app)'", notify: true)
+        case (.invite(let name, let context, let timeout, let pairing, let app), .awaitingInvite):
             phase = .awaitingDecision
             forPairing = pairing
+            admission = app
             let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
             deadline = now.addingTimeInterval(seconds)
-            receivedInvitation = ReceivedInvitation(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)
+            receivedInvitation = ReceivedInvitation(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing, app: app)
             return [.requestDecision(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing)]
         case (.accept(let name), .inviting):
             phase = .connected
@@ -174,6 +185,9 @@ public struct SessionLifecycle: Sendable {
             // A session opened to pair carries the pairing alone: nothing a
             // stranger sends on it may reach an application.
             return finish(.protocolError, "application data on a session opened to pair", notify: true)
+        case (.data, .connected) where !admission.isEmpty:
+            // A session accepted for an app admits no default-app traffic.
+            return finish(.protocolError, "default-app data on a session accepted for app '\(admission)' alone", notify: true)
         case (.data(let more, let bytes), .connected):
             return assemble(more: more, bytes: bytes, app: 0)
         case (.app(.data(let number, let more, let bytes)), .connected):

@@ -4,7 +4,7 @@
 ///
 /// | type | message | body |
 /// |------|---------|------|
-/// | 0x01 | invite  | timeout_ms u32, flags u8 (bit 0: for pairing), name_len u8, name, context_len u16, context |
+/// | 0x01 | invite  | timeout_ms u32, flags u8 (bit 0: for pairing; bit 1: for an app), name_len u8, name, context_len u16, context, and with bit 1: app_len u8, app |
 /// | 0x02 | accept  | name_len u8 · name (UTF-8), or empty |
 /// | 0x03 | decline | reason u8, text_len u16, text |
 /// | 0x04 | data    | flags u8 (bit 0: more fragments follow), bytes (the rest) |
@@ -42,15 +42,20 @@ public enum WireCodec {
     public static func encode(_ message: WireMessage) -> [UInt8] {
         var out: [UInt8] = [version]
         switch message {
-        case .invite(let name, let context, let timeout, let pairing):
+        case .invite(let name, let context, let timeout, let pairing, let app):
             let nameBytes = Array(name.utf8.prefix(255))
             out.append(0x01)
             appendU32(timeout, to: &out)
-            out.append(pairing ? 1 : 0)
+            out.append((pairing ? 1 : 0) | (app.isEmpty ? 0 : 2))
             out.append(UInt8(nameBytes.count))
             out += nameBytes
             appendU16(UInt16(min(context.count, maxContext)), to: &out)
             out += context.prefix(maxContext)
+            if !app.isEmpty {
+                let appBytes = Array(app.utf8.prefix(AppCodec.maxNameBytes))
+                out.append(UInt8(appBytes.count))
+                out += appBytes
+            }
         case .accept(let name):
             out.append(0x02)
             let nameBytes = Array(name.utf8.prefix(255))
@@ -119,12 +124,19 @@ public enum WireCodec {
         case 0x01:
             let timeout = try reader.u32("invite timeout")
             let flags = try reader.u8("invite flags")
-            guard flags & ~1 == 0 else { throw .unknownFlags("invite flags", flags) }
+            guard flags & ~3 == 0 else { throw .unknownFlags("invite flags", flags) }
             let nameLength = Int(try reader.u8("invite name length"))
             let name = try reader.text(nameLength, "invite name")
             let contextLength = Int(try reader.u16("invite context length"))
             guard contextLength <= maxContext else { throw .fieldTooLong("invite context", contextLength) }
-            message = .invite(name: name, context: try reader.bytes(contextLength, "invite context"), timeoutMilliseconds: timeout, pairing: flags & 1 == 1)
+            let context = try reader.bytes(contextLength, "invite context")
+            var app = ""
+            if flags & 2 == 2 {
+                let appLength = Int(try reader.u8("invite app length"))
+                guard appLength >= 1, appLength <= AppCodec.maxNameBytes else { throw .fieldTooLong("invite app", appLength) }
+                app = try reader.text(appLength, "invite app")
+            }
+            message = .invite(name: name, context: context, timeoutMilliseconds: timeout, pairing: flags & 1 == 1, app: app)
         case 0x02:
             // An empty body is an accept without a name.
             if reader.isAtEnd {

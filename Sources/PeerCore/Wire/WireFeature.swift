@@ -41,9 +41,10 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     public static func needed(for message: WireMessage) -> Set<WireFeature> {
         switch message {
         case .accept(let name): name.isEmpty ? [] : [.acceptName]
+        case .invite(_, _, _, _, let app): app.isEmpty ? [] : [.apps]
         case .bulk(let bulk): needed(for: bulk)
         case .app: [.apps]
-        case .invite, .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
+        case .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
              .pairReject, .unpair, .ack:
             []
         }

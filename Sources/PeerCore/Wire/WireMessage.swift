@@ -4,7 +4,10 @@ public enum WireMessage: Equatable, Sendable {
     /// Ask for a session: the inviter's display name, context, how long it
     /// waits, and whether the session is for pairing (the invitee's user then
     /// decides by the pairing code, not by the invitation).
-    case invite(name: String, context: [UInt8], timeoutMilliseconds: UInt32, pairing: Bool = false)
+    /// `app` (feature `apps`) asks for the session on behalf of that app
+    /// alone: its rules decide, and the session carries no default-app
+    /// traffic ("" for the default app's invitation, as before apps).
+    case invite(name: String, context: [UInt8], timeoutMilliseconds: UInt32, pairing: Bool = false, app: String = "")
     /// The invitee accepts, with its own display name ("" when it sent
     /// none: the body may be empty).
     case accept(name: String = "")

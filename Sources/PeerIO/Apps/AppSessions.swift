@@ -8,10 +8,11 @@ import PeerCore
 /// app's clients about invitations, and tells them of each change
 /// (`appStateChanged`, to the app's clients alone).
 ///
-/// An app's first invitation to a peer with no session opens one as a
-/// default-app invitation does (the caller dials); the app's invitation
-/// goes once it is up. The hosts' session stays while the default app, a
-/// pairing or a transfer uses it: an app's state ending never closes it.
+/// An app's first invitation to a peer with no session asks for a session
+/// on behalf of that app alone (the caller dials; protocol.md §10): the
+/// peer's host decides it by the app's rules, and accepting it connects
+/// the app and admits no default-app traffic. Such a session closes once
+/// no app uses it; one the default app was admitted to stays while it does.
 @MainActor
 final class AppSessions {
     private var states: [QueueKey: AppPeerLifecycle] = [:]
@@ -20,6 +21,9 @@ final class AppSessions {
     private var asking: [String: QueueKey] = [:]
     /// Invitations to send once the peer's session is up.
     private var pending: [QueueKey: (context: [UInt8], timeout: TimeInterval)] = [:]
+    /// Apps whose invitation is the session's own (the peer asked for it
+    /// on their behalf): answered by accepting or declining the session.
+    private var hostLevel: Set<QueueKey> = []
     private let table: SessionTable
     private let directory: PeerDirectory
     private let apps: AppDesk
@@ -62,7 +66,8 @@ final class AppSessions {
     // MARK: Clients
 
     /// A client of `app` invites `peer`'s. With no session, `dial` opens
-    /// one (a default-app invitation) and the app's goes once it is up.
+    /// one on the app's behalf alone (protocol.md §10), whose accept
+    /// connects the app; over a session that exists, `appInvite` goes.
     func invite(_ peer: PeerSnapshot, app: AppName, context: [UInt8], timeout: TimeInterval,
                 dial: () -> Result<InviteResult, ControlError>) -> Result<AppStateInfo, ControlError> {
         let key = QueueKey(peer: peer.id, app: app)
@@ -137,9 +142,38 @@ final class AppSessions {
 
     // MARK: Sessions
 
-    /// The peer's session is up: the app invitations waiting for it go.
+    /// The peer asks for a session on behalf of its `app` alone: the app's
+    /// rules decide it, as they decide an app's invitation on a session,
+    /// and the answer is the session's own accept or decline.
+    func hostInvited(_ session: PeerSession, peer: UUID, app: AppName, context: [UInt8], timeoutSeconds: Int) {
+        guard let peerID = session.remotePeerID else { return }
+        let key = QueueKey(peer: peer, app: app)
+        var lifecycle = AppPeerLifecycle()
+        let actions = lifecycle.peerInvited(context: context, timeout: TimeInterval(timeoutSeconds), clients: apps.hasClients(app),
+                                            autoAccept: apps.keeps(app) && accepts(app, peerID), now: clock.now())
+        states[key] = lifecycle
+        hostLevel.insert(key)
+        perform(actions, key: key, on: session)
+    }
+
+    /// Whether a client of an app is being asked about `session` itself.
+    func isAsking(_ session: PeerSession) -> Bool {
+        guard let peer = session.peerUUID else { return false }
+        return hostLevel.contains { $0.peer == peer }
+    }
+
+    /// The peer's session is up: the app invitations waiting for it go; the
+    /// app the session itself was asked for is connected by its accept.
     func sessionUp(_ session: PeerSession) {
         guard let peer = session.peerUUID else { return }
+        if let app = session.admission, pending.removeValue(forKey: QueueKey(peer: peer, app: app)) != nil {
+            let key = QueueKey(peer: peer, app: app)
+            var lifecycle = AppPeerLifecycle()
+            _ = lifecycle.invite(context: [], timeout: 300, now: clock.now())
+            let actions = lifecycle.peerAccepted()
+            states[key] = lifecycle
+            perform(actions, key: key, on: session)
+        }
         for (key, invitation) in pending where key.peer == peer {
             pending[key] = nil
             var lifecycle = states[key] ?? AppPeerLifecycle()
@@ -153,12 +187,19 @@ final class AppSessions {
         }
     }
 
-    /// The peer's session ended: every app's state with it ends.
-    func sessionDown(_ peer: UUID) {
+    /// The peer's session ended (`reason`, `text`): every app's state with it ends.
+    func sessionDown(_ peer: UUID, reason: CloseReason, text: String) {
         for (id, key) in asking where key.peer == peer { forget(id) }
+        hostLevel = hostLevel.filter { $0.peer != peer }
         for key in pending.keys where key.peer == peer {
             pending[key] = nil
-            announce(key, AppStateInfo(app: key.app.text, state: .notConnected, reason: .sessionEnded, detail: "the session did not come up"))
+            // An invitation that asked for the session itself ends as the session did.
+            let ended: AppEndReason = switch reason {
+            case .declined: .declined
+            case .timedOut: .timedOut
+            default: .sessionEnded
+            }
+            announce(key, AppStateInfo(app: key.app.text, state: .notConnected, reason: ended, detail: text))
         }
         for (key, var lifecycle) in states where key.peer == peer {
             let actions = lifecycle.ended(.sessionEnded)
@@ -213,8 +254,25 @@ final class AppSessions {
 
     private func perform(_ actions: [AppPeerAction], key: QueueKey, on session: PeerSession?, detail: String? = nil) {
         let name = key.app.text
+        // The session's own invitation is answered by the session.
+        let bySession = hostLevel.contains(key) && session?.phase == .awaitingDecision
+        if bySession, let session {
+            for action in actions {
+                switch action {
+                case .sendAccept:
+                    hostLevel.remove(key)
+                    session.decide(accept: true)
+                case .sendDecline(let reason):
+                    hostLevel.remove(key)
+                    session.declineAutomatically(words(reason, app: key.app))
+                default: break
+                }
+            }
+        }
         for action in actions {
             switch action {
+            case .sendAccept where bySession, .sendDecline where bySession:
+                break
             case .sendInvite(let context, let timeout):
                 session?.sendApp(.invite(name: name, timeoutMilliseconds: timeout, context: context))
             case .sendAccept:
@@ -228,9 +286,20 @@ final class AppSessions {
             case .stateChanged(let state, let reason):
                 logger.info("app '\(name)' with '\(directory.row(key.peer)?.name ?? key.peer.uuidString)': \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
                 announce(key, AppStateInfo(app: name, state: state, reason: reason, detail: detail))
-                if state == .notConnected { states[key] = nil }
+                if state == .notConnected {
+                    states[key] = nil
+                    closeIfUnused(key.peer, session: session)
+                }
             }
         }
+    }
+
+    /// A session accepted for an app alone closes once no app uses it.
+    private func closeIfUnused(_ peer: UUID, session: PeerSession?) {
+        guard let session, session.isConnected, !session.carriesDefault, connectedApps(peer).isEmpty,
+              !pending.keys.contains(where: { $0.peer == peer }) else { return }
+        logger.info("the session with '\(directory.row(peer)?.name ?? peer.uuidString)' was for apps alone, and none uses it now: closing it")
+        session.close("no app uses the session any more")
     }
 
     /// The words that go with a decline or leave from this host.

@@ -54,6 +54,10 @@ public final class ChannelDesk {
             descriptor.close()
             return answer(.error(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first")))
         }
+        if app.isDefault, !session.carriesDefault {
+            descriptor.close()
+            return answer(.error(.appOnly(peer.name, app: session.admission)))
+        }
         if case .unsupported(let release) = session.appRefusal(app) {
             descriptor.close()
             return answer(.error(.unsupported(.apps, peer: peer.name, release: release)))

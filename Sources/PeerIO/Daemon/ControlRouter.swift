@@ -274,12 +274,12 @@ public final class ControlRouter: ControlRequestHandler {
         case .invite:
             switch ControlRequestRules.invitation(params) {
             case .success(let invitation) where !app.isDefault:
-                // An app's invitation; with no session, one is opened first.
+                // An app's invitation; with no session, one is asked for on its behalf.
                 let opened = appSessions.invite(peer, app: app, context: invitation.context, timeout: invitation.timeout) {
-                    sessions.invite(peer, context: [], timeout: invitation.timeout)
+                    sessions.invite(peer, context: invitation.context, timeout: invitation.timeout, app: app)
                 }
                 return .from(opened.map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
-            case .success(let invitation): return .from(sessions.invite(peer, context: invitation.context, timeout: invitation.timeout))
+            case .success(let invitation): return .from(sessions.invite(peer, context: invitation.context, timeout: invitation.timeout, app: .none))
             case .failure(let error): return .error(error)
             }
         case .disconnect where !app.isDefault:

@@ -29,7 +29,8 @@ final class DaemonTransferSurroundings: TransferSurroundings {
         self.emit = emit
     }
 
-    func session(for peer: UUID) -> (any BulkSession)? { sessions[peer] }
+    /// Files are the default app's: a session accepted for an app alone carries none.
+    func session(for peer: UUID) -> (any BulkSession)? { sessions[peer].flatMap { $0.carriesDefault ? $0 : nil } }
     func row(_ peer: UUID) -> PeerSnapshot? { directory.row(peer) }
     func isPaired(_ peerID: String) -> Bool { trust.isPaired(peerID) }
     var deciders: Int { control.subscriberCount }

@@ -55,7 +55,8 @@ public final class SessionAftermath {
             break
         case .tryNext:
             if opener.dial(peer, endpoints: session.remainingEndpoints, expected: session.expectedPeerID,
-                           context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing) { return }
+                           context: session.inviteContext, timeout: session.inviteTimeout, pairing: session.isForPairing,
+                           app: session.admission ?? .none) { return }
             fallthrough
         case .inviteFailed:
             logger.notice("invitation to \(peer.uuidString.lowercased()) failed: \(reason.rawValue): \(text)")

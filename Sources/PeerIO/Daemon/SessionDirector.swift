@@ -102,7 +102,8 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     /// that came before its row (still awaiting a decision, and nobody
     /// asked about it) is decided now.
     public func sessionAdopted(_ session: PeerSession) {
-        guard session.phase == .awaitingDecision, !invitations.isAsking(session), let invitation = session.receivedInvitation else { return }
+        guard session.phase == .awaitingDecision, !invitations.isAsking(session), !appSessions.isAsking(session),
+              let invitation = session.receivedInvitation else { return }
         sessionNeedsDecision(session, name: invitation.name, context: invitation.context, timeoutSeconds: invitation.timeoutSeconds,
                              pairing: invitation.pairing)
     }
@@ -177,6 +178,10 @@ extension SessionDirector {
             return
         }
         adoption.learned(session, name: name)
+        // A session asked for on behalf of an app: that app's rules decide.
+        if let app = session.admission, let invitation = session.receivedInvitation {
+            return appSessions.hostInvited(session, peer: peer, app: app, context: invitation.context, timeoutSeconds: invitation.timeoutSeconds)
+        }
         let paired = trust.isPaired(session.remotePeerID)
         invitations.arrived(session, peer: peer, name: name, context: context, timeoutSeconds: timeoutSeconds,
                             facts: .init(wanted: session.autoAccept, policyAccepts: trust.acceptsAutomatically(session.remotePeerID), pairing: pairing,
@@ -312,7 +317,7 @@ extension SessionDirector {
         if wasCurrent { bulk.sessionDown(session) }
         // The apps' states end with the peer's session (or the dial that
         // was to open it, for app invitations waiting on it).
-        if let peer = session.peerUUID, wasCurrent || table[peer] == nil { appSessions.sessionDown(peer) }
+        if let peer = session.peerUUID, wasCurrent || table[peer] == nil { appSessions.sessionDown(peer, reason: reason, text: text) }
         // A session that queued much leaves free pages behind: hand them back.
         if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
         invitations.settled(session)
@@ -336,7 +341,8 @@ extension SessionDirector {
     /// as far as its send queue takes them; the rest wait for the next tick.
     public func drainQueue(for peer: UUID) {
         guard let session = table[peer] else { return }
-        queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer", apps: appSessions.connectedApps(peer))
+        queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer", apps: appSessions.connectedApps(peer),
+                     withDefault: session.carriesDefault)
     }
 
     /// The peer acknowledged messages: clients hear it (`delivered`), and

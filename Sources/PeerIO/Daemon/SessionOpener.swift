@@ -71,9 +71,11 @@ public final class SessionOpener {
         admission.admitAuthenticated(paired: trust.isPaired(peerID), address: session.remoteHost, others: authenticated(except: session))
     }
 
-    /// Starts a session to the first endpoint that accepts a connect attempt.
+    /// Starts a session to the first endpoint that accepts a connect
+    /// attempt; `app` asks for it on behalf of that app alone.
     @discardableResult
-    public func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false) -> Bool {
+    public func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false,
+                     app: AppName = .none) -> Bool {
         if let limit = dialLimit(expected) {
             logger.warning("\(limit); not dialling")
             return false
@@ -84,7 +86,7 @@ public final class SessionOpener {
             do {
                 let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
                                               identity: identityKey, name: name(), context: context, inviteTimeout: timeout,
-                                              limits: limits, sendLimit: sendLimit, pairing: pairing, delegate: delegate, clock: clock)
+                                              limits: limits, sendLimit: sendLimit, pairing: pairing, app: app, delegate: delegate, clock: clock)
                 session.peerUUID = peer
                 table.add(session)
                 table.bind(session, to: peer)

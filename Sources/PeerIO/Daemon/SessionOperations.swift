@@ -5,8 +5,9 @@ import PeerCore
 /// open, use or close sessions.
 @MainActor
 public protocol SessionOperations: AnyObject {
-    /// Invites the peer (or reuses its session).
-    func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError>
+    /// Invites the peer (or reuses its session); with `app`, a new session
+    /// is asked for on behalf of that app alone (its rules decide there).
+    func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval, app: AppName) -> Result<InviteResult, ControlError>
     /// Dials a peer at an address (`add`); `done` gets its row once it has
     /// proved its key, or the reason it could not; `uid` is the client's,
     /// for the rate of `add` per user.

@@ -34,8 +34,10 @@ public final class SessionRequests: SessionOperations {
     }
 
     /// Invites the peer, or reuses its session (`invite`).
-    public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval) -> Result<InviteResult, ControlError> {
+    public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval, app: AppName) -> Result<InviteResult, ControlError> {
         if let existing = director.session(for: peer.id) {
+            // A session accepted for an app alone does not admit the default app.
+            if app.isDefault, existing.isConnected, !existing.carriesDefault { return .failure(.appOnly(peer.name, app: existing.admission)) }
             // The peer is inviting us at this moment: our invitation is our yes.
             if existing.role == .invitee {
                 if existing.phase == .awaitingDecision { existing.decide(accept: true) } else { existing.autoAccept = true }
@@ -51,7 +53,7 @@ public final class SessionRequests: SessionOperations {
         }
         guard peer.peerId != ownPeerID else { return .failure(ControlError(.invalidParams, "that is this host")) }
         if let limit = director.opener.dialLimit(peer.peerId) { return .failure(ControlError(.overloaded, "cannot invite '\(peer.name)': \(limit)")) }
-        guard director.opener.dial(peer.id, endpoints: endpoints, expected: peer.peerId, context: context, timeout: timeout) else {
+        guard director.opener.dial(peer.id, endpoints: endpoints, expected: peer.peerId, context: context, timeout: timeout, app: app) else {
             return .failure(ControlError(.unreachable, "cannot connect to any address of '\(peer.name)'"))
         }
         return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: false))
@@ -92,6 +94,7 @@ public final class SessionRequests: SessionOperations {
         guard let session = director.session(for: peer.id), session.isConnected else {
             return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first, or use --queue for a paired peer"))
         }
+        if app.isDefault, !session.carriesDefault { return .failure(.appOnly(peer.name, app: session.admission)) }
         switch session.appRefusal(app) {
         case .unsupported(let release)?: return .failure(.unsupported(.apps, peer: peer.name, release: release))
         case .busy(let text)?: return .failure(ControlError(.appBusy, "'\(peer.name)' refuses app '\(app.text)' for now (\(text)); retry once it has room (--queue waits for it)"))

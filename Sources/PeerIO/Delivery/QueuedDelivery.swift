@@ -73,10 +73,11 @@ public final class QueuedDelivery {
     /// actor, in batches of about ``batchBytes``, as long as the session
     /// has room.
     /// An app's queue goes only while the app is in `apps`, those
-    /// connected with the peer.
-    public func drain(to session: any MessageSession, peer: UUID, name: String, apps: Set<AppName> = []) {
+    /// connected with the peer, and the default app's unless
+    /// `withDefault` is false (a session accepted for an app alone).
+    public func drain(to session: any MessageSession, peer: UUID, name: String, apps: Set<AppName> = [], withDefault: Bool = true) {
         guard session.isConnected, let peerID = session.remotePeerID else { return }
-        drain(QueueKey(peer: peer), peerID: peerID, to: session, name: name)
+        if withDefault { drain(QueueKey(peer: peer), peerID: peerID, to: session, name: name) }
         for app in (appQueues[peerID] ?? []).sorted() where apps.contains(app) && session.appRefusal(app) == nil {
             drain(QueueKey(peer: peer, app: app), peerID: peerID, to: session, name: name)
         }

@@ -4,6 +4,21 @@ import PeerCore
 /// confirms this host's app list, binds app numbers, and carries the
 /// per-app flow (``AppFlow``). Their data goes through ``PeerSession/send(_:app:)``.
 extension PeerSession {
+    /// The app this session was invited for, if it was for one: it then
+    /// carries apps alone, and no default-app traffic (protocol.md §10).
+    public var admission: AppName? {
+        lifecycle.admission.isEmpty ? nil : try? AppName(lifecycle.admission)
+    }
+
+    /// Whether default-app traffic (messages, files, streams) may use it.
+    public var carriesDefault: Bool { lifecycle.admission.isEmpty }
+
+    /// Why a transfer or stream message may not come on this session: it
+    /// was accepted for an app alone.
+    var appOnlyViolation: String? {
+        carriesDefault ? nil : "a transfer or stream message on a session accepted for app '\(lifecycle.admission)' alone"
+    }
+
     /// Whether the peer announced feature `apps` (a 0.2.0 peer did not).
     public var carriesApps: Bool { remoteHello?.speaks(.apps) ?? false }
 

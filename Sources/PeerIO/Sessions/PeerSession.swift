@@ -111,7 +111,7 @@ public final class PeerSession {
     /// nothing, as 0.1.0; for tests).
     public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
-                sendLimit: Int, pairing: Bool = false, delegate: any PeerSessionDelegate, clock: DaemonClock = .system,
+                sendLimit: Int, pairing: Bool = false, app: AppName = .none, delegate: any PeerSessionDelegate, clock: DaemonClock = .system,
                 hello: PeerHello? = .ours) throws(SystemError) {
         self.clock = clock
         startedAt = clock.now()
@@ -123,7 +123,8 @@ public final class PeerSession {
         self.delegate = delegate
         inviteContext = context
         self.inviteTimeout = inviteTimeout
-        lifecycle = SessionLifecycle(inviterAt: clock.now(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing)
+        lifecycle = SessionLifecycle(inviterAt: clock.now(), name: name, context: context, inviteTimeout: inviteTimeout, limits: limits, pairing: pairing,
+                                     app: app.text)
         noise = NoiseTransport(initiator: true, identity: identity, hello: hello)
         remoteAddress = endpoint.hostPort
         remoteHost = endpoint.address
@@ -207,6 +208,7 @@ public final class PeerSession {
             // File and stream bytes go on from where they were decrypted.
             if let (head, start) = BulkDataHead.parse(plaintext) {
                 if let violation = InboundRoute.bulkViolation(canSendData: lifecycle.canSendData) { return fail(violation) }
+                if let violation = appOnlyViolation { return fail(violation) }
                 if let refusal = remoteHello?.refusal(ofBytesOf: head.feature) { return fail(refusal) }
                 lifecycle.noteReceived(now: clock.now())
                 delegate?.session(self, data: head, bytes: UnsafeRawBufferPointer(rebasing: plaintext[start...]))
@@ -240,7 +242,9 @@ public final class PeerSession {
                 pairing = machine
                 performPairing(actions)
             case .rejectStrayPairing: transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
-            case .bulk(let message): delegate?.session(self, bulk: message)
+            case .bulk(let message):
+                if let violation = appOnlyViolation { return fail(violation) }
+                delegate?.session(self, bulk: message)
             case .app(let message): received(app: message)
             case .ignore, .violation, .lifecycle: break
             }

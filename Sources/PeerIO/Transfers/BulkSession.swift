@@ -47,5 +47,6 @@ public protocol BulkSessions: AnyObject {
 }
 
 extension SessionTable: BulkSessions {
-    public func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer] }
+    /// Streams are the default app's: a session accepted for an app alone carries none.
+    public func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer].flatMap { $0.carriesDefault ? $0 : nil } }
 }
