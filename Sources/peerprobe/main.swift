@@ -119,7 +119,7 @@ do {
         } else {
             _ = try connection.handshake()
             var invite = WireCodec.encode(.invite(name: "probe", context: [], timeoutMilliseconds: 10_000))
-            invite[6] = 0x02
+            invite[6] = 0x04
             try connection.sendPlaintext(invite)
         }
         var outcome = "closed without a close message"

@@ -307,7 +307,7 @@ test_bad_frames_get_a_close_with_the_right_reason() {
     out=$(probe 2 bad-length "$(lab_address 1)" "$port")
     expect_eq "$out" "close protocolError: frame length 0 is out of range" "a bad length right after message 3"
     out=$(probe 2 bad-flags "$(lab_address 1)" "$port")
-    expect_eq "$out" "close protocolError: invite flags 0x2 has bits this version does not define" "an invite with an undefined flag"
+    expect_eq "$out" "close protocolError: invite flags 0x4 has bits this version does not define" "an invite with an undefined flag"
 }
 
 # Issue 21, point 4: bounds that count memory, not payload. A peer in an
