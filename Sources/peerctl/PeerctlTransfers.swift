@@ -3,7 +3,8 @@ import Glibc
 import PeerCore
 import PeerSystem
 
-/// `send-file`, `transfers`, `accept-transfer`, `decline-transfer`, `cancel-transfer`.
+/// `send-file`, `transfers`, `accept-transfer`, `decline-transfer`, `cancel-transfer`;
+/// with `--app`, of that app alone.
 extension PeerctlCommands {
     /// Files per `sendFile` request: their descriptors go with the line.
     static let filesPerRequest = 64
@@ -19,7 +20,7 @@ extension PeerctlCommands {
             printError("nothing to send")
             return 1
         }
-        if wait { _ = try client.call(.subscribe, as: SubscribeResult.self) }
+        if wait { _ = try client.call(.subscribe, params: scoped(ControlParams()), as: SubscribeResult.self) }
         var transfer: TransferInfo?
         var start = 0
         while start < walk.items.count {
@@ -30,7 +31,7 @@ extension PeerctlCommands {
                 let fd = open(item.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
                 guard fd >= 0 else {
                     printError("cannot open '\(item.path)': \(String(cString: strerror(errno)))")
-                    if let transfer { _ = try? client.call(.cancelTransfer, params: ControlParams(transfer: transfer.id), as: TransferResult.self) }
+                    if let transfer { _ = try? client.call(.cancelTransfer, params: scoped(ControlParams(transfer: transfer.id)), as: TransferResult.self) }
                     return 1
                 }
                 descriptors.append(FileDescriptor(rawValue: fd))
@@ -89,12 +90,12 @@ extension PeerctlCommands {
     }
 
     func transfers(_ id: String?) throws(ControlClientError) -> Int32 {
-        var result = try client.call(.transfers, params: ControlParams(transfer: id), as: TransfersResult.self)
+        var result = try client.call(.transfers, params: scoped(ControlParams(transfer: id)), as: TransfersResult.self)
         // One transfer: its files come a page at a time (at most 1,000); all are fetched.
         if id != nil, result.transfers.count == 1, var files = result.transfers[0].files {
             var pages = 1
             while (result.transfers[0].filesOmitted ?? 0) > 0, let last = files.last, pages < 1000 {
-                var params = ControlParams(transfer: result.transfers[0].id)
+                var params = scoped(ControlParams(transfer: result.transfers[0].id))
                 params.offset = last.index + 1
                 let next = try client.call(.transfers, params: params, as: TransfersResult.self)
                 guard let more = next.transfers.first?.files, !more.isEmpty else { break }
@@ -136,7 +137,7 @@ extension PeerctlCommands {
     }
 
     func answerTransfer(_ method: ControlMethod, id: String, files: [Int]?) throws(ControlClientError) -> Int32 {
-        var params = ControlParams(transfer: id)
+        var params = scoped(ControlParams(transfer: id))
         params.accept = files
         let info = try client.call(method, params: params, as: TransferResult.self).transfer
         if json {

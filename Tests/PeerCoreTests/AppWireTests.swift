@@ -37,7 +37,35 @@ final class AppWireTests: XCTestCase {
         XCTAssertThrowsError(try WireCodec.decode([1, 0x21, 0, 1, 64] + Array(repeating: 0x61, count: 64)))
         XCTAssertThrowsError(try WireCodec.decode([1, 0x24, 0])) { XCTAssertEqual($0 as? WireError, .truncated("appReady number")) }
         XCTAssertThrowsError(try WireCodec.decode([1, 0x25, 0, 1, 0])) { XCTAssertEqual($0 as? WireError, .trailingBytes("message type 0x25")) }
-        XCTAssertThrowsError(try WireCodec.decode([1, 0x2A])) { XCTAssertEqual($0 as? WireError, .unknownType(0x2A)) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x2B])) { XCTAssertEqual($0 as? WireError, .unknownType(0x2B)) }
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x2A, 0])) { XCTAssertEqual($0 as? WireError, .truncated("appFlow number")) }
+    }
+
+    func testAnAppsFlowOpensInsideAppFlow() throws {
+        let flow = FlowID(bytes: Array(1...16))!
+        let open = WireMessage.app(.flow(number: 2, opening: .streamOpen(flow, name: "s")))
+        XCTAssertEqual(WireCodec.encode(open), [1, 0x2A, 0, 2, 0x18] + Array(1...16) + [1, 0x73],
+                       "number, then the streamOpen whole: its type byte and body")
+        XCTAssertEqual(try WireCodec.decode(WireCodec.encode(open)), open)
+        let offer = WireMessage.app(.flow(number: 1, opening: .offer(flow, more: true, totalFiles: 2, totalBytes: 3,
+                                                                      files: [OfferedFile(name: [0x61], size: 3, mode: 0o644, mtime: 9)])))
+        XCTAssertEqual(Array(WireCodec.encode(offer).prefix(5)), [1, 0x2A, 0, 1, 0x10])
+        XCTAssertEqual(try WireCodec.decode(WireCodec.encode(offer)), offer)
+        // Only an opening: the rest of a flow goes by its id, as the default app's.
+        let chunk = WireCodec.encode(.bulk(.chunk(flow, file: 0, offset: 0, bytes: [1])))
+        XCTAssertThrowsError(try WireCodec.decode([1, 0x2A, 0, 1] + chunk.dropFirst())) { XCTAssertEqual($0 as? WireError, .unknownType(0x12)) }
+        XCTAssertTrue(AppMessage.opensFlow(.streamOpen(flow, name: "s")))
+        XCTAssertFalse(AppMessage.opensFlow(.credit(flow, bytes: 1)))
+    }
+
+    func testAnAppsFlowNeedsAppsAndWhatItOpens() {
+        let flow = FlowID(bytes: Array(1...16))!
+        let open = WireMessage.app(.flow(number: 1, opening: .streamOpen(flow, name: "s")))
+        let filesAndApps = PeerHello(release: "0.3.0", names: ["files", "apps"])
+        XCTAssertFalse(filesAndApps.maySend(open), "a stream's opening needs streams as well as apps")
+        XCTAssertEqual(filesAndApps.refusal(of: open), "a message that needs apps and streams, which the peer did not announce")
+        XCTAssertTrue(PeerHello(release: "0.3.0", names: ["streams", "apps"]).maySend(open))
+        XCTAssertFalse(PeerHello(release: "0.2.0", names: ["files", "streams"]).maySend(open))
     }
 
     func testAnInvitationForAnAppCarriesItAfterTheContext() throws {

@@ -44,7 +44,7 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) { busy.append((app, first, text)) }
     func session(_ session: PeerSession, appReady app: AppName) { ready.append(app) }
     func session(_ session: PeerSession, app message: AppMessage) {}
-    func session(_ session: PeerSession, bulk message: BulkMessage) {}
+    func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
     func sessionCanSendBulk(_ session: PeerSession) {}
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) { finished.append((reason, text)) }

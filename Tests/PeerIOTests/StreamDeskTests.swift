@@ -19,6 +19,12 @@ private final class RecordingSession: BulkSession {
     private(set) var turnsWanted = 0
 
     func sendBulk(_ message: BulkMessage) { sent.append(message) }
+    func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
+        sent.append(message)
+        return true
+    }
+    let carriesDefault = true
+    let admission: AppName? = nil
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? { nil }
     func wantsBulkTurn() { turnsWanted += 1 }
 }
@@ -61,6 +67,22 @@ final class StreamDeskTests: XCTestCase {
         XCTAssertTrue(resets.allSatisfy { if case .streamReset(_, .unknownName, _) = $0 { true } else { false } }, "\(resets)")
         desk.received(.streamOpen(flow(100), name: "later"), from: peer, on: session)
         XCTAssertEqual(session.sent.count, 1 + StreamDesk.maxRemoteOpens, "the bound frees as the opens go")
+    }
+
+    func testAnAppsOpenWaitsApartFromTheDefaultAppsOfTheSameName() async throws {
+        let peer = UUID()
+        let session = RecordingSession(peer: peer)
+        let sessions = FakeSessions()
+        sessions.byPeer[peer] = session
+        let desk = StreamDesk(sessions: sessions, logger: Logger(level: .error), clock: DaemonClock { [start] in start })
+        let chat = try AppName("chat")
+        desk.received(.streamOpen(flow(1), name: "sync"), from: peer, on: session)
+        desk.received(.streamOpen(flow(2), name: "sync"), app: chat, from: peer, on: session)
+        desk.tick(now: start.addingTimeInterval(StreamDesk.openWait))
+        // Two opens held, one per app: neither replaced the other.
+        XCTAssertEqual(session.sent.count, 2, "\(session.sent)")
+        XCTAssertTrue(session.sent.contains(.streamReset(flow(1), reason: .unknownName, text: "no pipe 'sync' here")), "\(session.sent)")
+        XCTAssertTrue(session.sent.contains(.streamReset(flow(2), reason: .unknownName, text: "no pipe 'sync' of app 'chat' here")), "\(session.sent)")
     }
 
     func testMessagesForUnknownStreamsAreIgnored() async {

@@ -23,6 +23,15 @@ private final class FakeBulkSession: BulkSession {
     }
 
     func sendBulk(_ message: BulkMessage) { sent.append(message) }
+    /// The app of each flow opening sent, in order.
+    private(set) var openedFor: [AppName] = []
+    func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
+        sent.append(message)
+        openedFor.append(app)
+        return true
+    }
+    let carriesDefault = true
+    let admission: AppName? = nil
     func wantsBulkTurn() { turnsWanted += 1 }
 
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
@@ -49,7 +58,7 @@ private final class FakeSurroundings: TransferSurroundings {
         PeerSnapshot(id: peer, peerId: peerID, name: "alpha", state: .connected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
     }
     func isPaired(_ peerID: String) -> Bool { paired && peerID == self.peerID }
-    var deciders: Int { 0 }
+    func deciders(_ app: AppName) -> Int { 0 }
     func transferEvent(_ kind: EventKind, _ info: TransferInfo) { events.append((kind, info)) }
 }
 
@@ -142,6 +151,51 @@ final class TransferDeskTests: XCTestCase {
         XCTAssertEqual(second.sent.last, .answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)]))
         let asked = world.events.filter { $0.1.state == .active || $0.1.state == .offered }.last?.1
         XCTAssertEqual(asked?.totalBytes, 7, "the new offer is the one in progress")
+    }
+
+    func testAnAppsOfferIsThatAppsToSeeAndDecideAndLandsInItsFolder() async throws {
+        let world = FakeSurroundings()
+        world.paired = false
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        let chat = try AppName("chat")
+        desk.session(session, bulk: offer(), app: chat)
+        XCTAssertEqual(session.sent, [], "an unpaired peer's offer waits for a client")
+        XCTAssertEqual(world.events.last?.0, .transferOffered)
+        XCTAssertEqual(world.events.last?.1.app, "chat", "the event names the app, so only its clients get it")
+        let id = flow.description
+        // The default app neither sees nor decides it.
+        XCTAssertEqual(try desk.list(nil).get().transfers.count, 0)
+        XCTAssertEqual(try desk.list(nil, app: chat).get().transfers.map(\.id), [id])
+        guard case .failure(let error) = desk.accept(id, files: nil) else { return XCTFail("the default app accepted an app's offer") }
+        XCTAssertEqual(error.code, .notFound)
+        guard case .failure = desk.cancel(id) else { return XCTFail("the default app cancelled an app's transfer") }
+        let accepted = try desk.accept(id, files: nil, app: chat).get()
+        XCTAssertEqual(accepted.transfer.directory, folder + "/downloads/.apps/chat/alpha")
+        XCTAssertEqual(session.sent, [.answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)])])
+
+        hello.withUnsafeBytes { desk.chunk(flow, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
+        let blockHash = Blake2b.hash(hello)
+        desk.session(session, bulk: .block(flow, file: 0, block: 0, hash: blockHash))
+        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)))
+        let done = try await eventually { session.sent.contains(.transferDone(flow)) }
+        XCTAssertTrue(done, "no transferDone: \(session.sent)")
+        XCTAssertEqual(FileManager.default.contents(atPath: folder + "/downloads/.apps/chat/alpha/hi.txt").map { Array($0) }, hello)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/downloads/alpha"), "nothing lands in the default app's folder")
+    }
+
+    func testAnOffersPartsComeForOneApp() throws {
+        let world = FakeSurroundings()
+        world.paired = false
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        let file = OfferedFile(name: Array("a".utf8), size: 1, mode: 0o644, mtime: 1)
+        desk.session(session, bulk: .offer(flow, more: true, totalFiles: 2, totalBytes: 2, files: [file]), app: try AppName("chat"))
+        desk.session(session, bulk: .offer(flow, more: false, totalFiles: 2, totalBytes: 2, files: [file]))
+        XCTAssertEqual(session.sent, [.cancel(flow, reason: .protocolError, text: "a transfer id already in use")],
+                       "a later part for another app is refused")
     }
 
     func testAnUnpairedPeersOfferWaitsForAClient() {

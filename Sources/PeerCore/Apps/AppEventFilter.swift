@@ -16,7 +16,8 @@ public struct AppEventFilter: Sendable, Equatable {
 
     /// Whether `event` goes to the subscriber; remembers which peers it showed.
     public mutating func passes(_ event: ControlEvent) -> Bool {
-        if let tagged = event.app?.app ?? event.invitation?.app ?? event.message?.app ?? event.delivery?.app ?? event.stored?.app {
+        if let tagged = event.app?.app ?? event.invitation?.app ?? event.message?.app ?? event.delivery?.app ?? event.stored?.app
+            ?? event.transfer?.app {
             return tagged == app
         }
         guard let peer = event.peer else { return true }

@@ -19,10 +19,13 @@ public struct StreamInfo: Codable, Sendable, Equatable {
     public var reason: FlowEndReason?
     /// Words with `reason`, and which side reset it.
     public var detail: String?
+    /// The app whose stream it is; absent for the default app's.
+    public var app: String?
 
     /// Creates it.
     public init(id: String, name: String, peer: UUID, state: String, bytesSent: Int64, bytesReceived: Int64,
-                reason: FlowEndReason? = nil, detail: String? = nil) {
+                reason: FlowEndReason? = nil, detail: String? = nil, app: String? = nil) {
+        self.app = app
         self.id = id
         self.name = name
         self.peer = peer

@@ -53,6 +53,9 @@ public struct TransferInfo: Codable, Sendable, Equatable {
     /// How many files of the transfer `files` leaves out (absent when it
     /// lists them all): page through them with `transfers` and `offset`.
     public var filesOmitted: Int?
+    /// The app whose transfer it is (issue 23); absent for the default app's.
+    /// Only that app's clients see it, decide it or cancel it.
+    public var app: String?
 
     /// Creates it.
     public init(id: String, direction: TransferDirection, peer: UUID, name: String, state: TransferState, totalFiles: Int, totalBytes: Int64,

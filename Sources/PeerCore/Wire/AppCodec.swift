@@ -1,4 +1,4 @@
-/// Encodes and decodes ``AppMessage``s, the message types 0x20 to 0x25 of
+/// Encodes and decodes ``AppMessage``s, the message types 0x20 to 0x2A of
 /// feature `apps` (docs/protocol.md §10). ``WireCodec`` writes the version
 /// and type byte and hands the body here. Big-endian; every length is
 /// checked.
@@ -15,11 +15,12 @@
 /// | 0x27 | appAccept | name_len u8, name |
 /// | 0x28 | appDecline | name_len u8, name, reason u8, text_len u16, text |
 /// | 0x29 | appLeave | name_len u8, name, reason u8, text_len u16, text |
+/// | 0x2A | appFlow  | number u16, then an `offer` (0x10) or `streamOpen` (0x18) whole: its type byte and body |
 public enum AppCodec {
     /// The first app message type.
     public static let firstType: UInt8 = 0x20
     /// The last app message type.
-    public static let lastType: UInt8 = 0x29
+    public static let lastType: UInt8 = 0x2A
     /// The most names one `appList` carries.
     public static let maxNames = 64
     /// The most bytes of one name on the wire (names are checked against
@@ -42,6 +43,7 @@ public enum AppCodec {
         case .accept: 0x27
         case .decline: 0x28
         case .leave: 0x29
+        case .flow: 0x2A
         }
     }
 
@@ -81,6 +83,10 @@ public enum AppCodec {
             let bytes = Array(text.utf8.prefix(WireCodec.maxText))
             BigEndian.append(UInt64(bytes.count), width: 2, to: &out)
             out += bytes
+        case .flow(let number, let opening):
+            BigEndian.append(UInt64(number), width: 2, to: &out)
+            out.append(BulkCodec.type(of: opening))
+            BulkCodec.encodeBody(opening, into: &out)
         }
     }
 
@@ -119,6 +125,14 @@ public enum AppCodec {
             return .invite(name: name, timeoutMilliseconds: timeout, context: try reader.bytes(length, "appInvite context"))
         case 0x27:
             return .accept(name: try readName(&reader, "appAccept name"))
+        case 0x2A:
+            let number = try reader.u16("appFlow number")
+            let inner = try reader.u8("appFlow message type")
+            // Only an opening: the rest of an app's flow goes by flow id.
+            guard inner == offerType || inner == streamOpenType else {
+                throw .unknownType(inner)
+            }
+            return .flow(number: number, opening: try BulkCodec.decodeBody(type: inner, &reader))
         default:
             let what = type == 0x28 ? "appDecline" : "appLeave"
             let name = try readName(&reader, "\(what) name")
@@ -129,6 +143,10 @@ public enum AppCodec {
             return type == 0x28 ? .decline(name: name, reason: reason, text: text) : .leave(name: name, reason: reason, text: text)
         }
     }
+
+    /// The bulk types an `appFlow` may carry: `offer` and `streamOpen`.
+    private static let offerType: UInt8 = 0x10
+    private static let streamOpenType: UInt8 = 0x18
 
     /// Splits one app's message into `appData` fragments that each fit one
     /// Noise message.

@@ -37,4 +37,18 @@ public enum AppMessage: Equatable, Sendable {
     /// The app `name`'s state with the receiver ends (it left, or an
     /// invitation timed out), with a reason and words.
     case leave(name: String, reason: AppEndReason, text: String)
+    /// Opens one of the sender's flows for the app it bound to `number`:
+    /// `opening` is an `offer` part (every part of an app's offer comes
+    /// so) or a `streamOpen`, and the flow is that app's from then on. Its
+    /// other messages (chunks, answers, credit, stream bytes) go as they
+    /// do for the default app, by flow.
+    case flow(number: UInt16, opening: BulkMessage)
+
+    /// Whether `message` may open an app's flow (``flow(number:opening:)``).
+    public static func opensFlow(_ message: BulkMessage) -> Bool {
+        switch message {
+        case .offer, .streamOpen: true
+        default: false
+        }
+    }
 }

@@ -46,6 +46,8 @@ public struct PeerHello: Equatable, Sendable {
     /// Whether it may send `message` (it announced one of the features the
     /// message needs, or it needs none).
     public func maySend(_ message: WireMessage) -> Bool {
+        // An app's flow needs apps, and files or streams for what it opens.
+        if case .app(.flow(_, let opening)) = message, !maySend(.bulk(opening)) { return false }
         let needed = WireFeature.needed(for: message)
         return needed.isEmpty || needed.contains { speaks($0) }
     }
@@ -54,7 +56,10 @@ public struct PeerHello: Equatable, Sendable {
     /// feature the peer did not announce): the words of the protocol error.
     public func refusal(of message: WireMessage) -> String? {
         guard !maySend(message) else { return nil }
-        let needed = WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")
+        var needed = WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")
+        if case .app(.flow(_, let opening)) = message {
+            needed = "apps and " + WireFeature.needed(for: opening).map(\.rawValue).sorted().joined(separator: " or ")
+        }
         return "a message that needs \(needed), which the peer did not announce"
     }
 

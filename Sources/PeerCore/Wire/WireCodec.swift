@@ -20,7 +20,7 @@
 /// | 0x0E | unpair      | (none) |
 /// | 0x0F | ack         | messages received u64 |
 /// | 0x10–0x1B | bulk   | ``BulkCodec`` (transfers and streams) |
-/// | 0x20–0x25 | app    | ``AppCodec`` (apps; feature `apps`) |
+/// | 0x20–0x2A | app    | ``AppCodec`` (apps; feature `apps`) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.

@@ -13,7 +13,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     case files = "files"
     /// Byte streams: message types 0x18 to 0x1B (protocol.md §8).
     case streams = "streams"
-    /// Apps: message types 0x20 to 0x25 (protocol.md §10).
+    /// Apps: message types 0x20 to 0x2A (protocol.md §10).
     case apps = "apps"
 
     /// The release that added it.

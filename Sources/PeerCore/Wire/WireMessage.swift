@@ -41,7 +41,7 @@ public enum WireMessage: Equatable, Sendable {
     case ack(UInt64)
     /// File transfers and streams (types 0x10 to 0x1B, ``BulkCodec``).
     case bulk(BulkMessage)
-    /// Apps: their list, numbers, data and flow (types 0x20 to 0x25,
+    /// Apps: their list, numbers, data and flow (types 0x20 to 0x2A,
     /// ``AppCodec``; feature `apps`).
     case app(AppMessage)
 }

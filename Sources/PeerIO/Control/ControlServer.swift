@@ -68,6 +68,11 @@ public final class ControlServer {
     /// Clients subscribed to events.
     public var subscriberCount: Int { connections.values.filter(\.isSubscriber).count }
 
+    /// Clients subscribed to events that `audience` picks (an app's).
+    public func subscriberCount(where audience: (ControlConnection) -> Bool) -> Int {
+        connections.values.filter { $0.isSubscriber && audience($0) }.count
+    }
+
     /// Starts accepting; `handler` answers the requests.
     public func start(handler: any ControlRequestHandler) {
         self.handler = handler

@@ -140,15 +140,16 @@ public final class ControlRouter: ControlRequestHandler {
                 client.eventFilter = app.isDefault ? nil : AppEventFilter(app: app.text)
                 return subscribe(params, app: app)
             }.reply
-        case .sendFile where !(params.app ?? "").isEmpty, .pipe where !(params.app ?? "").isEmpty:
-            // Files and streams are the default app's in this release: one
-            // sent "as" an app would reach the peer's default-app clients.
-            client.takeDescriptors(method == .pipe ? 2 : (params.files ?? []).count)?.forEach { $0.close() }
-            return .error(ControlError(.invalidParams, "'\(method.rawValue)' for an app is not supported yet: files and streams go to the default app's clients; send without app (peerctl without --app)"))
-        case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers:
-            return transferRequest(method, params: params, client: client)
-        case .pipe:
-            return pipe(params, client: client)
+        case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers, .pipe:
+            // Files and streams of an app are its clients' alone.
+            switch apps.trafficApp(method, params, client: client) {
+            case .success(let app):
+                return method == .pipe ? pipe(params, app: app, client: client) : transferRequest(method, params: params, app: app, client: client)
+            case .failure(let error):
+                // The descriptors that came with the line go with the refusal.
+                client.takeDescriptors(method == .pipe ? 2 : (method == .sendFile ? (params.files ?? []).count : 0))?.forEach { $0.close() }
+                return .error(error)
+            }
         case .channel:
             return channel(params, client: client)
         case .register:
@@ -187,7 +188,7 @@ public final class ControlRouter: ControlRequestHandler {
         }
     }
 
-    private func transferRequest(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+    private func transferRequest(_ method: ControlMethod, params: ControlParams, app: AppName, client: ControlConnection) -> ControlReply {
         switch method {
         case .sendFile:
             let entries = params.files ?? []
@@ -197,25 +198,26 @@ public final class ControlRouter: ControlRequestHandler {
                 return .error(ControlError(.invalidParams, "'sendFile' lists \(entries.count) files but fewer descriptors came with it"))
             }
             let outcome = ControlRequestRules.peerSelector(method, params).flatMap { PeerSelector.select($0, from: directory.all) }
-                .flatMap { transfers.sendFile(to: $0, transfer: params.transfer, entries: entries, descriptors: descriptors, more: params.more ?? false) }
+                .flatMap { transfers.sendFile(to: $0, transfer: params.transfer, entries: entries, descriptors: descriptors, more: params.more ?? false,
+                                              app: app) }
             if case .failure = outcome { descriptors.forEach { $0.close() } }
             return .from(outcome)
         case .transfers:
-            return .from(transfers.list(params.transfer, offset: params.offset, max: params.max))
+            return .from(transfers.list(params.transfer, offset: params.offset, max: params.max, app: app))
         default:
             guard let id = params.transfer, !id.isEmpty else {
                 return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.transfer"))
             }
             switch method {
-            case .acceptTransfer: return .from(transfers.accept(id, files: params.accept))
-            case .declineTransfer: return .from(transfers.decline(id))
-            default: return .from(transfers.cancel(id))
+            case .acceptTransfer: return .from(transfers.accept(id, files: params.accept, app: app))
+            case .declineTransfer: return .from(transfers.decline(id, app: app))
+            default: return .from(transfers.cancel(id, app: app))
             }
         }
     }
 
     /// `pipe`: answered when the stream is over.
-    private func pipe(_ params: ControlParams, client: ControlConnection) -> ControlReply {
+    private func pipe(_ params: ControlParams, app: AppName, client: ControlConnection) -> ControlReply {
         guard let pair = client.takeDescriptors(2) else {
             return .error(ControlError(.invalidParams, "'pipe' needs two descriptors with the line: the input, then the output"))
         }
@@ -232,7 +234,7 @@ public final class ControlRouter: ControlRequestHandler {
             return .error(ControlError(.invalidParams, "'pipe' needs params.name, 1 to \(BulkCodec.maxStreamName) bytes"))
         }
         let streams = streams
-        return .later { answer in streams.pipe(to: peer, name: name, input: pair[0], output: pair[1], client: client, answer: answer) }
+        return .later { answer in streams.pipe(to: peer, name: name, app: app, input: pair[0], output: pair[1], client: client, answer: answer) }
     }
 
     /// `channel`: answered when the channel is over.

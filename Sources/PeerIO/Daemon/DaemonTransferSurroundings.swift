@@ -14,30 +14,38 @@ final class DaemonTransferSurroundings: TransferSurroundings {
     private let directory: PeerDirectory
     private let trust: TrustDesk
     private let control: ControlServer
+    private let apps: AppDesk
     private let clock: DaemonClock
-    private let emit: @MainActor (ControlEvent) -> Void
+    private let events: EventOutlet
 
-    /// Surroundings over the daemon's components; `emit` numbers an event
-    /// and sends it to the clients.
-    init(sessions: SessionTable, directory: PeerDirectory, trust: TrustDesk, control: ControlServer, clock: DaemonClock,
-         emit: @escaping @MainActor (ControlEvent) -> Void) {
+    /// Surroundings over the daemon's components; `events` numbers an
+    /// event and sends it to the clients.
+    init(sessions: SessionTable, directory: PeerDirectory, trust: TrustDesk, control: ControlServer, apps: AppDesk, clock: DaemonClock,
+         events: EventOutlet) {
         self.sessions = sessions
         self.directory = directory
         self.trust = trust
         self.control = control
+        self.apps = apps
         self.clock = clock
-        self.emit = emit
+        self.events = events
     }
 
-    /// Files are the default app's: a session accepted for an app alone carries none.
-    func session(for peer: UUID) -> (any BulkSession)? { sessions[peer].flatMap { $0.carriesDefault ? $0 : nil } }
+    /// Any session counts: which app may offer on it is checked where offers go.
+    func session(for peer: UUID) -> (any BulkSession)? { sessions[peer] }
     func row(_ peer: UUID) -> PeerSnapshot? { directory.row(peer) }
     func isPaired(_ peerID: String) -> Bool { trust.isPaired(peerID) }
-    var deciders: Int { control.subscriberCount }
+    func deciders(_ app: AppName) -> Int {
+        app.isDefault ? control.subscriberCount : control.subscriberCount { [apps] in apps.holds(app, $0) }
+    }
 
     func transferEvent(_ kind: EventKind, _ info: TransferInfo) {
         // A finished transfer's buffers go back to the system.
         if kind == .transferCompleted || kind == .transferFailed { malloc_trim(0) }
-        emit(ControlEvent(seq: 0, type: kind, time: clock.now(), peer: directory.row(info.peer), transfer: info))
+        let event = ControlEvent(seq: 0, type: kind, time: clock.now(), peer: directory.row(info.peer), transfer: info)
+        // An app's transfer is its clients' alone: not kept for a replay
+        // that any subscriber may ask for (as an app's invitations).
+        guard let text = info.app, let app = try? AppName(text) else { return events.emit(event) }
+        control.broadcast(events.number(event)) { [apps] in apps.holds(app, $0) }
     }
 }

@@ -197,8 +197,8 @@ public final class PeerDaemon {
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock,
                                      emit: events.emit, subscribers: { [control] in control.subscriberCount })
         let socketDirectory = String(config.socketPath.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/"))
-        let surroundings = DaemonTransferSurroundings(sessions: table, directory: directory, trust: trust, control: control, clock: clock,
-                                                      emit: events.emit)
+        let surroundings = DaemonTransferSurroundings(sessions: table, directory: directory, trust: trust, control: control, apps: apps,
+                                                      clock: clock, events: events)
         transfers = TransferDesk(downloads: config.downloads, stateDirectory: config.stateDirectory, runtimeDirectory: socketDirectory.isEmpty ? "." : socketDirectory,
                                  offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept,
                                  surroundings: surroundings, logger: logger, clock: clock)

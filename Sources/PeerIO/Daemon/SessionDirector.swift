@@ -218,9 +218,9 @@ extension SessionDirector {
     }
 
     /// Transfers and streams are the data plane's.
-    public func session(_ session: PeerSession, bulk message: BulkMessage) {
+    public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
         guard session.peerUUID != nil, table.isCurrent(session) else { return }
-        bulk.session(session, bulk: message)
+        bulk.session(session, bulk: message, app: app)
     }
 
     /// File and stream bytes are the data plane's.

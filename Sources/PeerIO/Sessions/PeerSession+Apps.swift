@@ -13,10 +13,10 @@ extension PeerSession {
     /// Whether default-app traffic (messages, files, streams) may use it.
     public var carriesDefault: Bool { lifecycle.admission.isEmpty }
 
-    /// Why a transfer or stream message may not come on this session: it
-    /// was accepted for an app alone.
+    /// Why a default-app flow may not open on this session (a plain `offer`
+    /// or `streamOpen`): it was accepted for an app alone.
     var appOnlyViolation: String? {
-        carriesDefault ? nil : "a transfer or stream message on a session accepted for app '\(lifecycle.admission)' alone"
+        carriesDefault ? nil : "a default-app offer or streamOpen on a session accepted for app '\(lifecycle.admission)' alone"
     }
 
     /// Whether the peer announced feature `apps` (a 0.2.0 peer did not).
@@ -77,6 +77,9 @@ extension PeerSession {
             }
         case .invite, .accept, .decline, .leave:
             delegate?.session(self, app: message)
+        case .flow(let number, let opening):
+            guard let app = appBindings.incomingApp(number) else { return fail("appFlow under number \(number), which the peer never opened") }
+            delegate?.session(self, bulk: opening, app: app)
         case .data:
             break
         }

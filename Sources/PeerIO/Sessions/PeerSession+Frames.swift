@@ -18,6 +18,24 @@ extension PeerSession {
         transmit(.bulk(message))
     }
 
+    /// Sends an opening of `app`'s flow (an `offer` part or a `streamOpen`):
+    /// the default app's goes as it is, another app's inside `appFlow`
+    /// under the app's number, bound first if it is new (protocol.md §10).
+    /// Returns false, sending nothing, when the peer cannot carry `app`.
+    @discardableResult
+    public func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
+        guard isConnected else { return false }
+        if app.isDefault {
+            guard carriesDefault else { return false }
+            transmit(.bulk(message))
+            return true
+        }
+        guard carriesApps, AppMessage.opensFlow(message), let binding = appBindings.outgoingNumber(for: app) else { return false }
+        if binding.announce { transmit(.app(.open(number: binding.number, name: app.text))) }
+        transmit(.app(.flow(number: binding.number, opening: message)))
+        return true
+    }
+
     /// Encrypts and queues one message (nothing before the handshake is done).
     func transmit(_ message: WireMessage) {
         let plaintext = WireCodec.encode(message)

@@ -208,7 +208,6 @@ public final class PeerSession {
             // File and stream bytes go on from where they were decrypted.
             if let (head, start) = BulkDataHead.parse(plaintext) {
                 if let violation = InboundRoute.bulkViolation(canSendData: lifecycle.canSendData) { return fail(violation) }
-                if let violation = appOnlyViolation { return fail(violation) }
                 if let refusal = remoteHello?.refusal(ofBytesOf: head.feature) { return fail(refusal) }
                 lifecycle.noteReceived(now: clock.now())
                 delegate?.session(self, data: head, bytes: UnsafeRawBufferPointer(rebasing: plaintext[start...]))
@@ -243,8 +242,10 @@ public final class PeerSession {
                 performPairing(actions)
             case .rejectStrayPairing: transmit(.pairReject(reason: .protocolError, text: "no pairing in progress"))
             case .bulk(let message):
-                if let violation = appOnlyViolation { return fail(violation) }
-                delegate?.session(self, bulk: message)
+                // An app-only session opens no default-app flow; the rest
+                // of a flow goes by its id, to the desk that knows it.
+                if AppMessage.opensFlow(message), let violation = appOnlyViolation { return fail(violation) }
+                delegate?.session(self, bulk: message, app: .none)
             case .app(let message): received(app: message)
             case .ignore, .violation, .lifecycle: break
             }

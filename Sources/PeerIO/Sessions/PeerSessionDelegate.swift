@@ -35,8 +35,9 @@ public protocol PeerSessionDelegate: AnyObject {
     /// The peer has room for `app` again (`appReady`; the session has sent
     /// its `appRetry`): what waits for it may go.
     func session(_ session: PeerSession, appReady app: AppName)
-    /// A transfer or stream message arrived (docs/protocol.md §8).
-    func session(_ session: PeerSession, bulk message: BulkMessage)
+    /// A transfer or stream message arrived (docs/protocol.md §8); one that
+    /// came in `appFlow` opens a flow of `app` (§10), any other is `.none`.
+    func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName)
     /// A `chunk` or `streamData` arrived: its head, and its bytes where
     /// they were decrypted (valid only during the call).
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer)

@@ -11,7 +11,9 @@ final class PipeStream {
     /// The stream's flow once both opens met: the smaller of the two ids.
     var flow: FlowID?
     let peer: UUID
-    let name: String
+    /// Its app and name, which the peer's pipe met.
+    let key: StreamKey
+    var name: String { key.name }
     let port: StreamPort
     /// The client that asked; the stream is reset if it goes.
     let client: ControlConnection
@@ -26,11 +28,11 @@ final class PipeStream {
     var bytesReceived: Int64 = 0
     private(set) var finished = false
 
-    init(ownFlow: FlowID, peer: UUID, name: String, port: StreamPort, client: ControlConnection,
+    init(ownFlow: FlowID, peer: UUID, key: StreamKey, port: StreamPort, client: ControlConnection,
          answer: @escaping @MainActor (ControlReply) -> Void) {
         self.ownFlow = ownFlow
         self.peer = peer
-        self.name = name
+        self.key = key
         self.port = port
         self.client = client
         self.answer = answer
@@ -45,7 +47,8 @@ final class PipeStream {
         finished = true
         port.close()
         let info = StreamInfo(id: (flow ?? ownFlow).description, name: name, peer: peer, state: reason == nil ? "closed" : "reset",
-                              bytesSent: bytesSent, bytesReceived: bytesReceived, reason: reason, detail: detail)
+                              bytesSent: bytesSent, bytesReceived: bytesReceived, reason: reason, detail: detail,
+                              app: key.app.isDefault ? nil : key.app.text)
         answer(.result(info))
     }
 }

@@ -19,12 +19,12 @@ public final class StreamDesk {
 
     private let logger: Logger
     private let clock: DaemonClock
-    /// Local pipes, waiting or open, by peer and name.
-    private var streams: [UUID: [String: PipeStream]] = [:]
+    /// Local pipes, waiting or open, by peer, app and name.
+    private var streams: [UUID: [StreamKey: PipeStream]] = [:]
     /// Open streams by flow.
     private var byFlow: [FlowID: PipeStream] = [:]
     /// Opens from peers that no local pipe has met yet.
-    private var remoteOpens: [UUID: [String: (flow: FlowID, expires: Date)]] = [:]
+    private var remoteOpens: [UUID: [StreamKey: (flow: FlowID, expires: Date)]] = [:]
     /// The sessions, by peer: the daemon's one table, given at init.
     private let sessions: any BulkSessions
 
@@ -46,35 +46,34 @@ public final class StreamDesk {
 
     // MARK: Clients
 
-    /// `pipe`: joins `input` and `output` to the stream `name` with `peer`;
-    /// `answer` is called once, when the stream is over.
-    public func pipe(to peer: PeerSnapshot, name: String, input: FileDescriptor, output: FileDescriptor, client: ControlConnection,
-                     answer: @escaping @MainActor (ControlReply) -> Void) {
+    /// `pipe`: joins `input` and `output` to the stream `name` of `app`
+    /// with `peer`; `answer` is called once, when the stream is over.
+    public func pipe(to peer: PeerSnapshot, name: String, app: AppName = .none, input: FileDescriptor, output: FileDescriptor,
+                     client: ControlConnection, answer: @escaping @MainActor (ControlReply) -> Void) {
+        let key = StreamKey(app: app, name: name)
+        let refuse = { (error: ControlError) in
+            input.close()
+            output.close()
+            answer(.error(error))
+        }
         guard let session = session(peer.id), session.isConnected else {
-            input.close()
-            output.close()
-            return answer(.error(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first")))
+            return refuse(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first"))
         }
-        // A peer whose release takes no streams is refused at once:
-        // nothing is sent, the session stays up (docs/protocol.md §9).
+        // A peer whose release takes no streams, or no apps for an app's
+        // stream, is refused at once: nothing is sent, the session stays
+        // up (docs/protocol.md §9).
         let hello = session.remoteHello ?? .silent
-        guard hello.speaks(.streams) else {
-            input.close()
-            output.close()
-            return answer(.error(.unsupported(.streams, peer: peer.name, release: hello.release)))
-        }
-        guard streams[peer.id]?[name] == nil else {
-            input.close()
-            output.close()
-            return answer(.error(ControlError(.invalidParams, "a stream named '\(name)' with '\(peer.name)' is already open here")))
+        guard hello.speaks(.streams) else { return refuse(.unsupported(.streams, peer: peer.name, release: hello.release)) }
+        if !app.isDefault, !hello.speaks(.apps) { return refuse(.unsupported(.apps, peer: peer.name, release: hello.release)) }
+        if app.isDefault, !session.carriesDefault { return refuse(.appOnly(peer.name, app: session.admission)) }
+        guard streams[peer.id]?[key] == nil else {
+            return refuse(ControlError(.invalidParams, "a stream \(key.shown) with '\(peer.name)' is already open here"))
         }
         guard streams.values.reduce(0, { $0 + $1.count }) < Self.maxStreams else {
-            input.close()
-            output.close()
-            return answer(.error(ControlError(.busy, "\(Self.maxStreams) streams are open; try again later")))
+            return refuse(ControlError(.busy, "\(Self.maxStreams) streams are open; try again later"))
         }
         let port = StreamPort(input: input, output: output)
-        let stream = PipeStream(ownFlow: FlowID(bytes: Sodium.randomBytes(FlowID.length))!, peer: peer.id, name: name, port: port,
+        let stream = PipeStream(ownFlow: FlowID(bytes: Sodium.randomBytes(FlowID.length))!, peer: peer.id, key: key, port: port,
                                 client: client, answer: answer)
         port.start(onReadable: { [weak self, weak stream] in
             guard let self, let stream, let session = self.session(stream.peer) else { return }
@@ -86,22 +85,24 @@ public final class StreamDesk {
             guard let self, let stream else { return }
             self.reset(stream, .closed, why)
         })
-        streams[peer.id, default: [:]][name] = stream
-        session.sendBulk(.streamOpen(stream.ownFlow, name: name))
-        logger.info("stream '\(name)' with '\(peer.name)': opened here")
-        if let theirs = remoteOpens[peer.id]?.removeValue(forKey: name) { establish(stream, theirs: theirs.flow) }
+        streams[peer.id, default: [:]][key] = stream
+        session.sendBulk(.streamOpen(stream.ownFlow, name: name), app: app)
+        logger.info("stream \(key.shown) with '\(peer.name)': opened here")
+        if let theirs = remoteOpens[peer.id]?.removeValue(forKey: key) { establish(stream, theirs: theirs.flow) }
     }
 
     // MARK: The wire
 
-    /// A stream message, or a `credit` for a stream.
-    func received(_ message: BulkMessage, from peer: UUID, on session: any BulkSession) {
+    /// A stream message, or a `credit` for a stream; a `streamOpen` is of
+    /// `app` (the default app's when it came plain, not in `appFlow`).
+    func received(_ message: BulkMessage, app: AppName = .none, from peer: UUID, on session: any BulkSession) {
         switch message {
         case .streamOpen(let flow, let name):
-            if let stream = streams[peer]?[name], stream.flow == nil {
+            let key = StreamKey(app: app, name: name)
+            if let stream = streams[peer]?[key], stream.flow == nil {
                 establish(stream, theirs: flow)
             } else if (remoteOpens[peer]?.count ?? 0) < Self.maxRemoteOpens {
-                remoteOpens[peer, default: [:]][name] = (flow, clock.now().addingTimeInterval(Self.openWait))
+                remoteOpens[peer, default: [:]][key] = (flow, clock.now().addingTimeInterval(Self.openWait))
             } else {
                 session.sendBulk(.streamReset(flow, reason: .busy, text: "too many streams wait here"))
             }
@@ -112,7 +113,7 @@ public final class StreamDesk {
             completeIfDone(stream)
         case .streamReset(let flow, let reason, let text):
             if let stream = byFlow[flow], stream.peer == peer {
-                logger.info("stream '\(stream.name)': reset by the peer (\(reason.rawValue): \(text))")
+                logger.info("stream \(stream.key.shown): reset by the peer (\(reason.rawValue): \(text))")
                 forget(stream)
                 stream.finish(reason: reason, detail: "reset by the peer: \(text)")
             } else if let stream = streams[peer]?.values.first(where: { $0.ownFlow == flow }) {
@@ -144,7 +145,7 @@ public final class StreamDesk {
         let flow = stream.ownFlow.bytes.lexicographicallyPrecedes(theirs.bytes) ? stream.ownFlow : theirs
         stream.flow = flow
         byFlow[flow] = stream
-        logger.info("stream '\(stream.name)' \(flow): open both ways")
+        logger.info("stream \(stream.key.shown) \(flow): open both ways")
         if let session = session(stream.peer) { session.wantsBulkTurn() }
     }
 
@@ -206,7 +207,7 @@ public final class StreamDesk {
 
     private func completeIfDone(_ stream: PipeStream) {
         guard stream.isComplete, !stream.finished else { return }
-        logger.info("stream '\(stream.name)': closed both ways (\(stream.bytesSent) bytes sent, \(stream.bytesReceived) received)")
+        logger.info("stream \(stream.key.shown): closed both ways (\(stream.bytesSent) bytes sent, \(stream.bytesReceived) received)")
         forget(stream)
         stream.finish(reason: nil, detail: nil)
     }
@@ -214,14 +215,14 @@ public final class StreamDesk {
     /// Ends a stream here and tells the peer.
     func reset(_ stream: PipeStream, _ reason: FlowEndReason, _ why: String) {
         guard !stream.finished else { return }
-        logger.info("stream '\(stream.name)': reset here (\(reason.rawValue): \(why))")
+        logger.info("stream \(stream.key.shown): reset here (\(reason.rawValue): \(why))")
         session(stream.peer)?.sendBulk(.streamReset(stream.flow ?? stream.ownFlow, reason: reason, text: why))
         forget(stream)
         stream.finish(reason: reason, detail: why)
     }
 
     private func forget(_ stream: PipeStream) {
-        streams[stream.peer]?[stream.name] = nil
+        streams[stream.peer]?[stream.key] = nil
         if let flow = stream.flow { byFlow[flow] = nil }
         ended()
     }
@@ -240,9 +241,9 @@ public final class StreamDesk {
     /// Clock tick: opens nobody met are refused; streams whose client went are reset.
     public func tick(now: Date) {
         for (peer, opens) in remoteOpens {
-            for (name, open) in opens where now >= open.expires {
-                remoteOpens[peer]?[name] = nil
-                session(peer)?.sendBulk(.streamReset(open.flow, reason: .unknownName, text: "no pipe named '\(name)' here"))
+            for (key, open) in opens where now >= open.expires {
+                remoteOpens[peer]?[key] = nil
+                session(peer)?.sendBulk(.streamReset(open.flow, reason: .unknownName, text: "no pipe \(key.shown) here"))
             }
         }
         for stream in streams.values.flatMap(\.values) where stream.client.hasHungUp {

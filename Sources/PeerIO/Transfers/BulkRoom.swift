@@ -6,8 +6,9 @@ import PeerCore
 public protocol BulkRoom: AnyObject {
     /// A session with `session.peerUUID` is established.
     func sessionUp(_ session: PeerSession)
-    /// A transfer or stream message arrived on `session`.
-    func session(_ session: PeerSession, bulk message: BulkMessage)
+    /// A transfer or stream message arrived on `session`; an opening of
+    /// `app`'s flow when `app` is not the default (`appFlow`).
+    func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName)
     /// File or stream bytes arrived on `session`, in place (valid only during the call).
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer)
     /// A whole message of `app` from `session`'s peer: true when a message

@@ -21,6 +21,18 @@ public protocol BulkSession: AnyObject {
     var bulkRoom: Int { get }
     /// Sends one transfer or stream message (protocol.md §8).
     func sendBulk(_ message: BulkMessage)
+    /// Sends the opening of a flow of `app` (an `offer` part or a
+    /// `streamOpen`): plain for the default app, in `appFlow` for another
+    /// (protocol.md §10). False, sending nothing, when the session cannot
+    /// carry that app's flows (the peer has no apps, or the session was
+    /// accepted for an app alone and `app` is the default).
+    @discardableResult
+    func sendBulk(_ message: BulkMessage, app: AppName) -> Bool
+    /// Whether the default app's traffic may use it (it was not accepted
+    /// for an app alone).
+    var carriesDefault: Bool { get }
+    /// The app it was accepted for alone, if it was (for errors).
+    var admission: AppName? { get }
     /// Builds one bulk frame in place: `write` fills up to `capacity`
     /// plaintext bytes and says how many (nil: send nothing). Returns the
     /// bytes sent, or nil when the session cannot carry it.
@@ -47,6 +59,7 @@ public protocol BulkSessions: AnyObject {
 }
 
 extension SessionTable: BulkSessions {
-    /// Streams are the default app's: a session accepted for an app alone carries none.
-    public func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer].flatMap { $0.carriesDefault ? $0 : nil } }
+    /// Any session counts, an app's alone too: which app may open a flow
+    /// on it is checked where flows open (``BulkSession/sendBulk(_:app:)``).
+    public func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer] }
 }

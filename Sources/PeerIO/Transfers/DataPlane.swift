@@ -24,19 +24,21 @@ public final class DataPlane: BulkRoom {
 
     public func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }
 
-    public func session(_ session: PeerSession, bulk message: BulkMessage) {
+    public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
         guard let peer = session.peerUUID else { return }
         switch message {
         case .chunk(let flow, let file, let offset, let bytes):
             bytes.withUnsafeBytes { self.session(session, data: .chunk(flow, file: file, offset: offset), bytes: $0) }
         case .streamData(let flow, let bytes):
             bytes.withUnsafeBytes { self.session(session, data: .streamData(flow), bytes: $0) }
-        case .streamOpen, .streamEnd, .streamReset:
+        case .streamOpen:
+            streams.received(message, app: app, from: peer, on: session)
+        case .streamEnd, .streamReset:
             streams.received(message, from: peer, on: session)
         case .credit(let flow, _) where streams.owns(flow):
             streams.received(message, from: peer, on: session)
         default:
-            transfers.session(session, bulk: message)
+            transfers.session(session, bulk: message, app: app)
         }
     }
 

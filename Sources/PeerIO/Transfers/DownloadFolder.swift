@@ -26,6 +26,19 @@ public enum DownloadFolder {
         return peerID
     }
 
+    /// The folder below the download directory for `app`'s files from a
+    /// peer: the peer's folder for the default app; `.apps/APP/` and the
+    /// peer's folder for another (issue 23, point 4). A peer folder never
+    /// starts with a dot, so no default-app peer's files reach `.apps`,
+    /// and app names (``AppName``) are plain components.
+    public static func peerFolder(name: String, peerID: String, app: AppName) -> String {
+        let peer = peerFolderName(name: name, peerID: peerID)
+        return app.isDefault ? peer : "\(appsFolder)/\(app.text)/\(peer)"
+    }
+
+    /// The folder of the apps' downloads, in the download directory.
+    public static let appsFolder = ".apps"
+
     /// Opens the folder holding `path` under `peerFolder` (in the download
     /// directory `root`), making the folders on the way when `create`.
     public static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool) throws(SystemError) -> FileDescriptor {
@@ -38,11 +51,14 @@ public enum DownloadFolder {
     /// transfer that fails can take away what it left (issue 21, point 1.3).
     public static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool,
                               made: inout [[String]]) throws(SystemError) -> FileDescriptor {
-        var current = try step(root, peerFolder, create: create, at: [peerFolder], made: &made)
-        for (depth, component) in path.components.dropLast().enumerated() {
+        // The peer folder is one component, or three for an app's.
+        let base = peerFolder.split(separator: "/").map(String.init)
+        var current = try step(root, base[0], create: create, at: [base[0]], made: &made)
+        let rest = Array(base.dropFirst()) + path.components.dropLast()
+        for (depth, component) in rest.enumerated() {
             let next: FileDescriptor
             do {
-                next = try step(current, component, create: create, at: [peerFolder] + path.components.prefix(depth + 1), made: &made)
+                next = try step(current, component, create: create, at: Array((base.prefix(1) + rest).prefix(depth + 2)), made: &made)
             } catch {
                 current.close()
                 throw error

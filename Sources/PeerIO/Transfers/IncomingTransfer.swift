@@ -14,8 +14,11 @@ final class IncomingTransfer {
     let peer: UUID
     let peerID: String
     var peerName: String
-    /// The folder under the download directory that this peer's files go to.
+    /// The folder under the download directory that this peer's files go
+    /// to: one component, or `.apps/APP/` and one for an app's.
     let peerFolder: String
+    /// The app whose files these are (issue 23, point 4).
+    let app: AppName
     /// The offer as its parts arrive (pure: ``OfferAssembly``).
     private var assembly = OfferAssembly()
     /// The offer's files, in order.
@@ -60,8 +63,9 @@ final class IncomingTransfer {
     /// What the offer's list costs in memory (``OfferAssembly/listCost``).
     var listCost: Int { assembly.listCost }
 
-    init(flow: FlowID, peer: UUID, peerID: String, peerName: String, peerFolder: String, now: Date) {
+    init(flow: FlowID, peer: UUID, peerID: String, peerName: String, peerFolder: String, app: AppName = .none, now: Date) {
         startedAt = now
+        self.app = app
         self.flow = flow
         self.peer = peer
         self.peerID = peerID
@@ -78,7 +82,10 @@ final class IncomingTransfer {
         case .complete: break
         }
         check = OfferCheck.check(files)
-        manifestHash = Hex.encode(Blake2b.hash(OfferManifest.canonicalBytes(files)))
+        // An app's acceptance is bound to the app too: the same files
+        // offered for another app (or the default) are a new offer.
+        let appBytes = app.isDefault ? [] : [0] + Array(app.text.utf8)
+        manifestHash = Hex.encode(Blake2b.hash(OfferManifest.canonicalBytes(files) + appBytes))
         return check == nil ? "an offer of too many files" : nil
     }
 
@@ -321,6 +328,7 @@ final class IncomingTransfer {
         }
         info.wireBytes = wireBytes
         info.resentBytes = resentBytes
+        info.app = app.isDefault ? nil : app.text
         return info
     }
 }

@@ -81,7 +81,7 @@ final class IncomingTransfers {
     /// A part of an offer from `peer`: assembled; once whole, a resume of
     /// what was accepted before, or a new offer decided afresh.
     func offerArrived(_ session: any BulkSession, peer: UUID, peerID: String, flow: FlowID, part: [OfferedFile], more: Bool,
-                      totalFiles: UInt32, totalBytes: UInt64) {
+                      totalFiles: UInt32, totalBytes: UInt64, app: AppName) {
         if let known = incoming[flow], known.peer != peer {
             return session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use"))
         }
@@ -93,7 +93,7 @@ final class IncomingTransfers {
             return incoming[flow] != nil || fromPeer < Self.maxIncomingPerPeer && incoming.count + intake.count < Self.maxIncoming
         }
         guard let transfer = intake.part(part, flow: flow, more: more, totalFiles: totalFiles, totalBytes: totalBytes, from: peer, peerID: peerID,
-                                         name: name, on: session, room: room, now: now) else { return }
+                                         name: name, app: app, on: session, room: room, now: now) else { return }
         let known = incoming[flow]
         let decision = ResumeDecision.decide(manifest: transfer.manifestHash, peerID: peerID,
                                              held: known.map { .init(manifest: $0.manifestHash, state: $0.state) },
@@ -144,7 +144,8 @@ final class IncomingTransfers {
             return fail(transfer, session, TransferFault(writing: error, name: "the download directory"))
         }
         let decision = OfferDecision.decide(cost: transfer.cost(of: nil), count: check.acceptedCount, budget: budget(excluding: transfer, root: root),
-                                            policy: policy, paired: surroundings.isPaired(transfer.peerID), deciders: surroundings.deciders)
+                                            policy: policy, paired: surroundings.isPaired(transfer.peerID),
+                                            deciders: surroundings.deciders(transfer.app))
         logger.info("transfer \(transfer.flow): '\(transfer.peerName)' offers \(transfer.files.count) files, \(transfer.declaredBytes) bytes: \(decision)")
         switch decision {
         case .accept:
@@ -309,9 +310,12 @@ final class IncomingTransfers {
 
     // MARK: Clients
 
-    /// `acceptTransfer`.
-    func accept(_ id: String, files: [Int]?) -> Result<TransferResult, ControlError> {
-        guard let transfer = TransferIDMatch.find(id, in: incoming), transfer.state == .offered else {
+    /// The transfers of `app`: a client sees and decides only its app's.
+    private func of(_ app: AppName) -> [FlowID: IncomingTransfer] { incoming.filter { $0.value.app == app } }
+
+    /// `acceptTransfer` from a client of `app`.
+    func accept(_ id: String, files: [Int]?, app: AppName) -> Result<TransferResult, ControlError> {
+        guard let transfer = TransferIDMatch.find(id, in: of(app)), transfer.state == .offered else {
             return .failure(ControlError(.notFound, "no offer \(id) waits for a decision"))
         }
         guard let session = surroundings.session(for: transfer.peer), session.isConnected else {
@@ -324,9 +328,9 @@ final class IncomingTransfers {
         return .success(TransferResult(transfer: info(transfer)))
     }
 
-    /// `declineTransfer`.
-    func decline(_ id: String) -> Result<TransferResult, ControlError> {
-        guard let transfer = TransferIDMatch.find(id, in: incoming), transfer.state == .offered else {
+    /// `declineTransfer` from a client of `app`.
+    func decline(_ id: String, app: AppName) -> Result<TransferResult, ControlError> {
+        guard let transfer = TransferIDMatch.find(id, in: of(app)), transfer.state == .offered else {
             return .failure(ControlError(.notFound, "no offer \(id) waits for a decision"))
         }
         surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .declined, text: "declined"))
@@ -336,8 +340,8 @@ final class IncomingTransfers {
 
     /// `cancelTransfer` of a transfer received here, if `id` names one;
     /// its partial files go.
-    func cancel(_ id: String) -> TransferResult? {
-        guard let transfer = TransferIDMatch.find(id, in: incoming) else { return nil }
+    func cancel(_ id: String, app: AppName) -> TransferResult? {
+        guard let transfer = TransferIDMatch.find(id, in: of(app)) else { return nil }
         surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .cancelled, text: "cancelled by the receiver"))
         if let root = try? root.open() { transfer.discardPartials(root: root) }
         end(transfer, .cancelled, .cancelled, "cancelled here")

@@ -34,10 +34,11 @@ final class OfferIntake {
     /// transfer once its manifest is whole; nil while more must come, or
     /// after a refusal sent to the peer.
     func part(_ part: [OfferedFile], flow: FlowID, more: Bool, totalFiles: UInt32, totalBytes: UInt64, from peer: UUID, peerID: String,
-              name: String, on session: any BulkSession, room: () -> Bool, now: Date) -> IncomingTransfer? {
+              name: String, app: AppName, on session: any BulkSession, room: () -> Bool, now: Date) -> IncomingTransfer? {
         let transfer: IncomingTransfer
         if let known = pending[flow] {
-            guard known.peer == peer else {
+            // Every part of an offer comes for the same app.
+            guard known.peer == peer, known.app == app else {
                 session.sendBulk(.cancel(flow, reason: .protocolError, text: "a transfer id already in use"))
                 return nil
             }
@@ -48,7 +49,7 @@ final class OfferIntake {
                 return nil
             }
             transfer = IncomingTransfer(flow: flow, peer: peer, peerID: peerID, peerName: name,
-                                        peerFolder: DownloadFolder.peerFolderName(name: name, peerID: peerID), now: now)
+                                        peerFolder: DownloadFolder.peerFolder(name: name, peerID: peerID, app: app), app: app, now: now)
             pending[flow] = transfer
         }
         // The lists still arriving from one peer are bounded by what they

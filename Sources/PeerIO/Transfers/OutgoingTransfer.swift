@@ -51,8 +51,13 @@ final class OutgoingTransfer {
     /// When the client began it (a manifest must be whole within a minute).
     let createdAt: Date
 
-    init(flow: FlowID, peer: UUID, peerID: String, peerName: String, now: Date) {
+    /// The app whose files these are: its offer goes in `appFlow`, to the
+    /// peer's clients of that app alone (issue 23, point 4).
+    let app: AppName
+
+    init(flow: FlowID, peer: UUID, peerID: String, peerName: String, app: AppName = .none, now: Date) {
         createdAt = now
+        self.app = app
         self.flow = flow
         self.peer = peer
         self.peerID = peerID

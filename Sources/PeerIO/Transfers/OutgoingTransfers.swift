@@ -30,19 +30,21 @@ final class OutgoingTransfers {
     // MARK: Sessions
 
     /// A session with the peer is up: every unfinished transfer to it is
-    /// offered again, or, when the peer's release takes no files, ends
-    /// here with nothing sent (docs/protocol.md §9).
+    /// offered again, or, when the peer's release takes no files (or no
+    /// apps, for an app's), ends here with nothing sent (docs/protocol.md
+    /// §9). The default app's wait while the session is an app's alone.
     func sessionUp(_ session: any BulkSession, peer: UUID) {
         let hello = session.remoteHello ?? .silent
         for transfer in outgoing.values where transfer.peer == peer && transfer.manifestComplete && !transfer.state.isFinished {
-            guard hello.speaks(.files) else {
-                let refusal = ControlError.unsupported(.files, peer: transfer.peerName, release: hello.release)
+            if let missing = [WireFeature.files, transfer.app.isDefault ? nil : .apps].compactMap({ $0 }).first(where: { !hello.speaks($0) }) {
+                let refusal = ControlError.unsupported(missing, peer: transfer.peerName, release: hello.release)
                 end(transfer, .failed, .unsupported, refusal.message)
                 continue
             }
+            if transfer.app.isDefault && !session.carriesDefault { continue }
             transfer.offered()
-            for part in transfer.offerMessages() { session.sendBulk(part) }
-            logger.info("transfer \(transfer.flow): offered to '\(transfer.peerName)'")
+            for part in transfer.offerMessages() { session.sendBulk(part, app: transfer.app) }
+            logger.info("transfer \(transfer.flow): offered to '\(transfer.peerName)'\(transfer.app.isDefault ? "" : " for app '\(transfer.app.text)'")")
         }
     }
 
@@ -119,15 +121,19 @@ final class OutgoingTransfers {
 
     // MARK: Clients
 
-    /// `sendFile`: a part of a manifest with its descriptors; the last
-    /// part offers it at once when the peer is connected.
+    /// `sendFile`: a part of a manifest with its descriptors, of `app`;
+    /// the last part offers it at once when the peer is connected.
     func sendFile(to peer: PeerSnapshot, transfer id: String?, entries: [SendFileEntry], descriptors: [FileDescriptor],
-                  more: Bool) -> Result<TransferResult, ControlError> {
+                  more: Bool, app: AppName) -> Result<TransferResult, ControlError> {
         guard let peerID = peer.peerId else { return .failure(ControlError(.invalidParams, "'\(peer.name)' advertises no peer id")) }
-        // A peer whose session said it takes no files is refused at once:
-        // nothing is sent, the session stays up.
-        if let hello = surroundings.session(for: peer.id)?.remoteHello, !hello.speaks(.files) {
-            return .failure(.unsupported(.files, peer: peer.name, release: hello.release))
+        // A peer whose session said it takes no files (or no apps, for an
+        // app's) is refused at once: nothing is sent, the session stays up.
+        if let session = surroundings.session(for: peer.id), let hello = session.remoteHello {
+            if !hello.speaks(.files) { return .failure(.unsupported(.files, peer: peer.name, release: hello.release)) }
+            if !app.isDefault, !hello.speaks(.apps) { return .failure(.unsupported(.apps, peer: peer.name, release: hello.release)) }
+            if app.isDefault, session.isConnected, !session.carriesDefault {
+                return .failure(.appOnly(peer.name, app: session.admission))
+            }
         }
         for (entry, descriptor) in zip(entries, descriptors) {
             guard case .success = TransferPath.check(entry.name) else {
@@ -142,7 +148,7 @@ final class OutgoingTransfers {
         }
         let transfer: OutgoingTransfer
         if let id, let flow = FlowID(hex: id), let known = outgoing[flow] {
-            guard known.peer == peer.id, !known.manifestComplete else {
+            guard known.peer == peer.id, known.app == app, !known.manifestComplete else {
                 return .failure(ControlError(.invalidParams, "transfer \(id) is not taking more files"))
             }
             transfer = known
@@ -154,7 +160,7 @@ final class OutgoingTransfers {
             } else {
                 flow = FlowID(bytes: Sodium.randomBytes(FlowID.length))!
             }
-            transfer = OutgoingTransfer(flow: flow, peer: peer.id, peerID: peerID, peerName: peer.name, now: clock.now())
+            transfer = OutgoingTransfer(flow: flow, peer: peer.id, peerID: peerID, peerName: peer.name, app: app, now: clock.now())
             outgoing[flow] = transfer
         }
         let files = entries.map { OfferedFile(name: Array($0.name.utf8), size: $0.size, mode: $0.mode & 0o777, mtime: $0.mtime) }
@@ -173,9 +179,9 @@ final class OutgoingTransfers {
         return .success(TransferResult(transfer: info(transfer)))
     }
 
-    /// `cancelTransfer` of a transfer sent from here, if `id` names one.
-    func cancel(_ id: String) -> TransferResult? {
-        guard let transfer = TransferIDMatch.find(id, in: outgoing) else { return nil }
+    /// `cancelTransfer` of a transfer of `app` sent from here, if `id` names one.
+    func cancel(_ id: String, app: AppName) -> TransferResult? {
+        guard let transfer = TransferIDMatch.find(id, in: outgoing.filter { $0.value.app == app }) else { return nil }
         surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: .cancelled, text: "cancelled by the sender"))
         end(transfer, .cancelled, .cancelled, "cancelled here")
         return TransferResult(transfer: info(transfer))
@@ -227,6 +233,7 @@ final class OutgoingTransfers {
             info.filesOmitted = transfer.files.count - range.count
         }
         info.wireBytes = transfer.wireBytes
+        info.app = transfer.app.isDefault ? nil : transfer.app.text
         return info
     }
 }

@@ -71,12 +71,14 @@ public final class TransferDesk {
 
     /// A transfer message arrived: to the side whose transfer it is, or,
     /// for a flow neither knows, as ``StrayFlowRule`` says.
-    public func session(_ session: any BulkSession, bulk message: BulkMessage) {
+    /// An `offer` is of `app` (the default app's when it came plain, not in `appFlow`).
+    public func session(_ session: any BulkSession, bulk message: BulkMessage, app: AppName = .none) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return }
         let flow = message.flow
         switch message {
         case .offer(_, let more, let totalFiles, let totalBytes, let files):
-            incoming.offerArrived(session, peer: peer, peerID: peerID, flow: flow, part: files, more: more, totalFiles: totalFiles, totalBytes: totalBytes)
+            incoming.offerArrived(session, peer: peer, peerID: peerID, flow: flow, part: files, more: more, totalFiles: totalFiles,
+                                  totalBytes: totalBytes, app: app)
         case .answer, .credit, .transferDone:
             guard outgoing.owns(flow, peer: peer) else { return stray(session, flow, StrayFlowRule.of(message)) }
             outgoing.received(message, on: session)
@@ -108,30 +110,36 @@ public final class TransferDesk {
 
     // MARK: Clients
 
-    /// `sendFile`: a part of a manifest with its descriptors.
+    /// `sendFile`: a part of a manifest of `app` with its descriptors.
     public func sendFile(to peer: PeerSnapshot, transfer id: String?, entries: [SendFileEntry], descriptors: [FileDescriptor],
-                         more: Bool) -> Result<TransferResult, ControlError> {
-        outgoing.sendFile(to: peer, transfer: id, entries: entries, descriptors: descriptors, more: more)
+                         more: Bool, app: AppName = .none) -> Result<TransferResult, ControlError> {
+        outgoing.sendFile(to: peer, transfer: id, entries: entries, descriptors: descriptors, more: more, app: app)
     }
 
+    // A client names, decides and sees only its own app's transfers (issue
+    // 23, point 4): another app's id is not found.
+
     /// `acceptTransfer`.
-    public func accept(_ id: String, files: [Int]?) -> Result<TransferResult, ControlError> { incoming.accept(id, files: files) }
+    public func accept(_ id: String, files: [Int]?, app: AppName = .none) -> Result<TransferResult, ControlError> {
+        incoming.accept(id, files: files, app: app)
+    }
 
     /// `declineTransfer`.
-    public func decline(_ id: String) -> Result<TransferResult, ControlError> { incoming.decline(id) }
+    public func decline(_ id: String, app: AppName = .none) -> Result<TransferResult, ControlError> { incoming.decline(id, app: app) }
 
     /// `cancelTransfer`: either direction; partial files go.
-    public func cancel(_ id: String) -> Result<TransferResult, ControlError> {
-        if let result = outgoing.cancel(id) ?? incoming.cancel(id) { return .success(result) }
+    public func cancel(_ id: String, app: AppName = .none) -> Result<TransferResult, ControlError> {
+        if let result = outgoing.cancel(id, app: app) ?? incoming.cancel(id, app: app) { return .success(result) }
         return .failure(ControlError(.notFound, "no transfer \(id) is in progress"))
     }
 
     /// `transfers`: in progress first, then recent ones, newest first; one
     /// with a page of its files (`offset`, `max`) when `id` is given.
-    public func list(_ id: String?, offset: Int? = nil, max: Int? = nil) -> Result<TransfersResult, ControlError> {
+    public func list(_ id: String?, offset: Int? = nil, max: Int? = nil, app: AppName = .none) -> Result<TransfersResult, ControlError> {
         let listing: TransferFileListing = id == nil ? .none : .page(offset: offset, max: max)
-        let live = outgoing.live(files: listing) + incoming.live(files: listing)
-        let all = live + history.recent.reversed().map { ended in
+        let tag = app.isDefault ? nil : app.text
+        let live = (outgoing.live(files: listing) + incoming.live(files: listing)).filter { $0.app == tag }
+        let all = live + history.recent.reversed().filter { $0.app == tag }.map { ended in
             var brief = ended
             if id == nil { (brief.files, brief.filesOmitted) = (nil, nil) }
             return brief

@@ -14,8 +14,10 @@ public protocol TransferSurroundings: AnyObject {
     func row(_ peer: UUID) -> PeerSnapshot?
     /// Whether `peerID` is paired.
     func isPaired(_ peerID: String) -> Bool
-    /// Subscribed clients that could decide an offer.
-    var deciders: Int { get }
-    /// A transfer event for the clients.
+    /// Subscribed clients that could decide an offer for `app`: the
+    /// default app's subscribers, or those holding `app`.
+    func deciders(_ app: AppName) -> Int
+    /// A transfer event for the clients: an app's (``TransferInfo/app``)
+    /// goes to that app's clients alone.
     func transferEvent(_ kind: EventKind, _ info: TransferInfo)
 }
