@@ -187,10 +187,10 @@ test_invitations_per_app_accepted_declined_and_with_no_client() {
     out=$(ctl 1 --app game invite host2 --wait 2>&1); expect_eq $? 1 "game's invitation"
     echo "$out" | grep -q "noClient" || fail "game's invitation did not end as noClient: $out"
     [ $((SECONDS - start)) -le 3 ] || fail "game's invitation took $((SECONDS - start)) s to be declined"
-    # Files are the default app's yet: one sent as chat is refused, not sent to the default app.
+    # Files need the app connected, as messages do.
     echo data >"$LAB_DIR/f.txt"
-    out=$(ctl 1 --app chat send-file host2 "$LAB_DIR/f.txt" 2>&1); expect_eq $? 1 "send-file as chat"
-    echo "$out" | grep -q "for an app is not supported yet" || fail "send-file as chat did not say why: $out"
+    out=$(ctl 1 --app clip send-file host2 "$LAB_DIR/f.txt" 2>&1); expect_eq $? 1 "send-file as clip after its decline"
+    echo "$out" | grep -q "app 'clip' is not connected" || fail "send-file as clip did not say why: $out"
     # chat's client goes: chat leaves host1, whose chat clients hear it.
     kill "$chat_holder"
     lab_wait_for 5 has_event "$LAB_DIR/chat1.jsonl" '.type == "appStateChanged" and .app.app == "chat" and .app.state == "notConnected" and .app.reason == "left"' \
@@ -235,4 +235,48 @@ test_an_apps_first_invitation_is_decided_by_that_app_alone() {
     out=$(ctl 1 --app game invite host2 --wait 2>&1); expect_eq $? 1 "game's app-first invitation"
     echo "$out" | grep -q "no client holds app 'game'" || fail "game's decline did not say why: $out"
     [ $((SECONDS - start)) -le 5 ] || fail "game's invitation took $((SECONDS - start)) s"
+}
+
+# Files and streams belong to their app (issue 23, point 4): chat's offer
+# reaches chat's client alone, which decides it (the default app neither
+# sees nor accepts it), and its file lands in chat's own folder; chat's
+# stream meets chat's pipe on the other host, byte for byte.
+test_files_and_streams_belong_to_their_app() {
+    two_peers --auto-accept none --app-auto-accept chat=all
+    connect_peers
+    local i out
+    for i in 1 2; do ctl "$i" apps add chat >/dev/null || fail "apps add chat on host$i"; done
+    lab_spawn 2 "$LAB_DIR/chat2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json --app chat watch
+    lab_wait_for 5 app_confirmed 1 host2 chat || fail "host2's daemon did not confirm chat: $(peer_field 1 host2 .apps)"
+    ctl 1 --app chat invite host2 --wait >/dev/null || fail "chat's invitation (host2 accepts it for all)"
+    echo "for chat" >"$LAB_DIR/f.txt"
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" --app chat send-file host2 "$LAB_DIR/f.txt"
+    local sender=$LAB_PID
+    lab_wait_for 10 has_event "$LAB_DIR/chat2.jsonl" '.type == "transferOffered" and .transfer.app == "chat"' \
+        || fail "chat's client on host2 got no offer: $(cat "$LAB_DIR/send.out")"
+    local id
+    id=$(jq -r 'select(.type == "transferOffered") | .transfer.id' "$LAB_DIR/chat2.jsonl" | head -1)
+    has_event "$LAB_DIR/connect-w2.jsonl" '.type == "transferOffered"' && fail "the default app's client saw chat's offer"
+    expect_eq "$(json 2 transfers | jq '.transfers | length')" 0 "the default app's transfers on host2"
+    expect_eq "$(json 2 --app chat transfers | jq -r '.transfers[0].app')" chat "chat's transfers on host2"
+    out=$(ctl 2 accept-transfer "$id" 2>&1); expect_eq $? 1 "the default app accepting chat's offer"
+    ctl 2 --app chat accept-transfer "$id" >/dev/null || fail "chat accepting its offer"
+    wait "$sender" || fail "chat's send-file: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(cat "$LAB_DIR/h2/state/downloads/.apps/chat/host1/f.txt")" "for chat" "chat's file, in chat's folder"
+    [ ! -e "$LAB_DIR/h2/state/downloads/host1" ] || fail "chat's file reached the default app's folder: $(ls -R "$LAB_DIR/h2/state/downloads")"
+    # chat's stream, both ways at once.
+    head -c 300000 /dev/urandom >"$LAB_DIR/data1.bin"
+    head -c 200000 /dev/urandom >"$LAB_DIR/data2.bin"
+    lab_spawn 2 "$LAB_DIR/pipe2.err" sh -c "'$BIN/peerctl' --socket '$(sock 2)' --app chat pipe host1 --name sync <'$LAB_DIR/data2.bin' >'$LAB_DIR/out2'"
+    local side2=$LAB_PID
+    lab_spawn 1 "$LAB_DIR/pipe1.err" sh -c "'$BIN/peerctl' --socket '$(sock 1)' --app chat pipe host2 --name sync <'$LAB_DIR/data1.bin' >'$LAB_DIR/out1'"
+    local side1=$LAB_PID
+    lab_wait_for 60 sh -c "! kill -0 $side1 2>/dev/null" || fail "host1's chat pipe did not end: $(cat "$LAB_DIR/pipe1.err")"
+    wait "$side1" || fail "host1's chat pipe failed: $(cat "$LAB_DIR/pipe1.err")"
+    lab_wait_for 10 sh -c "! kill -0 $side2 2>/dev/null" || fail "host2's chat pipe did not end: $(cat "$LAB_DIR/pipe2.err")"
+    wait "$side2" || fail "host2's chat pipe failed: $(cat "$LAB_DIR/pipe2.err")"
+    cmp -s "$LAB_DIR/data1.bin" "$LAB_DIR/out2" || fail "chat's bytes from host1 differ on host2"
+    cmp -s "$LAB_DIR/data2.bin" "$LAB_DIR/out1" || fail "chat's bytes from host2 differ on host1"
+    # The default app's session carried it all, and is up still.
+    expect_eq "$(peer_state 1 host2)" connected "the default app's session"
 }

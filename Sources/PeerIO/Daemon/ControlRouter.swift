@@ -144,6 +144,10 @@ public final class ControlRouter: ControlRequestHandler {
             // Files and streams of an app are its clients' alone.
             switch apps.trafficApp(method, params, client: client) {
             case .success(let app):
+                if let refusal = notConnected(method, app: app, params: params) {
+                    client.takeDescriptors(method == .pipe ? 2 : (method == .sendFile ? (params.files ?? []).count : 0))?.forEach { $0.close() }
+                    return .error(refusal)
+                }
                 return method == .pipe ? pipe(params, app: app, client: client) : transferRequest(method, params: params, app: app, client: client)
             case .failure(let error):
                 // The descriptors that came with the line go with the refusal.
@@ -214,6 +218,16 @@ public final class ControlRouter: ControlRequestHandler {
             default: return .from(transfers.cancel(id, app: app))
             }
         }
+    }
+
+    /// Why an app's `sendFile` or `pipe` cannot go to its peer: as with its
+    /// messages, the app must be connected with it (the peer refuses
+    /// otherwise). Nil for the default app, and for other methods.
+    private func notConnected(_ method: ControlMethod, app: AppName, params: ControlParams) -> ControlError? {
+        guard !app.isDefault, method == .sendFile || method == .pipe,
+              case .success(let peer) = ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }),
+              appSessions.state(peer.id, app) != .connected else { return nil }
+        return ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first (peerctl --app \(app.text) invite \(peer.name))")
     }
 
     /// `pipe`: answered when the stream is over.

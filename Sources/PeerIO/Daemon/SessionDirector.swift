@@ -219,7 +219,12 @@ extension SessionDirector {
 
     /// Transfers and streams are the data plane's.
     public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
-        guard session.peerUUID != nil, table.isCurrent(session) else { return }
+        guard let peer = session.peerUUID, table.isCurrent(session) else { return }
+        // An app's flow opens only for an app kept here and connected with the peer.
+        if let refusal = AppFlowAdmission.refusal(of: message, app: app, kept: apps.keeps(app),
+                                                  connected: appSessions.state(peer, app) == .connected) {
+            return session.sendBulk(refusal)
+        }
         bulk.session(session, bulk: message, app: app)
     }
 
