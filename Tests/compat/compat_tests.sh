@@ -224,6 +224,13 @@ compat_app_traffic_toward_the_old_release_is_unsupported() {
     expect_eq "$rc" 1 "an app's queued send toward $OLD_RELEASE"
     echo "$out" | grep -q "which cannot carry app traffic" || fail "the queued app send did not say why: $out"
     expect_eq "$(json 2 queue | jq '.queues | length')" 0 "queues after the refusals"
+    echo data >"$LAB_DIR/f.txt"
+    out=$(ctl 2 --app chat send-file host1 "$LAB_DIR/f.txt" 2>&1); rc=$?
+    expect_eq "$rc" 1 "an app's send-file toward $OLD_RELEASE"
+    echo "$out" | grep -q "which cannot carry app traffic" || fail "the app's send-file did not say why: $out"
+    out=$(echo hi | ctl 2 --app chat pipe host1 --name p 2>&1); rc=$?
+    expect_eq "$rc" 1 "an app's pipe toward $OLD_RELEASE"
+    echo "$out" | grep -q "which cannot carry app traffic" || fail "the app's pipe did not say why: $out"
     expect_eq "$(peer_state 2 host1)" connected "the session after the refusals"
     lab_spawn 1 "$LAB_DIR/recv1.jsonl" "$OLD_BIN/peerctl" --socket "$(sock 1)" --json recv --count 1
     lab_wait_for 5 subscribed 1 2 || fail "recv on host1 did not subscribe"

@@ -91,6 +91,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                       send, recv, take and inbox send, take and list NAME's
                       messages alone; invite, invitations, accept, decline
                       and disconnect act on NAME's own state with the peer;
+                      send-file, pipe, transfers, accept-transfer,
+                      decline-transfer and cancel-transfer act on NAME's
+                      files and streams alone;
                       peers shows NAME's peers and states; watch shows events
                       about them; doctor PEER checks that PEER runs it and
                       is connected in it; top ignores it

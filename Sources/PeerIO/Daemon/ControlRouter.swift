@@ -220,13 +220,18 @@ public final class ControlRouter: ControlRequestHandler {
         }
     }
 
-    /// Why an app's `sendFile` or `pipe` cannot go to its peer: as with its
-    /// messages, the app must be connected with it (the peer refuses
+    /// Why an app's `sendFile` or `pipe` cannot go to its peer: its release
+    /// has no apps (as its last handshake said), or, as with the app's
+    /// messages, the app is not connected with it (the peer refuses
     /// otherwise). Nil for the default app, and for other methods.
     private func notConnected(_ method: ControlMethod, app: AppName, params: ControlParams) -> ControlError? {
         guard !app.isDefault, method == .sendFile || method == .pipe,
-              case .success(let peer) = ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }),
-              appSessions.state(peer.id, app) != .connected else { return nil }
+              case .success(let peer) = ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) })
+        else { return nil }
+        if let features = peer.features, !features.contains(WireFeature.apps.rawValue) {
+            return .unsupported(.apps, peer: peer.name, release: peer.release ?? PeerHello.silentRelease)
+        }
+        guard appSessions.state(peer.id, app) != .connected else { return nil }
         return ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first (peerctl --app \(app.text) invite \(peer.name))")
     }
 
