@@ -6,7 +6,10 @@ app_hosts() { lab_exec "$1" avahi-browse -tp "$2" 2>/dev/null | awk -F';' '$1 ==
 # The TXT strings host I resolves for host NAME under type TYPE.
 app_txt() { lab_exec "$1" avahi-browse -tpr "$3" 2>/dev/null | awk -F';' -v n="$2" '$1 == "=" && $4 == n {print $10}' | head -1; }
 # Whether host I's avahi-browse lists host NAME under subtype SUB, or does not.
-app_listed() { app_hosts "$1" "$2" | grep -qx "$3"; }
+# A daemon restarted at once may find its old name still held in avahi
+# and take "NAME #2" (avahi's rename on a collision; avahi-browse -p
+# writes the space as \032): that is still NAME.
+app_listed() { app_hosts "$1" "$2" | grep -qxE "$3((\\\\032| )#[0-9]+)?"; }
 app_unlisted() { ! app_listed "$@"; }
 # Whether host I's avahi-browse resolves host NAME under TYPE with TXT string STRING.
 app_txt_has() { app_txt "$1" "$2" "$3" | grep -q "\"$4\""; }
