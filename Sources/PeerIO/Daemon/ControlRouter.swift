@@ -7,19 +7,23 @@ import PeerCore
 @MainActor
 public final class ControlRouter: ControlRequestHandler {
     private let maxMessage: Int
-    private let directory: PeerDirectory
+    /// The peers' rows (internal: the data-plane requests find peers there too).
+    let directory: PeerDirectory
     private let pairing: PairingCoordinator
     private let trust: TrustDesk
     private let invitations: InvitationDesk
     private let queued: QueuedDelivery
     private let inboxes: InboxBook
     private weak var sessions: (any SessionOperations)?
-    private let transfers: TransferDesk
-    private let streams: StreamDesk
+    /// Files (internal for `ControlRouter+DataPlane.swift`, as the next three).
+    let transfers: TransferDesk
+    /// Streams.
+    let streams: StreamDesk
     private let channels: ChannelDesk
-    private let apps: AppDesk
+    /// This host's apps: which a connection holds.
+    let apps: AppDesk
     /// Each app's state with each peer.
-    private let appSessions: AppSessions
+    let appSessions: AppSessions
     /// The journal's outlet: the events held for replay.
     private let events: EventOutlet
     /// The flow held back for slow subscribers, told when one drains.
@@ -141,19 +145,7 @@ public final class ControlRouter: ControlRequestHandler {
                 return subscribe(params, app: app)
             }.reply
         case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers, .pipe:
-            // Files and streams of an app are its clients' alone.
-            switch apps.trafficApp(method, params, client: client) {
-            case .success(let app):
-                if let refusal = notConnected(method, app: app, params: params) {
-                    client.takeDescriptors(method == .pipe ? 2 : (method == .sendFile ? (params.files ?? []).count : 0))?.forEach { $0.close() }
-                    return .error(refusal)
-                }
-                return method == .pipe ? pipe(params, app: app, client: client) : transferRequest(method, params: params, app: app, client: client)
-            case .failure(let error):
-                // The descriptors that came with the line go with the refusal.
-                client.takeDescriptors(method == .pipe ? 2 : (method == .sendFile ? (params.files ?? []).count : 0))?.forEach { $0.close() }
-                return .error(error)
-            }
+            return dataPlaneRequest(method, params: params, client: client)
         case .channel:
             return channel(params, client: client)
         case .register:
@@ -190,70 +182,6 @@ public final class ControlRouter: ControlRequestHandler {
                 return .error(error)
             }
         }
-    }
-
-    private func transferRequest(_ method: ControlMethod, params: ControlParams, app: AppName, client: ControlConnection) -> ControlReply {
-        switch method {
-        case .sendFile:
-            let entries = params.files ?? []
-            // The descriptors came with the line: taken first, so a refused
-            // request never leaves them for the next one.
-            guard let descriptors = client.takeDescriptors(entries.count) else {
-                return .error(ControlError(.invalidParams, "'sendFile' lists \(entries.count) files but fewer descriptors came with it"))
-            }
-            let outcome = ControlRequestRules.peerSelector(method, params).flatMap { PeerSelector.select($0, from: directory.all) }
-                .flatMap { transfers.sendFile(to: $0, transfer: params.transfer, entries: entries, descriptors: descriptors, more: params.more ?? false,
-                                              app: app) }
-            if case .failure = outcome { descriptors.forEach { $0.close() } }
-            return .from(outcome)
-        case .transfers:
-            return .from(transfers.list(params.transfer, offset: params.offset, max: params.max, app: app))
-        default:
-            guard let id = params.transfer, !id.isEmpty else {
-                return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.transfer"))
-            }
-            switch method {
-            case .acceptTransfer: return .from(transfers.accept(id, files: params.accept, app: app))
-            case .declineTransfer: return .from(transfers.decline(id, app: app))
-            default: return .from(transfers.cancel(id, app: app))
-            }
-        }
-    }
-
-    /// Why an app's `sendFile` or `pipe` cannot go to its peer: its release
-    /// has no apps (as its last handshake said), or, as with the app's
-    /// messages, the app is not connected with it (the peer refuses
-    /// otherwise). Nil for the default app, and for other methods.
-    private func notConnected(_ method: ControlMethod, app: AppName, params: ControlParams) -> ControlError? {
-        guard !app.isDefault, method == .sendFile || method == .pipe,
-              case .success(let peer) = ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) })
-        else { return nil }
-        if let features = peer.features, !features.contains(WireFeature.apps.rawValue) {
-            return .unsupported(.apps, peer: peer.name, release: peer.release ?? PeerHello.silentRelease)
-        }
-        guard appSessions.state(peer.id, app) != .connected else { return nil }
-        return ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first (peerctl --app \(app.text) invite \(peer.name))")
-    }
-
-    /// `pipe`: answered when the stream is over.
-    private func pipe(_ params: ControlParams, app: AppName, client: ControlConnection) -> ControlReply {
-        guard let pair = client.takeDescriptors(2) else {
-            return .error(ControlError(.invalidParams, "'pipe' needs two descriptors with the line: the input, then the output"))
-        }
-        let peer: PeerSnapshot
-        switch ControlRequestRules.peerSelector(.pipe, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
-        case .success(let found): peer = found
-        case .failure(let error):
-            pair.forEach { $0.close() }
-            return .error(error)
-        }
-        let name = params.name ?? ""
-        guard !name.isEmpty, name.utf8.count <= BulkCodec.maxStreamName else {
-            pair.forEach { $0.close() }
-            return .error(ControlError(.invalidParams, "'pipe' needs params.name, 1 to \(BulkCodec.maxStreamName) bytes"))
-        }
-        let streams = streams
-        return .later { answer in streams.pipe(to: peer, name: name, app: app, input: pair[0], output: pair[1], client: client, answer: answer) }
     }
 
     /// `channel`: answered when the channel is over.
