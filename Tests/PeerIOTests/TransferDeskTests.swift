@@ -102,6 +102,17 @@ final class TransferDeskTests: XCTestCase {
         return true
     }
 
+    /// The sender's side of a one-block file "hello" (chunk, block,
+    /// fileEnd), then waits for the desk's `transferDone`.
+    private func sendHello(to desk: TransferDesk, from world: FakeSurroundings, on session: FakeBulkSession) async throws {
+        hello.withUnsafeBytes { desk.chunk(flow, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
+        let blockHash = Blake2b.hash(hello)
+        desk.session(session, bulk: .block(flow, file: 0, block: 0, hash: blockHash))
+        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)))
+        let done = try await eventually { session.sent.contains(.transferDone(flow)) }
+        XCTAssertTrue(done, "no transferDone: \(session.sent)")
+    }
+
     func testAPairedPeersFileArrivesWholeAndInPlace() async throws {
         let world = FakeSurroundings()
         let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
@@ -110,12 +121,7 @@ final class TransferDeskTests: XCTestCase {
         desk.session(session, bulk: offer())
         XCTAssertEqual(session.sent, [.answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)])],
                        "a paired peer's offer is accepted by policy, from block 0")
-        hello.withUnsafeBytes { desk.chunk(flow, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
-        let blockHash = Blake2b.hash(hello)
-        desk.session(session, bulk: .block(flow, file: 0, block: 0, hash: blockHash))
-        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)))
-        let done = try await eventually { session.sent.contains(.transferDone(flow)) }
-        XCTAssertTrue(done, "no transferDone: \(session.sent)")
+        try await sendHello(to: desk, from: world, on: session)
         let landed = folder + "/downloads/alpha/hi.txt"
         XCTAssertEqual(FileManager.default.contents(atPath: landed).map { Array($0) }, hello)
         var info = stat()
@@ -175,12 +181,7 @@ final class TransferDeskTests: XCTestCase {
         XCTAssertEqual(accepted.transfer.directory, folder + "/downloads/.apps/chat/alpha")
         XCTAssertEqual(session.sent, [.answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)])])
 
-        hello.withUnsafeBytes { desk.chunk(flow, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
-        let blockHash = Blake2b.hash(hello)
-        desk.session(session, bulk: .block(flow, file: 0, block: 0, hash: blockHash))
-        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)))
-        let done = try await eventually { session.sent.contains(.transferDone(flow)) }
-        XCTAssertTrue(done, "no transferDone: \(session.sent)")
+        try await sendHello(to: desk, from: world, on: session)
         XCTAssertEqual(FileManager.default.contents(atPath: folder + "/downloads/.apps/chat/alpha/hi.txt").map { Array($0) }, hello)
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/downloads/alpha"), "nothing lands in the default app's folder")
     }
