@@ -36,8 +36,10 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // renameat2 with RENAME_NOREPLACE: a received file never overwrites one.
         .systemLibrary(name: "CFiles"),
+        // epoll: peerd watches descriptors itself (PeerIO/Poll), not through Dispatch sources.
+        .systemLibrary(name: "CPoll"),
         .target(name: "PeerCore", swiftSettings: strict),
-        .target(name: "PeerSystem", dependencies: ["PeerCore", "CFiles"], swiftSettings: strict),
+        .target(name: "PeerSystem", dependencies: ["PeerCore", "CFiles", "CPoll"], swiftSettings: strict),
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),

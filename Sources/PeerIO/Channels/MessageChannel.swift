@@ -31,7 +31,7 @@ final class MessageChannel {
     let client: ControlConnection
     private let maxMessage: Int
     private let answer: @MainActor (ControlReply) -> Void
-    private var io: DispatchChannel!
+    private var io: PollChannel!
     private let inbox = InboundBuffer(readSize: 64 * 1024, largestFrame: 0)
     /// A message larger than the read buffer, gathered across reads.
     private var gathered: [UInt8] = []
@@ -74,7 +74,7 @@ final class MessageChannel {
         self.maxMessage = maxMessage
         self.answer = answer
         try? descriptor.setNonBlocking()
-        io = DispatchChannel(descriptor: descriptor, onReadable: { [weak self] in self?.pump() },
+        io = PollChannel(descriptor: descriptor, onReadable: { [weak self] in self?.pump() },
                              onWritable: { [weak self] in self?.flush() })
     }
 

@@ -89,7 +89,7 @@ public final class ControlConnection {
     private let logger: Logger
     private var lines: LineBuffer
     private var outbound: OutboundQueue
-    private var channel: DispatchChannel!
+    private var channel: PollChannel!
     private var closing = false
     private var closed = false
     private let drainTimeout: Double = 5
@@ -116,7 +116,7 @@ public final class ControlConnection {
         lastRequest = now
         lines = LineBuffer(maxLineBytes: maxLine)
         outbound = OutboundQueue(limit: queueLimit)
-        channel = DispatchChannel(descriptor: descriptor,
+        channel = PollChannel(descriptor: descriptor,
                                   onReadable: { [weak self] in self?.readable() },
                                   onWritable: { [weak self] in self?.flush() })
     }

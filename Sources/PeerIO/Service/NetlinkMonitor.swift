@@ -6,7 +6,7 @@ import PeerCore
 /// on the main queue. Read-only: peerd never changes the network.
 @MainActor
 public final class NetlinkMonitor {
-    private var channel: DispatchChannel?
+    private var channel: PollChannel?
     private let onChanges: @MainActor ([NetworkChange]) -> Void
 
     /// Opens and binds the socket. Throws when netlink is unavailable (a
@@ -31,7 +31,7 @@ public final class NetlinkMonitor {
             fd.close()
             throw error
         }
-        channel = DispatchChannel(descriptor: fd, onReadable: { [weak self] in self?.readable() }, onWritable: {})
+        channel = PollChannel(descriptor: fd, onReadable: { [weak self] in self?.readable() }, onWritable: {})
     }
 
     /// Stops watching and closes the socket.

@@ -23,7 +23,7 @@ public final class SessionTransport {
 
     /// Set once in init; implicitly unwrapped only because its callbacks
     /// capture `self`.
-    private var channel: DispatchChannel!
+    private var channel: PollChannel!
     private weak var delegate: (any SessionTransportDelegate)?
     private let clock: DaemonClock
     /// Whether this is a dial whose TCP connect has not completed yet.
@@ -77,7 +77,7 @@ public final class SessionTransport {
         self.clock = clock
         outbound = OutboundQueue(limit: sendLimit)
         watermarks = WriteWatermarks(sendLimit: sendLimit)
-        channel = DispatchChannel(descriptor: descriptor,
+        channel = PollChannel(descriptor: descriptor,
                                   onReadable: { [weak self] in self?.readable() },
                                   onWritable: { [weak self] in self?.writable() })
         if connecting { channel.armWrite(true) }

@@ -22,11 +22,11 @@ final class StreamPort {
 
     private let input: FileDescriptor
     private let inputIsFile: Bool
-    private var inputChannel: DispatchChannel?
+    private var inputChannel: PollChannel?
     private var inputClosed = false
     private let output: FileDescriptor
     private let outputIsFile: Bool
-    private var outputChannel: DispatchChannel?
+    private var outputChannel: PollChannel?
     private var outputClosed = false
     private var pending = OutputBuffer(keepCapacity: 1 << 16)
     private var closeWhenDrained = false
@@ -55,12 +55,12 @@ final class StreamPort {
         self.onBroken = onBroken
         if !inputIsFile {
             try? input.setNonBlocking()
-            inputChannel = DispatchChannel(descriptor: input, onReadable: { [weak self] in self?.readableFired() }, onWritable: {})
+            inputChannel = PollChannel(descriptor: input, onReadable: { [weak self] in self?.readableFired() }, onWritable: {})
             inputChannel?.pauseReading()
         }
         if !outputIsFile {
             try? output.setNonBlocking()
-            outputChannel = DispatchChannel(descriptor: output, onReadable: {}, onWritable: { [weak self] in self?.flush() })
+            outputChannel = PollChannel(descriptor: output, onReadable: {}, onWritable: { [weak self] in self?.flush() })
             // The write end of a pipe is never read; its read source would
             // only report the reader's hang-up, which a write reports too.
             outputChannel?.pauseReading()
