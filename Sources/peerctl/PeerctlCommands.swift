@@ -205,6 +205,16 @@ struct PeerctlCommands {
             if !json { emit("invited '\(TerminalText.escape(peer.name))' for app '\(app)'; waiting for an answer") }
             return try waitForAppAnswer(peer, app: app, timeout: timeout)
         }
+        if result.joining == true {
+            // The session was accepted for an app alone: the default app asked to join it.
+            let asked = "asked '\(TerminalText.escape(peer.name))' to carry the default app too (its session was accepted for an app alone)"
+            if !wait {
+                emit(json ? PeerctlRenderer.json(result) : asked)
+                return 0
+            }
+            if !json { emit("\(asked); waiting for an answer") }
+            return try waitForAnswer(peer, timeout: timeout)
+        }
         if !wait || peer.state == .connected {
             emit(json ? PeerctlRenderer.json(result) : result.existing ? "'\(TerminalText.escape(peer.name))' is already \(peer.state.rawValue)" : "invited '\(TerminalText.escape(peer.name))' (\(peer.id.uuidString.lowercased()))")
             return 0

@@ -80,5 +80,11 @@ final class AppEventFilterTests: XCTestCase {
         XCTAssertTrue(filter.passes(ControlEvent(seq: 6, type: .appStateChanged, time: now, peer: row(bravo, apps: []), app: AppStateInfo(app: "chat", state: .connected))))
         XCTAssertFalse(filter.passes(ControlEvent(seq: 7, type: .appStateChanged, time: now, peer: row(alpha, apps: ["chat"]), app: AppStateInfo(app: "clip", state: .connected))),
                        "another app's event, about a peer that runs chat too")
+        let invitation = InvitationInfo(id: "i", peer: alpha, name: "p", peerId: "", context: "", expires: now)
+        XCTAssertFalse(filter.passes(ControlEvent(seq: 8, type: .invitation, time: now, peer: row(alpha, apps: ["chat"]), invitation: invitation)),
+                       "the default app's invitation, from a peer that runs chat")
+        var chats = invitation
+        chats.app = "chat"
+        XCTAssertTrue(filter.passes(ControlEvent(seq: 9, type: .invitation, time: now, peer: row(alpha, apps: ["chat"]), invitation: chats)))
     }
 }

@@ -95,6 +95,26 @@ final class AppWireTests: XCTestCase {
                        "a release without apps is never sent an invitation for one")
     }
 
+    func testOnceTheDefaultAppJoinsTheSessionItsDataIsTaken() throws {
+        let t0 = Date(timeIntervalSince1970: 0)
+        var invitee = SessionLifecycle(inviteeAt: t0, limits: SessionLifecycle.Limits())
+        XCTAssertEqual(invitee.joinDefault { $0.invite(context: [], timeout: 30, now: t0) }, [], "nothing before the session is accepted")
+        _ = invitee.handshakeCompleted(remotePeerID: String(repeating: "a", count: 32), expectedPeerID: nil, now: t0)
+        _ = invitee.received(.invite(name: "x", context: [], timeoutMilliseconds: 1000, app: "chat"), now: t0)
+        _ = invitee.decided(accept: true, now: t0)
+        XCTAssertFalse(invitee.defaultJoin.isJoined)
+        XCTAssertEqual(invitee.joinDefault { $0.peerInvited(context: [1], timeout: 10, now: t0) }, [.decide(context: [1], timeoutSeconds: 10)])
+        XCTAssertEqual(invitee.joinDefault { $0.decided(accept: true) }, [.sendAccept, .joined])
+        XCTAssertEqual(invitee.received(.data(more: false, bytes: [2]), now: t0), [.deliver([2])], "the default app's data goes now")
+        XCTAssertEqual(invitee.admission, "chat", "what the session was asked for stays known")
+
+        // The join rides on appInvite .. appLeave with the empty name: the layout is §10's.
+        let join = WireMessage.app(.invite(name: "", timeoutMilliseconds: 30_000, context: [7]))
+        XCTAssertEqual(WireCodec.encode(join), [1, 0x26, 0, 0, 0, 0x75, 0x30, 0, 1, 7])
+        XCTAssertEqual(try WireCodec.decode(WireCodec.encode(join)), join)
+        XCTAssertEqual(WireCodec.encode(.app(.accept(name: ""))), [1, 0x27, 0])
+    }
+
     func testAppMessagesNeedTheFeature() {
         let old = PeerHello(release: "0.2.0", names: ["accept-name", "files", "streams"])
         XCTAssertNotNil(old.refusal(of: .app(.list([]))))

@@ -21,6 +21,8 @@ private final class RecordingOwner: PeerSessionDelegate {
     var busy: [(app: AppName, first: UInt64, text: String)] = []
     var ready: [AppName] = []
     var confirmed: [[String]] = []
+    /// What the default app's joining handed the owner.
+    var joins: [DefaultAppJoin.Action] = []
 
     func sessionAuthenticated(_ session: PeerSession, peerID: String) { authenticated.append(peerID) }
     func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
@@ -43,6 +45,7 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, confirmedApps names: [String]) { confirmed.append(names) }
     func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) { busy.append((app, first, text)) }
     func session(_ session: PeerSession, appReady app: AppName) { ready.append(app) }
+    func session(_ session: PeerSession, join action: DefaultAppJoin.Action) { joins.append(action) }
     func session(_ session: PeerSession, app message: AppMessage) {}
     func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
@@ -88,6 +91,20 @@ final class PeerSessionTests: XCTestCase {
             return fd != nil
         }
         return try XCTUnwrap(fd)
+    }
+
+    /// A dialled session (invited for `app`) and the one it reached, accepted and connected.
+    private func connectedPair(app: AppName = .none) async throws -> (PeerSession, PeerSession, RecordingOwner, RecordingOwner) {
+        let (alpha, bravo) = (key(), key())
+        let (dialler, invitee) = (RecordingOwner(), RecordingOwner())
+        let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: bravo.peerID, identity: alpha, name: "alpha",
+                                context: [], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, app: app, delegate: dialler)
+        let b = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(),
+                            sendLimit: 1 << 20, delegate: invitee)
+        try await eventually("the invitee is asked") { invitee.decisions.count == 1 }
+        b.decide(accept: true)
+        try await eventually("both are connected") { dialler.established == 1 && invitee.established == 1 }
+        return (a, b, dialler, invitee)
     }
 
     func testHandshakeInvitationMessagesAcknowledgementAndClose() async throws {
@@ -185,15 +202,7 @@ final class PeerSessionTests: XCTestCase {
     /// ones counted for `ack`, and the app let go again by `appReady` and
     /// `appRetry`.
     func testAppsShareTheSessionAndOneAppsRefusalHoldsItAlone() async throws {
-        let (alpha, bravo) = (key(), key())
-        let (dialler, invitee) = (RecordingOwner(), RecordingOwner())
-        let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: bravo.peerID, identity: alpha, name: "alpha",
-                                context: [], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, delegate: dialler)
-        let b = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(),
-                            sendLimit: 1 << 20, delegate: invitee)
-        try await eventually("the invitee is asked") { invitee.decisions.count == 1 }
-        b.decide(accept: true)
-        try await eventually("both are connected") { dialler.established == 1 && invitee.established == 1 }
+        let (a, b, dialler, invitee) = try await connectedPair()
         XCTAssertTrue(a.carriesApps)
         let (chat, clip) = (try AppName("chat"), try AppName("clip"))
         b.sendAppList(["chat", "clip"])
@@ -223,6 +232,28 @@ final class PeerSessionTests: XCTestCase {
         XCTAssertEqual(a.send(Array("x1".utf8), app: clip), 6, "sent again after appRetry")
         try await eventually("clip's message arrives") { invitee.appDelivered.last == "clip:x1" }
         XCTAssertEqual(b.refusedApps, [], "the retry lifted the refusal")
+        XCTAssertTrue(dialler.finished.isEmpty && invitee.finished.isEmpty, "the session stayed up throughout")
+    }
+
+    /// A session accepted for app chat alone: the default app's data does
+    /// not go until the default app invites over it, the invitee decides,
+    /// and both sides hear it joined.
+    func testTheDefaultAppJoinsASessionAcceptedForAnAppAlone() async throws {
+        let (a, b, dialler, invitee) = try await connectedPair(app: try AppName("chat"))
+        XCTAssertFalse(a.carriesDefault)
+        XCTAssertFalse(b.carriesDefault)
+        XCTAssertNil(a.send(Array("d".utf8)), "no default-app data on a session for chat alone")
+
+        a.inviteDefault(context: Array("join?".utf8), timeout: 30)
+        try await eventually("the invitee is asked to take the default app") { !invitee.joins.isEmpty }
+        XCTAssertEqual(invitee.joins, [.decide(context: Array("join?".utf8), timeoutSeconds: 30)])
+        b.decideJoin(accept: true, words: "")
+        try await eventually("both hear the default app joined") { dialler.joins == [.joined] && invitee.joins.last == .joined }
+        XCTAssertTrue(a.carriesDefault)
+        XCTAssertTrue(b.carriesDefault)
+        XCTAssertNil(a.admission, "it carries every kind of traffic now")
+        XCTAssertEqual(a.send(Array("d".utf8)), 1)
+        try await eventually("the default app's message arrives") { invitee.delivered == [Array("d".utf8)] }
         XCTAssertTrue(dialler.finished.isEmpty && invitee.finished.isEmpty, "the session stayed up throughout")
     }
 }

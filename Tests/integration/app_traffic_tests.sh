@@ -221,7 +221,6 @@ test_an_apps_first_invitation_is_decided_by_that_app_alone() {
     local out
     out=$(ctl 1 send host2 "default?" 2>&1); expect_eq $? 1 "a default-app send on chat's session"
     echo "$out" | grep -q "accepted for app 'chat' alone" || fail "the default send did not say why: $out"
-    out=$(ctl 1 invite host2 2>&1); expect_eq $? 1 "a default-app invite on chat's session"
     ctl 1 --app chat send host2 "hi chat" >/dev/null || fail "chat's send on its own session"
     lab_wait_for 5 app_inbox_is 2 chat 1 || fail "chat's message did not reach chat's inbox"
     expect_eq "$(app_inbox_count 2 "")" 0 "the default app's inbox"
@@ -235,6 +234,64 @@ test_an_apps_first_invitation_is_decided_by_that_app_alone() {
     out=$(ctl 1 --app game invite host2 --wait 2>&1); expect_eq $? 1 "game's app-first invitation"
     echo "$out" | grep -q "no client holds app 'game'" || fail "game's decline did not say why: $out"
     [ $((SECONDS - start)) -le 5 ] || fail "game's invitation took $((SECONDS - start)) s"
+}
+
+# The default app joins a session accepted for an app alone (protocol.md
+# §10): a default-app invite goes over the open session and is decided by
+# the default app's rules there (here a subscribed client, with
+# --auto-accept none). Declined, the session stays chat's alone; accepted,
+# it carries default-app messages, and it no longer closes when chat leaves.
+test_the_default_app_joins_a_session_accepted_for_an_app_alone() {
+    two_peers --auto-accept none
+    lab_spawn 2 "$LAB_DIR/chat2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json --app chat watch
+    lab_spawn 2 "$LAB_DIR/default2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json watch
+    lab_wait_for 5 has_app 2 chat || fail "chat is not registered on host2"
+    lab_spawn 1 "$LAB_DIR/chat1.jsonl" "$BIN/peerctl" --socket "$(sock 1)" --json --app chat watch
+    lab_wait_for 5 has_app 1 chat || fail "chat is not registered on host1"
+    ctl 1 --app chat invite host2 >/dev/null || fail "chat's app-first invitation"
+    lab_wait_for 10 has_event "$LAB_DIR/chat2.jsonl" '.type == "invitation" and .invitation.app == "chat"' || fail "chat's client on host2 was not asked"
+    ctl 2 --app chat accept "$(jq -r 'select(.type == "invitation") | .invitation.id' "$LAB_DIR/chat2.jsonl")" >/dev/null || fail "chat's accept"
+    lab_wait_for 5 has_event "$LAB_DIR/chat1.jsonl" '.type == "appStateChanged" and .app.state == "connected"' || fail "chat did not connect"
+    local out
+    out=$(ctl 1 send host2 "too early" 2>&1); expect_eq $? 1 "a default-app send before the default app joins"
+    echo "$out" | grep -q "peerctl invite host2" || fail "the refusal does not say what to do: $out"
+
+    # Declined: the session stays chat's alone.
+    ctl 1 invite host2 --context "default too?" --wait >"$LAB_DIR/join1.out" 2>&1 &
+    local inviter=$!
+    lab_wait_for 10 has_event "$LAB_DIR/default2.jsonl" '.type == "invitation" and (.invitation.app // "") == ""' \
+        || fail "host2's default client was not asked: $(cat "$LAB_DIR/join1.out")"
+    local id
+    id=$(jq -r 'select(.type == "invitation" and (.invitation.app // "") == "") | .invitation.id' "$LAB_DIR/default2.jsonl" | head -1)
+    expect_eq "$(jq -r "select(.type == \"invitation\" and .invitation.id == \"$id\") | .invitation.context" "$LAB_DIR/default2.jsonl")" "default too?" "the invitation's context"
+    has_event "$LAB_DIR/chat2.jsonl" '.type == "invitation" and (.invitation.app // "") == ""' && fail "chat's client saw the default app's invitation"
+    ctl 2 decline "$id" >/dev/null || fail "the default app's decline"
+    wait "$inviter"; expect_eq $? 1 "the declined default-app invite"
+    grep -q "declined" "$LAB_DIR/join1.out" || fail "the inviter was not told it was declined: $(cat "$LAB_DIR/join1.out")"
+    out=$(ctl 1 send host2 "still early" 2>&1); expect_eq $? 1 "a default-app send after the decline"
+
+    # Accepted: default-app messages go, and chat's still do.
+    ctl 1 invite host2 --wait >"$LAB_DIR/join2.out" 2>&1 &
+    inviter=$!
+    lab_wait_for 10 sh -c "[ \$(jq -r 'select(.type == \"invitation\" and (.invitation.app // \"\") == \"\") | .invitation.id' '$LAB_DIR/default2.jsonl' | wc -l) -ge 2 ]" \
+        || fail "host2's default client was not asked again: $(cat "$LAB_DIR/join2.out")"
+    id=$(jq -r 'select(.type == "invitation" and (.invitation.app // "") == "") | .invitation.id' "$LAB_DIR/default2.jsonl" | tail -1)
+    ctl 2 accept "$id" >/dev/null || fail "the default app's accept"
+    wait "$inviter" || fail "the accepted default-app invite: $(cat "$LAB_DIR/join2.out")"
+    grep -q "connected to 'host2'" "$LAB_DIR/join2.out" || fail "the inviter was not told: $(cat "$LAB_DIR/join2.out")"
+    ctl 1 send host2 "default now" >/dev/null || fail "a default-app send once joined"
+    lab_wait_for 5 app_inbox_is 2 "" 1 || fail "the default app's message did not reach host2's inbox"
+    ctl 2 send host1 "and back" >/dev/null || fail "a default-app send the other way"
+    ctl 1 --app chat send host2 "chat still" >/dev/null || fail "chat's send after the join"
+    lab_wait_for 5 app_inbox_is 2 chat 1 || fail "chat's message did not reach chat's inbox"
+
+    # chat leaves: the session carries the default app, and stays.
+    ctl 1 --app chat disconnect host2 >/dev/null || fail "chat's disconnect"
+    lab_wait_for 5 has_event "$LAB_DIR/chat2.jsonl" '.type == "appStateChanged" and .app.state == "notConnected" and .app.reason == "left"' \
+        || fail "host2's chat did not hear chat leave"
+    ctl 1 send host2 "after chat" >/dev/null || fail "the session closed with chat, though the default app had joined it"
+    lab_wait_for 5 app_inbox_is 2 "" 2 || fail "the default app's second message did not arrive"
+    expect_eq "$(peer_state 1 host2)" connected "the session after chat left"
 }
 
 # Files and streams belong to their app (issue 23, point 4): chat's offer

@@ -4,7 +4,8 @@ import FoundationEssentials
 /// 23, point 2): events about peers that run the app (their rows list it),
 /// and one more about a peer that stopped (so its `peerUpdated` without
 /// the app is seen); events about no peer; the app's own events; never
-/// another app's. The default app's subscribers have no filter.
+/// another app's, the default app's invitations and transfers included.
+/// The default app's subscribers have no filter.
 public struct AppEventFilter: Sendable, Equatable {
     /// The app.
     public let app: String
@@ -16,6 +17,11 @@ public struct AppEventFilter: Sendable, Equatable {
 
     /// Whether `event` goes to the subscriber; remembers which peers it showed.
     public mutating func passes(_ event: ControlEvent) -> Bool {
+        // An invitation or a transfer is always some app's: without `app`,
+        // the default app's, which is another app's to this subscriber.
+        if let owner = event.invitation.map({ $0.app ?? "" }) ?? event.transfer.map({ $0.app ?? "" }) {
+            return owner == app
+        }
         if let tagged = event.app?.app ?? event.invitation?.app ?? event.message?.app ?? event.delivery?.app ?? event.stored?.app
             ?? event.transfer?.app {
             return tagged == app

@@ -34,6 +34,9 @@ public enum PeerctlHelp {
             invitation carrying TEXT (at most 4096 bytes). The invitee's clients see it
             and accept or decline; no answer within S seconds (default 30) is a decline.
             Inviting a peer that is connected or connecting returns that session.
+            When that session was accepted for an app alone (an app's invitation
+            opened it), the invitation asks it to carry the default app too, and the
+            invitee decides it the same way.
             With --wait, exits 0 once connected and 1 when the invitation fails.
             """
         case "invitations":

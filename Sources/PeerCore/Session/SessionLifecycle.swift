@@ -58,8 +58,13 @@ public struct SessionLifecycle: Sendable {
     private let context: [UInt8]
     private var forPairing: Bool
     /// The app the session was invited for ("" for the default app): an
-    /// app's session carries apps alone (issue 23; protocol.md §10).
+    /// app's session carries apps alone (issue 23; protocol.md §10) until
+    /// the default app joins it (``defaultJoin``).
     public private(set) var admission = ""
+    /// The default app's joining: the one owner of whether the session
+    /// carries default-app traffic. Joined from the start unless the
+    /// session was invited for an app.
+    public private(set) var defaultJoin = DefaultAppJoin(joined: true)
     private var pairingDeadline: Date?
     /// Whether any byte came from the remote (a service that is not peerd
     /// answers with bytes of its own; a closed port with none).
@@ -76,6 +81,7 @@ public struct SessionLifecycle: Sendable {
                 app: String = "") {
         role = .inviter
         admission = app
+        defaultJoin = DefaultAppJoin(joined: app.isEmpty)
         forPairing = pairing
         self.limits = limits
         self.inviteTimeout = inviteTimeout
@@ -171,6 +177,7 @@ public struct SessionLifecycle: Sendable {
             phase = .awaitingDecision
             forPairing = pairing
             admission = app
+            defaultJoin = DefaultAppJoin(joined: app.isEmpty)
             let seconds = max(1, min(TimeInterval(timeout) / 1000, limits.maxInviteTimeout))
             deadline = now.addingTimeInterval(seconds)
             receivedInvitation = ReceivedInvitation(name: name, context: context, timeoutSeconds: Int(seconds.rounded(.up)), pairing: pairing, app: app)
@@ -185,7 +192,7 @@ public struct SessionLifecycle: Sendable {
             // A session opened to pair carries the pairing alone: nothing a
             // stranger sends on it may reach an application.
             return finish(.protocolError, "application data on a session opened to pair", notify: true)
-        case (.data, .connected) where !admission.isEmpty:
+        case (.data, .connected) where !defaultJoin.isJoined:
             // A session accepted for an app admits no default-app traffic.
             return finish(.protocolError, "default-app data on a session accepted for app '\(admission)' alone", notify: true)
         case (.data(let more, let bytes), .connected):
@@ -264,6 +271,13 @@ public struct SessionLifecycle: Sendable {
     /// on either side). Such a session carries only pairing, ping, pong and
     /// close, and ends with the pairing.
     public var isForPairing: Bool { forPairing }
+
+    /// Applies `event` to the default app's joining; only on a connected
+    /// session that is not for pairing (elsewhere nothing happens).
+    public mutating func joinDefault(_ event: (inout DefaultAppJoin) -> [DefaultAppJoin.Action]) -> [DefaultAppJoin.Action] {
+        guard phase == .connected, !forPairing else { return [] }
+        return event(&defaultJoin)
+    }
 
     /// The clock: deadlines and keepalive.
     public mutating func tick(now: Date) -> [SessionAction] {

@@ -7,7 +7,11 @@ import PeerCore
 @MainActor
 public final class InvitationDesk {
     private var book = InvitationBook()
-    private var sessions: [String: PeerSession] = [:]
+    /// The session each waiting invitation came on, and whether it is the
+    /// default app's joining of a session accepted for an app alone
+    /// (answered by ``PeerSession/decideJoin(accept:words:)``), not the
+    /// session's own invitation.
+    private var sessions: [String: (session: PeerSession, join: Bool)] = [:]
     private var limiter: RateLimiter<Int>
     private let rate: Int
     private let logger: Logger
@@ -27,9 +31,11 @@ public final class InvitationDesk {
     public var waiting: [InvitationInfo] { book.all }
 
     /// `session` (with row `peer`) invites us; `facts` says what is known
-    /// of it, the invitation rate aside (this desk applies that).
+    /// of it, the invitation rate aside (this desk applies that). `join`:
+    /// the invitation is the default app's, over a session accepted for an
+    /// app alone (protocol.md §10), decided by the same rules.
     public func arrived(_ session: PeerSession, peer: UUID, name: String, context: [UInt8], timeoutSeconds: Int,
-                        facts: InvitationPolicy.Facts, now: Date) {
+                        facts: InvitationPolicy.Facts, join: Bool = false, now: Date) {
         var facts = facts
         // Only an invitation that could be asked or declined for the rate
         // spends from it: one accepted anyway must not.
@@ -38,20 +44,20 @@ public final class InvitationDesk {
         }
         switch InvitationPolicy.decide(facts) {
         case .accept:
-            session.decide(accept: true)
+            decide(session, join: join, accept: true, words: "")
         case .decline(let words):
             if !facts.rateAllows {
                 logger.warning("more than \(rate) invitations from unpaired peers this minute; declining one from '\(name)'")
             } else {
                 logger.notice("declining an invitation from '\(name)': \(words)")
             }
-            session.declineAutomatically(words)
+            if join { session.decideJoin(accept: false, words: words) } else { session.declineAutomatically(words) }
         case .ask:
             let id = UUID().uuidString.lowercased()
             let info = InvitationInfo(id: id, peer: peer, name: name, peerId: session.remotePeerID ?? "",
                                       context: String(decoding: context, as: UTF8.self),
                                       expires: now.addingTimeInterval(TimeInterval(timeoutSeconds)))
-            sessions[id] = session
+            sessions[id] = (session, join)
             book.add(info)
             logger.info("invitation \(id) from '\(name)' (\(peer.uuidString.lowercased()))")
             onWaiting(info)
@@ -61,9 +67,13 @@ public final class InvitationDesk {
     /// A client answers the invitation whose id starts with `prefix`.
     public func answer(_ prefix: String, accept: Bool) -> Result<InvitationInfo, ControlError> {
         let found = book.match(prefix)
-        guard case .success(let info) = found, let session = sessions[info.id] else { return found }
-        session.decide(accept: accept)
+        guard case .success(let info) = found, let waiting = sessions[info.id] else { return found }
+        decide(waiting.session, join: waiting.join, accept: accept, words: "a client on the invitee declined")
         return .success(info)
+    }
+
+    private func decide(_ session: PeerSession, join: Bool, accept: Bool, words: String) {
+        if join { session.decideJoin(accept: accept, words: words) } else { session.decide(accept: accept) }
     }
 
     /// The session's invitation is settled (connected, or the session ended).
@@ -78,5 +88,5 @@ public final class InvitationDesk {
 
     /// The id of the invitation `session` carries, if a client is asked
     /// (the desk's own book, looked up: the session keeps no copy).
-    private func invitationID(of session: PeerSession) -> String? { sessions.first { $0.value === session }?.key }
+    private func invitationID(of session: PeerSession) -> String? { sessions.first { $0.value.session === session }?.key }
 }

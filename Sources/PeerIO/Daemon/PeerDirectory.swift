@@ -133,6 +133,14 @@ public final class PeerDirectory {
         emit(ControlEvent(seq: 0, type: .stateChanged, time: clock.now(), peer: presence(row), reason: reason, detail: detail))
     }
 
+    /// The peer's state did not change but what it means did (the default
+    /// app joined a session accepted for an app alone): clients hear the
+    /// row again, as a `stateChanged`.
+    public func restate(_ peer: UUID, detail: String) {
+        guard let row = rows[peer] else { return }
+        emit(ControlEvent(seq: 0, type: .stateChanged, time: clock.now(), peer: presence(row), detail: detail))
+    }
+
     /// A session with the peer said its release and features (its
     /// handshake): rows show them from now on, after the session too.
     public func heard(_ hello: PeerHello, from peer: UUID) {

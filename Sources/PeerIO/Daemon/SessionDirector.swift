@@ -16,14 +16,14 @@ import PeerCore
 @MainActor
 public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate {
     private let config: DaemonConfiguration
-    private let logger: Logger
-    private let control: ControlServer
+    let logger: Logger
+    let control: ControlServer
     private let acceptor: SessionAcceptor
     private let discovery: DiscoveryCoordinator
-    private let directory: PeerDirectory
+    let directory: PeerDirectory
     private let pairing: PairingCoordinator
-    private let trust: TrustDesk
-    private let invitations: InvitationDesk
+    let trust: TrustDesk
+    let invitations: InvitationDesk
     private let reconnect: ReconnectController
     private let queued: QueuedDelivery
     private let inboxes: InboxBook
@@ -31,8 +31,8 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     private let apps: AppDesk
     /// Each app's state with each peer.
     private let appSessions: AppSessions
-    private let emit: @MainActor (ControlEvent) -> Void
-    private let clock: DaemonClock
+    let emit: @MainActor (ControlEvent) -> Void
+    let clock: DaemonClock
 
     /// Every session, and the one that counts for each peer.
     public let table: SessionTable
@@ -47,7 +47,7 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     /// `add` requests waiting for their dial to prove its peer.
     public let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
-    private let bulk: any BulkRoom
+    let bulk: any BulkRoom
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,

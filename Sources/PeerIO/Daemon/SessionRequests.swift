@@ -36,8 +36,11 @@ public final class SessionRequests: SessionOperations {
     /// Invites the peer, or reuses its session (`invite`).
     public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval, app: AppName) -> Result<InviteResult, ControlError> {
         if let existing = director.session(for: peer.id) {
-            // A session accepted for an app alone does not admit the default app.
-            if app.isDefault, existing.isConnected, !existing.carriesDefault { return .failure(.appOnly(peer.name, app: existing.admission)) }
+            // A session accepted for an app alone: the default app asks to join it.
+            if app.isDefault, existing.isConnected, !existing.carriesDefault {
+                existing.inviteDefault(context: context, timeout: timeout)
+                return .success(InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, joining: true))
+            }
             // The peer is inviting us at this moment: our invitation is our yes.
             if existing.role == .invitee {
                 if existing.phase == .awaitingDecision { existing.decide(accept: true) } else { existing.autoAccept = true }

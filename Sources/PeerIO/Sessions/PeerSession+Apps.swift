@@ -4,14 +4,15 @@ import PeerCore
 /// confirms this host's app list, binds app numbers, and carries the
 /// per-app flow (``AppFlow``). Their data goes through ``PeerSession/send(_:app:)``.
 extension PeerSession {
-    /// The app this session was invited for, if it was for one: it then
-    /// carries apps alone, and no default-app traffic (protocol.md §10).
+    /// The app this session was invited for, while the session carries
+    /// apps alone: no default-app traffic goes until the default app joins
+    /// it (protocol.md §10).
     public var admission: AppName? {
-        lifecycle.admission.isEmpty ? nil : try? AppName(lifecycle.admission)
+        carriesDefault ? nil : try? AppName(lifecycle.admission)
     }
 
     /// Whether default-app traffic (messages, files, streams) may use it.
-    public var carriesDefault: Bool { lifecycle.admission.isEmpty }
+    public var carriesDefault: Bool { lifecycle.defaultJoin.isJoined }
 
     /// Why a default-app flow may not open on this session (a plain `offer`
     /// or `streamOpen`): it was accepted for an app alone.
@@ -75,6 +76,9 @@ extension PeerSession {
             guard let app = appBindings.incomingApp(number), appFlow.peerRetried(app) else {
                 return fail("appRetry of number \(number), which was not refused and made ready")
             }
+        case .invite("", _, _), .accept(""), .decline("", _, _), .leave("", _, _):
+            // The empty name is the default app joining (protocol.md §10).
+            receivedJoin(message)
         case .invite, .accept, .decline, .leave:
             delegate?.session(self, app: message)
         case .flow(let number, let opening):

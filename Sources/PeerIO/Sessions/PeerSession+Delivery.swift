@@ -8,12 +8,15 @@ extension PeerSession {
     /// `data`), fragmented. Returns its number on this session (1, 2, …;
     /// compare with acknowledgements), or nil, sending nothing, when the
     /// queue is too full (the caller retries later) or `app` cannot go now
-    /// (``appRefusal(_:)`` says why; callers ask it first).
+    /// (``appRefusal(_:)`` says why, and ``carriesDefault`` for the
+    /// default app; callers ask them first).
     @discardableResult
     public func send(_ data: [UInt8], app: AppName = .none) -> UInt64? {
         guard isConnected, transport.queuedBytes + data.count <= sendLimit else { return nil }
         let fragments: [WireMessage]
         if app.isDefault {
+            // A session for an app alone takes none until the default app joins it.
+            guard carriesDefault else { return nil }
             fragments = WireCodec.fragments(of: data)
         } else {
             guard carriesApps, appFlow.heldBy(app) == nil, let binding = appBindings.outgoingNumber(for: app) else { return nil }

@@ -165,6 +165,7 @@ public final class PeerSession {
             return false
         }
         perform(lifecycle.tick(now: now))
+        tickJoin(now: now)
         transport.tickFrames()
         acknowledge(every: 1)
         if var machine = pairing {

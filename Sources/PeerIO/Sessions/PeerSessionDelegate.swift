@@ -32,6 +32,11 @@ public protocol PeerSessionDelegate: AnyObject {
     /// An app's invitation, or its answer or end (`appInvite`, `appAccept`,
     /// `appDecline`, `appLeave`).
     func session(_ session: PeerSession, app message: AppMessage)
+    /// The default app's joining of a session accepted for an app alone:
+    /// decide the peer's invitation (answer with
+    /// ``PeerSession/decideJoin(accept:words:)``), it joined, our invitation
+    /// failed, or the peer's was withdrawn before a decision.
+    func session(_ session: PeerSession, join action: DefaultAppJoin.Action)
     /// The peer has room for `app` again (`appReady`; the session has sent
     /// its `appRetry`): what waits for it may go.
     func session(_ session: PeerSession, appReady app: AppName)

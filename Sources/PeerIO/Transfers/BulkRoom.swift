@@ -6,6 +6,9 @@ import PeerCore
 public protocol BulkRoom: AnyObject {
     /// A session with `session.peerUUID` is established.
     func sessionUp(_ session: PeerSession)
+    /// The default app joined `session` (it was accepted for an app
+    /// alone): the default app's waiting transfers are offered on it.
+    func defaultJoined(_ session: PeerSession)
     /// A transfer or stream message arrived on `session`; an opening of
     /// `app`'s flow when `app` is not the default (`appFlow`).
     func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName)

@@ -24,6 +24,8 @@ public final class DataPlane: BulkRoom {
 
     public func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }
 
+    public func defaultJoined(_ session: PeerSession) { transfers.defaultJoined(session) }
+
     public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
         guard let peer = session.peerUUID else { return }
         switch message {

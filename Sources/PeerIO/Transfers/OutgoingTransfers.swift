@@ -33,9 +33,12 @@ final class OutgoingTransfers {
     /// offered again, or, when the peer's release takes no files (or no
     /// apps, for an app's), ends here with nothing sent (docs/protocol.md
     /// §9). The default app's wait while the session is an app's alone.
-    func sessionUp(_ session: any BulkSession, peer: UUID) {
+    /// `only`: that app's transfers alone (the default app's, when it joins
+    /// the session later: the apps' went when it came up).
+    func sessionUp(_ session: any BulkSession, peer: UUID, only app: AppName? = nil) {
         let hello = session.remoteHello ?? .silent
-        for transfer in outgoing.values where transfer.peer == peer && transfer.manifestComplete && !transfer.state.isFinished {
+        for transfer in outgoing.values where transfer.peer == peer && transfer.manifestComplete && !transfer.state.isFinished
+            && (app == nil || transfer.app == app) {
             if let missing = [WireFeature.files, transfer.app.isDefault ? nil : .apps].compactMap({ $0 }).first(where: { !hello.speaks($0) }) {
                 let refusal = ControlError.unsupported(missing, peer: transfer.peerName, release: hello.release)
                 end(transfer, .failed, .unsupported, refusal.message)

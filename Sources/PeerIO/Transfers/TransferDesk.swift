@@ -50,6 +50,13 @@ public final class TransferDesk {
         outgoing.sessionUp(session, peer: peer)
     }
 
+    /// The default app joined `session`: its unfinished transfers to the
+    /// peer, which waited while the session was an app's alone, are offered.
+    public func defaultJoined(_ session: any BulkSession) {
+        guard let peer = session.peerUUID else { return }
+        outgoing.sessionUp(session, peer: peer, only: AppName.none)
+    }
+
     /// The session with the peer ended: its transfers wait for the next
     /// (unless another session with the peer counts already).
     public func sessionDown(_ session: any BulkSession) {
