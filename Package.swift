@@ -3,11 +3,14 @@ import PackageDescription
 
 /// peerd: peer-to-peer LAN discovery and session daemon.
 ///
-/// Layers, bottom up: C shims (`CAvahi`, `CSodium`), pure logic (`PeerCore`,
-/// no I/O), the plain-syscall layer (`PeerSystem`: descriptors, typed
-/// syscalls, the control client), the I/O layer (`PeerIO`: sockets, the Avahi
-/// bridge, crypto, the daemon's components), and the thin executables `peerd`
-/// and `peerctl` (which needs only PeerSystem: no libavahi, no libsodium).
+/// Layers, bottom up (docs/architecture.md has the arrows): C shims
+/// (`CAvahi`, `CSodium`, …), the control protocol's types (`PeerProtocol`),
+/// the daemon's pure rules (`PeerCore`, no I/O), the tools' pure logic
+/// (`PeerTools`: peerctl's and peerbench's), the plain-syscall layer
+/// (`PeerSystem`: descriptors, typed syscalls, the control client), the I/O
+/// layer (`PeerIO`: sockets, the Avahi bridge, crypto, the daemon's
+/// components), and the thin executables `peerd` and `peerctl` (which needs
+/// no libavahi and no libsodium).
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
     .enableUpcomingFeature("ExistentialAny"),
@@ -38,16 +41,21 @@ let package = Package(
         .systemLibrary(name: "CFiles"),
         // epoll: peerd watches descriptors itself (PeerIO/Poll), not through Dispatch sources.
         .systemLibrary(name: "CPoll"),
-        .target(name: "PeerCore", swiftSettings: strict),
+        // The control protocol's types (docs/control-protocol.md): the daemon and every client use them.
+        .target(name: "PeerProtocol", swiftSettings: strict),
+        .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict),
+        // The pure logic of the command-line tools: peerctl's parsing, help,
+        // rendering, top and doctor, and peerbench's tables.
+        .target(name: "PeerTools", dependencies: ["PeerCore"], swiftSettings: strict),
         .target(name: "PeerSystem", dependencies: ["PeerCore", "CFiles", "CPoll"], swiftSettings: strict),
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
-        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),
+        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerTools", "PeerSystem"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.
-        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerSystem"], swiftSettings: strict),
-        .testTarget(name: "PeerCoreTests", dependencies: ["PeerCore"], swiftSettings: strict),
+        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerTools", "PeerSystem"], swiftSettings: strict),
+        .testTarget(name: "PeerCoreTests", dependencies: ["PeerProtocol", "PeerCore", "PeerTools"], swiftSettings: strict),
         .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

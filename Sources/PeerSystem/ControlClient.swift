@@ -33,16 +33,17 @@ public final class ControlClient {
 
     deinit { descriptor.close() }
 
-    /// Sends a request and returns the decoded result, or throws the
+    /// Sends a request and returns its result, typed by the call
+    /// (``ControlCall``: `.status` gives a ``DaemonStatus``), or throws the
     /// daemon's typed error.
     /// `descriptors` go with the request line (`SCM_RIGHTS`; at most
     /// ``DescriptorPassing/maxDescriptors``); they stay open here.
     /// `sent` runs once the request is sent, before the answer is awaited.
-    public func call<R: Codable & Sendable>(_ method: ControlMethod, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
-                                            as type: R.Type, sent: () -> Void = {}) throws(ControlClientError) -> R {
+    public func call<R>(_ call: ControlCall<R>, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
+                        sent: () -> Void = {}) throws(ControlClientError) -> R {
         let id = RequestID.number(nextID)
         nextID += 1
-        try send(ControlRequest(id: id, method: method, params: params), descriptors: descriptors)
+        try send(ControlRequest(id: id, method: call.method, params: params), descriptors: descriptors)
         sent()
         let deadline = ContinuousClock.now + responseTimeout
         while true {

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// The figures of issue 13, measured in one ``BenchLab``: each comparison's
 /// variants take turns run after run (``BenchSchedule``), and every figure

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// The measuring ends of peerbench: each runs inside one lab host (the
 /// orchestrator starts it with `ip netns exec`), does one thing, and prints
@@ -49,10 +50,10 @@ enum Probes {
         if let app {
             var register = ControlParams()
             register.app = app
-            _ = try client.call(.register, params: register, as: AppRow.self)
+            _ = try client.call(.register, params: register)
             params.app = app
         }
-        return try client.call(.channel, params: params, descriptors: [theirs], as: ChannelInfo.self, sent: {
+        return try client.call(.channel, params: params, descriptors: [theirs], sent: {
             theirs.close()
             body(mine)
         })
@@ -183,7 +184,7 @@ enum Probes {
     /// not lost; prints when (wall clock).
     static func waitFound(socket: String, name: String) throws {
         let client = try ControlClient(path: socket)
-        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        _ = try client.call(.subscribe)
         say("ready")
         let deadline = ContinuousClock.now + .seconds(30)
         while true {
@@ -200,14 +201,14 @@ enum Probes {
     /// there), then invites it and times invite to connected, in ms.
     static func setup(socket: String, peer: String, count: Int) throws {
         let client = try ControlClient(path: socket)
-        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        _ = try client.call(.subscribe)
         var times: [Double] = []
         for _ in 0..<count {
-            if (try? client.call(.disconnect, params: ControlParams(peer: peer), as: PeerResult.self)) != nil {
+            if (try? client.call(.disconnect, params: ControlParams(peer: peer))) != nil {
                 try waitForState(client, peer: peer, .notConnected)
             }
             let start = monotonic()
-            _ = try client.call(.invite, params: ControlParams(peer: peer), as: InviteResult.self)
+            _ = try client.call(.invite, params: ControlParams(peer: peer))
             try waitForState(client, peer: peer, .connected)
             times.append((monotonic() - start) * 1000)
         }
@@ -217,10 +218,10 @@ enum Probes {
     /// `connect`: a session with `peer`, inviting it if there is none.
     static func connect(socket: String, peer: String) throws {
         let client = try ControlClient(path: socket)
-        _ = try client.call(.subscribe, as: SubscribeResult.self)
-        let row = try client.call(.peer, params: ControlParams(peer: peer), as: PeerResult.self).peer
+        _ = try client.call(.subscribe)
+        let row = try client.call(.peer, params: ControlParams(peer: peer)).peer
         guard row.state != .connected else { return say("state=connected") }
-        if row.state == .notConnected { _ = try client.call(.invite, params: ControlParams(peer: peer), as: InviteResult.self) }
+        if row.state == .notConnected { _ = try client.call(.invite, params: ControlParams(peer: peer)) }
         try waitForState(client, peer: peer, .connected)
         say("state=connected")
     }

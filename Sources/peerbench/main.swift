@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerTools
 
 // peerbench: issue 13's figures, each next to what it is compared with, in
 // one run on the lab (Tests/bench/bench_lab.sh). `peerbench probe …` are

@@ -19,7 +19,7 @@ extension PeerctlCommands {
             }
             candidates = resolved.addresses
         }
-        if wait { _ = try client.call(.subscribe, as: SubscribeResult.self) }
+        if wait { _ = try client.call(.subscribe) }
         let port = Int(address.port ?? PeerAddress.defaultPort)
         var lastError: ControlClientError?
         for candidate in candidates {
@@ -27,7 +27,7 @@ extension PeerctlCommands {
             params.address = candidate
             params.port = port
             let result: InviteResult
-            do { result = try client.call(.add, params: params, as: InviteResult.self) } catch {
+            do { result = try client.call(.add, params: params) } catch {
                 // The daemon answered no: the next address may be the one.
                 guard case .daemon(let refusal) = error, refusal.code == .unreachable else { throw error }
                 lastError = error

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// Runs one peerctl command against the daemon; returns the exit code.
 struct PeerctlCommands {
@@ -23,18 +24,18 @@ struct PeerctlCommands {
         let render = PeerctlRenderer(now: Date())
         switch command {
         case .status:
-            let status = try client.call(.status, as: DaemonStatus.self)
+            let status = try client.call(.status)
             emit(json ? PeerctlRenderer.json(status) : render.status(status))
         case .peers:
             var params = ControlParams()
             params.app = app
-            let result = try client.call(.peers, params: params, as: PeersResult.self)
+            let result = try client.call(.peers, params: params)
             emit(json ? PeerctlRenderer.json(result) : render.peers(result.peers))
         case .peer(let selector):
             let peer = try lookUp(selector)
             emit(json ? PeerctlRenderer.json(peer) : render.peer(peer))
         case .watch(let since):
-            let subscribed = try client.call(.subscribe, params: scoped(ControlParams(since: since)), as: SubscribeResult.self)
+            let subscribed = try client.call(.subscribe, params: scoped(ControlParams(since: since)))
             if subscribed.truncated {
                 printError("some events after \(since ?? 0) were already discarded; run 'peerctl peers' for the full picture")
             }
@@ -49,14 +50,14 @@ struct PeerctlCommands {
         case .invite(let selector, let context, let timeout, let wait):
             return try invite(selector, context: context, timeout: timeout, wait: wait)
         case .invitations:
-            let result = try client.call(.invitations, params: scoped(ControlParams()), as: InvitationsResult.self)
+            let result = try client.call(.invitations, params: scoped(ControlParams()))
             emit(json ? PeerctlRenderer.json(result) : render.invitations(result.invitations))
         case .accept(let id), .decline(let id):
             let accept = if case .accept = command { true } else { false }
-            let info = try client.call(accept ? .accept : .decline, params: ControlParams(invitation: id), as: InvitationInfo.self)
+            let info = try client.call(accept ? .accept : .decline, params: ControlParams(invitation: id))
             emit(json ? PeerctlRenderer.json(info) : "\(accept ? "accepted" : "declined") the invitation from '\(TerminalText.escape(info.name))' (\(info.peer.uuidString.lowercased()))")
         case .disconnect(let selector):
-            let result = try client.call(.disconnect, params: scoped(ControlParams(peer: selector)), as: PeerResult.self)
+            let result = try client.call(.disconnect, params: scoped(ControlParams(peer: selector)))
             let done = app.map { "app '\($0)' left '\(TerminalText.escape(result.peer.name))'" } ?? "closing the session with '\(TerminalText.escape(result.peer.name))'"
             emit(json ? PeerctlRenderer.json(result.peer) : done)
         case .send(let selector, let text, let lines, let queue):
@@ -65,30 +66,30 @@ struct PeerctlCommands {
             var params = ControlParams(data: Data(text == "-" ? readStandardInput() : Array(text.utf8)).base64EncodedString(), queue: queue ? true : nil)
             params.peers = selectors
             params.all = selectors == nil ? true : nil
-            let result = try client.call(.send, params: scoped(params), as: GroupSendResult.self)
+            let result = try client.call(.sendToMany, params: scoped(params))
             emit(json ? PeerctlRenderer.json(result) : render.groupSend(result))
             return result.results.allSatisfy { $0.error == nil } ? 0 : 1
         case .apps:
-            let result = try client.call(.apps, as: AppsResult.self)
+            let result = try client.call(.apps)
             emit(json ? PeerctlRenderer.json(result) : render.apps(result.apps))
         case .appsAdd(let name, let info):
             var params = ControlParams()
             params.app = name
             params.info = info
-            let row = try client.call(.appAdd, params: params, as: AppRow.self)
+            let row = try client.call(.appAdd, params: params)
             emit(json ? PeerctlRenderer.json(row) : "declared app '\(row.name)', published as \(row.subtype)")
         case .appsRemove(let name):
             var params = ControlParams()
             params.app = name
-            _ = try client.call(.appRemove, params: params, as: EmptyResult.self)
+            _ = try client.call(.appRemove, params: params)
             emit(json ? "{}" : "app '\(name)' is no longer declared")
         case .queue:
-            let result = try client.call(.queue, as: QueueResult.self)
+            let result = try client.call(.queue)
             emit(json ? PeerctlRenderer.json(result) : render.queues(result.queues))
         case .recv(let from, let count):
             return try receive(from: from, count: count)
         case .inbox(let from, let max):
-            let result = try client.call(.inbox, params: scoped(ControlParams(peer: from, max: max)), as: InboxResult.self)
+            let result = try client.call(.inbox, params: scoped(ControlParams(peer: from, max: max)))
             emit(json ? PeerctlRenderer.json(result) : render.inbox(result))
         case .take(let from, let count):
             return try take(from: from, count: count)
@@ -99,16 +100,16 @@ struct PeerctlCommands {
         case .pairAccept(let id, let code):
             return try pairAccept(id, code: code)
         case .pairReject(let id):
-            let info = try client.call(.pairReject, params: ControlParams(pairing: id), as: PairingInfo.self)
+            let info = try client.call(.pairReject, params: ControlParams(pairing: id))
             emit(json ? PeerctlRenderer.json(info) : "rejected pairing with '\(TerminalText.escape(info.name))'")
         case .pairings:
-            let result = try client.call(.pairings, as: PairingsResult.self)
+            let result = try client.call(.pairings)
             emit(json ? PeerctlRenderer.json(result) : render.pairings(result.pairings))
         case .paired:
-            let result = try client.call(.paired, as: TrustListResult.self)
+            let result = try client.call(.paired)
             emit(json ? PeerctlRenderer.json(result) : render.trusted(result.peers))
         case .unpair(let selector):
-            let result = try client.call(.unpair, params: ControlParams(peer: selector), as: PeerResult.self)
+            let result = try client.call(.unpair, params: ControlParams(peer: selector))
             emit(json ? PeerctlRenderer.json(result.peer) : "unpaired '\(TerminalText.escape(result.peer.name))'")
         case .sendFile(let selector, let paths, let resume, let wait):
             return try sendFile(selector, paths: paths, resume: resume, wait: wait)
@@ -131,8 +132,8 @@ struct PeerctlCommands {
     }
 
     private func pair(_ selector: String) throws(ControlClientError) -> Int32 {
-        _ = try client.call(.subscribe, as: SubscribeResult.self)
-        let peer = try client.call(.pair, params: ControlParams(peer: selector), as: PeerResult.self).peer
+        _ = try client.call(.subscribe)
+        let peer = try client.call(.pair, params: ControlParams(peer: selector)).peer
         if !json { emit("pairing with '\(TerminalText.escape(peer.name))'…") }
         let deadline = ContinuousClock.now + .seconds(3600)
         while true {
@@ -165,7 +166,7 @@ struct PeerctlCommands {
                 printError("non-interactive use needs --code NNNNNN (the code shown on the other host)")
                 return 2
             }
-            let list = try client.call(.pairings, as: PairingsResult.self).pairings
+            let list = try client.call(.pairings).pairings
             guard let info = list.first(where: { $0.id.hasPrefix(id.lowercased()) }), !info.initiator else {
                 printError("no pairing '\(id)' waiting for a code")
                 return 1
@@ -177,24 +178,24 @@ struct PeerctlCommands {
             fflush(nil)
             let answer = String((readLine() ?? "").filter { !$0.isWhitespace })
             guard !answer.isEmpty else {
-                _ = try client.call(.pairReject, params: ControlParams(pairing: info.id), as: PairingInfo.self)
+                _ = try client.call(.pairReject, params: ControlParams(pairing: info.id))
                 emit("rejected")
                 return 1
             }
             typed = answer
         }
-        let peer = try client.call(.pairAccept, params: ControlParams(pairing: id, code: typed), as: PeerResult.self).peer
+        let peer = try client.call(.pairAccept, params: ControlParams(pairing: id, code: typed)).peer
         emit(json ? PeerctlRenderer.json(peer) : "paired with '\(TerminalText.escape(peer.name))'")
         return 0
     }
 
     private func lookUp(_ selector: String) throws(ControlClientError) -> PeerSnapshot {
-        try client.call(.peer, params: ControlParams(peer: selector), as: PeerResult.self).peer
+        try client.call(.peer, params: ControlParams(peer: selector)).peer
     }
 
     private func invite(_ selector: String, context: String?, timeout: Double?, wait: Bool) throws(ControlClientError) -> Int32 {
-        if wait { _ = try client.call(.subscribe, as: SubscribeResult.self) }
-        let result = try client.call(.invite, params: scoped(ControlParams(peer: selector, context: context, timeout: timeout)), as: InviteResult.self)
+        if wait { _ = try client.call(.subscribe) }
+        let result = try client.call(.invite, params: scoped(ControlParams(peer: selector, context: context, timeout: timeout)))
         let peer = result.peer
         if let app, let state = result.app {
             // An app's invitation: its own state with the peer.
@@ -298,7 +299,7 @@ struct PeerctlCommands {
             let giveUp = ContinuousClock.now + .seconds(60)
             while true {
                 do {
-                    let result = try client.call(.send, params: params, as: SendResult.self)
+                    let result = try client.call(.send, params: params)
                     // --json: one result per message (session and number, to match `delivered` events).
                     if json { emit(PeerctlRenderer.json(result)) }
                     total += result.bytes
@@ -322,7 +323,7 @@ struct PeerctlCommands {
     /// Takes messages: the daemon sends what waits in the inbox first, then
     /// live ones, and only as many as asked (the rest stay in the inbox).
     private func receive(from selector: String?, count: Int?) throws(ControlClientError) -> Int32 {
-        _ = try client.call(.subscribe, params: scoped(ControlParams(peer: selector, take: true, count: count)), as: SubscribeResult.self)
+        _ = try client.call(.subscribe, params: scoped(ControlParams(peer: selector, take: true, count: count)))
         var received = 0
         while count.map({ received < $0 }) ?? true {
             let (event, _) = try client.nextEvent()
@@ -342,7 +343,7 @@ struct PeerctlCommands {
         var taken = 0
         while count.map({ taken < $0 }) ?? true {
             let want = min(100, (count ?? Int.max) - taken)
-            let result = try client.call(.take, params: scoped(ControlParams(peer: selector, max: want)), as: TakeResult.self)
+            let result = try client.call(.take, params: scoped(ControlParams(peer: selector, max: want)))
             for message in result.messages {
                 if json { emit(PeerctlRenderer.json(message)) } else { printMessage(message) }
             }
@@ -362,7 +363,7 @@ struct PeerctlCommands {
     }
 
     private func waitFor(_ selector: String, state: ConnectionState, timeout: Double) throws(ControlClientError) -> Int32 {
-        _ = try client.call(.subscribe, as: SubscribeResult.self)
+        _ = try client.call(.subscribe)
         let peer = try lookUp(selector)
         if peer.state == state { return 0 }
         let deadline = ContinuousClock.now + .seconds(timeout)

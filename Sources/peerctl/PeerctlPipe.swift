@@ -16,7 +16,7 @@ extension PeerctlCommands {
         client.responseTimeout = .seconds(365 * 86_400)
         let answer: StreamInfo
         do {
-            answer = try client.call(.pipe, params: params, descriptors: [input, output], as: StreamInfo.self, sent: {
+            answer = try client.call(.pipe, params: params, descriptors: [input, output], sent: {
                 // peerd holds the only other copies now: our stdin and stdout
                 // must not keep the stream's ends open (a half-close is seen
                 // by the reader only when every copy is closed).

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// peerctl's human output: aligned tables and key/value blocks.
 struct PeerctlRenderer {

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// `send-file`, `transfers`, `accept-transfer`, `decline-transfer`, `cancel-transfer`;
 /// with `--app`, of that app alone.
@@ -20,7 +21,7 @@ extension PeerctlCommands {
             printError("nothing to send")
             return 1
         }
-        if wait { _ = try client.call(.subscribe, params: scoped(ControlParams()), as: SubscribeResult.self) }
+        if wait { _ = try client.call(.subscribe, params: scoped(ControlParams())) }
         var transfer: TransferInfo?
         var start = 0
         while start < walk.items.count {
@@ -31,7 +32,7 @@ extension PeerctlCommands {
                 let fd = open(item.path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
                 guard fd >= 0 else {
                     printError("cannot open '\(item.path)': \(String(cString: strerror(errno)))")
-                    if let transfer { _ = try? client.call(.cancelTransfer, params: scoped(ControlParams(transfer: transfer.id)), as: TransferResult.self) }
+                    if let transfer { _ = try? client.call(.cancelTransfer, params: scoped(ControlParams(transfer: transfer.id))) }
                     return 1
                 }
                 descriptors.append(FileDescriptor(rawValue: fd))
@@ -41,7 +42,7 @@ extension PeerctlCommands {
             params.transfer = transfer?.id ?? resume
             params.files = part.map(\.entry)
             params.more = end < walk.items.count
-            transfer = try client.call(.sendFile, params: params, descriptors: descriptors, as: TransferResult.self).transfer
+            transfer = try client.call(.sendFile, params: params, descriptors: descriptors).transfer
             start = end
         }
         guard let transfer else { return 1 }
@@ -90,14 +91,14 @@ extension PeerctlCommands {
     }
 
     func transfers(_ id: String?) throws(ControlClientError) -> Int32 {
-        var result = try client.call(.transfers, params: scoped(ControlParams(transfer: id)), as: TransfersResult.self)
+        var result = try client.call(.transfers, params: scoped(ControlParams(transfer: id)))
         // One transfer: its files come a page at a time (at most 1,000); all are fetched.
         if id != nil, result.transfers.count == 1, var files = result.transfers[0].files {
             var pages = 1
             while (result.transfers[0].filesOmitted ?? 0) > 0, let last = files.last, pages < 1000 {
                 var params = scoped(ControlParams(transfer: result.transfers[0].id))
                 params.offset = last.index + 1
-                let next = try client.call(.transfers, params: params, as: TransfersResult.self)
+                let next = try client.call(.transfers, params: params)
                 guard let more = next.transfers.first?.files, !more.isEmpty else { break }
                 files += more
                 pages += 1
@@ -136,14 +137,14 @@ extension PeerctlCommands {
         return 0
     }
 
-    func answerTransfer(_ method: ControlMethod, id: String, files: [Int]?) throws(ControlClientError) -> Int32 {
+    func answerTransfer(_ call: ControlCall<TransferResult>, id: String, files: [Int]?) throws(ControlClientError) -> Int32 {
         var params = scoped(ControlParams(transfer: id))
         params.accept = files
-        let info = try client.call(method, params: params, as: TransferResult.self).transfer
+        let info = try client.call(call, params: params).transfer
         if json {
             emit(PeerctlRenderer.json(info))
         } else {
-            let verb = method == .acceptTransfer ? "accepted" : method == .declineTransfer ? "declined" : "cancelled"
+            let verb = call.method == .acceptTransfer ? "accepted" : call.method == .declineTransfer ? "declined" : "cancelled"
             emit("\(verb) transfer \(info.id) (\(info.direction == .send ? "to" : "from") '\(TerminalText.escape(info.name))')\(info.directory.map { "; files land in \(TerminalText.escape($0))" } ?? "")")
         }
         return 0

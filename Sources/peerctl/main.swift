@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 // peerctl: a thin client of peerd's control socket. Exit codes: 0 ok,
 // 1 operational error, 2 usage error, 3 daemon unreachable.
@@ -75,7 +76,7 @@ do {
     if let app = invocation.app {
         var params = ControlParams()
         params.app = app
-        _ = try client.call(.register, params: params, as: AppRow.self)
+        _ = try client.call(.register, params: params)
     }
     let commands = PeerctlCommands(client: client, json: invocation.json, app: invocation.app)
     exit(try commands.run(invocation.command))

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import XCTest
 @testable import PeerCore
+@testable import PeerProtocol
 
 /// The app-name rule (MPC's `serviceType`, RFC 6335's service names) as a
 /// table: each name, and the rule it breaks or nil.

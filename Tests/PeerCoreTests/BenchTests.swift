@@ -1,5 +1,6 @@
-import XCTest
 @testable import PeerCore
+@testable import PeerTools
+import XCTest
 
 /// peerbench's pure parts: summaries, the A B A B order, and the table.
 final class BenchTests: XCTestCase {

@@ -1,12 +1,25 @@
 import Foundation
-import XCTest
 @testable import PeerCore
+@testable import PeerTools
+import XCTest
 
 final class ControlProtocolTests: XCTestCase {
     private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(type, from: Data(text.utf8))
+    }
+
+    /// The typed table of calls: every method has its call, each once
+    /// (send has two shapes), with the result type the docs give.
+    func testTheTableOfCallsHasEveryMethodEachOnce() {
+        let all = ControlCalls.all
+        XCTAssertEqual(Set(all.map(\.method)), Set(ControlMethod.allCases), "every method has a call")
+        XCTAssertEqual(all.count, ControlMethod.allCases.count + 1, "one call a method, and send's second shape")
+        XCTAssertEqual(all.first { $0.method == .status }?.result, "DaemonStatus")
+        XCTAssertEqual(all.first { $0.method == .pipe }?.result, "StreamInfo")
+        XCTAssertEqual(all.filter { $0.method == .send }.map(\.result), ["SendResult", "GroupSendResult"])
+        XCTAssertEqual(ControlCall.acceptTransfer.method, .acceptTransfer)
     }
 
     func testRequestIdsMayBeNumbersOrStrings() throws {

@@ -1,6 +1,7 @@
 import FoundationEssentials
-import XCTest
 @testable import PeerCore
+@testable import PeerTools
+import XCTest
 
 /// `peerctl doctor`'s parsers and decisions (issue 14, part 2), as tables.
 final class DoctorParserTests: XCTestCase {

@@ -1,5 +1,6 @@
-import XCTest
 @testable import PeerCore
+@testable import PeerTools
+import XCTest
 
 final class TerminalTextTests: XCTestCase {
     func testControlsAndBidiAreEscapedAndPlainTextIsKept() {

@@ -1,6 +1,7 @@
 import FoundationEssentials
-import XCTest
 @testable import PeerCore
+@testable import PeerTools
+import XCTest
 
 /// `peerctl top`'s pure parts (issue 14, part 1), with no terminal.
 final class TopLayoutTests: XCTestCase {

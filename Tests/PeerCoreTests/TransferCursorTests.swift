@@ -1,5 +1,6 @@
-import XCTest
 @testable import PeerCore
+@testable import PeerTools
+import XCTest
 
 /// The sender's and receiver's order of a file's bytes (docs/protocol.md §8), as tables.
 final class TransferCursorTests: XCTestCase {

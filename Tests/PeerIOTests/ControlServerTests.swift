@@ -29,7 +29,7 @@ private final class StubHandler: ControlRequestHandler {
 /// Asks for `status` (which the stub refuses) and returns the typed error.
 private func statusError(_ path: String) -> ControlClientError? {
     do throws(ControlClientError) {
-        _ = try ControlClient(path: path).call(.status, as: DaemonStatus.self)
+        _ = try ControlClient(path: path).call(.status)
         return nil
     } catch {
         return error
@@ -59,7 +59,7 @@ final class ControlServerTests: XCTestCase {
         defer { server.stop(time: Date()) }
         let path = self.path
 
-        let peers = try await Task.detached { try ControlClient(path: path).call(.peers, as: PeersResult.self) }.value
+        let peers = try await Task.detached { try ControlClient(path: path).call(.peers) }.value
         XCTAssertEqual(peers.peers, [])
         // The handler hears of the answer written and of the client gone
         // (it closed when the call returned).
@@ -77,7 +77,7 @@ final class ControlServerTests: XCTestCase {
         let (ready, signal) = AsyncStream.makeStream(of: Void.self)
         let reader = Task.detached { () throws -> [UInt64] in
             let subscriber = try ControlClient(path: path)
-            _ = try subscriber.call(.subscribe, as: SubscribeResult.self)
+            _ = try subscriber.call(.subscribe)
             signal.yield()
             return try (0..<3).map { _ in try subscriber.nextEvent().event.seq }
         }
@@ -101,7 +101,7 @@ final class ControlServerTests: XCTestCase {
         defer { silent.close() }
         let client = try ControlClient(path: path)
         client.responseTimeout = .milliseconds(200)
-        XCTAssertThrowsError(try client.call(.status, as: DaemonStatus.self)) { error in
+        XCTAssertThrowsError(try client.call(.status)) { error in
             guard case .noAnswer(let where_, _) = error as? ControlClientError else { return XCTFail("\(error)") }
             XCTAssertEqual(where_, self.path)
             XCTAssertEqual((error as? ControlClientError)?.exitCode, 3)
@@ -156,7 +156,7 @@ final class ControlServerTests: XCTestCase {
             XCTAssertNoThrow(try JSONLines.decode(ControlEnvelope.self, from: Array(line.utf8)), "every line stays whole")
         }
         // The server still serves others.
-        let peers = try await Task.detached { try ControlClient(path: path).call(.peers, as: PeersResult.self) }.value
+        let peers = try await Task.detached { try ControlClient(path: path).call(.peers) }.value
         XCTAssertEqual(peers.peers.count, 0)
     }
 }

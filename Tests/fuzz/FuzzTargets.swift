@@ -2,6 +2,7 @@ import Glibc
 import FoundationEssentials
 import PeerCore
 import PeerIO
+import PeerTools
 
 // libFuzzer harnesses for every parser of outside input, in one binary:
 // FUZZ_TARGET picks the parser (Tests/fuzz/run.sh builds and runs them).

@@ -25,14 +25,16 @@ sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }
 
 build() {
     # Rebuilt only when a source is newer than the binary.
-    local newest; newest=$(ls -t $(sources PeerCore) $(sources PeerSystem) $(sources PeerIO) "$HERE"/FuzzTargets.swift | head -1)
+    local newest; newest=$(ls -t $(sources PeerProtocol) $(sources PeerCore) $(sources PeerTools) $(sources PeerSystem) $(sources PeerIO) "$HERE"/FuzzTargets.swift | head -1)
     [ -x "$OUT/peerd-fuzz" ] && [ "$OUT/peerd-fuzz" -nt "$newest" ] && return 0
     echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; log in $OUT/build.log)"
     {
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerProtocol -emit-module -emit-library -static -o libPeerProtocol.a $(sources PeerProtocol)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerCore -emit-module -emit-library -static -o libPeerCore.a $(sources PeerCore)) &&
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerTools -emit-module -emit-library -static -o libPeerTools.a $(sources PeerTools)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerSystem -emit-module -emit-library -static -o libPeerSystem.a $(sources PeerSystem)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a $(sources PeerIO)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerCore \
+        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerTools -lPeerCore -lPeerProtocol \
             -lsodium -lavahi-client -lavahi-common -o peerd-fuzz)
     } >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -20; return 1; }
 }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// What `peerctl doctor` reads from the system: files under /proc and
 /// /sys, `getifaddrs`, a TCP connect, and a few tools (`nft`, `ip`,

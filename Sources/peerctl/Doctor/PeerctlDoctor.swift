@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// `peerctl doctor [PEER]` (issue 14, part 2): gathers facts in order
 /// (the daemons, the interfaces, the firewall, our own announcement, the
@@ -25,7 +26,7 @@ struct PeerctlDoctor {
         do {
             let opened = try ControlClient(path: socketPath)
             opened.responseTimeout = .seconds(5)
-            status = try opened.call(.status, as: DaemonStatus.self)
+            status = try opened.call(.status)
             client = opened
         } catch {
             connectError = error.description
@@ -113,12 +114,12 @@ struct PeerctlDoctor {
     private func peerChecks(_ selector: String, client: ControlClient?) -> [DoctorCheck] {
         guard let client else { return [DoctorCheck("peer", .skipped, "'\(selector)': peerd is not answering")] }
         let peer: PeerSnapshot
-        do { peer = try client.call(.peer, params: ControlParams(peer: selector), as: PeerResult.self).peer } catch {
+        do { peer = try client.call(.peer, params: ControlParams(peer: selector)).peer } catch {
             return [DoctorCheck("peer", .failed, "no peer '\(selector)' has been seen", detail: error.description,
                                 fix: "if it runs peerd on another network: peerctl add HOST[:PORT]; else see the checks above", discovery: true)]
         }
         var checks = [DoctorPeerRules.seen(peer, now: Date())]
-        let trusted = (try? client.call(.paired, as: TrustListResult.self))?.peers.first { $0.uuid == peer.id || $0.peerId == peer.peerId }
+        let trusted = (try? client.call(.paired))?.peers.first { $0.uuid == peer.id || $0.peerId == peer.peerId }
         var endpoints = peer.endpoints
         if endpoints.isEmpty, let remembered = trusted?.addresses { endpoints = remembered }
         if endpoints.isEmpty, let session = peer.session, let address = try? PeerAddress.parse(session), let endpoint = address.endpoint {
@@ -143,14 +144,14 @@ struct PeerctlDoctor {
             // `peers` in the app shows each row's state as the app's.
             var params = ControlParams()
             params.app = app
-            let row = (try? client.call(.peers, params: params, as: PeersResult.self))?.peers.first { $0.id == peer.id }
+            let row = (try? client.call(.peers, params: params))?.peers.first { $0.id == peer.id }
             if peer.apps?[app] != nil { checks.append(DoctorPeerRules.appState(app, peer, state: row?.state ?? .notConnected)) }
         }
         // What the daemon still holds of its past with the peer.
         var mismatches: [IdentityMismatchInfo] = []
         var failures: [PairingFailure] = []
         if let history = try? ControlClient(path: socketPath),
-           let subscribed = try? history.call(.subscribe, params: ControlParams(since: 0), as: SubscribeResult.self) {
+           let subscribed = try? history.call(.subscribe, params: ControlParams(since: 0)) {
             for _ in 0..<subscribed.replayed {
                 guard let event = try? history.nextEvent(deadline: ContinuousClock.now + .seconds(2)).event else { break }
                 if let mismatch = event.mismatch, mismatch.peer == peer.id { mismatches.append(mismatch) }

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerTools
 
 /// `peerctl top` (issue 14, part 1): the shell around the pure
 /// ``TopModel``, ``TopInteraction`` and ``TopView``. It subscribes first
@@ -100,7 +101,7 @@ struct PeerctlTop {
                     for event in arrived {
                         model.apply(event)
                         // Queued messages move when a paired peer comes or goes.
-                        if event.type == .stateChanged, let queues = try? requests.call(.queue, as: QueueResult.self) {
+                        if event.type == .stateChanged, let queues = try? requests.call(.queue) {
                             model.setQueues(queues.queues)
                         }
                     }
@@ -128,12 +129,12 @@ struct PeerctlTop {
     /// Subscribes on `events` (from `since` after a reconnect), then reads
     /// the lists on `requests`.
     private func load(_ model: inout TopModel, events: ControlClient, requests: ControlClient, since: UInt64?) throws(ControlClientError) {
-        _ = try events.call(.subscribe, params: ControlParams(since: since), as: SubscribeResult.self)
-        let peers = try requests.call(.peers, as: PeersResult.self).peers
-        let invitations = try requests.call(.invitations, as: InvitationsResult.self).invitations
-        let pairings = try requests.call(.pairings, as: PairingsResult.self).pairings
-        let transfers = try requests.call(.transfers, as: TransfersResult.self).transfers
-        let queues = try requests.call(.queue, as: QueueResult.self).queues
+        _ = try events.call(.subscribe, params: ControlParams(since: since))
+        let peers = try requests.call(.peers).peers
+        let invitations = try requests.call(.invitations).invitations
+        let pairings = try requests.call(.pairings).pairings
+        let transfers = try requests.call(.transfers).transfers
+        let queues = try requests.call(.queue).queues
         model.load(peers: peers, invitations: invitations, pairings: pairings, transfers: transfers, queues: queues)
         // Events that came before the subscribe answer were kept by the
         // client, where poll cannot see them: apply them now.
@@ -146,17 +147,17 @@ struct PeerctlTop {
         do {
             switch command {
             case .invite(let peer):
-                let result = try requests.call(.invite, params: ControlParams(peer: peer.uuidString), as: InviteResult.self)
+                let result = try requests.call(.invite, params: ControlParams(peer: peer.uuidString))
                 return result.existing ? "\(name(peer)) is already \(result.peer.state.rawValue)" : "invited \(name(peer))"
             case .pair(let peer):
-                _ = try requests.call(.pair, params: ControlParams(peer: peer.uuidString), as: PeerResult.self)
+                _ = try requests.call(.pair, params: ControlParams(peer: peer.uuidString))
                 return "pairing with \(name(peer)): confirm the code on it"
             case .disconnect(let peer):
-                _ = try requests.call(.disconnect, params: ControlParams(peer: peer.uuidString), as: PeerResult.self)
+                _ = try requests.call(.disconnect, params: ControlParams(peer: peer.uuidString))
                 return "closing the session with \(name(peer))"
             case .accept(let id), .decline(let id):
                 let accept = if case .accept = command { true } else { false }
-                let info = try requests.call(accept ? .accept : .decline, params: ControlParams(invitation: id), as: InvitationInfo.self)
+                let info = try requests.call(accept ? .accept : .decline, params: ControlParams(invitation: id))
                 return "\(accept ? "accepted" : "declined") the invitation from \(name(info.peer))"
             case .quit, .redrawAll:
                 return ""
@@ -170,11 +171,11 @@ struct PeerctlTop {
     private func snapshot() throws(ControlClientError) -> Int32 {
         let client = try ControlClient(path: socketPath)
         var model = TopModel()
-        let peers = try client.call(.peers, as: PeersResult.self).peers
-        let invitations = try client.call(.invitations, as: InvitationsResult.self).invitations
-        let pairings = try client.call(.pairings, as: PairingsResult.self).pairings
-        let transfers = try client.call(.transfers, as: TransfersResult.self).transfers
-        let queues = try client.call(.queue, as: QueueResult.self).queues
+        let peers = try client.call(.peers).peers
+        let invitations = try client.call(.invitations).invitations
+        let pairings = try client.call(.pairings).pairings
+        let transfers = try client.call(.transfers).transfers
+        let queues = try client.call(.queue).queues
         if json {
             emit(PeerctlRenderer.json(TopSnapshot(peers: peers, invitations: invitations, pairings: pairings, transfers: transfers, queues: queues)))
             return 0
