@@ -23,6 +23,8 @@ let package = Package(
         .executable(name: "peerctl", targets: ["peerctl"]),
         .executable(name: "peerprobe", targets: ["peerprobe"]),
         .executable(name: "peerbench", targets: ["peerbench"]),
+        // The client library apps build on (issue 24): no libavahi, no libsodium.
+        .library(name: "PeerKit", targets: ["PeerKit"]),
     ],
     targets: [
         .systemLibrary(
@@ -47,15 +49,18 @@ let package = Package(
         // The pure logic of the command-line tools: peerctl's parsing, help,
         // rendering, top and doctor, and peerbench's tables.
         .target(name: "PeerTools", dependencies: ["PeerCore"], swiftSettings: strict),
-        .target(name: "PeerSystem", dependencies: ["PeerCore", "CFiles", "CPoll"], swiftSettings: strict),
+        .target(name: "PeerSystem", dependencies: ["PeerProtocol", "CFiles", "CPoll"], swiftSettings: strict),
+        // The client library: the control protocol from Swift, MultipeerConnectivity's shape.
+        .target(name: "PeerKit", dependencies: ["PeerProtocol", "PeerSystem"], swiftSettings: strict),
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
-        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerTools", "PeerSystem"], swiftSettings: strict),
+        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.
-        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerTools", "PeerSystem"], swiftSettings: strict),
+        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerProtocol", "PeerCore", "PeerTools"], swiftSettings: strict),
-        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "PeerKitTests", dependencies: ["PeerProtocol", "PeerSystem", "PeerKit"], swiftSettings: strict),
+        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO", "PeerKit"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

@@ -1,5 +1,5 @@
 import FoundationEssentials
-import PeerCore
+import PeerProtocol
 
 /// Encodes and decodes the control protocol's JSON lines: sorted keys,
 /// ISO 8601 dates, one object per line ending in `\n`.

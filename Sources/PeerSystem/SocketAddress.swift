@@ -1,5 +1,5 @@
 import Glibc
-import PeerCore
+import PeerProtocol
 
 /// Builds and reads socket addresses.
 public enum SocketAddress {

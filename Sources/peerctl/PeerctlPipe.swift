@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import PeerCore
+import PeerKit
 import PeerSystem
 
 /// `pipe`: stdin and stdout joined to a named stream on the session.

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerKit
 import PeerSystem
 import PeerTools
 
@@ -54,7 +55,7 @@ default:
 }
 
 let environment = ProcessInfo.processInfo.environment
-let socketPath = invocation.socket ?? environment["PEERD_SOCKET"].flatMap { $0.isEmpty ? nil : $0 } ?? DaemonConfiguration.defaultSocketPath
+let socketPath = SocketPath.resolve(invocation.socket, environment: environment)
 
 // These two open their own connections: top keeps two, and doctor must
 // run (and say so) when the daemon is not there at all.

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerKit
+import XCTest
 
 /// Answers `peers` with an empty list and everything else with `notFound`.
 @MainActor

@@ -1,8 +1,9 @@
 import Foundation
 import Glibc
-import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerKit
+import XCTest
 
 /// A handler with fixed answers, so the control layer is tested alone.
 @MainActor

@@ -3,7 +3,7 @@ public struct DaemonConfiguration: Sendable, Equatable {
     /// The default DNS-SD service type.
     public static let defaultServiceType = "_peerd._tcp"
     /// The default control socket path.
-    public static let defaultSocketPath = "/run/peerd/peerd.sock"
+    public static let defaultSocketPath = ControlProtocol.systemSocketPath
     /// The default state directory (systemd's StateDirectory=peerd).
     public static let defaultStateDirectory = "/var/lib/peerd"
     /// The default peer cap.

@@ -4,6 +4,7 @@ extension ControlError {
     /// peerd 0.1.0, which cannot receive files (no feature 'files');
     /// upgrade it"). Nothing was sent, and the session stays up.
     public static func unsupported(_ feature: WireFeature, peer: String, release: String) -> ControlError {
-        ControlError(.unsupported, "'\(peer)' runs peerd \(release), which cannot \(feature.ability) (no feature '\(feature.rawValue)'); upgrade it")
+        ControlError(.unsupported, "'\(peer)' runs peerd \(release), which cannot \(feature.ability) (no feature '\(feature.rawValue)'); upgrade it",
+                     feature: feature.rawValue, release: release)
     }
 }

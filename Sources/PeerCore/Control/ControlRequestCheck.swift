@@ -40,7 +40,7 @@ public enum ControlRequestCheck {
         for key in fields.keys.sorted() {
             guard let rule = parameterKinds[key], let raw = fields[key], raw != "null", !matches(raw, rule.kind) else { continue }
             let shown = raw.count > 40 ? String(raw.prefix(40)) + "…" : raw
-            return ControlError(.invalidParams, "params.\(key) must be \(rule.expected), not \(shown)")
+            return ControlError(.invalidParams, "params.\(key) must be \(rule.expected), not \(shown)", field: key)
         }
         return nil
     }

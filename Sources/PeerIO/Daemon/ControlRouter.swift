@@ -206,7 +206,7 @@ public final class ControlRouter: ControlRequestHandler {
     private func subscribe(_ params: ControlParams, app: AppName) -> ControlReply {
         let last = events.lastSeq
         let held = events.events(after: params.since ?? last)
-        let result = SubscribeResult(seq: last, replayed: held.events.count, truncated: held.truncated)
+        let result = SubscribeResult(seq: last, replayed: held.events.count, truncated: held.truncated, run: events.run)
         guard params.take == true else { return .subscribed(result, replay: held.events, then: nil) }
         switch senderID(params.peer) {
         case .success(let from):

@@ -1,3 +1,4 @@
+import FoundationEssentials
 import PeerCore
 
 /// The daemon's one path for events (issue 21, point 8): it numbers each
@@ -8,6 +9,8 @@ import PeerCore
 final class EventOutlet {
     private var journal: EventJournal
     private let control: ControlServer
+    /// This run's id (``SubscribeResult/run``): numbers start over in each run.
+    let run = UUID().uuidString.lowercased()
 
     /// An outlet keeping `history` events for replay.
     init(history: Int, control: ControlServer) {

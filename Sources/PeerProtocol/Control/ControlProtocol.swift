@@ -3,6 +3,8 @@
 public enum ControlProtocol {
     /// The protocol version this build speaks; every message carries it as `v`.
     public static let version = 1
+    /// The socket a system peerd listens on, and clients look for.
+    public static let systemSocketPath = "/run/peerd/peerd.sock"
     /// The longest request line the daemon reads when no `send` can carry a
     /// message; longer is a `badRequest` and the connection closes (a client
     /// cannot make the daemon buffer without bound).

@@ -1,16 +1,26 @@
 import Glibc
-import PeerCore
+import PeerProtocol
+import PeerSystem
 
-/// A blocking control-protocol client, for `peerctl` and tests.
+/// A blocking control-protocol client: `peerctl`'s, and under
+/// ``PeerClient`` every app's (one client in the repository).
 public final class ControlClient {
     private let descriptor: FileDescriptor
-    private let path: String
+    /// The socket's path (for messages).
+    public let path: String
     private var lines = LineBuffer(maxLineBytes: ControlProtocol.maxResponseLineBytes)
     private var ready: [[UInt8]] = []
     private var events: [(event: ControlEvent, line: [UInt8])] = []
     private var nextID: Int64 = 1
     /// How long ``call(_:params:as:)`` waits for the answer to a request.
     public var responseTimeout: Duration = .seconds(30)
+
+    /// Takes a descriptor connected already (a socketpair's end, in tests);
+    /// `path` only names it in messages.
+    public init(adopting descriptor: FileDescriptor, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
 
     /// Connects to the daemon's socket at `path`.
     public init(path: String) throws(ControlClientError) {

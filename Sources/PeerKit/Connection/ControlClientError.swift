@@ -1,5 +1,6 @@
 import Glibc
-import PeerCore
+import PeerProtocol
+import PeerSystem
 
 /// Why a control request failed, mapped to peerctl's exit codes.
 public enum ControlClientError: Error, CustomStringConvertible {
