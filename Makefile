@@ -38,7 +38,7 @@ FUZZ_SMOKE_RUNS ?= 5000
 SOAK_MINUTES ?= 20
 SOAK_SMOKE_MINUTES ?= 3
 
-.PHONY: all deps build unit integration compat deb fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
+.PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
 
 all: build
 
@@ -57,8 +57,12 @@ build: deps
 unit: build
 	$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors
 
-integration: build
-	PEERD_BIN=$(BIN) Tests/integration/run.sh
+# The example apps (issue 24), each its own package depending on this one by path.
+examples: build
+	$(SWIFT) build -c $(CONFIG) --package-path Examples/chat -Xswiftc -warnings-as-errors
+
+integration: build examples
+	PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
 
 # The previous releases against this one (issue 22): each is built once
 # from this repository's history and cached under .build/compat.
@@ -133,4 +137,4 @@ uninstall:
 	cmp -s docs/peerd.conf $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf && rm -f $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf || true
 
 clean:
-	rm -rf .build
+	rm -rf .build Examples/chat/.build
