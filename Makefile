@@ -14,11 +14,12 @@ BIN         := .build/$(CONFIG)
 # Build: C libraries found by pkg-config. Lab and tests: private avahi and
 # dbus daemons, network namespaces, jq, and Debian's python3 with D-Bus bindings
 # (the 300-service flood is published through avahi's D-Bus API), python3-zeroconf
-# (a foreign mDNS browser finds apps by subtype); systemd
+# (a foreign mDNS browser finds apps by subtype), python3-pytest (the Python
+# client's tests run on Debian's python3); systemd
 # (systemd-analyze, and the manager that runs the real units in a container)
 # with dbus's own units.
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
-                avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf \
+                avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
                 systemd nftables gcc libc6-dev
 
 PREFIX      ?= /usr/local

@@ -3,6 +3,8 @@
 # with a plain path dependency on this one (make examples).
 
 CHAT=${CHAT_BIN:-$ROOT/Examples/chat/.build/debug/chat}
+# Debian's own python3 (the client promises Debian 12's Python 3.11, standard library only).
+PY=${PYTHON:-/usr/bin/python3}
 
 # Starts chat on host $1 with standard input from a FIFO held open on
 # descriptor $2 (so lines can be typed into it), output in chat$1.out.
@@ -36,4 +38,49 @@ test_the_chat_example_talks_between_two_hosts() {
     expect_eq "$(json 2 inbox | jq .count)" 0 "the default app's inbox on host2"
     echo "/quit" >&8
     lab_wait_for 10 grep -q "^\* host2 left" "$LAB_DIR/chat1.out" || fail "host1's chat did not show host2 leaving: $(cat "$LAB_DIR/chat1.out")"
+}
+
+# The Python client's tests (clients/python/tests, pytest) against the two
+# lab daemons: typed errors, an app's invitation and message, a file with
+# progress, a channel, and the asyncio client.
+test_the_python_client_against_two_daemons() {
+    "$PY" -m pytest --version >/dev/null 2>&1 || fail "pytest is not installed (make deps installs python3-pytest)"
+    two_peers
+    connect_peers
+    local out
+    out=$(cd "$ROOT/clients/python" && PYTHONPATH="$ROOT/clients/python" PEERD_SOCKET="$(sock 1)" PEERD_SOCKET2="$(sock 2)" LAB_DIR="$LAB_DIR" \
+        timeout 120 "$PY" -m pytest -q -p no:cacheprovider tests 2>&1) || fail "pytest failed: $out"
+    note "$(echo "$out" | tail -1)"
+    echo "$out" | grep -q "skipped" && fail "some lab tests were skipped: $out"
+    return 0
+}
+
+# share.py (Python) and chat (Swift) on the same two hosts at once: share's
+# text and file arrive, chat's lines arrive, and neither app sees the
+# other's traffic.
+test_share_and_chat_run_side_by_side() {
+    [ -x "$CHAT" ] || fail "no chat example at $CHAT: build it first (make examples)"
+    two_peers
+    local share="$ROOT/Examples/python/share.py"
+    lab_spawn 2 "$LAB_DIR/share2.out" "$PY" "$share" --socket "$(sock 2)" receive --count 2
+    local receiver=$LAB_PID
+    lab_wait_for 10 grep -q "share: receiving" "$LAB_DIR/share2.out" || fail "share receive did not start: $(cat "$LAB_DIR/share2.out")"
+    start_chat 1 7
+    start_chat 2 8 --accept
+    lab_wait_for 10 sh -c "echo /peers >&7; sleep 0.3; grep -q '  host2  ' '$LAB_DIR/chat1.out'" || fail "chat on host1 does not list host2"
+    echo "/invite host2" >&7
+    lab_wait_for 10 grep -q "^\* host2 joined" "$LAB_DIR/chat1.out" || fail "chat did not connect: $(cat "$LAB_DIR/chat1.out")"
+    "$PY" "$share" --socket "$(sock 1)" send host2 --text "from the clipboard" >"$LAB_DIR/share1.out" 2>&1 || fail "share send --text: $(cat "$LAB_DIR/share1.out")"
+    echo "chat line" >&7
+    head -c 200000 /dev/urandom >"$LAB_DIR/shared.bin"
+    "$PY" "$share" --socket "$(sock 1)" send host2 "$LAB_DIR/shared.bin" >>"$LAB_DIR/share1.out" 2>&1 || fail "share send FILE: $(cat "$LAB_DIR/share1.out")"
+    grep -q "^progress .* completed" "$LAB_DIR/share1.out" || fail "share showed no progress: $(cat "$LAB_DIR/share1.out")"
+    lab_wait_for 20 sh -c "! kill -0 $receiver 2>/dev/null" || fail "share receive did not get both: $(cat "$LAB_DIR/share2.out")"
+    grep -q "^text from host1: from the clipboard" "$LAB_DIR/share2.out" || fail "share's text: $(cat "$LAB_DIR/share2.out")"
+    grep -q "^file from host1" "$LAB_DIR/share2.out" || fail "share's file: $(cat "$LAB_DIR/share2.out")"
+    cmp -s "$LAB_DIR/shared.bin" "$LAB_DIR/h2/state/downloads/.apps/share/host1/shared.bin" || fail "share's file differs or is not in share's folder: $(ls -R "$LAB_DIR/h2/state/downloads")"
+    lab_wait_for 10 grep -q "^<host1> chat line" "$LAB_DIR/chat2.out" || fail "chat's line: $(cat "$LAB_DIR/chat2.out")"
+    grep -q "clipboard" "$LAB_DIR/chat2.out" && fail "chat saw share's text"
+    grep -q "chat line" "$LAB_DIR/share2.out" && fail "share saw chat's line"
+    return 0
 }

@@ -1,0 +1,121 @@
+"""The Python client against two real daemons in the lab (Tests/integration/example_tests.sh runs it):
+$PEERD_SOCKET is host1's, $PEERD_SOCKET2 host2's; the hosts see each other and their default
+sessions are connected. Without them, these tests are skipped (test_framing.py needs none)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import threading
+import time
+
+import pytest
+
+import peerd
+import peerd.aio
+
+ONE = os.environ.get("PEERD_SOCKET")
+TWO = os.environ.get("PEERD_SOCKET2")
+pytestmark = pytest.mark.skipif(not (ONE and TWO), reason="needs two lab daemons ($PEERD_SOCKET, $PEERD_SOCKET2)")
+
+
+def eventually(what: str, condition, seconds: float = 10):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        found = condition()
+        if found:
+            return found
+        time.sleep(0.1)
+    pytest.fail(f"timed out waiting until {what}")
+
+
+def test_status_and_peers():
+    with peerd.Client(ONE) as client:
+        assert client.status()["name"] == "host1"
+        names = [peer["name"] for peer in client.peers()]
+        assert "host2" in names
+
+
+def test_errors_are_typed_with_their_field():
+    with peerd.Client(ONE) as client:
+        with pytest.raises(peerd.NotFound):
+            client.invite("no-such-host")
+        with pytest.raises(peerd.InvalidParams) as raised:
+            client.call("subscribe", since=-1)
+        assert raised.value.field == "since"
+
+
+def test_an_app_invites_sends_and_the_other_side_receives():
+    with peerd.Client(ONE) as one, peerd.Client(TWO) as two:
+        one.register("pytest-app", {"room": "lab"})
+        two.register("pytest-app")
+        eventually("host1 sees host2 run the app", lambda: any(p["name"] == "host2" for p in one.peers(app="pytest-app")))
+        with two.events(app="pytest-app") as events:
+            one.invite("host2", app="pytest-app", context="hello?")
+            for event in events:
+                if event["type"] == "invitation" and event["invitation"].get("app") == "pytest-app":
+                    assert event["invitation"]["context"] == "hello?"
+                    two.accept(event["invitation"]["id"])
+                    break
+        eventually("the app is connected", lambda: next(p for p in one.peers(app="pytest-app") if p["name"] == "host2")["state"] == "connected")
+        got: list[dict] = []
+        receiver = threading.Thread(target=lambda: got.append(next(iter(two.recv(app="pytest-app")))), daemon=True)
+        receiver.start()
+        one.send(b"\x00binary\xff", to="host2", app="pytest-app")
+        receiver.join(10)
+        assert got and got[0]["data"] == b"\x00binary\xff"
+        assert got[0]["app"] == "pytest-app"
+
+
+def test_a_file_with_progress():
+    path = os.path.join(os.environ.get("LAB_DIR", "/tmp"), "pytest-file.bin")
+    with open(path, "wb") as f:
+        f.write(os.urandom(300_000))
+    with peerd.Client(ONE) as one, peerd.Client(TWO) as two:
+        accepting = two.events()
+
+        def accept_offer():
+            for event in accepting:
+                if event["type"] == "transferOffered":
+                    two.call("acceptTransfer", transfer=event["transfer"]["id"])
+                    return
+        helper = threading.Thread(target=accept_offer, daemon=True)
+        helper.start()
+        seen: list[str] = []
+        done = one.send_file("host2", path, progress=lambda t: seen.append(t["state"]))
+        assert done["state"] == "completed"
+        assert seen[-1] == "completed"
+        accepting.close()
+
+
+def test_a_channel_carries_messages_both_ways():
+    with peerd.Client(ONE) as one, peerd.Client(TWO) as two:
+        left = one.channel("host2")
+        right = two.channel("host1")
+        left.send(b"ping")
+        assert right.receive() == b"ping"
+        right.send(b"pong")
+        assert left.receive() == b"pong"
+        assert left.close()["state"] in ("closed", "reset")
+        right.close()
+
+
+def test_the_asyncio_client():
+    async def run():
+        async with await peerd.aio.Client.connect(ONE) as one:
+            status = await one.status()
+            assert status["name"] == "host1"
+            await one.register("pytest-aio")
+            peers = await one.peers()
+            assert any(p["name"] == "host2" for p in peers)
+            with pytest.raises(peerd.NotFound):
+                await one.invite("no-such-host")
+            events = one.events()
+            waiting = asyncio.ensure_future(events.__anext__())   # subscribes, then waits
+            await asyncio.sleep(0.3)
+            with peerd.Client(TWO) as two:
+                two.register("pytest-aio-peer")   # host2's TXT changes: host1 hears of it
+                event = await asyncio.wait_for(waiting, 10)
+            assert event["type"] in ("peerUpdated", "peerFound")
+            await events.aclose()
+    asyncio.run(run())

@@ -1,0 +1,86 @@
+"""The client's framing and errors against a fake daemon on a socketpair: no peerd needed."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+
+import pytest
+
+import peerd
+from peerd.client import _Connection
+
+
+def fake_connection(script):
+    """A _Connection over a socketpair whose other end runs `script(sock)` on a thread."""
+    mine, theirs = socket.socketpair()
+    thread = threading.Thread(target=script, args=(theirs,), daemon=True)
+    thread.start()
+    connection = _Connection.__new__(_Connection)
+    connection.path = "fake"
+    connection.sock = mine
+    connection.pending = bytearray()
+    connection.next_id = 1
+    connection.events = []
+    return connection, thread
+
+
+def read_request(sock) -> dict:
+    data = b""
+    while not data.endswith(b"\n"):
+        data += sock.recv(4096)
+    return json.loads(data)
+
+
+def test_a_call_is_one_line_and_events_before_the_answer_are_kept():
+    def daemon(sock):
+        request = read_request(sock)
+        assert request["method"] == "peers" and request["params"] == {"app": "chat"}
+        sock.sendall(b'{"v":1,"event":{"seq":7,"type":"peerFound"}}\n')
+        sock.sendall(json.dumps({"v": 1, "id": request["id"], "result": {"peers": []}}).encode() + b"\n")
+    connection, _ = fake_connection(daemon)
+    assert connection.call("peers", {"app": "chat", "since": None}) == {"peers": []}
+    assert connection.event()["seq"] == 7
+
+
+def test_errors_map_to_their_classes():
+    def daemon(sock):
+        request = read_request(sock)
+        error = {"code": "unsupported", "message": "too old", "feature": "files", "release": "0.1.0"}
+        sock.sendall(json.dumps({"v": 1, "id": request["id"], "error": error}).encode() + b"\n")
+    connection, _ = fake_connection(daemon)
+    with pytest.raises(peerd.Unsupported) as raised:
+        connection.call("sendFile", {})
+    assert raised.value.release == "0.1.0" and raised.value.feature == "files"
+
+
+def test_a_line_longer_than_asyncios_default_limit_is_read():
+    big = "x" * (1 << 20)
+    def daemon(sock):
+        request = read_request(sock)
+        sock.sendall(json.dumps({"v": 1, "id": request["id"], "result": {"text": big}}).encode() + b"\n")
+    connection, _ = fake_connection(daemon)
+    assert connection.call("status")["text"] == big
+
+
+def test_a_consumer_that_stops_reading_holds_the_daemon_back():
+    line = json.dumps({"v": 1, "event": {"seq": 1, "type": "peerUpdated", "detail": "y" * 500}}).encode() + b"\n"
+    blocked = threading.Event()
+    def daemon(sock):
+        sock.settimeout(2)
+        try:
+            while True:
+                sock.sendall(line)
+        except (socket.timeout, TimeoutError):
+            blocked.set()   # the writes backed up: the client is not reading
+    connection, thread = fake_connection(daemon)
+    assert connection.event()["seq"] == 1
+    thread.join(10)
+    assert blocked.is_set(), "the daemon's writes never backed up: the client kept reading"
+    assert len(connection.pending) <= peerd.client.READ_SIZE, "the client holds at most one read"
+
+
+def test_no_daemon_is_unreachable():
+    with pytest.raises(peerd.Unreachable):
+        peerd.Client("/nonexistent/peerd.sock")
