@@ -57,6 +57,7 @@ build: deps
 
 unit: build
 	$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors
+	python3 Tests/docs/check_snippets.py
 
 # The example apps (issue 24), each its own package depending on this one by path.
 examples: build

@@ -1,0 +1,20 @@
+"""peerd from Python: its control socket (docs/control-protocol.md), standard library only.
+
+>>> import peerd
+>>> with peerd.Client() as client:
+...     client.status()["name"]
+"""
+
+from .client import MAX_LINE, SYSTEM_SOCKET, Channel, Client, Subscription, socket_path
+from .errors import (
+    Ambiguous, AppBusy, BadRequest, Busy, InvalidParams, NotConnected, NotFound, Overloaded, PeerdError,
+    PermissionDenied, QueueFull, ShuttingDown, StorageFailed, TransportError, UnknownMethod, Unreachable,
+    UnreachablePeer, Unsupported, UnsupportedVersion, WrongCode,
+)
+
+__all__ = [
+    "MAX_LINE", "SYSTEM_SOCKET", "Channel", "Client", "Subscription", "socket_path",
+    "Ambiguous", "AppBusy", "BadRequest", "Busy", "InvalidParams", "NotConnected", "NotFound", "Overloaded",
+    "PeerdError", "PermissionDenied", "QueueFull", "ShuttingDown", "StorageFailed", "TransportError",
+    "UnknownMethod", "Unreachable", "UnreachablePeer", "Unsupported", "UnsupportedVersion", "WrongCode",
+]

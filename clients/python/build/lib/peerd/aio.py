@@ -1,0 +1,230 @@
+"""peerd from asyncio: the methods of `peerd.Client`, as coroutines."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import json
+import os
+import socket
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from .client import MAX_LINE, socket_path
+from .errors import PeerdError, TransportError, Unreachable, from_wire
+
+
+class _Connection:
+    """One connection; the stream's limit lets peerd's largest lines through."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.next_id = 1
+        self.events: list[dict[str, Any]] = []
+
+    @classmethod
+    async def open(cls, path: str) -> _Connection:
+        try:
+            reader, writer = await asyncio.open_unix_connection(path, limit=MAX_LINE + 1)
+        except OSError as error:
+            raise Unreachable(f"cannot reach peerd at {path}: {error.strerror}; is it running?") from error
+        return cls(reader, writer)
+
+    def close(self) -> None:
+        self.writer.close()
+
+    async def line(self) -> dict[str, Any]:
+        try:
+            raw = await self.reader.readline()
+        except (asyncio.LimitOverrunError, ValueError) as error:
+            raise TransportError("peerd sent an over-long line") from error
+        if not raw:
+            raise TransportError("peerd closed the connection")
+        try:
+            return json.loads(raw)
+        except ValueError as error:
+            raise TransportError(f"peerd sent a line that is not JSON: {error}") from error
+
+    async def call(self, method: str, params: dict[str, Any] | None = None, fds: list[int] | None = None) -> Any:
+        request_id = self.next_id
+        self.next_id += 1
+        request: dict[str, Any] = {"v": 1, "id": request_id, "method": method}
+        if params:
+            request["params"] = {key: value for key, value in params.items() if value is not None}
+        data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+        if fds:
+            await self.writer.drain()
+            # asyncio's socket is non-blocking; a copy of its descriptor sends the
+            # line with SCM_RIGHTS (the buffer has room: it was just drained).
+            raw = self.writer.get_extra_info("socket")
+            copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
+            try:
+                while True:
+                    try:
+                        socket.send_fds(copy, [data], fds)
+                        break
+                    except BlockingIOError:
+                        await asyncio.sleep(0.01)
+            finally:
+                copy.close()
+        else:
+            self.writer.write(data)
+            await self.writer.drain()
+        while True:
+            line = await self.line()
+            if "event" in line and "id" not in line:
+                self.events.append(line["event"])
+                continue
+            if line.get("id") is None and line.get("error"):
+                raise from_wire(line["error"])
+            if line.get("id") != request_id:
+                continue
+            if line.get("error"):
+                raise from_wire(line["error"])
+            return line.get("result")
+
+    async def event(self) -> dict[str, Any]:
+        if self.events:
+            return self.events.pop(0)
+        while True:
+            line = await self.line()
+            if "event" in line:
+                return line["event"]
+
+
+def _info(info: dict[str, str]) -> list[str] | None:
+    return [f"{key}={value}" for key, value in sorted(info.items())] or None
+
+
+class Client:
+    """peerd from asyncio: `peerd.Client`'s methods as coroutines, events and
+    messages as async iterators (each on a connection of its own).
+
+    >>> client = await peerd.aio.Client.connect()
+    >>> await client.register("share")
+    """
+
+    def __init__(self, path: str, connection: _Connection) -> None:
+        self.socket = path
+        self._requests = connection
+        self._apps: dict[str, dict[str, str]] = {}
+
+    @classmethod
+    async def connect(cls, socket: str | None = None) -> Client:
+        """Connects: at `socket`, else `$PEERD_SOCKET`, else the system socket."""
+        path = socket_path(socket)
+        return cls(path, await _Connection.open(path))
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connection (its apps are withdrawn)."""
+        self._requests.close()
+
+    async def call(self, method: str, **params: Any) -> Any:
+        """Any method by name, with its params."""
+        return await self._requests.call(method, params)
+
+    async def status(self) -> dict[str, Any]:
+        """The daemon's status."""
+        return await self.call("status")
+
+    async def register(self, app: str, info: dict[str, str] | None = None) -> dict[str, Any]:
+        """Registers `app` on this connection."""
+        self._apps[app] = dict(info or {})
+        return await self.call("register", app=app, info=_info(info or {}))
+
+    async def peers(self, app: str | None = None) -> list[dict[str, Any]]:
+        """The peers (with `app`, those that advertise it)."""
+        return (await self.call("peers", app=app))["peers"]
+
+    async def invite(self, peer: str, app: str | None = None, context: str | None = None,
+                     timeout: float | None = None) -> dict[str, Any]:
+        """Invites `peer`."""
+        return await self.call("invite", peer=peer, app=app, context=context, timeout=timeout)
+
+    async def invitations(self, app: str | None = None) -> list[dict[str, Any]]:
+        """The invitations waiting here."""
+        return (await self.call("invitations", app=app))["invitations"]
+
+    async def accept(self, invitation: str) -> dict[str, Any]:
+        """Accepts an invitation."""
+        return await self.call("accept", invitation=invitation)
+
+    async def decline(self, invitation: str) -> dict[str, Any]:
+        """Declines an invitation."""
+        return await self.call("decline", invitation=invitation)
+
+    async def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False) -> Any:
+        """Sends `data` to one peer or several."""
+        encoded = base64.b64encode(data).decode()
+        if isinstance(to, list):
+            return (await self.call("send", peers=to, data=encoded, app=app, queue=True if queued else None))["results"]
+        return await self.call("send", peer=to, data=encoded, app=app, queue=True if queued else None)
+
+    async def _subscribe(self, app: str | None, since: int | None, take: bool) -> _Connection:
+        connection = await _Connection.open(self.socket)
+        try:
+            if app is not None:
+                await connection.call("register", {"app": app, "info": _info(self._apps.get(app, {}))})
+            await connection.call("subscribe", {"since": since, "take": True if take else None, "app": app})
+        except BaseException:
+            connection.close()
+            raise
+        return connection
+
+    async def events(self, app: str | None = None, since: int | None = None) -> AsyncIterator[dict[str, Any]]:
+        """The daemon's events, read as you iterate."""
+        connection = await self._subscribe(app, since, take=False)
+        try:
+            while True:
+                yield await connection.event()
+        finally:
+            connection.close()
+
+    async def recv(self, app: str | None = None) -> AsyncIterator[dict[str, Any]]:
+        """Messages taken for this host, the inbox's first; `data` is bytes."""
+        connection = await self._subscribe(app, None, take=True)
+        try:
+            while True:
+                event = await connection.event()
+                if event.get("type") == "message" and "message" in event:
+                    message = dict(event["message"])
+                    message["data"] = base64.b64decode(message["data"])
+                    yield message
+        finally:
+            connection.close()
+
+    async def send_file(self, peer: str, path: str, app: str | None = None,
+                        progress: Callable[[dict[str, Any]], None] | None = None, name: str | None = None) -> dict[str, Any]:
+        """Sends one file; with `progress`, waits for its end (as `peerd.Client.send_file`)."""
+        watcher = await self._subscribe(app, None, take=False) if progress else None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                info = os.fstat(fd)
+                entry = {"name": name or os.path.basename(path), "size": info.st_size, "mode": info.st_mode & 0o777,
+                         "mtime": int(info.st_mtime)}
+                transfer = (await self._requests.call("sendFile", {"peer": peer, "files": [entry], "app": app}, fds=[fd]))["transfer"]
+            finally:
+                os.close(fd)
+            if watcher is None or progress is None:
+                return transfer
+            while True:
+                event = await watcher.event()
+                found = event.get("transfer")
+                if not found or found.get("id") != transfer["id"]:
+                    continue
+                progress(found)
+                if event["type"] == "transferCompleted":
+                    return found
+                if event["type"] == "transferFailed":
+                    raise PeerdError(f"the transfer failed: {found.get('reason')}: {found.get('detail', '')}", code="transferFailed")
+        finally:
+            if watcher is not None:
+                watcher.close()

@@ -1,0 +1,327 @@
+"""A blocking client for peerd's control socket (docs/control-protocol.md)."""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from .errors import PeerdError, TransportError, Unreachable, from_wire
+
+#: The socket a system peerd listens on.
+SYSTEM_SOCKET = "/run/peerd/peerd.sock"
+#: The longest line peerd sends (a message event of the largest message).
+MAX_LINE = 64 * 1024 * 1024
+#: How much one read takes: a consumer that stops reading holds the daemon back.
+READ_SIZE = 64 * 1024
+
+
+def socket_path(explicit: str | None = None) -> str:
+    """`explicit`, else `$PEERD_SOCKET`, else the system socket: as peerctl finds it."""
+    return explicit or os.environ.get("PEERD_SOCKET") or SYSTEM_SOCKET
+
+
+class _Connection:
+    """One Unix-socket connection: request lines out, response and event lines in."""
+
+    def __init__(self, path: str, timeout: float | None) -> None:
+        self.path = path
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(timeout)
+        try:
+            self.sock.connect(path)
+        except OSError as error:
+            self.sock.close()
+            raise Unreachable(f"cannot reach peerd at {path}: {error.strerror}; is it running?") from error
+        self.pending = bytearray()
+        self.next_id = 1
+        self.events: list[dict[str, Any]] = []
+
+    def close(self) -> None:
+        self.sock.close()
+
+    def line(self) -> dict[str, Any]:
+        """The next line, decoded; reads only when no whole line is held."""
+        while True:
+            newline = self.pending.find(b"\n")
+            if newline >= 0:
+                raw = bytes(self.pending[:newline])
+                del self.pending[:newline + 1]
+                try:
+                    return json.loads(raw)
+                except ValueError as error:
+                    raise TransportError(f"peerd sent a line that is not JSON: {error}") from error
+            if len(self.pending) > MAX_LINE:
+                raise TransportError("peerd sent an over-long line")
+            try:
+                chunk = self.sock.recv(READ_SIZE)
+            except OSError as error:
+                raise TransportError(f"reading from peerd: {error}") from error
+            if not chunk:
+                raise TransportError("peerd closed the connection")
+            self.pending += chunk
+
+    def call(self, method: str, params: dict[str, Any] | None = None, fds: list[int] | None = None) -> Any:
+        """Sends one request and returns its result; events that come first are kept for `event()`."""
+        request_id = self.next_id
+        self.next_id += 1
+        request: dict[str, Any] = {"v": 1, "id": request_id, "method": method}
+        if params:
+            request["params"] = {key: value for key, value in params.items() if value is not None}
+        data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+        try:
+            if fds:
+                socket.send_fds(self.sock, [data], fds)
+            else:
+                self.sock.sendall(data)
+        except OSError as error:
+            raise TransportError(f"cannot send to peerd: {error}") from error
+        while True:
+            line = self.line()
+            if "event" in line and "id" not in line:
+                self.events.append(line["event"])
+                continue
+            if line.get("id") is None and line.get("error"):
+                raise from_wire(line["error"])
+            if line.get("id") != request_id:
+                continue
+            if line.get("error"):
+                raise from_wire(line["error"])
+            return line.get("result")
+
+    def event(self) -> dict[str, Any]:
+        """The next event of a subscription."""
+        if self.events:
+            return self.events.pop(0)
+        while True:
+            line = self.line()
+            if "event" in line:
+                return line["event"]
+
+
+class Client:
+    """peerd from Python, blocking. Requests go on one connection; each
+    event or message iterator opens one of its own.
+
+    >>> with Client() as client:
+    ...     client.register("share")
+    ...     [peer["name"] for peer in client.peers(app="share")]
+    """
+
+    def __init__(self, socket: str | None = None, timeout: float | None = 30.0) -> None:
+        self.socket = socket_path(socket)
+        self.timeout = timeout
+        self._requests = _Connection(self.socket, timeout)
+        self._apps: dict[str, dict[str, str]] = {}
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Closes the connection (its apps are withdrawn)."""
+        self._requests.close()
+
+    def call(self, method: str, **params: Any) -> Any:
+        """Any method by name, with its params: the result as the daemon sent it."""
+        return self._requests.call(method, params)
+
+    # The daemon
+
+    def status(self) -> dict[str, Any]:
+        """The daemon's status."""
+        return self.call("status")
+
+    def register(self, app: str, info: dict[str, str] | None = None) -> dict[str, Any]:
+        """Registers `app` on this client's connection, with discovery `info`."""
+        self._apps[app] = dict(info or {})
+        return self.call("register", app=app, info=_info(info or {}))
+
+    # Peers and invitations
+
+    def peers(self, app: str | None = None) -> list[dict[str, Any]]:
+        """The peers (with `app`, those that advertise it, with its state)."""
+        return self.call("peers", app=app)["peers"]
+
+    def invite(self, peer: str, app: str | None = None, context: str | None = None,
+               timeout: float | None = None) -> dict[str, Any]:
+        """Invites `peer` (a UUID, prefix or name); the answer comes as events."""
+        return self.call("invite", peer=peer, app=app, context=context, timeout=timeout)
+
+    def invitations(self, app: str | None = None) -> list[dict[str, Any]]:
+        """The invitations waiting here."""
+        return self.call("invitations", app=app)["invitations"]
+
+    def accept(self, invitation: str) -> dict[str, Any]:
+        """Accepts an invitation."""
+        return self.call("accept", invitation=invitation)
+
+    def decline(self, invitation: str) -> dict[str, Any]:
+        """Declines an invitation."""
+        return self.call("decline", invitation=invitation)
+
+    # Messages
+
+    def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False) -> Any:
+        """Sends `data` to one peer (its result) or several (a result each)."""
+        encoded = base64.b64encode(data).decode()
+        if isinstance(to, list):
+            return self.call("send", peers=to, data=encoded, app=app, queue=True if queued else None)["results"]
+        return self.call("send", peer=to, data=encoded, app=app, queue=True if queued else None)
+
+    def events(self, app: str | None = None, since: int | None = None) -> Subscription:
+        """The daemon's events, on a connection of their own (subscribed when
+        this returns), read as you iterate: a consumer that stops reading
+        holds the daemon back, and nothing piles up here."""
+        return Subscription(self.socket, app, self._apps.get(app or "", {}), since=since, take=False)
+
+    def recv(self, app: str | None = None) -> Iterator[dict[str, Any]]:
+        """Messages taken for this host (the inbox's first): `{"from", "peerId", "data": bytes, "app"}`."""
+        with Subscription(self.socket, app, self._apps.get(app or "", {}), since=None, take=True) as events:
+            for event in events:
+                if event.get("type") == "message" and "message" in event:
+                    message = dict(event["message"])
+                    message["data"] = base64.b64decode(message["data"])
+                    yield message
+
+    # Files and channels
+
+    def send_file(self, peer: str, path: str, app: str | None = None,
+                  progress: Callable[[dict[str, Any]], None] | None = None, name: str | None = None) -> dict[str, Any]:
+        """Sends one file. With `progress`, waits for the end, calling it with
+        each state of the transfer, and returns the last; raises PeerdError
+        when the transfer fails."""
+        watcher = self.events(app=app) if progress else None
+        try:
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                info = os.fstat(fd)
+                entry = {"name": name or os.path.basename(path), "size": info.st_size, "mode": info.st_mode & 0o777,
+                         "mtime": int(info.st_mtime)}
+                transfer = self._requests.call("sendFile", {"peer": peer, "files": [entry], "app": app}, fds=[fd])["transfer"]
+            finally:
+                os.close(fd)
+            if watcher is None or progress is None:
+                return transfer
+            return _follow(watcher, transfer["id"], progress)
+        finally:
+            if watcher is not None:
+                watcher.close()
+
+    def channel(self, peer: str, app: str | None = None) -> Channel:
+        """A message channel to `peer` (docs/control-protocol.md, "Message
+        channels"): `send(bytes)` and `receive()` length-prefixed messages on
+        a socket of its own; `close()` ends it and returns the daemon's count."""
+        return Channel(self.socket, peer, app, self._apps.get(app or "", {}))
+
+
+def _info(info: dict[str, str]) -> list[str] | None:
+    return [f"{key}={value}" for key, value in sorted(info.items())] or None
+
+
+def _follow(events: Subscription, transfer: str, progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    for event in events:
+        found = event.get("transfer")
+        if not found or found.get("id") != transfer:
+            continue
+        progress(found)
+        if event["type"] == "transferCompleted":
+            return found
+        if event["type"] == "transferFailed":
+            raise PeerdError(f"the transfer failed: {found.get('reason')}: {found.get('detail', '')}", code="transferFailed")
+    raise TransportError("the event stream ended")
+
+
+class Subscription:
+    """A subscription on a connection of its own: iterate for events."""
+
+    def __init__(self, path: str, app: str | None, info: dict[str, str], since: int | None, take: bool) -> None:
+        self._connection = _Connection(path, None)
+        try:
+            if app is not None:
+                self._connection.call("register", {"app": app, "info": _info(info)})
+            self.result = self._connection.call("subscribe", {"since": since, "take": True if take else None, "app": app})
+        except BaseException:
+            self._connection.close()
+            raise
+
+    def __iter__(self) -> Subscription:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        return self._connection.event()
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Ends the subscription."""
+        self._connection.close()
+
+
+class Channel:
+    """A message channel: length-prefixed messages through a socket passed to peerd."""
+
+    _REQUEST_ID = 1
+
+    def __init__(self, path: str, peer: str, app: str | None, info: dict[str, str]) -> None:
+        self._connection = _Connection(path, None)
+        mine, theirs = socket.socketpair()
+        try:
+            if app is not None:
+                self._connection.call("register", {"app": app, "info": _info(info)})
+            params: dict[str, Any] = {"peer": peer}
+            if app is not None:
+                params["app"] = app
+            request = {"v": 1, "id": "channel", "method": "channel", "params": params}
+            socket.send_fds(self._connection.sock, [(json.dumps(request) + "\n").encode()], [theirs.fileno()])
+        except BaseException:
+            mine.close()
+            self._connection.close()
+            raise
+        finally:
+            theirs.close()
+        self.socket = mine
+
+    def send(self, message: bytes) -> None:
+        """Sends one message (at least one byte); blocks while the channel is full."""
+        self.socket.sendall(len(message).to_bytes(4, "big") + message)
+
+    def receive(self) -> bytes | None:
+        """The next message from the peer, or None once the channel ended."""
+        head = self._exactly(4)
+        if head is None:
+            return None
+        return self._exactly(int.from_bytes(head, "big"))
+
+    def _exactly(self, count: int) -> bytes | None:
+        data = bytearray()
+        while len(data) < count:
+            chunk = self.socket.recv(count - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return bytes(data)
+
+    def close(self) -> dict[str, Any]:
+        """Ends this side, waits for the daemon's answer, and returns it
+        (`state`, `sent`, `acknowledged`, `received`)."""
+        self.socket.shutdown(socket.SHUT_WR)
+        try:
+            while True:
+                line = self._connection.line()
+                if line.get("id") == "channel":
+                    if line.get("error"):
+                        raise from_wire(line["error"])
+                    return line.get("result") or {}
+        finally:
+            self.socket.close()
+            self._connection.close()
