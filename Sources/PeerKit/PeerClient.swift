@@ -17,12 +17,13 @@ import PeerProtocol
 public actor PeerClient {
     /// The socket it talks to.
     public nonisolated let socketPath: String
-    private let lane: ClientLane
+    /// The connection for requests.
+    let requests: ClientLane
     /// How long an event or message sequence retries a broken connection.
     public nonisolated let reconnectFor: Duration
 
     private init(lane: ClientLane, reconnectFor: Duration) {
-        self.lane = lane
+        self.requests = lane
         socketPath = lane.path
         self.reconnectFor = reconnectFor
     }
@@ -46,7 +47,7 @@ public actor PeerClient {
 
     /// The daemon's status.
     public func status() async throws(PeerError) -> DaemonStatus {
-        try await lane.call(.status)
+        try await requests.call(.status)
     }
 
     /// Registers `app` on this client's connection, with discovery `info`
@@ -55,7 +56,7 @@ public actor PeerClient {
     public func register(app: String, info: [String: String] = [:]) async throws(PeerError) -> AppRow {
         var params = ControlParams.app(app)
         params.info = info.isEmpty ? nil : info.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try await lane.call(.register, params)
+        return try await requests.call(.register, params)
     }
 
     // MARK: Peers
@@ -63,12 +64,12 @@ public actor PeerClient {
     /// The peers: every row, or with `app` those that advertise it, each
     /// with the app's state.
     public func peers(app: String? = nil) async throws(PeerError) -> [PeerSnapshot] {
-        try await lane.call(.peers, scoped(ControlParams(), app)).peers
+        try await requests.call(.peers, scoped(ControlParams(), app)).peers
     }
 
     /// One peer, by UUID.
     public func peer(_ id: UUID) async throws(PeerError) -> PeerSnapshot {
-        try await lane.call(.peer, ControlParams(peer: id.uuidString.lowercased())).peer
+        try await requests.call(.peer, ControlParams(peer: id.uuidString.lowercased())).peer
     }
 
     // MARK: Invitations
@@ -78,30 +79,30 @@ public actor PeerClient {
     /// The answer comes as events (`stateChanged`, `appStateChanged`).
     @discardableResult
     public func invite(_ peer: UUID, app: String? = nil, context: String? = nil, timeout: Double? = nil) async throws(PeerError) -> InviteResult {
-        try await lane.call(.invite, scoped(ControlParams(peer: peer.uuidString.lowercased(), context: context, timeout: timeout), app))
+        try await requests.call(.invite, scoped(ControlParams(peer: peer.uuidString.lowercased(), context: context, timeout: timeout), app))
     }
 
     /// The invitations waiting for a decision here (of `app`, or the default app's).
     public func invitations(app: String? = nil) async throws(PeerError) -> [InvitationInfo] {
-        try await lane.call(.invitations, scoped(ControlParams(), app)).invitations
+        try await requests.call(.invitations, scoped(ControlParams(), app)).invitations
     }
 
     /// Accepts the invitation `id` (a unique prefix is enough).
     @discardableResult
     public func accept(_ id: String) async throws(PeerError) -> InvitationInfo {
-        try await lane.call(.accept, ControlParams(invitation: id))
+        try await requests.call(.accept, ControlParams(invitation: id))
     }
 
     /// Declines the invitation `id`.
     @discardableResult
     public func decline(_ id: String) async throws(PeerError) -> InvitationInfo {
-        try await lane.call(.decline, ControlParams(invitation: id))
+        try await requests.call(.decline, ControlParams(invitation: id))
     }
 
     /// Ends the session with `peer`, or with `app` only that app's state.
     @discardableResult
     public func disconnect(_ peer: UUID, app: String? = nil) async throws(PeerError) -> PeerSnapshot {
-        try await lane.call(.disconnect, scoped(ControlParams(peer: peer.uuidString.lowercased()), app)).peer
+        try await requests.call(.disconnect, scoped(ControlParams(peer: peer.uuidString.lowercased()), app)).peer
     }
 
     // MARK: Messages
@@ -110,7 +111,7 @@ public actor PeerClient {
     /// a `delivered` event says when the peer's daemon has it).
     @discardableResult
     public func send(_ data: [UInt8], to peer: UUID, app: String? = nil) async throws(PeerError) -> SendResult {
-        try await lane.call(.send, scoped(ControlParams(peer: peer.uuidString.lowercased(), data: Data(data).base64EncodedString()), app))
+        try await requests.call(.send, scoped(ControlParams(peer: peer.uuidString.lowercased(), data: Data(data).base64EncodedString()), app))
     }
 
     /// Sends one message to each of `peers`, with a result for each (one
@@ -119,7 +120,7 @@ public actor PeerClient {
     public func send(_ data: [UInt8], to peers: [UUID], app: String? = nil, queued: Bool = false) async throws(PeerError) -> [GroupSendEntry] {
         var params = ControlParams(data: Data(data).base64EncodedString(), queue: queued ? true : nil)
         params.peers = peers.map { $0.uuidString.lowercased() }
-        return try await lane.call(.sendToMany, scoped(params, app)).results
+        return try await requests.call(.sendToMany, scoped(params, app)).results
     }
 
     // MARK: Sequences

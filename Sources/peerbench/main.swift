@@ -36,6 +36,9 @@ first makes channel-send and channel-recv act for that app):
   channel-ping-until SOCKET PEER STOPFILE SIZE
   wait-found SOCKET NAME                wait-line TEXT COMMAND…
   json-send SOCKET PEER COUNT SIZE      json-take SOCKET PEER COUNT
+  peerkit-channel SOCKET PEER COUNT     peerkit-file SOCKET PEER PATH
+  peerkit-echo SOCKET PEER COUNT        peerkit-pipe SOCKET PEER NAME TEXT
+                                        (the peerkit-* probes: PeerKit against a daemon)
 """
 
 /// Says what is wrong on stderr and exits 2 (a usage or setup error).
@@ -88,6 +91,10 @@ func positive(_ option: String, _ text: String) -> Int {
     case "channel-ping-until": try Probes.channelPingUntil(socket: text(0), peer: text(1), stopFile: text(2), size: int(3))
     case "json-send": try JSONProbes.send(socket: text(0), peer: text(1), count: int(2), size: int(3))
     case "json-take": try JSONProbes.take(socket: text(0), peer: text(1), count: int(2))
+    case "peerkit-channel": try PeerKitProbes.channel(socket: text(0), peer: text(1), count: int(2))
+    case "peerkit-echo": try PeerKitProbes.echo(socket: text(0), peer: text(1), count: int(2))
+    case "peerkit-file": try PeerKitProbes.file(socket: text(0), peer: text(1), path: text(2))
+    case "peerkit-pipe": try PeerKitProbes.pipe(socket: text(0), peer: text(1), stream: text(2), text: text(3))
     case "wait-found": try Probes.waitFound(socket: text(0), name: text(1))
     case "wait-line": try Probes.waitLine(text: text(0), argv: Array(args.dropFirst()))
     default: fail("no probe '\(name)'\n\n\(usage)")

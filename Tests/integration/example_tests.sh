@@ -84,3 +84,30 @@ test_share_and_chat_run_side_by_side() {
     grep -q "chat line" "$LAB_DIR/share2.out" && fail "share saw chat's line"
     return 0
 }
+
+# PeerKit's flows against the real daemons (peerbench's PeerKit probes): a
+# PeerChannel both ways, in order (host2 echoes what host1 sends); a file whose progress ends
+# completed; a pipe meeting the peer's pipe of the same name.
+test_peerkit_channel_file_and_pipe_against_two_daemons() {
+    two_peers --auto-accept all
+    ctl 1 invite host2 --wait >/dev/null || fail "host1 could not connect host2"
+    local out
+    lab_spawn 2 "$LAB_DIR/kit2.out" "$BIN/peerbench" probe peerkit-echo "$(sock 2)" host1 500
+    local other=$LAB_PID
+    lab_wait_for 10 grep -q ready "$LAB_DIR/kit2.out" || fail "host2's PeerChannel did not open: $(cat "$LAB_DIR/kit2.out")"
+    out=$(lab_exec 1 "$BIN/peerbench" probe peerkit-channel "$(sock 1)" host2 500 2>&1) || fail "host1's PeerChannel: $out"
+    wait "$other" || fail "host2's PeerChannel: $(cat "$LAB_DIR/kit2.out")"
+    note "$out | $(tail -1 "$LAB_DIR/kit2.out")"
+    echo "$out" | grep -q "sent=500 acknowledged=500 received=500 state=closed" || fail "host1's channel: $out"
+    grep -q "echoed=500 sent=500 acknowledged=500 state=closed" "$LAB_DIR/kit2.out" || fail "host2's channel: $(cat "$LAB_DIR/kit2.out")"
+    head -c 500000 /dev/urandom >"$LAB_DIR/kit.bin"
+    out=$(lab_exec 1 "$BIN/peerbench" probe peerkit-file "$(sock 1)" host2 "$LAB_DIR/kit.bin" 2>&1) || fail "PeerKit's sendFile: $out"
+    echo "$out" | grep -q "last=completed" || fail "the transfer's progress did not end completed: $out"
+    cmp -s "$LAB_DIR/kit.bin" "$LAB_DIR/h2/state/downloads/host1/kit.bin" || fail "the file differs on host2"
+    lab_spawn 2 "$LAB_DIR/pipe2.out" "$BIN/peerbench" probe peerkit-pipe "$(sock 2)" host1 kit "from two"
+    other=$LAB_PID
+    out=$(lab_exec 1 "$BIN/peerbench" probe peerkit-pipe "$(sock 1)" host2 kit "from one" 2>&1) || fail "host1's PeerPipe: $out"
+    wait "$other" || fail "host2's PeerPipe: $(cat "$LAB_DIR/pipe2.out")"
+    echo "$out" | grep -q "got=from two state=closed" || fail "host1's pipe: $out"
+    grep -q "got=from one state=closed" "$LAB_DIR/pipe2.out" || fail "host2's pipe: $(cat "$LAB_DIR/pipe2.out")"
+}

@@ -36,7 +36,7 @@ public struct PeerEvents: AsyncSequence, Sendable {
     }
 
     /// Pulls one event at a time.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let source: PeerEvents
         var lane: ClientLane?
         var resume: EventResume
@@ -77,6 +77,12 @@ public struct PeerEvents: AsyncSequence, Sendable {
                     }
                 }
             }
+        }
+
+        /// Subscribes now, before anything is read (so what a request
+        /// made next causes is not missed).
+        mutating func prepare() async throws(PeerError) {
+            if !subscribed { try await subscribe() }
         }
 
         private mutating func drop() {
