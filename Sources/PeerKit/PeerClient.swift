@@ -39,7 +39,7 @@ public actor PeerClient {
 
     /// A client over a connection made already (tests: a socketpair to a
     /// fake daemon).
-    public static func adopting(_ client: ControlClient, reconnectFor: Duration = .seconds(30)) -> PeerClient {
+    package static func adopting(_ client: ControlClient, reconnectFor: Duration = .seconds(30)) -> PeerClient {
         PeerClient(lane: ClientLane(client, label: "requests"), reconnectFor: reconnectFor)
     }
 

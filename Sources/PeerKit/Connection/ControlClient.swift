@@ -4,26 +4,26 @@ import PeerSystem
 
 /// A blocking control-protocol client: `peerctl`'s, and under
 /// ``PeerClient`` every app's (one client in the repository).
-public final class ControlClient {
+package final class ControlClient {
     private let descriptor: FileDescriptor
     /// The socket's path (for messages).
-    public let path: String
+    package let path: String
     private var lines = LineBuffer(maxLineBytes: ControlProtocol.maxResponseLineBytes)
     private var ready: [[UInt8]] = []
     private var events: [(event: ControlEvent, line: [UInt8])] = []
     private var nextID: Int64 = 1
     /// How long ``call(_:params:as:)`` waits for the answer to a request.
-    public var responseTimeout: Duration = .seconds(30)
+    package var responseTimeout: Duration = .seconds(30)
 
     /// Takes a descriptor connected already (a socketpair's end, in tests);
     /// `path` only names it in messages.
-    public init(adopting descriptor: FileDescriptor, path: String) {
+    package init(adopting descriptor: FileDescriptor, path: String) {
         self.descriptor = descriptor
         self.path = path
     }
 
     /// Connects to the daemon's socket at `path`.
-    public init(path: String) throws(ControlClientError) {
+    package init(path: String) throws(ControlClientError) {
         self.path = path
         let fd: Int32
         do {
@@ -49,7 +49,7 @@ public final class ControlClient {
     /// `descriptors` go with the request line (`SCM_RIGHTS`; at most
     /// ``DescriptorPassing/maxDescriptors``); they stay open here.
     /// `sent` runs once the request is sent, before the answer is awaited.
-    public func call<R>(_ call: ControlCall<R>, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
+    package func call<R>(_ call: ControlCall<R>, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
                         sent: () -> Void = {}) throws(ControlClientError) -> R {
         let id = RequestID.number(nextID)
         nextID += 1
@@ -88,7 +88,7 @@ public final class ControlClient {
 
     /// Reads the next event line of a subscription, blocking. Returns the
     /// event and its raw line.
-    public func nextEvent(deadline: ContinuousClock.Instant? = nil) throws(ControlClientError) -> (event: ControlEvent, line: [UInt8]) {
+    package func nextEvent(deadline: ContinuousClock.Instant? = nil) throws(ControlClientError) -> (event: ControlEvent, line: [UInt8]) {
         if !events.isEmpty { return events.removeFirst() }
         while true {
             let line = try readLine(deadline: deadline)
@@ -101,11 +101,11 @@ public final class ControlClient {
 
     /// The socket, for a client that waits on several descriptors with
     /// `poll` (`peerctl top`); read it only through this client.
-    public var pollDescriptor: Int32 { descriptor.rawValue }
+    package var pollDescriptor: Int32 { descriptor.rawValue }
 
     /// The events that can be had without blocking: those already read,
     /// then whatever the socket holds now. Throws when the daemon is gone.
-    public func availableEvents() throws(ControlClientError) -> [ControlEvent] {
+    package func availableEvents() throws(ControlClientError) -> [ControlEvent] {
         var found = events.map(\.event)
         events.removeAll()
         while true {

@@ -3,7 +3,7 @@ import PeerProtocol
 import PeerSystem
 
 /// Why a control request failed, mapped to peerctl's exit codes.
-public enum ControlClientError: Error, CustomStringConvertible {
+package enum ControlClientError: Error, CustomStringConvertible {
     /// The daemon could not be reached at `path` (exit 3).
     case unreachable(path: String, SystemError)
     /// The connection broke or sent garbage (exit 1).
@@ -20,7 +20,7 @@ public enum ControlClientError: Error, CustomStringConvertible {
     case refused(path: String, ControlError)
 
     /// A message for people; for `unreachable`, how to start the daemon.
-    public var description: String {
+    package var description: String {
         switch self {
         case .unreachable(let path, let error):
             var hint = "Is peerd running? Start it with 'systemctl start peerd', or run 'peerd --socket \(path)' in a terminal; set --socket or PEERD_SOCKET if it listens elsewhere."
@@ -37,7 +37,7 @@ public enum ControlClientError: Error, CustomStringConvertible {
     }
 
     /// peerctl's exit code.
-    public var exitCode: Int32 {
+    package var exitCode: Int32 {
         switch self {
         case .unreachable, .noAnswer, .refused: return 3
         case .transport, .daemon, .timedOut: return 1

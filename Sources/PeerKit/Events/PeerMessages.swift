@@ -19,7 +19,7 @@ public struct PeerMessages: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> Iterator { Iterator(events: events.makeAsyncIterator()) }
 
     /// Pulls one message at a time.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         var events: PeerEvents.Iterator
 
         /// The next message.

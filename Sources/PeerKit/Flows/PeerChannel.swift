@@ -72,7 +72,7 @@ public final class PeerChannel: AsyncSequence, Sendable {
     public func makeAsyncIterator() -> Iterator { Iterator(channel: self) }
 
     /// Pulls one message at a time.
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let channel: PeerChannel
         /// The next message, or nil once the channel is over.
         public mutating func next() async throws(PeerError) -> [UInt8]? { try await channel.receive() }

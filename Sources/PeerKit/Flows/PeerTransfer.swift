@@ -65,7 +65,7 @@ public actor PeerTransfer {
         /// The iterator.
         public func makeAsyncIterator() -> Iterator { Iterator(transfer: transfer) }
         /// Pulls one state at a time.
-        public struct Iterator: AsyncIteratorProtocol {
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
             let transfer: PeerTransfer
             /// The next state.
             public mutating func next() async throws(PeerError) -> TransferInfo? { try await transfer.next() }
