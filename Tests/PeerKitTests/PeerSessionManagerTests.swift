@@ -1,4 +1,5 @@
 import Foundation
+import Observation
 @testable import PeerKit
 import PeerProtocol
 import XCTest
@@ -53,4 +54,22 @@ final class PeerSessionManagerTests: XCTestCase {
         model.apply(event(.peerUpdated, row(bravo, "bravo", .connected, apps: [])))
         XCTAssertTrue(model.peers.isEmpty, "it stopped running chat")
     }
+
+    func testChangesAreObservable() async {
+        let model = PeerSessionManager { _ in }
+        let fired = Flag()
+        withObservationTracking { _ = model.peers } onChange: { fired.set() }
+        XCTAssertFalse(fired.isSet)
+        model.replace([row(UUID(), "alpha")])
+        XCTAssertTrue(fired.isSet, "a UI that read peers hears they changed")
+    }
+}
+
+/// Set once by an observation's change handler.
+private final class Flag: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.withLock { value = true } }
+    var isSet: Bool { lock.withLock { value } }
 }

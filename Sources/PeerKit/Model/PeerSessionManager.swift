@@ -1,15 +1,19 @@
 import FoundationEssentials
+import Observation
 import PeerProtocol
 
 /// The model for UI code, on the main actor: the peers (sorted by name,
 /// then id, so the order is stable), each one's state by UUID, and a
 /// selection kept by UUID across re-sorts and across the peer leaving and
 /// coming back. Fed by a ``PeerClient``'s sequences (``run(_:)``), never
-/// the other way: UI code reads it and is told of each change.
+/// the other way: UI code reads it and is told of each change, by
+/// Observation (`withObservationTracking`, or a UI framework's) and by the
+/// callback given at init (a terminal program's).
 ///
 ///     let model = PeerSessionManager(app: "chat") { model in redraw(model.peers) }
 ///     Task { await model.run(client) }
 @MainActor
+@Observable
 public final class PeerSessionManager {
     /// The app whose peers and states it shows; nil for the default app.
     public nonisolated let app: String?
@@ -25,7 +29,7 @@ public final class PeerSessionManager {
     /// The selected peer's row, while it is listed.
     public var selectedPeer: PeerSnapshot? { peers.first { $0.id == selection } }
     /// Told after every change (given at init, so it cannot be forgotten).
-    private let changed: @MainActor (PeerSessionManager) -> Void
+    @ObservationIgnored private let changed: @MainActor (PeerSessionManager) -> Void
 
     /// A model of `app`'s peers; `changed` is called after each change.
     public init(app: String? = nil, changed: @escaping @MainActor (PeerSessionManager) -> Void) {
