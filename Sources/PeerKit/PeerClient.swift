@@ -9,7 +9,10 @@ import PeerProtocol
 /// Requests go on one connection, one at a time; each event or message
 /// sequence has a connection of its own. An app registered here
 /// (``register(app:info:)``) is this client's for as long as it lives,
-/// and requests with `app` act for it.
+/// and requests with `app` act for it. When the daemon restarts, the
+/// request that meets the broken connection fails (it may or may not have
+/// been done); the next one connects again and registers the apps anew,
+/// and the sequences resume by themselves.
 ///
 ///     let client = try await PeerClient.connect()
 ///     try await client.register(app: "chat")
@@ -56,7 +59,10 @@ public actor PeerClient {
     public func register(app: String, info: [String: String] = [:]) async throws(PeerError) -> AppRow {
         var params = ControlParams.app(app)
         params.info = info.isEmpty ? nil : info.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-        return try await requests.call(.register, params)
+        let row = try await requests.call(.register, params)
+        // Held again by the next connection, after the daemon restarts.
+        await requests.registerOnConnect(params)
+        return row
     }
 
     // MARK: Peers

@@ -55,6 +55,36 @@ final class PeerClientTests: XCTestCase {
         }
     }
 
+    /// The daemon restarts: the request that meets the broken connection
+    /// fails, the next connects again and registers the app first.
+    func testAfterARestartTheNextRequestReconnectsAndRegistersTheAppAgain() async throws {
+        let seen = Seen()
+        let daemon = try FakeDaemon { number, connection in
+            while let request = connection.request() {
+                seen.add("\(number):\(request.method)")
+                switch request.method {
+                case "register":
+                    connection.answer(request, AppRow(name: "chat", uid: 0, clients: 1, declared: false, info: [:], subtype: "_chat._sub._peerd._tcp"))
+                default:
+                    connection.answer(request, PeersResult(peers: []))
+                    if number == 1 { return connection.close() }   // the daemon goes
+                }
+            }
+        }
+        defer { daemon.stop() }
+        let client = PeerClient.adopting(try ControlClient(path: daemon.path))
+        try await client.register(app: "chat")
+        _ = try await client.peers(app: "chat")
+        do {
+            _ = try await client.peers(app: "chat")
+            XCTFail("the connection was gone")
+        } catch {
+            guard case .transport = error else { return XCTFail("\(error)") }
+        }
+        _ = try await client.peers(app: "chat")
+        XCTAssertEqual(seen.all, ["1:register", "1:peers", "2:register", "2:peers"])
+    }
+
     func testNoDaemonIsUnreachableWithTheErrno() async {
         do {
             _ = try await PeerClient.connect(socket: "/nonexistent/peerd.sock")
@@ -175,4 +205,13 @@ private final class Blocked: @unchecked Sendable {
     private var value: Int?
     func set(_ bytes: Int) { lock.withLock { value = bytes } }
     var bytes: Int? { lock.withLock { value } }
+}
+
+/// What the fake daemon was asked, in order.
+private final class Seen: @unchecked Sendable {
+    // @unchecked: guarded by `lock`.
+    private let lock = NSLock()
+    private var items: [String] = []
+    func add(_ item: String) { lock.withLock { items.append(item) } }
+    var all: [String] { lock.withLock { items } }
 }

@@ -11,6 +11,9 @@ import PeerProtocol
 final class ClientLane: @unchecked Sendable {
     private let queue: DispatchQueue
     private var client: ControlClient?
+    /// The apps this lane's connection registers, each time it connects
+    /// (the daemon forgets a connection's apps when it goes).
+    private var registrations: [ControlParams] = []
     /// The socket it connects to.
     let path: String
 
@@ -40,11 +43,33 @@ final class ClientLane: @unchecked Sendable {
     private func perform<T>(_ body: (ControlClient) throws(ControlClientError) -> T) -> Result<T, PeerError> {
         do throws(ControlClientError) {
             let connected: ControlClient
-            if let client { connected = client } else { connected = try ControlClient(path: path) }
-            client = connected
+            if let client {
+                connected = client
+            } else {
+                connected = try ControlClient(path: path)
+                for registration in registrations { _ = try connected.call(.register, params: registration) }
+                client = connected
+            }
             return .success(try body(connected))
         } catch {
+            // A broken connection is dropped: the next call connects again
+            // (after a daemon restart) and registers the apps anew. The call
+            // that met it fails: it may or may not have been done.
+            if case .transport = error { client = nil }
+            if case .noAnswer = error { client = nil }
             return .failure(PeerError(error))
+        }
+    }
+
+    /// From now on, every new connection of this lane registers `params`
+    /// (an app, with its info) before anything else.
+    func registerOnConnect(_ params: ControlParams) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                registrations.removeAll { $0.app == params.app }
+                registrations.append(params)
+                continuation.resume()
+            }
         }
     }
 
