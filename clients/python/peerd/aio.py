@@ -200,6 +200,10 @@ class Client:
         finally:
             connection.close()
 
+    async def channel(self, peer: str, app: str | None = None) -> Channel:
+        """A message channel to `peer`, on a connection of its own (as `peerd.Client.channel`)."""
+        return await Channel.open(self.socket, peer, app, self._apps.get(app or "", {}))
+
     async def send_file(self, peer: str, path: str, app: str | None = None,
                         progress: Callable[[dict[str, Any]], None] | None = None, name: str | None = None) -> dict[str, Any]:
         """Sends one file; with `progress`, waits for its end (as `peerd.Client.send_file`)."""
@@ -228,3 +232,66 @@ class Client:
         finally:
             if watcher is not None:
                 watcher.close()
+
+
+class Channel:
+    """A message channel (as `peerd.Channel`): length-prefixed messages on a socket passed to peerd."""
+
+    def __init__(self, connection: _Connection, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self._connection = connection
+        self._reader = reader
+        self._writer = writer
+
+    @classmethod
+    async def open(cls, path: str, peer: str, app: str | None, info: dict[str, str]) -> Channel:
+        connection = await _Connection.open(path)
+        mine, theirs = socket.socketpair()
+        try:
+            if app is not None:
+                await connection.call("register", {"app": app, "info": _info(info)})
+            params: dict[str, Any] = {"peer": peer}
+            if app is not None:
+                params["app"] = app
+            request = {"v": 1, "id": "channel", "method": "channel", "params": params}
+            raw = connection.writer.get_extra_info("socket")
+            copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
+            try:
+                socket.send_fds(copy, [(json.dumps(request) + "\n").encode()], [theirs.fileno()])
+            finally:
+                copy.close()
+        except BaseException:
+            mine.close()
+            connection.close()
+            raise
+        finally:
+            theirs.close()
+        reader, writer = await asyncio.open_unix_connection(sock=mine, limit=MAX_LINE + 1)
+        return cls(connection, reader, writer)
+
+    async def send(self, message: bytes) -> None:
+        """Sends one message; waits while the channel is full."""
+        self._writer.write(len(message).to_bytes(4, "big") + message)
+        await self._writer.drain()
+
+    async def receive(self) -> bytes | None:
+        """The next message from the peer, or None once the channel ended."""
+        try:
+            head = await self._reader.readexactly(4)
+            return await self._reader.readexactly(int.from_bytes(head, "big"))
+        except asyncio.IncompleteReadError:
+            return None
+
+    async def close(self) -> dict[str, Any]:
+        """Ends this side and returns the daemon's answer (`state`, `sent`, `acknowledged`, `received`)."""
+        if self._writer.can_write_eof():
+            self._writer.write_eof()
+        try:
+            while True:
+                line = await self._connection.line()
+                if line.get("id") == "channel":
+                    if line.get("error"):
+                        raise from_wire(line["error"])
+                    return line.get("result") or {}
+        finally:
+            self._writer.close()
+            self._connection.close()

@@ -118,4 +118,13 @@ def test_the_asyncio_client():
                 event = await asyncio.wait_for(waiting, 10)
             assert event["type"] in ("peerUpdated", "peerFound")
             await events.aclose()
+            left = await one.channel("host2")
+            with peerd.Client(TWO) as two:
+                right = two.channel("host1")
+                await left.send(b"async ping")
+                assert right.receive() == b"async ping"
+                right.send(b"async pong")
+                assert await left.receive() == b"async pong"
+                assert (await left.close())["state"] in ("closed", "reset")
+                right.close()
     asyncio.run(run())
