@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .client import MAX_LINE, socket_path
+from ._protocol import PASS, answer, request_line
 from .errors import PeerdError, TransportError, Unreachable, from_wire
 
 
@@ -49,10 +50,7 @@ class _Connection:
     async def call(self, method: str, params: dict[str, Any] | None = None, fds: list[int] | None = None) -> Any:
         request_id = self.next_id
         self.next_id += 1
-        request: dict[str, Any] = {"v": 1, "id": request_id, "method": method}
-        if params:
-            request["params"] = {key: value for key, value in params.items() if value is not None}
-        data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+        data = request_line(request_id, method, params)
         if fds:
             await self.writer.drain()
             # asyncio's socket is non-blocking; a copy of its descriptor sends the
@@ -72,17 +70,9 @@ class _Connection:
             self.writer.write(data)
             await self.writer.drain()
         while True:
-            line = await self.line()
-            if "event" in line and "id" not in line:
-                self.events.append(line["event"])
-                continue
-            if line.get("id") is None and line.get("error"):
-                raise from_wire(line["error"])
-            if line.get("id") != request_id:
-                continue
-            if line.get("error"):
-                raise from_wire(line["error"])
-            return line.get("result")
+            result = answer(await self.line(), request_id, self.events)
+            if result is not PASS:
+                return result
 
     async def event(self) -> dict[str, Any]:
         if self.events:
@@ -252,11 +242,10 @@ class Channel:
             params: dict[str, Any] = {"peer": peer}
             if app is not None:
                 params["app"] = app
-            request = {"v": 1, "id": "channel", "method": "channel", "params": params}
             raw = connection.writer.get_extra_info("socket")
             copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
             try:
-                socket.send_fds(copy, [(json.dumps(request) + "\n").encode()], [theirs.fileno()])
+                socket.send_fds(copy, [request_line("channel", "channel", params)], [theirs.fileno()])
             finally:
                 copy.close()
         except BaseException:

@@ -9,6 +9,7 @@ import socket
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from ._protocol import PASS, answer, request_line
 from .errors import PeerdError, TransportError, Unreachable, from_wire
 
 #: The socket a system peerd listens on.
@@ -68,10 +69,7 @@ class _Connection:
         """Sends one request and returns its result; events that come first are kept for `event()`."""
         request_id = self.next_id
         self.next_id += 1
-        request: dict[str, Any] = {"v": 1, "id": request_id, "method": method}
-        if params:
-            request["params"] = {key: value for key, value in params.items() if value is not None}
-        data = (json.dumps(request, separators=(",", ":")) + "\n").encode()
+        data = request_line(request_id, method, params)
         try:
             if fds:
                 socket.send_fds(self.sock, [data], fds)
@@ -80,17 +78,9 @@ class _Connection:
         except OSError as error:
             raise TransportError(f"cannot send to peerd: {error}") from error
         while True:
-            line = self.line()
-            if "event" in line and "id" not in line:
-                self.events.append(line["event"])
-                continue
-            if line.get("id") is None and line.get("error"):
-                raise from_wire(line["error"])
-            if line.get("id") != request_id:
-                continue
-            if line.get("error"):
-                raise from_wire(line["error"])
-            return line.get("result")
+            result = answer(self.line(), request_id, self.events)
+            if result is not PASS:
+                return result
 
     def event(self) -> dict[str, Any]:
         """The next event of a subscription."""
@@ -281,8 +271,7 @@ class Channel:
             params: dict[str, Any] = {"peer": peer}
             if app is not None:
                 params["app"] = app
-            request = {"v": 1, "id": "channel", "method": "channel", "params": params}
-            socket.send_fds(self._connection.sock, [(json.dumps(request) + "\n").encode()], [theirs.fileno()])
+            socket.send_fds(self._connection.sock, [request_line("channel", "channel", params)], [theirs.fileno()])
         except BaseException:
             mine.close()
             self._connection.close()

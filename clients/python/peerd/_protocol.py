@@ -1,0 +1,36 @@
+"""The control protocol's lines, with no I/O: what both clients (sync and asyncio) send and how they read what comes back."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import from_wire
+
+#: A line that is not the awaited answer.
+PASS = object()
+
+
+def request_line(request_id: int | str, method: str, params: dict[str, Any] | None) -> bytes:
+    """One request line; params that are None are left out."""
+    request: dict[str, Any] = {"v": 1, "id": request_id, "method": method}
+    if params:
+        kept = {key: value for key, value in params.items() if value is not None}
+        if kept:
+            request["params"] = kept
+    return (json.dumps(request, separators=(",", ":")) + "\n").encode()
+
+
+def answer(line: dict[str, Any], request_id: int | str, events: list[dict[str, Any]]) -> Any:
+    """While awaiting `request_id`'s answer: the result when `line` is it, PASS
+    otherwise (an event is kept in `events`); raises the daemon's error."""
+    if "event" in line and "id" not in line:
+        events.append(line["event"])
+        return PASS
+    if line.get("id") is None and line.get("error"):
+        raise from_wire(line["error"])   # refused before any answer (a client limit)
+    if line.get("id") != request_id:
+        return PASS
+    if line.get("error"):
+        raise from_wire(line["error"])
+    return line.get("result")
