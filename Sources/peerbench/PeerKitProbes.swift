@@ -67,6 +67,24 @@ enum PeerKitProbes {
         }
     }
 
+    /// `peerkit-events SOCK COUNT`: prints COUNT items of PeerKit's event
+    /// sequence, one a line: `event TYPE` or `gap REASON after N`.
+    static func events(socket: String, count: Int) throws {
+        try wait {
+            let client = try await PeerClient.connect(socket: socket)
+            Probes.say("ready")
+            var seen = 0
+            for try await item in client.events() {
+                switch item {
+                case .event(let event): Probes.say("event \(event.type.rawValue)")
+                case .gap(let gap): Probes.say("gap \(gap.reason.rawValue) after \(gap.after)")
+                }
+                seen += 1
+                if seen == count { break }
+            }
+        }
+    }
+
     /// `peerkit-file SOCK PEER PATH`: sends PATH and prints each state.
     static func file(socket: String, peer name: String, path: String) throws {
         try wait {

@@ -38,6 +38,7 @@ first makes channel-send and channel-recv act for that app):
   json-send SOCKET PEER COUNT SIZE      json-take SOCKET PEER COUNT
   peerkit-channel SOCKET PEER COUNT     peerkit-file SOCKET PEER PATH
   peerkit-echo SOCKET PEER COUNT        peerkit-pipe SOCKET PEER NAME TEXT
+  peerkit-events SOCKET COUNT
                                         (the peerkit-* probes: PeerKit against a daemon)
 """
 
@@ -92,6 +93,7 @@ func positive(_ option: String, _ text: String) -> Int {
     case "json-send": try JSONProbes.send(socket: text(0), peer: text(1), count: int(2), size: int(3))
     case "json-take": try JSONProbes.take(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-channel": try PeerKitProbes.channel(socket: text(0), peer: text(1), count: int(2))
+    case "peerkit-events": try PeerKitProbes.events(socket: text(0), count: int(1))
     case "peerkit-echo": try PeerKitProbes.echo(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-file": try PeerKitProbes.file(socket: text(0), peer: text(1), path: text(2))
     case "peerkit-pipe": try PeerKitProbes.pipe(socket: text(0), peer: text(1), stream: text(2), text: text(3))

@@ -94,7 +94,8 @@ test_peerkit_channel_file_and_pipe_against_two_daemons() {
     local out
     lab_spawn 2 "$LAB_DIR/kit2.out" "$BIN/peerbench" probe peerkit-echo "$(sock 2)" host1 500
     local other=$LAB_PID
-    lab_wait_for 10 grep -q ready "$LAB_DIR/kit2.out" || fail "host2's PeerChannel did not open: $(cat "$LAB_DIR/kit2.out")"
+    # Open in the daemon, not just asked for: a message that came before would go to the inbox.
+    lab_wait_for 10 grep -q "channel with 'host1': opened" "$LAB_DIR/h2/peerd.log" || fail "host2's PeerChannel did not open: $(cat "$LAB_DIR/kit2.out")"
     out=$(lab_exec 1 "$BIN/peerbench" probe peerkit-channel "$(sock 1)" host2 500 2>&1) || fail "host1's PeerChannel: $out"
     wait "$other" || fail "host2's PeerChannel: $(cat "$LAB_DIR/kit2.out")"
     note "$out | $(tail -1 "$LAB_DIR/kit2.out")"
@@ -110,4 +111,29 @@ test_peerkit_channel_file_and_pipe_against_two_daemons() {
     wait "$other" || fail "host2's PeerPipe: $(cat "$LAB_DIR/pipe2.out")"
     echo "$out" | grep -q "got=from two state=closed" || fail "host1's pipe: $out"
     grep -q "got=from one state=closed" "$LAB_DIR/pipe2.out" || fail "host2's pipe: $(cat "$LAB_DIR/pipe2.out")"
+}
+
+# Event streams of both client libraries come back after the daemon
+# restarts: each reports the gap (daemonRestarted), then goes on with the
+# new run's events, with no action of the program.
+test_client_event_streams_resume_after_the_daemon_restarts() {
+    two_peers
+    lab_spawn 1 "$LAB_DIR/kit-events.out" "$BIN/peerbench" probe peerkit-events "$(sock 1)" 100
+    lab_spawn 1 "$LAB_DIR/py-events.out" env PYTHONPATH="$ROOT/clients/python" "$PY" -u -c "
+import sys, peerd
+for event in peerd.Subscription('$(sock 1)', None, {}, since=None, take=False):
+    print('gap', event['reason'], 'after', event['after']) if event['type'] == 'gap' else print('event', event['type'])
+    sys.stdout.flush()
+"
+    lab_wait_for 10 grep -q ready "$LAB_DIR/kit-events.out" || fail "the PeerKit stream did not start: $(cat "$LAB_DIR/kit-events.out")"
+    ctl 2 apps add before >/dev/null || fail "apps add on host2"
+    lab_wait_for 10 grep -q "^event peerUpdated" "$LAB_DIR/kit-events.out" || fail "PeerKit heard nothing before the restart: $(cat "$LAB_DIR/kit-events.out")"
+    lab_wait_for 10 grep -q "^event peerUpdated" "$LAB_DIR/py-events.out" || fail "Python heard nothing before the restart: $(cat "$LAB_DIR/py-events.out")"
+    stop_peerd 1
+    start_peerd 1
+    lab_wait_for 15 grep -q "^gap daemonRestarted" "$LAB_DIR/kit-events.out" || fail "PeerKit reported no gap: $(cat "$LAB_DIR/kit-events.out")"
+    lab_wait_for 15 grep -q "^gap daemonRestarted" "$LAB_DIR/py-events.out" || fail "Python reported no gap: $(cat "$LAB_DIR/py-events.out")"
+    ctl 2 apps add after >/dev/null || fail "apps add on host2, after"
+    lab_wait_for 10 sh -c "sed -n '/^gap/,\$p' '$LAB_DIR/kit-events.out' | grep -q '^event peer'" || fail "PeerKit heard nothing after the restart: $(cat "$LAB_DIR/kit-events.out")"
+    lab_wait_for 10 sh -c "sed -n '/^gap/,\$p' '$LAB_DIR/py-events.out' | grep -q '^event peer'" || fail "Python heard nothing after the restart: $(cat "$LAB_DIR/py-events.out")"
 }

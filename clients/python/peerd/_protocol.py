@@ -34,3 +34,18 @@ def answer(line: dict[str, Any], request_id: int | str, events: list[dict[str, A
     if line.get("error"):
         raise from_wire(line["error"])
     return line.get("result")
+
+
+def resume(last: int | None, run: str | None, result: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+    """After a resubscription with `since: last`: the gap to report (an event
+    of type "gap", or None) and whether to subscribe again from 0 (the daemon
+    restarted: its numbers started over). `run` is the last subscription's."""
+    if last is None:
+        return None, False
+    now = result.get("run")
+    restarted = (run != now) if (run is not None and now is not None) else int(result.get("seq", 0)) < last
+    if restarted:
+        return {"type": "gap", "reason": "daemonRestarted", "after": last}, True
+    if result.get("truncated"):
+        return {"type": "gap", "reason": "truncated", "after": last}, False
+    return None, False

@@ -6,10 +6,11 @@ import base64
 import json
 import os
 import socket
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._protocol import PASS, answer, request_line
+from ._protocol import PASS, answer, request_line, resume
 from .errors import PeerdError, TransportError, Unreachable, from_wire
 
 #: The socket a system peerd listens on.
@@ -228,23 +229,69 @@ def _follow(events: Subscription, transfer: str, progress: Callable[[dict[str, A
 
 
 class Subscription:
-    """A subscription on a connection of its own: iterate for events."""
+    """A subscription on a connection of its own: iterate for events. When
+    the daemon restarts or the connection breaks, it connects again (for up
+    to `reconnect_for` seconds), subscribes with `since` the last event it
+    gave, and yields `{"type": "gap", "reason": ..., "after": N}` for what it
+    could not get: never hidden."""
 
-    def __init__(self, path: str, app: str | None, info: dict[str, str], since: int | None, take: bool) -> None:
-        self._connection = _Connection(path, None)
+    def __init__(self, path: str, app: str | None, info: dict[str, str], since: int | None, take: bool,
+                 reconnect_for: float = 30.0) -> None:
+        self._path, self._app, self._info, self._take = path, app, info, take
+        self._reconnect_for = reconnect_for
+        self._last: int | None = since
+        self._run: str | None = None
+        self._pending: list[dict[str, Any]] = []
+        self._connection = self._subscribe()
+
+    def _subscribe(self) -> _Connection:
+        connection = _Connection(self._path, None)
         try:
-            if app is not None:
-                self._connection.call("register", {"app": app, "info": _info(info)})
-            self.result = self._connection.call("subscribe", {"since": since, "take": True if take else None, "app": app})
+            if self._app is not None:
+                connection.call("register", {"app": self._app, "info": _info(self._info)})
+            result = connection.call("subscribe", {"since": self._last, "take": True if self._take else None, "app": self._app})
         except BaseException:
-            self._connection.close()
+            connection.close()
             raise
+        gap, again = (None, False) if self._take else resume(self._last, self._run, result)
+        self._run = result.get("run")
+        self.result = result
+        if gap is not None:
+            self._pending.append(gap)
+        if again:
+            connection.close()
+            self._last = 0
+            return self._subscribe()
+        return connection
 
     def __iter__(self) -> Subscription:
         return self
 
     def __next__(self) -> dict[str, Any]:
-        return self._connection.event()
+        broken: float | None = None
+        while True:
+            if self._pending:
+                return self._pending.pop(0)
+            try:
+                event = self._connection.event()
+            except TransportError:
+                broken = broken or time.monotonic()
+                self._connection.close()
+                while True:
+                    if time.monotonic() - broken > self._reconnect_for:
+                        raise
+                    time.sleep(0.2)
+                    try:
+                        self._connection = self._subscribe()
+                        break
+                    except (Unreachable, TransportError):
+                        continue
+                continue
+            if event.get("type") == "error" and (event.get("error") or {}).get("code") == "shuttingDown":
+                continue   # the daemon stops: the next read breaks, and it comes back with it
+            if isinstance(event.get("seq"), int):
+                self._last = event["seq"]
+            return event
 
     def __enter__(self) -> Subscription:
         return self

@@ -29,6 +29,22 @@ def eventually(what: str, condition, seconds: float = 10):
     pytest.fail(f"timed out waiting until {what}")
 
 
+def channels_opened(host: int, peer: str) -> int:
+    """How many channels with `peer` host `host`'s daemon has opened (its log says each)."""
+    log = os.path.join(os.environ["LAB_DIR"], f"h{host}", "peerd.log")
+    with open(log, errors="replace") as f:
+        return f.read().count(f"channel with '{peer}': opened")
+
+
+def open_channel(client, host: int, peer: str, opener):
+    """Opens a channel and waits until the daemon has it (a message the peer
+    sends before that would go to the inbox instead)."""
+    before = channels_opened(host, peer)
+    channel = opener(client, peer)
+    eventually(f"host{host}'s channel with {peer} is open", lambda: channels_opened(host, peer) > before)
+    return channel
+
+
 def test_status_and_peers():
     with peerd.Client(ONE) as client:
         assert client.status()["name"] == "host1"
@@ -90,8 +106,8 @@ def test_a_file_with_progress():
 
 def test_a_channel_carries_messages_both_ways():
     with peerd.Client(ONE) as one, peerd.Client(TWO) as two:
-        left = one.channel("host2")
-        right = two.channel("host1")
+        left = open_channel(one, 1, "host2", lambda c, p: c.channel(p))
+        right = open_channel(two, 2, "host1", lambda c, p: c.channel(p))
         left.send(b"ping")
         assert right.receive() == b"ping"
         right.send(b"pong")
@@ -118,9 +134,14 @@ def test_the_asyncio_client():
                 event = await asyncio.wait_for(waiting, 10)
             assert event["type"] in ("peerUpdated", "peerFound")
             await events.aclose()
+            before = channels_opened(1, "host2")
             left = await one.channel("host2")
+            deadline = time.monotonic() + 10
+            while channels_opened(1, "host2") == before:
+                assert time.monotonic() < deadline, "host1's channel did not open"
+                await asyncio.sleep(0.05)
             with peerd.Client(TWO) as two:
-                right = two.channel("host1")
+                right = open_channel(two, 2, "host1", lambda c, p: c.channel(p))
                 await left.send(b"async ping")
                 assert right.receive() == b"async ping"
                 right.send(b"async pong")

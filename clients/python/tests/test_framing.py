@@ -84,3 +84,12 @@ def test_a_consumer_that_stops_reading_holds_the_daemon_back():
 def test_no_daemon_is_unreachable():
     with pytest.raises(peerd.Unreachable):
         peerd.Client("/nonexistent/peerd.sock")
+
+
+def test_resuming_after_a_restart_or_a_truncation_reports_the_gap():
+    from peerd._protocol import resume
+    assert resume(None, None, {"seq": 3, "truncated": True}) == (None, False), "nothing seen yet: nothing lost"
+    assert resume(10, "r", {"seq": 20, "run": "r", "truncated": False}) == (None, False)
+    assert resume(10, "r", {"seq": 2000, "run": "r", "truncated": True}) == ({"type": "gap", "reason": "truncated", "after": 10}, False)
+    assert resume(10, "r", {"seq": 20, "run": "other"}) == ({"type": "gap", "reason": "daemonRestarted", "after": 10}, True)
+    assert resume(10, None, {"seq": 3}) == ({"type": "gap", "reason": "daemonRestarted", "after": 10}, True), "no run ids: the numbers went back"
