@@ -113,7 +113,9 @@ test_peerkit_channel_file_and_pipe_against_two_daemons() {
     grep -q "got=from one state=closed" "$LAB_DIR/pipe2.out" || fail "host2's pipe: $(cat "$LAB_DIR/pipe2.out")"
 }
 
-# Event streams of both client libraries come back after the daemon
+subscribers_at_least() { [ "$(json "$1" status | jq .subscribers)" -ge "$2" ]; }
+
+# Event streams of the client libraries (PeerKit, Python, Python's asyncio) come back after the daemon
 # restarts: each reports the gap (daemonRestarted), then goes on with the
 # new run's events, with no action of the program.
 test_client_event_streams_resume_after_the_daemon_restarts() {
@@ -125,7 +127,16 @@ for event in peerd.Subscription('$(sock 1)', None, {}, since=None, take=False):
     print('gap', event['reason'], 'after', event['after']) if event['type'] == 'gap' else print('event', event['type'])
     sys.stdout.flush()
 "
+    lab_spawn 1 "$LAB_DIR/aio-events.out" env PYTHONPATH="$ROOT/clients/python" "$PY" -u -c "
+import asyncio, peerd.aio
+async def main():
+    client = await peerd.aio.Client.connect('$(sock 1)')
+    async for event in client.events():
+        print('gap', event['reason'], 'after', event['after']) if event['type'] == 'gap' else print('event', event['type'], flush=True)
+asyncio.run(main())
+"
     lab_wait_for 10 grep -q ready "$LAB_DIR/kit-events.out" || fail "the PeerKit stream did not start: $(cat "$LAB_DIR/kit-events.out")"
+    lab_wait_for 10 subscribers_at_least 1 3 || fail "the three streams did not subscribe: $(json 1 status | jq .subscribers)"
     ctl 2 apps add before >/dev/null || fail "apps add on host2"
     lab_wait_for 10 grep -q "^event peerUpdated" "$LAB_DIR/kit-events.out" || fail "PeerKit heard nothing before the restart: $(cat "$LAB_DIR/kit-events.out")"
     lab_wait_for 10 grep -q "^event peerUpdated" "$LAB_DIR/py-events.out" || fail "Python heard nothing before the restart: $(cat "$LAB_DIR/py-events.out")"
@@ -133,7 +144,9 @@ for event in peerd.Subscription('$(sock 1)', None, {}, since=None, take=False):
     start_peerd 1
     lab_wait_for 15 grep -q "^gap daemonRestarted" "$LAB_DIR/kit-events.out" || fail "PeerKit reported no gap: $(cat "$LAB_DIR/kit-events.out")"
     lab_wait_for 15 grep -q "^gap daemonRestarted" "$LAB_DIR/py-events.out" || fail "Python reported no gap: $(cat "$LAB_DIR/py-events.out")"
+    lab_wait_for 15 grep -q "^gap daemonRestarted" "$LAB_DIR/aio-events.out" || fail "asyncio reported no gap: $(cat "$LAB_DIR/aio-events.out")"
     ctl 2 apps add after >/dev/null || fail "apps add on host2, after"
     lab_wait_for 10 sh -c "sed -n '/^gap/,\$p' '$LAB_DIR/kit-events.out' | grep -q '^event peer'" || fail "PeerKit heard nothing after the restart: $(cat "$LAB_DIR/kit-events.out")"
     lab_wait_for 10 sh -c "sed -n '/^gap/,\$p' '$LAB_DIR/py-events.out' | grep -q '^event peer'" || fail "Python heard nothing after the restart: $(cat "$LAB_DIR/py-events.out")"
+    lab_wait_for 10 sh -c "sed -n '/^gap/,\$p' '$LAB_DIR/aio-events.out' | grep -q '^event peer'" || fail "asyncio heard nothing after the restart: $(cat "$LAB_DIR/aio-events.out")"
 }

@@ -11,7 +11,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .client import MAX_LINE, socket_path
-from ._protocol import PASS, answer, request_line
+from ._protocol import PASS, answer, request_line, resume
 from .errors import PeerdError, TransportError, Unreachable, from_wire
 
 
@@ -157,38 +157,72 @@ class Client:
             return (await self.call("send", peers=to, data=encoded, app=app, queue=True if queued else None))["results"]
         return await self.call("send", peer=to, data=encoded, app=app, queue=True if queued else None)
 
-    async def _subscribe(self, app: str | None, since: int | None, take: bool) -> _Connection:
+    async def _subscribe(self, app: str | None, since: int | None, take: bool) -> tuple[_Connection, dict[str, Any]]:
         connection = await _Connection.open(self.socket)
         try:
             if app is not None:
                 await connection.call("register", {"app": app, "info": _info(self._apps.get(app, {}))})
-            await connection.call("subscribe", {"since": since, "take": True if take else None, "app": app})
+            result = await connection.call("subscribe", {"since": since, "take": True if take else None, "app": app})
         except BaseException:
             connection.close()
             raise
-        return connection
+        return connection, result
 
-    async def events(self, app: str | None = None, since: int | None = None) -> AsyncIterator[dict[str, Any]]:
-        """The daemon's events, read as you iterate."""
-        connection = await self._subscribe(app, since, take=False)
+    async def _stream(self, app: str | None, since: int | None, take: bool,
+                      reconnect_for: float) -> AsyncIterator[dict[str, Any]]:
+        """Events, coming back after the daemon restarts: as `peerd.Subscription`."""
+        last, run = since, None
+        connection: _Connection | None = None
+        broken: float | None = None   # when the connection broke, while it comes back
+        loop = asyncio.get_running_loop()
         try:
             while True:
-                yield await connection.event()
+                if connection is None:
+                    try:
+                        connection, result = await self._subscribe(app, last, take)
+                    except (Unreachable, TransportError):
+                        if broken is None or loop.time() - broken > reconnect_for:
+                            raise
+                        await asyncio.sleep(0.2)
+                        continue
+                    broken = None
+                    gap, again = (None, False) if take else resume(last, run, result)
+                    run = result.get("run")
+                    if gap is not None:
+                        yield gap
+                    if again:
+                        connection.close()
+                        connection, last = None, 0
+                    continue
+                try:
+                    event = await connection.event()
+                except TransportError:
+                    connection.close()
+                    connection, broken = None, loop.time()
+                    continue
+                if event.get("type") == "error" and (event.get("error") or {}).get("code") == "shuttingDown":
+                    continue
+                if isinstance(event.get("seq"), int):
+                    last = event["seq"]
+                yield event
         finally:
-            connection.close()
+            if connection is not None:
+                connection.close()
 
-    async def recv(self, app: str | None = None) -> AsyncIterator[dict[str, Any]]:
+    async def events(self, app: str | None = None, since: int | None = None,
+                     reconnect_for: float = 30.0) -> AsyncIterator[dict[str, Any]]:
+        """The daemon's events, read as you iterate; after a daemon restart it
+        comes back by itself and yields `{"type": "gap", ...}` for what it missed."""
+        async for event in self._stream(app, since, False, reconnect_for):
+            yield event
+
+    async def recv(self, app: str | None = None, reconnect_for: float = 30.0) -> AsyncIterator[dict[str, Any]]:
         """Messages taken for this host, the inbox's first; `data` is bytes."""
-        connection = await self._subscribe(app, None, take=True)
-        try:
-            while True:
-                event = await connection.event()
-                if event.get("type") == "message" and "message" in event:
-                    message = dict(event["message"])
-                    message["data"] = base64.b64decode(message["data"])
-                    yield message
-        finally:
-            connection.close()
+        async for event in self._stream(app, None, True, reconnect_for):
+            if event.get("type") == "message" and "message" in event:
+                message = dict(event["message"])
+                message["data"] = base64.b64decode(message["data"])
+                yield message
 
     async def channel(self, peer: str, app: str | None = None) -> Channel:
         """A message channel to `peer`, on a connection of its own (as `peerd.Client.channel`)."""
@@ -197,7 +231,7 @@ class Client:
     async def send_file(self, peer: str, path: str, app: str | None = None,
                         progress: Callable[[dict[str, Any]], None] | None = None, name: str | None = None) -> dict[str, Any]:
         """Sends one file; with `progress`, waits for its end (as `peerd.Client.send_file`)."""
-        watcher = await self._subscribe(app, None, take=False) if progress else None
+        watcher = (await self._subscribe(app, None, take=False))[0] if progress else None
         try:
             fd = os.open(path, os.O_RDONLY)
             try:

@@ -207,7 +207,9 @@ class Client:
     def channel(self, peer: str, app: str | None = None) -> Channel:
         """A message channel to `peer` (docs/control-protocol.md, "Message
         channels"): `send(bytes)` and `receive()` length-prefixed messages on
-        a socket of its own; `close()` ends it and returns the daemon's count."""
+        a socket of its own; `close()` ends it and returns the daemon's count.
+        It takes the peer's messages once the daemon has opened it (just after
+        this returns); one that came before is in the inbox (`recv`)."""
         return Channel(self.socket, peer, app, self._apps.get(app or "", {}))
 
 
