@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 from typing import Any
 
-from .errors import from_wire
+from .errors import PeerdError, from_wire
 
 #: A line that is not the awaited answer.
 PASS = object()
@@ -49,3 +50,20 @@ def resume(last: int | None, run: str | None, result: dict[str, Any]) -> tuple[d
     if result.get("truncated"):
         return {"type": "gap", "reason": "truncated", "after": last}, False
     return None, False
+
+
+def file_entry(info: os.stat_result, path: str, name: str | None) -> dict[str, Any]:
+    """The `files` entry of `sendFile` for a file with `fstat` result `info`."""
+    return {"name": name or os.path.basename(path), "size": info.st_size, "mode": info.st_mode & 0o777,
+            "mtime": int(info.st_mtime)}
+
+
+def transfer_step(event: dict[str, Any], transfer: str) -> tuple[dict[str, Any] | None, bool]:
+    """What `event` says of `transfer`: its state (or None: another event) and
+    whether it is the last; raises PeerdError when the transfer failed."""
+    found = event.get("transfer")
+    if not found or found.get("id") != transfer:
+        return None, False
+    if event.get("type") == "transferFailed":
+        raise PeerdError(f"the transfer failed: {found.get('reason')}: {found.get('detail', '')}", code="transferFailed")
+    return found, event.get("type") == "transferCompleted"

@@ -11,8 +11,8 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from .client import MAX_LINE, socket_path
-from ._protocol import PASS, answer, request_line, resume
-from .errors import PeerdError, TransportError, Unreachable, from_wire
+from ._protocol import PASS, answer, file_entry, request_line, resume, transfer_step
+from .errors import TransportError, Unreachable
 
 
 class _Connection:
@@ -235,24 +235,18 @@ class Client:
         try:
             fd = os.open(path, os.O_RDONLY)
             try:
-                info = os.fstat(fd)
-                entry = {"name": name or os.path.basename(path), "size": info.st_size, "mode": info.st_mode & 0o777,
-                         "mtime": int(info.st_mtime)}
+                entry = file_entry(os.fstat(fd), path, name)
                 transfer = (await self._requests.call("sendFile", {"peer": peer, "files": [entry], "app": app}, fds=[fd]))["transfer"]
             finally:
                 os.close(fd)
             if watcher is None or progress is None:
                 return transfer
             while True:
-                event = await watcher.event()
-                found = event.get("transfer")
-                if not found or found.get("id") != transfer["id"]:
-                    continue
-                progress(found)
-                if event["type"] == "transferCompleted":
-                    return found
-                if event["type"] == "transferFailed":
-                    raise PeerdError(f"the transfer failed: {found.get('reason')}: {found.get('detail', '')}", code="transferFailed")
+                state, last = transfer_step(await watcher.event(), transfer["id"])
+                if state is not None:
+                    progress(state)
+                    if last:
+                        return state
         finally:
             if watcher is not None:
                 watcher.close()
@@ -310,11 +304,9 @@ class Channel:
             self._writer.write_eof()
         try:
             while True:
-                line = await self._connection.line()
-                if line.get("id") == "channel":
-                    if line.get("error"):
-                        raise from_wire(line["error"])
-                    return line.get("result") or {}
+                result = answer(await self._connection.line(), "channel", [])
+                if result is not PASS:
+                    return result or {}
         finally:
             self._writer.close()
             self._connection.close()

@@ -10,8 +10,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from ._protocol import PASS, answer, request_line, resume
-from .errors import PeerdError, TransportError, Unreachable, from_wire
+from ._protocol import PASS, answer, file_entry, request_line, resume, transfer_step
+from .errors import TransportError, Unreachable
 
 #: The socket a system peerd listens on.
 SYSTEM_SOCKET = "/run/peerd/peerd.sock"
@@ -191,9 +191,7 @@ class Client:
         try:
             fd = os.open(path, os.O_RDONLY)
             try:
-                info = os.fstat(fd)
-                entry = {"name": name or os.path.basename(path), "size": info.st_size, "mode": info.st_mode & 0o777,
-                         "mtime": int(info.st_mtime)}
+                entry = file_entry(os.fstat(fd), path, name)
                 transfer = self._requests.call("sendFile", {"peer": peer, "files": [entry], "app": app}, fds=[fd])["transfer"]
             finally:
                 os.close(fd)
@@ -219,14 +217,11 @@ def _info(info: dict[str, str]) -> list[str] | None:
 
 def _follow(events: Subscription, transfer: str, progress: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
     for event in events:
-        found = event.get("transfer")
-        if not found or found.get("id") != transfer:
-            continue
-        progress(found)
-        if event["type"] == "transferCompleted":
-            return found
-        if event["type"] == "transferFailed":
-            raise PeerdError(f"the transfer failed: {found.get('reason')}: {found.get('detail', '')}", code="transferFailed")
+        state, last = transfer_step(event, transfer)
+        if state is not None:
+            progress(state)
+            if last:
+                return state
     raise TransportError("the event stream ended")
 
 
@@ -355,11 +350,9 @@ class Channel:
         self.socket.shutdown(socket.SHUT_WR)
         try:
             while True:
-                line = self._connection.line()
-                if line.get("id") == "channel":
-                    if line.get("error"):
-                        raise from_wire(line["error"])
-                    return line.get("result") or {}
+                result = answer(self._connection.line(), "channel", [])
+                if result is not PASS:
+                    return result or {}
         finally:
             self.socket.close()
             self._connection.close()
