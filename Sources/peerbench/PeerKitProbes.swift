@@ -120,7 +120,9 @@ enum PeerKitProbes {
 
 /// A probe's failure, said on standard error.
 struct ProbeFailure: Error, CustomStringConvertible {
+    /// What went wrong.
     var message: String
+    /// The words.
     var description: String { message }
 }
 

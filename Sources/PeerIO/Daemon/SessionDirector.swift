@@ -16,13 +16,18 @@ import PeerCore
 @MainActor
 public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate {
     private let config: DaemonConfiguration
+    /// The daemon's log.
     let logger: Logger
+    /// The control socket: its subscribers decide invitations.
     let control: ControlServer
     private let acceptor: SessionAcceptor
     private let discovery: DiscoveryCoordinator
+    /// The peer rows and their states.
     let directory: PeerDirectory
     private let pairing: PairingCoordinator
+    /// The trust store: who is paired, who is accepted without asking.
     let trust: TrustDesk
+    /// The invitations waiting for a client.
     let invitations: InvitationDesk
     private let reconnect: ReconnectController
     private let queued: QueuedDelivery
@@ -31,7 +36,9 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     private let apps: AppDesk
     /// Each app's state with each peer.
     private let appSessions: AppSessions
+    /// Numbers and sends an event.
     let emit: @MainActor (ControlEvent) -> Void
+    /// The one clock.
     let clock: DaemonClock
 
     /// Every session, and the one that counts for each peer.

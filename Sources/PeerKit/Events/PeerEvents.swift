@@ -21,9 +21,13 @@ public struct PeerEvents: AsyncSequence, Sendable {
     /// Only PeerKit's errors.
     public typealias Failure = PeerError
 
+    /// The daemon's socket.
     let path: String
+    /// The app whose events these are; nil for the default app.
     let app: String?
+    /// Replay from after this event, when given.
     let since: UInt64?
+    /// Whether it takes messages (``PeerMessages``).
     let take: Bool
     /// How long a broken connection is retried before the sequence fails.
     let reconnectFor: Duration

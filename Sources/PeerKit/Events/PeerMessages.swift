@@ -13,6 +13,7 @@ public struct PeerMessages: AsyncSequence, Sendable {
     /// Only PeerKit's errors.
     public typealias Failure = PeerError
 
+    /// The taking subscription underneath.
     let events: PeerEvents
 
     /// The iterator.

@@ -28,6 +28,7 @@ public final class PeerChannel: AsyncSequence, Sendable {
     /// The daemon's answer, which comes when the channel is over.
     private let answer: Task<Result<ChannelInfo, PeerError>, Never>
 
+    /// A channel on `socket`, whose daemon answer `answer` brings.
     init(socket: FileDescriptor, answer: Task<Result<ChannelInfo, PeerError>, Never>) {
         self.socket = socket
         self.answer = answer

@@ -17,6 +17,7 @@ public final class PeerPipe: Sendable {
     public let descriptor: FileDescriptor
     private let answer: Task<Result<StreamInfo, PeerError>, Never>
 
+    /// A pipe on `descriptor`, whose daemon answer `answer` brings.
     init(descriptor: FileDescriptor, answer: Task<Result<StreamInfo, PeerError>, Never>) {
         self.descriptor = descriptor
         self.answer = answer

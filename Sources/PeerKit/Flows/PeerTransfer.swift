@@ -13,6 +13,7 @@ public actor PeerTransfer {
     private let client: PeerClient
     private var finished = false
 
+    /// A transfer the daemon took, followed through `events` (subscribed already).
     init(started: TransferInfo, events: PeerEvents.Iterator, client: PeerClient) {
         self.started = started
         self.events = events
