@@ -130,6 +130,34 @@ final class PeerClientTests: XCTestCase {
         XCTAssertEqual(got.map(label), ["4", "5", "gap daemonRestarted after 5", "1", "2"])
     }
 
+    /// `messages(app:)` registers the app on its own connection, takes
+    /// (`take: true`), and hands over each message's bytes, skipping other events.
+    func testMessagesRegisterTakeAndDecodeTheBytes() async throws {
+        let from = UUID()
+        let daemon = try FakeDaemon { _, connection in
+            guard let register = connection.request() else { return }
+            XCTAssertEqual(register.method, "register")
+            XCTAssertEqual(register.params?.app, "chat")
+            connection.answer(register, AppRow(name: "chat", uid: 0, clients: 1, declared: false, info: [:], subtype: "_chat._sub._peerd._tcp"))
+            guard let subscribe = connection.request() else { return }
+            XCTAssertEqual(subscribe.params?.take, true)
+            XCTAssertEqual(subscribe.params?.app, "chat")
+            connection.answer(subscribe, SubscribeResult(seq: 0, replayed: 0, truncated: false, run: "r"))
+            connection.event(1, .peerUpdated)
+            var message = ControlEvent(seq: 2, type: .message, time: Date(timeIntervalSince1970: 1))
+            message.message = MessageInfo(from: from, peerId: "ab", data: Data([0, 1, 255]).base64EncodedString(), size: 3, app: "chat")
+            connection.write(try! JSONLines.encode(EventLine(message)))
+            while connection.request() != nil {}
+        }
+        defer { daemon.stop() }
+        let messages = PeerMessages(events: PeerEvents(path: daemon.path, app: "chat", since: nil, take: true, reconnectFor: .seconds(5), adopted: nil))
+        var iterator = messages.makeAsyncIterator()
+        let first = try await iterator.next()
+        XCTAssertEqual(first?.bytes, [0, 1, 255])
+        XCTAssertEqual(first?.from, from)
+        XCTAssertEqual(first?.app, "chat")
+    }
+
     func testATruncatedReplayIsAGap() {
         let resume = EventResume(last: 10, run: "r")
         XCTAssertEqual(resume.verdict(SubscribeResult(seq: 2000, replayed: 1024, truncated: true, run: "r")),
