@@ -108,7 +108,9 @@ public actor PeerClient {
     /// Ends the session with `peer`, or with `app` only that app's state.
     @discardableResult
     public func disconnect(_ peer: UUID, app: String? = nil) async throws(PeerError) -> PeerSnapshot {
-        try await requests.call(.disconnect, scoped(ControlParams(peer: peer.uuidString.lowercased()), app)).peer
+        let params = scoped(ControlParams(peer: peer.uuidString.lowercased()), app)
+        if app == nil { return try await requests.call(.disconnect, params).peer }
+        return try await requests.call(.disconnectApp, params).peer
     }
 
     // MARK: Messages

@@ -15,10 +15,11 @@ final class ControlProtocolTests: XCTestCase {
     func testTheTableOfCallsHasEveryMethodEachOnce() {
         let all = ControlCalls.all
         XCTAssertEqual(Set(all.map(\.method)), Set(ControlMethod.allCases), "every method has a call")
-        XCTAssertEqual(all.count, ControlMethod.allCases.count + 1, "one call a method, and send's second shape")
+        XCTAssertEqual(all.count, ControlMethod.allCases.count + 2, "one call a method, and second shapes of send and disconnect")
         XCTAssertEqual(all.first { $0.method == .status }?.result, "DaemonStatus")
         XCTAssertEqual(all.first { $0.method == .pipe }?.result, "StreamInfo")
         XCTAssertEqual(all.filter { $0.method == .send }.map(\.result), ["SendResult", "GroupSendResult"])
+        XCTAssertEqual(all.filter { $0.method == .disconnect }.map(\.result), ["PeerResult", "InviteResult"])
         XCTAssertEqual(ControlCall.acceptTransfer.method, .acceptTransfer)
     }
 

@@ -232,7 +232,7 @@ final class MessageChannel {
         io.close()
         inbox.release()
         output.release()
-        answer(.result(ChannelInfo(peer: peer, state: detail == nil ? "closed" : "reset", sent: sent,
+        answer(.answer(.channel, ChannelInfo(peer: peer, state: detail == nil ? "closed" : "reset", sent: sent,
                                    acknowledged: acknowledged, received: received, detail: detail)))
         onFinished(self)
     }

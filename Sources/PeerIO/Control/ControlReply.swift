@@ -20,8 +20,18 @@ public enum ControlReply {
     /// until then, so answers keep the order of their requests.
     case later(@MainActor (_ answer: @escaping @MainActor (ControlReply) -> Void) -> Void)
 
-    /// A result or an error.
-    public static func from<T: Codable & Sendable>(_ outcome: Result<T, ControlError>) -> ControlReply {
+    /// `call`'s result. The table of calls (``ControlCall``, PeerProtocol)
+    /// types it, as it types the clients' decoding: a method answers with
+    /// its own result type, or this does not compile.
+    public static func answer<R>(_ call: ControlCall<R>, _ value: R) -> ControlReply { .result(value) }
+
+    /// `call`'s result, then `then` (``resultThen(_:then:)``), typed as ``answer(_:_:)``.
+    public static func answer<R>(_ call: ControlCall<R>, _ value: R, then: @escaping @MainActor (ControlConnection) -> Void) -> ControlReply {
+        .resultThen(value, then: then)
+    }
+
+    /// `call`'s result or an error, typed as ``answer(_:_:)``.
+    public static func from<R>(_ call: ControlCall<R>, _ outcome: Result<R, ControlError>) -> ControlReply {
         switch outcome {
         case .success(let value): return .result(value)
         case .failure(let error): return .error(error)

@@ -35,17 +35,17 @@ extension ControlRouter {
                 .flatMap { transfers.sendFile(to: $0, transfer: params.transfer, entries: entries, descriptors: descriptors, more: params.more ?? false,
                                               app: app) }
             if case .failure = outcome { descriptors.forEach { $0.close() } }
-            return .from(outcome)
+            return .from(.sendFile, outcome)
         case .transfers:
-            return .from(transfers.list(params.transfer, offset: params.offset, max: params.max, app: app))
+            return .from(.transfers, transfers.list(params.transfer, offset: params.offset, max: params.max, app: app))
         default:
             guard let id = params.transfer, !id.isEmpty else {
                 return .error(ControlError(.invalidParams, "'\(method.rawValue)' needs params.transfer"))
             }
             switch method {
-            case .acceptTransfer: return .from(transfers.accept(id, files: params.accept, app: app))
-            case .declineTransfer: return .from(transfers.decline(id, app: app))
-            default: return .from(transfers.cancel(id, app: app))
+            case .acceptTransfer: return .from(.acceptTransfer, transfers.accept(id, files: params.accept, app: app))
+            case .declineTransfer: return .from(.declineTransfer, transfers.decline(id, app: app))
+            default: return .from(.cancelTransfer, transfers.cancel(id, app: app))
             }
         }
     }

@@ -72,18 +72,18 @@ public final class ControlRouter: ControlRequestHandler {
         guard let sessions else { return .error(ControlError(.shuttingDown, "peerd is stopping")) }
         switch method {
         case .status:
-            return .result(status())
+            return .answer(.status, status())
         case .peers:
-            guard let text = params.app, !text.isEmpty else { return .result(PeersResult(peers: directory.all)) }
+            guard let text = params.app, !text.isEmpty else { return .answer(.peers, PeersResult(peers: directory.all)) }
             // In an app, each row's state is the app's with that peer (MPC's session state).
             let app = try? AppName(text)
-            return .result(PeersResult(peers: directory.all.filter { $0.apps?[text] != nil }.map { row in
+            return .answer(.peers, PeersResult(peers: directory.all.filter { $0.apps?[text] != nil }.map { row in
                 var shown = row
                 if let app { shown.state = appSessions.state(row.id, app) }
                 return shown
             }))
         case .peer:
-            return .from(ControlRequestRules.peerSelector(method, params)
+            return .from(.peer, ControlRequestRules.peerSelector(method, params)
                 .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
         case .send where params.peers != nil || params.all != nil:
             return apps.trafficApp(.send, params, client: client).map { groupSend(params, app: $0, sessions: sessions) }.reply
@@ -98,7 +98,7 @@ public final class ControlRouter: ControlRequestHandler {
             switch (endpoint, invitation) {
             case (.success(let endpoint), .success(let invitation)):
                 return .later { answer in
-                    sessions.add(endpoint, context: invitation.context, timeout: invitation.timeout, uid: client.credentials?.uid) { answer(.from($0)) }
+                    sessions.add(endpoint, context: invitation.context, timeout: invitation.timeout, uid: client.credentials?.uid) { answer(.from(.add, $0)) }
                 }
             case (.failure(let error), _), (_, .failure(let error)):
                 return .error(error)
@@ -109,23 +109,23 @@ public final class ControlRouter: ControlRequestHandler {
             case .success(let found): key = found
             case .failure(let error): return .error(error)
             }
-            if method == .pairReject { return .from(pairing.reject(key)) }
+            if method == .pairReject { return .from(.pairReject, pairing.reject(key)) }
             let pairing = pairing
-            return .later { answer in pairing.accept(key, code: params.code) { answer(.from($0.map(PeerResult.init))) } }
+            return .later { answer in pairing.accept(key, code: params.code) { answer(.from(.pairAccept, $0.map(PeerResult.init))) } }
         case .queue:
             let (queued, trust) = (queued, trust)
             return .later { answer in
                 queued.list(record: { peerID in trust.record(peerID: peerID).map { ($0.uuid, $0.name) } },
-                            then: { answer(.result(QueueResult(queues: $0))) })
+                            then: { answer(.answer(.queue, QueueResult(queues: $0))) })
             }
         case .pairings:
-            return .result(PairingsResult(pairings: pairing.inProgress))
+            return .answer(.pairings, PairingsResult(pairings: pairing.inProgress))
         case .paired:
-            return .result(TrustListResult(peers: trust.records))
+            return .answer(.paired, TrustListResult(peers: trust.records))
         case .invitations:
             switch apps.trafficApp(.invitations, params, client: client) {
-            case .success(let app) where !app.isDefault: return .result(InvitationsResult(invitations: appSessions.waiting(app)))
-            case .success: return .result(InvitationsResult(invitations: invitations.waiting))
+            case .success(let app) where !app.isDefault: return .answer(.invitations, InvitationsResult(invitations: appSessions.waiting(app)))
+            case .success: return .answer(.invitations, InvitationsResult(invitations: invitations.waiting))
             case .failure(let error): return .error(error)
             }
         case .accept, .decline:
@@ -135,9 +135,9 @@ public final class ControlRouter: ControlRequestHandler {
             // The default app's invitations first, then the apps'.
             let answered = invitations.answer(key, accept: method == .accept)
             if case .failure(let error) = answered, error.code == .notFound {
-                return .from(appSessions.answer(key, accept: method == .accept, client: client))
+                return .from(method == .accept ? .accept : .decline, appSessions.answer(key, accept: method == .accept, client: client))
             }
-            return .from(answered)
+            return .from(method == .accept ? .accept : .decline, answered)
         case .subscribe:
             return apps.trafficApp(.subscribe, params, client: client).map { app in
                 // In an app, only events about peers that run it (and the app's own).
@@ -149,17 +149,17 @@ public final class ControlRouter: ControlRequestHandler {
         case .channel:
             return channel(params, client: client)
         case .register:
-            return .from(apps.register(params, client: client))
+            return .from(.register, apps.register(params, client: client))
         case .appAdd:
-            return .from(apps.declare(params, client: client))
+            return .from(.appAdd, apps.declare(params, client: client))
         case .appRemove:
             let removed = apps.remove(params, client: client)
             appSessions.prune()
-            return .from(removed)
+            return .from(.appRemove, removed)
         case .apps:
-            return .result(apps.rows)
+            return .answer(.apps, apps.rows)
         case .inbox:
-            return .from(apps.trafficApp(.inbox, params, client: client).flatMap { app in
+            return .from(.inbox, apps.trafficApp(.inbox, params, client: client).flatMap { app in
                 senderID(params.peer).map { inboxes.inbox(app).list(from: $0, max: min(params.max ?? 1000, 10_000)) }
             })
         case .take:
@@ -174,7 +174,7 @@ public final class ControlRouter: ControlRequestHandler {
                         case .success(let taken):
                             // A client gone meanwhile gets no answer: the messages wait still.
                             guard !client.isClosing else { return inbox.unclaimed(taken.ids) }
-                            answer(.resultThen(taken.result) { connection in inbox.answered(connection, ids: taken.ids) })
+                            answer(.answer(.take, taken.result) { connection in inbox.answered(connection, ids: taken.ids) })
                         }
                     }
                 }
@@ -227,18 +227,18 @@ public final class ControlRouter: ControlRequestHandler {
                 let opened = appSessions.invite(peer, app: app, context: invitation.context, timeout: invitation.timeout) {
                     sessions.invite(peer, context: invitation.context, timeout: invitation.timeout, app: app)
                 }
-                return .from(opened.map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
-            case .success(let invitation): return .from(sessions.invite(peer, context: invitation.context, timeout: invitation.timeout, app: .none))
+                return .from(.invite, opened.map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
+            case .success(let invitation): return .from(.invite, sessions.invite(peer, context: invitation.context, timeout: invitation.timeout, app: .none))
             case .failure(let error): return .error(error)
             }
         case .disconnect where !app.isDefault:
-            return .from(appSessions.leave(peer, app: app).map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
+            return .from(.disconnectApp, appSessions.leave(peer, app: app).map { InviteResult(peer: directory.row(peer.id) ?? peer, existing: true, app: $0) })
         case .disconnect:
-            return .from(sessions.disconnect(peer))
+            return .from(.disconnect, sessions.disconnect(peer))
         case .pair:
-            return .from(sessions.pair(with: peer).map(PeerResult.init))
+            return .from(.pair, sessions.pair(with: peer).map(PeerResult.init))
         case .unpair:
-            return .later { answer in sessions.unpair(peer) { answer(.from($0.map(PeerResult.init))) } }
+            return .later { answer in sessions.unpair(peer) { answer(.from(.unpair, $0.map(PeerResult.init))) } }
         default:
             switch ControlRequestRules.message(params, maxMessage: maxMessage) {
             case .success(let data):
@@ -246,8 +246,8 @@ public final class ControlRouter: ControlRequestHandler {
                 // would pause reading the client's next request).
                 switch sendPath(peer, app: app, queue: params.queue) {
                 case .queue(let peerID):
-                    return .later { [self] answer in enqueue(data, for: peerID, app: app, peer: peer, sessions: sessions) { answer(.from($0)) } }
-                case .session: return .from(sessions.send(data, to: peer, app: app))
+                    return .later { [self] answer in enqueue(data, for: peerID, app: app, peer: peer, sessions: sessions) { answer(.from(.send, $0)) } }
+                case .session: return .from(.send, sessions.send(data, to: peer, app: app))
                 case .refused(let error): return .error(error)
                 }
             case .failure(let error):
@@ -299,7 +299,7 @@ public final class ControlRouter: ControlRequestHandler {
         return .later { [self] answer in
             var entries = targets.map { GroupSendEntry(selector: $0.selector, peer: try? $0.peer.get().id, name: try? $0.peer.get().name) }
             var waiting = targets.count
-            let finish = { answer(.result(GroupSendResult(results: entries))) }
+            let finish = { answer(.answer(.sendToMany, GroupSendResult(results: entries))) }
             guard waiting > 0 else { return finish() }
             for (index, target) in targets.enumerated() {
                 let settle: @MainActor (Result<SendResult, ControlError>) -> Void = { outcome in

@@ -49,6 +49,6 @@ final class PipeStream {
         let info = StreamInfo(id: (flow ?? ownFlow).description, name: name, peer: peer, state: reason == nil ? "closed" : "reset",
                               bytesSent: bytesSent, bytesReceived: bytesReceived, reason: reason, detail: detail,
                               app: key.app.isDefault ? nil : key.app.text)
-        answer(.result(info))
+        answer(.answer(.pipe, info))
     }
 }

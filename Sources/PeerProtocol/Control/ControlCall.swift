@@ -7,8 +7,9 @@
 ///     let sent = try client.call(.send, params: p)   // a SendResult
 ///
 /// Every method has one entry; `send` has two, for one peer
-/// (``SendResult``) and for several (``GroupSendResult``), since the
-/// answer's shape follows the request. ``ControlCalls/all`` lists them all.
+/// (``SendResult``) and for several (``GroupSendResult``), and so has
+/// `disconnect`, without and with `app`, since the answer's shape follows
+/// the request. ``ControlCalls/all`` lists them all.
 public struct ControlCall<Result: Codable & Sendable>: Sendable, Equatable {
     /// The method on the wire.
     public let method: ControlMethod
@@ -51,6 +52,8 @@ extension ControlCall where Result == SubscribeResult {
 extension ControlCall where Result == InviteResult {
     /// `invite`.
     public static var invite: Self { .init(.invite) }
+    /// `disconnect` with `app`: the app's state with the peer comes too.
+    public static var disconnectApp: Self { .init(.disconnect) }
     /// `add`: dial an address.
     public static var add: Self { .init(.add) }
 }

@@ -6,7 +6,7 @@ public enum ControlCalls {
         [ControlCall<DaemonStatus>.status.entry, ControlCall<PeersResult>.peers.entry,
          ControlCall<PeerResult>.peer.entry, ControlCall<PeerResult>.disconnect.entry, ControlCall<PeerResult>.pair.entry,
          ControlCall<PeerResult>.pairAccept.entry, ControlCall<PeerResult>.unpair.entry,
-         ControlCall<SubscribeResult>.subscribe.entry, ControlCall<InviteResult>.invite.entry, ControlCall<InviteResult>.add.entry,
+         ControlCall<SubscribeResult>.subscribe.entry, ControlCall<InviteResult>.invite.entry, ControlCall<InviteResult>.disconnectApp.entry, ControlCall<InviteResult>.add.entry,
          ControlCall<InvitationsResult>.invitations.entry, ControlCall<InvitationInfo>.accept.entry, ControlCall<InvitationInfo>.decline.entry,
          ControlCall<SendResult>.send.entry, ControlCall<GroupSendResult>.sendToMany.entry, ControlCall<PairingInfo>.pairReject.entry,
          ControlCall<PairingsResult>.pairings.entry, ControlCall<TrustListResult>.paired.entry, ControlCall<QueueResult>.queue.entry,
