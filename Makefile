@@ -18,7 +18,7 @@ BIN         := .build/$(CONFIG)
 # client's tests run on Debian's python3); systemd
 # (systemd-analyze, and the manager that runs the real units in a container)
 # with dbus's own units.
-APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev \
+APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev libssl-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
                 systemd nftables gcc libc6-dev
 

@@ -4,7 +4,7 @@ import PackageDescription
 /// peerd: peer-to-peer LAN discovery and session daemon.
 ///
 /// Layers, bottom up (docs/architecture.md has the arrows): C shims
-/// (`CAvahi`, `CSodium`, …), the control protocol's types (`PeerProtocol`),
+/// (`CAvahi`, `CSodium`, `CCrypto`, …), the control protocol's types (`PeerProtocol`),
 /// the daemon's pure rules (`PeerCore`, no I/O), the tools' pure logic
 /// (`PeerTools`: peerctl's and peerbench's), the plain-syscall layer
 /// (`PeerSystem`: descriptors, typed syscalls, the control client), the I/O
@@ -37,6 +37,13 @@ let package = Package(
             pkgConfig: "libsodium",
             providers: [.apt(["libsodium-dev"])]
         ),
+        // OpenSSL's libcrypto: the session's ChaCha20-Poly1305 on large frames
+        // (issue 25: its AVX-512 code is the fastest Debian packages).
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
         // glibc's malloc.h (mallopt, malloc_trim): memory goes back after bulk work.
         .systemLibrary(name: "CMalloc"),
         // renameat2 with RENAME_NOREPLACE: a received file never overwrites one.
@@ -52,7 +59,7 @@ let package = Package(
         .target(name: "PeerSystem", dependencies: ["PeerProtocol", "CFiles", "CPoll"], swiftSettings: strict),
         // The client library: the control protocol from Swift, MultipeerConnectivity's shape.
         .target(name: "PeerKit", dependencies: ["PeerProtocol", "PeerSystem"], swiftSettings: strict),
-        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CMalloc"], swiftSettings: strict),
+        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).

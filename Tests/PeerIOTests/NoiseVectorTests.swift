@@ -75,6 +75,9 @@ final class NoiseVectorTests: XCTestCase {
         XCTAssertEqual(Hex.encode(responder.handshakeHash), v.handshake_hash)
         var (initSend, initReceive) = try initiator.split()
         var (respSend, respReceive) = try responder.split()
+        // The session's in-place path (issue 25) on the same keys, frame by frame.
+        var (initSendInPlace, initReceiveInPlace) = try initiator.split()
+        var (respSendInPlace, respReceiveInPlace) = try responder.split()
         // Transport messages keep alternating from where the handshake stopped.
         while index < v.messages.count {
             let message = v.messages[index]
@@ -83,6 +86,16 @@ final class NoiseVectorTests: XCTestCase {
             XCTAssertEqual(Hex.encode(written), message.ciphertext, "\(name) transport message \(index)")
             let read = fromInitiator ? try respReceive.decrypt(ad: [], written) : try initReceive.decrypt(ad: [], written)
             XCTAssertEqual(Hex.encode(read), message.payload)
+            let payload = hex(message.payload)!
+            var frame = payload + [UInt8](repeating: 0, count: NoiseCipherState.tagLength)
+            if fromInitiator { try initSendInPlace.sealInPlace(&frame, offset: 0, count: payload.count) } else {
+                try respSendInPlace.sealInPlace(&frame, offset: 0, count: payload.count)
+            }
+            XCTAssertEqual(Hex.encode(frame), message.ciphertext, "\(name) transport message \(index), sealed in place")
+            let opened = try frame.withUnsafeMutableBytes { raw in
+                fromInitiator ? try respReceiveInPlace.openInPlace(raw) : try initReceiveInPlace.openInPlace(raw)
+            }
+            XCTAssertEqual(Hex.encode(Array(frame[0..<opened])), message.payload, "opened in place")
             index += 1
         }
     }

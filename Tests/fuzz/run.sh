@@ -18,7 +18,7 @@ OUT="$ROOT/.build/fuzz"
 SWIFTC=${SWIFTC:-swiftc}
 mkdir -p "$OUT"
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
-MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CMalloc" -I "$ROOT/Sources/CFiles" -I "$ROOT/Sources/CPoll")
+MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CCrypto" -I "$ROOT/Sources/CMalloc" -I "$ROOT/Sources/CFiles" -I "$ROOT/Sources/CPoll")
 
 # A target's sources, in every folder below it (paths hold no spaces).
 sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }
@@ -35,7 +35,7 @@ build() {
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerSystem -emit-module -emit-library -static -o libPeerSystem.a $(sources PeerSystem)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a $(sources PeerIO)) &&
         (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerTools -lPeerCore -lPeerProtocol \
-            -lsodium -lavahi-client -lavahi-common -o peerd-fuzz)
+            -lsodium -lcrypto -lavahi-client -lavahi-common -o peerd-fuzz)
     } >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -20; return 1; }
 }
 

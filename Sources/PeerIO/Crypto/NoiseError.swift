@@ -16,6 +16,8 @@ public enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
     case missingKey(String)
     /// The peer's handshake payload (its ``PeerHello``) could not be read.
     case payload(String)
+    /// The cipher library could not seal a frame (it failed inside OpenSSL).
+    case sealFailed
 
     /// A sentence for logs.
     public var description: String {
@@ -28,6 +30,7 @@ public enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
         case .outOfOrder: return "Noise handshake message out of order"
         case .missingKey(let which): return "Noise key missing: \(which)"
         case .payload(let why): return "the peer's hello cannot be read: \(why)"
+        case .sealFailed: return "the cipher library could not seal a frame"
         }
     }
 }
