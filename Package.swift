@@ -65,7 +65,10 @@ let package = Package(
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.
-        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
+        // It links PeerIO for the primitives' figures (peerd's own path to the
+        // cipher and the hash); it is never installed.
+        .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit", "PeerIO", "CSodium", "CCrypto"],
+                          swiftSettings: strict),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerProtocol", "PeerCore", "PeerTools"], swiftSettings: strict),
         .testTarget(name: "PeerKitTests", dependencies: ["PeerProtocol", "PeerSystem", "PeerKit"], swiftSettings: strict),
         .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO", "PeerKit"], exclude: ["Fixtures"], swiftSettings: strict),

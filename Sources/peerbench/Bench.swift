@@ -98,6 +98,8 @@ final class Bench {
             ("peerd", { self.discovery(avahi: false) }),
             ("avahi-browse -r, the same service", { self.discovery(avahi: true) }),
         ]))
+        // The primitives (issue 25): each library next to peerd's path to it.
+        list += Primitives.comparisons()
         if lab.hasTools {
             list.append(Comparison(name: "bulk, \(bulkMiB) MiB", unit: "MiB/s", variants: [
                 ("peerd send-file", { self.sendFile() }),

@@ -21,7 +21,7 @@ and peerd's median over each other variant's. Needs root.
   --json          the rows as JSON instead of the table
   --only WORDS    only figures whose name contains one of these
                   (comma-separated: rate, round trip, setup, bulk, discovery,
-                  idle, peers)
+                  idle, peers, primitive)
   --bulk-mib N    size of the bulk transfers (default 1024)
   --messages N    messages per message-rate run (default 200000)
   --bin DIR       where peerd, peerctl and peerbench are (default: beside this program)
