@@ -203,15 +203,7 @@ final class Bench {
         let source = self.source
         _ = Subprocess.run(["rm", "-rf", directory + "/dl2"])
         let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = self.peerd2
-        // 100-byte round trips every 20 ms beside the transfer.
-        let stopFile = directory + "/ping.stop", pingOutput = directory + "/ping.out"
-        unlink(stopFile)
-        let echo = lab.start(2, [bin + "/peerbench", "probe", "channel-echo", lab["SOCK2"], "host1", "1000000"], output: directory + "/echo2.out")
-        var pinger: pid_t?
-        if echo != nil, lab.waitReady(directory + "/echo2.out") {
-            pinger = lab.start(1, [bin + "/peerbench", "probe", "channel-ping-until", lab["SOCK1"], "host2", stopFile, "100"], output: pingOutput)
-            if pinger == nil || !lab.waitReady(pingOutput) { pinger = nil }
-        }
+        let pings = startPings()
         let start = Probes.monotonic()
         guard let sender = lab.start(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "send-file", "host2", source], output: directory + "/send.out") else { return nil }
         // The memory peak, read while the transfer runs.
@@ -223,16 +215,7 @@ final class Bench {
             usleep(20_000)
         }
         let seconds = Probes.monotonic() - start
-        _ = Subprocess.run(["touch", stopFile])
-        if let pinger { _ = Subprocess.wait(pinger) }
-        if let echo {
-            // The pinger's end does not end the echo's channel (each side's is its own): stop it.
-            kill(echo, SIGTERM)
-            _ = Subprocess.wait(echo)
-        }
-        let pings = BenchLab.words(BenchLab.read(pingOutput))
-        note("worst round trip of 100 B during a \(bulkMiB) MiB send-file", "peerd channel, every 20 ms", "ms", pings["max"].flatMap(Double.init))
-        note("round trip of 100 B during a \(bulkMiB) MiB send-file, p99", "peerd channel, every 20 ms", "ms", pings["p99"].flatMap(Double.init))
+        stopPings(pings, during: "send-file")
         guard status == 0 else { return nil }
         note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd sending, resident", "MB", peak1 / 1e6)
         note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd receiving, resident", "MB", peak2 / 1e6)
@@ -245,14 +228,46 @@ final class Bench {
         return rate(seconds: seconds)
     }
 
+    /// 100-byte round trips every 20 ms from host 1 to an echo on host 2,
+    /// started beside a bulk run: (pinger, echo), either nil if it did
+    /// not start.
+    private func startPings() -> (pinger: pid_t?, echo: pid_t?) {
+        let stopFile = directory + "/ping.stop", pingOutput = directory + "/ping.out"
+        unlink(stopFile)
+        unlink(pingOutput)
+        let echo = lab.start(2, [bin + "/peerbench", "probe", "channel-echo", lab["SOCK2"], "host1", "1000000"], output: directory + "/echo2.out")
+        var pinger: pid_t?
+        if echo != nil, lab.waitReady(directory + "/echo2.out") {
+            pinger = lab.start(1, [bin + "/peerbench", "probe", "channel-ping-until", lab["SOCK1"], "host2", stopFile, "100"], output: pingOutput)
+            if pinger == nil || !lab.waitReady(pingOutput) { pinger = nil }
+        }
+        return (pinger, echo)
+    }
+
+    /// Stops the round trips and notes their worst and p99 `during` the run.
+    private func stopPings(_ pings: (pinger: pid_t?, echo: pid_t?), during: String) {
+        _ = Subprocess.run(["touch", directory + "/ping.stop"])
+        if let pinger = pings.pinger { _ = Subprocess.wait(pinger) }
+        if let echo = pings.echo {
+            // The pinger's end does not end the echo's channel (each side's is its own): stop it.
+            kill(echo, SIGTERM)
+            _ = Subprocess.wait(echo)
+        }
+        let words = BenchLab.words(BenchLab.read(directory + "/ping.out"))
+        note("worst round trip of 100 B during a \(bulkMiB) MiB \(during)", "peerd channel, every 20 ms", "ms", words["max"].flatMap(Double.init))
+        note("round trip of 100 B during a \(bulkMiB) MiB \(during), p99", "peerd channel, every 20 ms", "ms", words["p99"].flatMap(Double.init))
+    }
+
     private func pipe() -> Double? {
         guard connect() else { return nil }
         let source = self.source
         guard let receiver = lab.start(2, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK2"])' pipe host1 --name bench </dev/null >/dev/null"],
                                        output: directory + "/pipe2.out") else { return nil }
+        let pings = startPings()
         let start = Probes.monotonic()
         let sent = lab.run(1, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK1"])' pipe host2 --name bench <'\(source)' >/dev/null"])
         let received = Subprocess.wait(receiver)
+        stopPings(pings, during: "pipe")
         guard sent.status == 0, received == 0 else { return nil }
         return rate(seconds: Probes.monotonic() - start)
     }

@@ -22,7 +22,7 @@ final class StreamCreditTests: XCTestCase {
     }
 
     /// A fast reader grows the window to the maximum, and no further.
-    func testAFastReaderGrowsTheWindowToTheMaximum() {
+    func testAFastReaderGrowsTheWindowToItsOwnLimit() {
         var receiver = ReceiveWindow()
         var sender = SendCredit()
         var now = start
@@ -35,8 +35,19 @@ final class StreamCreditTests: XCTestCase {
             if let credit = receiver.consumed(sent, now: now) { XCTAssertTrue(sender.grant(credit)) }
             total += sent
         }
-        XCTAssertEqual(receiver.window, ReceiveWindow.maximum)
+        XCTAssertEqual(receiver.window, ReceiveWindow.grownLimit, "grown to this receiver's limit, no further")
         XCTAssertEqual(total, 200 * (64 << 10))
+    }
+
+    /// The wire's largest window and this receiver's own limit are pinned:
+    /// an earlier release's peer grows to 4 MiB, and a sender here must
+    /// take its credit (issue 25 lowered only what this receiver grants).
+    func testTheWireLimitStaysWhereEarlierReleasesPutIt() {
+        XCTAssertEqual(ReceiveWindow.maximum, 4 << 20)
+        XCTAssertEqual(ReceiveWindow.grownLimit, 1 << 20)
+        var sender = SendCredit()
+        XCTAssertTrue(sender.grant(ReceiveWindow.maximum - ReceiveWindow.initial), "a 0.2.0 receiver's full window is taken")
+        XCTAssertFalse(sender.grant(1), "past 4 MiB in flight")
     }
 
     func testBytesBeyondTheCreditAndOversizedGrantsAreProtocolErrors() {

@@ -6,14 +6,22 @@ import FoundationEssentials
 /// holds back only its own stream.
 ///
 /// Credit is given back in updates of at least half the window, not byte
-/// by byte. The window starts at 256 KiB and doubles, up to 4 MiB, each
-/// time the reader consumes a whole window within ``growWithin``: a fast
-/// reader on a long path gets a larger window; a slow one keeps it small.
+/// by byte. The window starts at 256 KiB and doubles, up to ``grownLimit``,
+/// each time the reader consumes a whole window within ``growWithin``: a
+/// fast reader on a long path gets a larger window; a slow one keeps it small.
 public struct ReceiveWindow: Sendable, Equatable {
     /// The first window.
     public static let initial = 256 << 10
-    /// The largest window.
+    /// The largest window the protocol allows (docs/protocol.md §8): credit
+    /// past it is a protocol error. A wire value: earlier releases grow
+    /// their windows this far, so a sender accepts it from any peer.
     public static let maximum = 4 << 20
+    /// How far this receiver grows its own windows (issue 25, point 3):
+    /// every byte in flight is a byte a message from the same peer waits
+    /// behind, at the receiver's pace. 1 MiB is a millisecond or two of a
+    /// transfer here, and still 100 MiB/s over a 10 ms path; 0.2.0 grew to
+    /// ``maximum`` (docs/performance.md, "No waiting behind bulk").
+    public static let grownLimit = 1 << 20
     /// A window consumed faster than this grows.
     public static let growWithin: TimeInterval = 0.2
 
@@ -48,9 +56,9 @@ public struct ReceiveWindow: Sendable, Equatable {
         buffered -= taken
         consumed += taken
         guard consumed >= window / 2 else { return nil }
-        if let started = windowStarted, now.timeIntervalSince(started) < Self.growWithin, window < Self.maximum {
+        if let started = windowStarted, now.timeIntervalSince(started) < Self.growWithin, window < Self.grownLimit {
             // Half a window gone in a moment: the path is faster than the window allows.
-            window = min(window * 2, Self.maximum)
+            window = min(window * 2, Self.grownLimit)
         }
         // The sender may again have a whole window in flight.
         let credit = window - senderCredit - buffered

@@ -3,9 +3,14 @@ import PeerCore
 /// What a session sends: messages, sealed into frames, and bulk frames
 /// built in place (issue 12, point 8), with the room bulk frames may take.
 extension PeerSession {
-    /// Queued bytes past which bulk frames wait (``bulkRoom``): a message
-    /// or keepalive queued behind them waits for at most this much.
-    public static let bulkHighWater = 1 << 20
+    /// Queued bytes past which bulk frames wait (``bulkRoom``). A bulk
+    /// frame is built only while less than this is queued, so a message,
+    /// ping or control frame queued after it waits behind at most one bulk
+    /// frame (and this much) in userspace (issue 25, point 3); the kernel
+    /// holds at most ``TCPConnector/unsentLimit`` unsent. The next bulk
+    /// frame is built as soon as the last one has gone to the kernel
+    /// (``SessionTransport`` asks for it inside the same flush).
+    public static let bulkHighWater = 16 * 1024
 
     /// Bytes of bulk frames that may be queued now (0 when the session
     /// cannot carry them). The owner is told when there is room again

@@ -276,22 +276,38 @@ public final class SessionTransport {
         }
     }
 
+    /// Bulk refills one flush may take (each adds at most one bulk frame,
+    /// ``PeerSession/bulkHighWater``): enough to keep the kernel's unsent
+    /// queue fed within one turn, few enough to let other work in.
+    static let refillsPerFlush = 16
+
     private func flush() {
         guard !closed, !channel.isClosing, !connecting else { return }
         let descriptor = channel.descriptor
-        let drained: Bool
-        do {
-            drained = try outbound.flushVectored({ vectors in try descriptor.send(vectors) },
-                                                 recycle: { [self] frame in framePool.give(frame) })
-        } catch {
-            outbound.truncateToCurrentLine()
-            if closeAfterFlush { teardown() } else { delegate?.transportBroke("\(error)") }
-            return
+        // The userspace queue holds at most one bulk frame: when it has gone
+        // to the kernel, the owner is asked for the next one at once, and it
+        // is written in this same turn, until the kernel's unsent queue is
+        // full (TCP_NOTSENT_LOWAT answers EAGAIN) or the senders are done.
+        for _ in 0..<Self.refillsPerFlush {
+            let drained: Bool
+            do {
+                drained = try outbound.flushVectored({ vectors in try descriptor.send(vectors) },
+                                                     recycle: { [self] frame in framePool.give(frame) })
+            } catch {
+                outbound.truncateToCurrentLine()
+                if closeAfterFlush { teardown() } else { delegate?.transportBroke("\(error)") }
+                return
+            }
+            channel.armWrite(!drained)
+            checkWatermarks()
+            if drained && closeAfterFlush { teardown() }
+            guard !closeAfterFlush, !closed, outbound.byteCount < PeerSession.bulkHighWater / 2 else { return }
+            let before = outbound.byteCount
+            delegate?.transportHasRoom()
+            // Nothing new, or the kernel is full: the next writability
+            // (or the senders' own news) goes on from here.
+            guard drained, outbound.byteCount > before else { return }
         }
-        channel.armWrite(!drained)
-        checkWatermarks()
-        if drained && closeAfterFlush { teardown() }
-        if !closeAfterFlush && outbound.byteCount < PeerSession.bulkHighWater / 2 { delegate?.transportHasRoom() }
     }
 
     /// Applies the watermarks to the queue's size now.

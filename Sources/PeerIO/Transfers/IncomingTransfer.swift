@@ -51,6 +51,9 @@ final class IncomingTransfer {
     /// Files the user left out.
     private(set) var declined = Set<Int>()
     private var window = ReceiveWindow()
+    /// Which window bytes were received under: a resume starts a new
+    /// window, and writes queued under the old one give no credit in it.
+    private(set) var windowEpoch = 0
     /// Chunk bytes received, every session counted.
     private(set) var wireBytes: Int64 = 0
     /// Bytes received past the verified blocks before a resume.
@@ -132,6 +135,7 @@ final class IncomingTransfer {
         meter = ProgressMeter(totalBytes: bytes, totalFiles: accepted.count, now: now)
         _ = meter.advance(bytes: accepted.values.reduce(Int64(0)) { $0 + $1.bytesHeld }, filesDone: accepted.values.filter(\.done).count, now: now)
         window = ReceiveWindow()
+        windowEpoch += 1
         state = .active
         expires = nil
         return answers
@@ -160,6 +164,7 @@ final class IncomingTransfer {
             }
         }
         window = ReceiveWindow()
+        windowEpoch += 1
         state = .active
         return answers
     }
@@ -187,29 +192,37 @@ final class IncomingTransfer {
                            blockSize: BlockPlan(fileSize: files[index].size).blockSize, bootID: bootID)
     }
 
-    /// Bytes of a chunk arrived: written, hashed, counted. Returns the
-    /// credit to give back, or why the transfer must end.
+    /// Bytes of a chunk arrived: hashed and counted here, and queued to
+    /// be written off the main actor (``PartialFile/writeLater(_:at:done:)``);
+    /// `written` gets the write's error, if any, once it is done. Credit is
+    /// given back then (``written(_:epoch:now:)``), so the window bounds
+    /// the bytes waiting for the disk. Returns why the transfer must end.
     func chunk(file index: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, root: FileDescriptor, bootID: [UInt8], now: Date,
-               report: (ProgressMeter.Report) -> Void) -> Result<UInt32?, TransferFault> {
+               report: (ProgressMeter.Report) -> Void, written: @escaping @MainActor @Sendable (SystemError?) -> Void) -> TransferFault? {
         guard state == .active, let file = accepted[Int(index)], !file.done, !file.finishing else {
-            return .failure(.init(.protocolError, "a chunk for file \(index), which is not being received"))
+            return .init(.protocolError, "a chunk for file \(index), which is not being received")
         }
-        guard window.received(bytes.count, now: now) else { return .failure(.init(.protocolError, "a chunk past the credit given")) }
+        guard window.received(bytes.count, now: now) else { return .init(.protocolError, "a chunk past the credit given") }
         if case .failure(let refusal) = file.cursor.chunk(at: offset, count: bytes.count) {
-            return .failure(.init(.protocolError, refusal.description))
+            return .init(.protocolError, refusal.description)
         }
-        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return .failure(failure) }
-        do {
-            try file.partial!.write(bytes, at: Int64(offset))
-        } catch {
-            return .failure(TransferFault(writing: error, name: file.path.description))
-        }
+        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return failure }
+        // The frame's bytes live only during this call: the writer gets its own copy.
+        file.partial!.writeLater(Array(bytes), at: Int64(offset), done: written)
         wireBytes += Int64(bytes.count)
         let hasher = file.hasher ?? Blake2b()
         file.hasher = hasher
         hasher.update(bytes)
         if let due = meter.advance(bytes: Int64(bytes.count), now: now) { report(due) }
-        return .success(window.consumed(bytes.count, now: now).map { UInt32($0) })
+        return nil
+    }
+
+    /// `count` bytes received under window `epoch` are on disk: the credit
+    /// to give back now, if any (none for bytes of a window a resume
+    /// replaced, or once the transfer is over).
+    func written(_ count: Int, epoch: Int, now: Date) -> UInt32? {
+        guard epoch == windowEpoch, state == .active else { return nil }
+        return window.consumed(count, now: now).map { UInt32($0) }
     }
 
     private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8]) -> TransferFault? {
@@ -227,16 +240,16 @@ final class IncomingTransfer {
         }
     }
 
-    /// A block's hash arrived: compared with what was hashed, and recorded.
-    func block(file index: UInt32, block: UInt32, hash: [UInt8]) -> TransferFault? {
+    /// A block's hash arrived: compared with what was hashed, and recorded
+    /// once the block's bytes are written (`recorded` gets the error, if any).
+    func block(file index: UInt32, block: UInt32, hash: [UInt8],
+               recorded: @escaping @MainActor @Sendable (SystemError?) -> Void) -> TransferFault? {
         guard let file = accepted[Int(index)], !file.done else { return .init(.protocolError, "a block of file \(index), which is not being received") }
         if let refusal = file.cursor.blockHash(Int(block)) { return .init(.protocolError, refusal.description) }
         let mine = file.hasher?.finish() ?? []
         guard mine == hash else { return .init(.verifyFailed, "block \(block) of \(file.path) does not match its hash") }
         file.hashes.append(hash)
-        do { try file.partial?.recordBlock(Int(block), hash: hash) } catch {
-            return TransferFault(writing: error, name: file.path.description)
-        }
+        file.partial?.recordBlockLater(Int(block), hash: hash, done: recorded)
         return nil
     }
 

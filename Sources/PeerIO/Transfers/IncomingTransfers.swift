@@ -210,8 +210,12 @@ final class IncomingTransfers {
         guard let transfer = incoming[message.flow] else { return }
         switch message {
         case .block(_, let file, let block, let hash):
+            let name = transfer.accepted[Int(file)]?.path.description ?? "file \(file)"
             step(transfer, session) { _ in
-                transfer.block(file: file, block: block, hash: hash).map { Result.failure($0) } ?? .success(())
+                transfer.block(file: file, block: block, hash: hash, recorded: { [weak self, weak transfer] failure in
+                    guard let self, let transfer, let failure else { return }
+                    self.writeFailed(transfer, failure, name: name)
+                }).map { Result.failure($0) } ?? .success(())
             }
         case .fileEnd(_, let file, let hash):
             step(transfer, session) { root in
@@ -229,13 +233,27 @@ final class IncomingTransfers {
     /// hashed, counted, and credit given back.
     func chunk(_ flow: FlowID, file: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, on session: any BulkSession) {
         guard let transfer = incoming[flow] else { return }
+        let (epoch, count) = (transfer.windowEpoch, bytes.count)
+        let name = transfer.accepted[Int(file)]?.path.description ?? "file \(file)"
         step(transfer, session) { root in
-            transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: now) { [unowned self] _ in
-                progress(transfer)
-            }.map { credit in
-                if let credit { session.sendBulk(.credit(flow, bytes: credit)) }
-            }
+            let fault = transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: now,
+                                       report: { [unowned self] _ in progress(transfer) },
+                                       written: { [weak self, weak transfer] failure in
+                guard let self, let transfer else { return }
+                if let failure { return self.writeFailed(transfer, failure, name: name) }
+                // Credit goes back once the bytes are on disk, on the session up now.
+                if let credit = transfer.written(count, epoch: epoch, now: self.now) {
+                    self.surroundings.session(for: transfer.peer)?.sendBulk(.credit(flow, bytes: credit))
+                }
+            })
+            return fault.map { .failure($0) } ?? .success(())
         }
+    }
+
+    /// A write queued off the main actor failed: the transfer ends, both sides.
+    private func writeFailed(_ transfer: IncomingTransfer, _ error: SystemError, name: String) {
+        guard !transfer.state.isFinished else { return }
+        fail(transfer, surroundings.session(for: transfer.peer), TransferFault(writing: error, name: name))
     }
 
     /// Applies `step` to an incoming transfer; a fault cancels it both sides.

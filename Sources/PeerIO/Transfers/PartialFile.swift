@@ -9,9 +9,14 @@ import PeerSystem
 /// offered name. The last step fsyncs the data, restores the mode and
 /// time, and renames it to the first free name, never over a file.
 ///
-/// Used by one thread at a time: the main actor while bytes arrive, then
-/// a disk queue for ``finish(name:mode:mtime:)``; that hand-over is what
-/// makes the unchecked `Sendable` sound.
+/// Its bytes and block records are written on ``writer`` (issue 25: a
+/// `pwrite` into the page cache blocked the main actor for 400 ms in the
+/// lab, and every session's messages with it). The rest is used by one
+/// thread at a time: the main actor while bytes arrive, then a disk queue
+/// for ``finish(name:mode:mtime:)``; and every call that reads, closes or
+/// removes the file first waits for the writes queued before it
+/// (``settle()``). That confinement and hand-over make the unchecked
+/// `Sendable` sound.
 public final class PartialFile: @unchecked Sendable {
     /// The folder (owned: closed by ``close()``).
     public let folder: FileDescriptor
@@ -36,6 +41,7 @@ public final class PartialFile: @unchecked Sendable {
     /// The partial file's size on disk (0 when there is none): how far
     /// bytes had come, verified or not.
     public func partialSize() -> Int64 {
+        Self.settle()
         guard let fd = try? folder.openAt(partName, flags: O_RDONLY) else { return 0 }
         defer { fd.close() }
         return (try? fd.status()).map { Int64($0.st_size) } ?? 0
@@ -44,6 +50,7 @@ public final class PartialFile: @unchecked Sendable {
     /// Where this file starts (reading the record and checking the partial
     /// file; after another boot, the recorded blocks are hashed again).
     public func resumePoint(expected: BlockRecord.Header) -> ResumePoint {
+        Self.settle()
         let exists = (try? folder.contains(partName)) ?? false
         var bytes: [UInt8] = []
         if let fd = try? folder.openAt(recordName, flags: O_RDONLY) {
@@ -140,6 +147,7 @@ public final class PartialFile: @unchecked Sendable {
     /// free `name (N)`; returns the name used. The record stays, so a
     /// resumed offer knows the file is done (``discardRecord()``).
     public func finish(name: String, size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) -> String {
+        Self.settle()
         guard let data else { throw SystemError("fsync", errno: EBADF, context: partName) }
         try data.truncate(size)
         try data.setMode(mode_t(mode & Self.modeMask))
@@ -165,6 +173,7 @@ public final class PartialFile: @unchecked Sendable {
 
     /// Removes the partial file and the record (a cancel, or a failure).
     public func discard() {
+        Self.settle()
         try? folder.remove(partName)
         try? folder.remove(recordName)
     }
@@ -176,6 +185,7 @@ public final class PartialFile: @unchecked Sendable {
 
     /// Closes everything.
     public func close() {
+        Self.settle()
         data?.close()
         record?.close()
         data = nil
