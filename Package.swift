@@ -38,12 +38,11 @@ let package = Package(
             providers: [.apt(["libsodium-dev"])]
         ),
         // OpenSSL's libcrypto: the session's ChaCha20-Poly1305 on large frames
-        // (issue 25: its AVX-512 code is the fastest Debian packages).
-        .systemLibrary(
-            name: "CCrypto",
-            pkgConfig: "libcrypto",
-            providers: [.apt(["libssl-dev"])]
-        ),
+        // (issue 25: its AVX-512 code is the fastest Debian packages). Its
+        // headers only: the shim opens libcrypto at the first large frame.
+        // (No pkgConfig: it would link libcrypto; the headers are in /usr/include,
+        // from libssl-dev, which make deps installs.)
+        .systemLibrary(name: "CCrypto"),
         // glibc's malloc.h (mallopt, malloc_trim): memory goes back after bulk work.
         .systemLibrary(name: "CMalloc"),
         // renameat2 with RENAME_NOREPLACE: a received file never overwrites one.
@@ -68,7 +67,7 @@ let package = Package(
         // It links PeerIO for the primitives' figures (peerd's own path to the
         // cipher and the hash); it is never installed.
         .executableTarget(name: "peerbench", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit", "PeerIO", "CSodium", "CCrypto"],
-                          swiftSettings: strict),
+                          swiftSettings: strict, linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerProtocol", "PeerCore", "PeerTools"], swiftSettings: strict),
         .testTarget(name: "PeerKitTests", dependencies: ["PeerProtocol", "PeerSystem", "PeerKit"], swiftSettings: strict),
         .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO", "PeerKit"], exclude: ["Fixtures"], swiftSettings: strict),

@@ -11,6 +11,13 @@ final class AEADPathTests: XCTestCase {
 
     private let key = (0..<32).map { UInt8($0 &* 7 &+ 3) }
 
+    /// libcrypto opens here (make deps installs it): without this, the
+    /// tests below would pass on libsodium alone and prove nothing of OpenSSL.
+    func testOpenSSLIsTheLargeFramePathHere() throws {
+        let context = key.withUnsafeBytes { AEADContext(key: $0, sealing: true) }
+        XCTAssertNotNil(context, "libcrypto.so.3 could not be opened")
+    }
+
     /// The in-place path (OpenSSL from ``NoiseCipherState/largeFrame`` on)
     /// seals exactly as libsodium's reference call, at every size that
     /// matters: empty, small, either side of the threshold, a full frame.
