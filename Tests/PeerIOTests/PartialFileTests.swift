@@ -65,6 +65,38 @@ final class PartialFileTests: XCTestCase {
         XCTAssertEqual(again.resumePoint(expected: header(size: size)), .complete, "in place: a repeated offer sends nothing more")
     }
 
+    /// The writer thread (issue 25): bytes written and hashed off the main
+    /// actor, in order; a matching block is recorded after its bytes, a
+    /// block that does not match is reported and its file never lands.
+    @MainActor
+    func testTheWriterRecordsGoodBlocksAndAFileWithABadOneNeverLands() async throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        let path = try TransferPath.check("w.bin").get()
+        let size: Int64 = 262_144   // 2 blocks of 131,072
+        let good = [UInt8](repeating: 0xB0, count: 131_072), other = [UInt8](repeating: 0xB1, count: 131_072)
+        let partial = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true), flow: flow, index: 0)
+        defer { partial.close() }
+        try partial.open(header: header(size: size), keptBlocks: 0)
+        let checks = AsyncStream<String>.makeStream()
+        // Two writes per block, each hashed where it is written.
+        partial.writeLater(Array(good[..<65_536]), at: 0) { XCTAssertNil($0) }
+        partial.writeLater(Array(good[65_536...]), at: 65_536) { XCTAssertNil($0) }
+        partial.verifyBlockLater(0, hash: Blake2b.hash(good)) { checks.continuation.yield("\($0)") }
+        partial.writeLater(other, at: 131_072) { XCTAssertNil($0) }
+        partial.verifyBlockLater(1, hash: Blake2b.hash(good)) { checks.continuation.yield("\($0)") }
+        var iterator = checks.stream.makeAsyncIterator()
+        let first = await iterator.next(), second = await iterator.next()
+        XCTAssertEqual(first, "recorded")
+        XCTAssertEqual(second, "mismatch")
+        // The first block is on record (a resume would keep it); the file never lands.
+        XCTAssertEqual(partial.resumePoint(expected: header(size: size)), .from(hashes: [Blake2b.hash(good)]))
+        XCTAssertThrowsError(try partial.finish(name: "w.bin", size: size, mode: 0o644, mtime: 0)) {
+            XCTAssertEqual(($0 as? SystemError)?.errno, EBADMSG)
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/host1/w.bin"))
+    }
+
     func testAFolderIsNeverReachedThroughASymlink() throws {
         let rootFD = try DownloadFolder.openRoot(root)
         defer { rootFD.close() }

@@ -16,8 +16,6 @@ final class IncomingFile {
     var hashes: [[UInt8]]
     /// Set once bytes came (or at its end, for an empty file).
     var partial: PartialFile?
-    /// Hashes the block that is arriving; made with the first chunk.
-    var hasher: Blake2b?
     /// Where it landed, relative to the transfer's folder.
     var savedAs: String?
     /// The last step runs on the disk queue.

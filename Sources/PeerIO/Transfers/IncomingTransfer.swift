@@ -207,12 +207,10 @@ final class IncomingTransfer {
             return .init(.protocolError, refusal.description)
         }
         if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return failure }
-        // The frame's bytes live only during this call: the writer gets its own copy.
+        // The frame's bytes live only during this call: the writer gets its
+        // own copy, writes it and hashes it there.
         file.partial!.writeLater(Array(bytes), at: Int64(offset), done: written)
         wireBytes += Int64(bytes.count)
-        let hasher = file.hasher ?? Blake2b()
-        file.hasher = hasher
-        hasher.update(bytes)
         if let due = meter.advance(bytes: Int64(bytes.count), now: now) { report(due) }
         return nil
     }
@@ -240,16 +238,19 @@ final class IncomingTransfer {
         }
     }
 
-    /// A block's hash arrived: compared with what was hashed, and recorded
-    /// once the block's bytes are written (`recorded` gets the error, if any).
+    /// A block's hash arrived: compared with what was hashed and recorded
+    /// on the writer, once the block's bytes are written; `checked` gets
+    /// what was found. The file's hash of block hashes is built from the
+    /// sender's hashes here, in order: a block that does not match fails
+    /// the transfer before its file can land (``PartialFile/finish``).
     func block(file index: UInt32, block: UInt32, hash: [UInt8],
-               recorded: @escaping @MainActor @Sendable (SystemError?) -> Void) -> TransferFault? {
+               checked: @escaping @MainActor @Sendable (PartialFile.BlockCheck) -> Void) -> TransferFault? {
         guard let file = accepted[Int(index)], !file.done else { return .init(.protocolError, "a block of file \(index), which is not being received") }
         if let refusal = file.cursor.blockHash(Int(block)) { return .init(.protocolError, refusal.description) }
-        let mine = file.hasher?.finish() ?? []
-        guard mine == hash else { return .init(.verifyFailed, "block \(block) of \(file.path) does not match its hash") }
+        // No bytes came for it: nothing was hashed, so it cannot match (as before the writer).
+        guard let partial = file.partial else { return .init(.verifyFailed, "block \(block) of \(file.path) does not match its hash") }
         file.hashes.append(hash)
-        file.partial?.recordBlockLater(Int(block), hash: hash, done: recorded)
+        partial.verifyBlockLater(Int(block), hash: hash, done: checked)
         return nil
     }
 
@@ -265,7 +266,6 @@ final class IncomingTransfer {
         }
         if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return .failure(failure) }
         file.finishing = true
-        file.hasher = nil
         return .success(file)
     }
 
@@ -305,7 +305,6 @@ final class IncomingTransfer {
         for file in accepted.values where !file.finishing {
             file.partial?.close()
             file.partial = nil
-            file.hasher = nil
         }
     }
 

@@ -212,9 +212,15 @@ final class IncomingTransfers {
         case .block(_, let file, let block, let hash):
             let name = transfer.accepted[Int(file)]?.path.description ?? "file \(file)"
             step(transfer, session) { _ in
-                transfer.block(file: file, block: block, hash: hash, recorded: { [weak self, weak transfer] failure in
-                    guard let self, let transfer, let failure else { return }
-                    self.writeFailed(transfer, failure, name: name)
+                transfer.block(file: file, block: block, hash: hash, checked: { [weak self, weak transfer] check in
+                    guard let self, let transfer, !transfer.state.isFinished else { return }
+                    switch check {
+                    case .recorded: break
+                    case .failed(let error): self.writeFailed(transfer, error, name: name)
+                    case .mismatch:
+                        self.fail(transfer, self.surroundings.session(for: transfer.peer),
+                                  TransferFault(.verifyFailed, "block \(block) of \(name) does not match its hash"))
+                    }
                 }).map { Result.failure($0) } ?? .success(())
             }
         case .fileEnd(_, let file, let hash):
@@ -291,6 +297,8 @@ final class IncomingTransfers {
             partial.discard()
             partial.close()
             file.finishing = false
+            // A block that did not match has failed the transfer already.
+            guard !transfer.state.isFinished else { return }
             fail(transfer, surroundings.session(for: transfer.peer), TransferFault(writing: error, name: file.path.description))
         case .success(let name):
             partial.close()

@@ -15,24 +15,49 @@ extension PartialFile {
     /// read, closed, finished or removed.
     public static func settle() { writer.sync {} }
 
-    /// Queues `bytes` to be written at `offset`; `done` gets the error, if
-    /// any, on the main actor, in the order the writes were queued.
-    public func writeLater(_ bytes: [UInt8], at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
+    /// Queues `bytes` to be written at `offset` and added to the running
+    /// block hash (hashing leaves the main actor too: issue 25, point 2);
+    /// `done` gets the error, if any, on the main actor, in the order the
+    /// writes were queued.
+    func writeLater(_ bytes: [UInt8], at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
         Self.writer.async {
-            let outcome = bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } }
+            let outcome = bytes.withUnsafeBytes { raw in
+                Result { () throws(SystemError) in
+                    try self.write(raw, at: offset)
+                    self.blockHasher.update(raw)
+                }
+            }
             let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
             DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
         }
     }
 
-    /// Queues the record of block `block` as verified, after the block's
-    /// bytes (a record never claims bytes that are not written yet);
-    /// `done` as for ``writeLater(_:at:done:)``.
-    public func recordBlockLater(_ block: Int, hash: [UInt8], done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
+    /// What checking a block found.
+    enum BlockCheck: Sendable {
+        /// It matched and is recorded.
+        case recorded
+        /// Its bytes do not hash to what the sender said.
+        case mismatch
+        /// The record could not be written.
+        case failed(SystemError)
+    }
+
+    /// Queues the check of block `block` against `hash`, after the block's
+    /// bytes, then its record as verified (a record never claims bytes
+    /// that are not written yet); `done` gets what was found, on the main
+    /// actor.
+    func verifyBlockLater(_ block: Int, hash: [UInt8], done: @escaping @MainActor @Sendable (BlockCheck) -> Void) {
         Self.writer.async {
-            let outcome = Result { () throws(SystemError) in try self.recordBlock(block, hash: hash) }
-            let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
-            DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
+            let check: BlockCheck
+            if self.blockHasher.finish() != hash {
+                self.failedVerification = true
+                check = .mismatch
+            } else if case .failure(let error) = Result(catching: { () throws(SystemError) in try self.recordBlock(block, hash: hash) }) {
+                check = .failed(error)
+            } else {
+                check = .recorded
+            }
+            DispatchQueue.main.async { MainActor.assumeIsolated { done(check) } }
         }
     }
 }

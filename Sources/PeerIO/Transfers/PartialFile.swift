@@ -26,6 +26,12 @@ public final class PartialFile: @unchecked Sendable {
     public let recordName: String
     private var data: FileDescriptor?
     private var record: FileDescriptor?
+    /// The running hash of the block being received: used on ``writer``
+    /// alone (``writeLater(_:at:done:)``, ``verifyBlockLater(_:hash:done:)``).
+    let blockHasher = Blake2b()
+    /// Set on ``writer`` when a block did not match its hash: the file is
+    /// never put in place (``finish(name:size:mode:mtime:)`` refuses it).
+    var failedVerification = false
 
     /// The names for file `index` of transfer `flow`.
     public static func names(flow: FlowID, index: Int) -> (part: String, record: String) {
@@ -148,6 +154,9 @@ public final class PartialFile: @unchecked Sendable {
     /// resumed offer knows the file is done (``discardRecord()``).
     public func finish(name: String, size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) -> String {
         Self.settle()
+        // A block checked on the writer did not match: its failure is on its
+        // way to the main actor; this file must not land meanwhile.
+        if failedVerification { throw SystemError("verify", errno: EBADMSG, context: partName) }
         guard let data else { throw SystemError("fsync", errno: EBADF, context: partName) }
         try data.truncate(size)
         try data.setMode(mode_t(mode & Self.modeMask))
