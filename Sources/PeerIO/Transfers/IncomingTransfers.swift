@@ -224,8 +224,14 @@ final class IncomingTransfers {
                 }).map { Result.failure($0) } ?? .success(())
             }
         case .fileEnd(_, let file, let hash):
-            step(transfer, session) { root in
-                transfer.fileEnd(file: file, hash: hash, root: root, bootID: bootID).map { place($0, of: transfer) }
+            // The file's blocks are checked on the writer: its end is taken
+            // once they are, so a block that did not match fails the
+            // transfer first and the file is never placed.
+            PartialFile.afterWrites { [weak self, weak transfer] in
+                guard let self, let transfer, !transfer.state.isFinished else { return }
+                self.step(transfer, session) { root in
+                    transfer.fileEnd(file: file, hash: hash, root: root, bootID: self.bootID).map { self.place($0, of: transfer) }
+                }
             }
         case .cancel(_, let reason, let text):
             if let root = try? root.open() { transfer.discardPartials(root: root) }

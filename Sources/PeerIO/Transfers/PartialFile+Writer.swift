@@ -15,6 +15,13 @@ extension PartialFile {
     /// read, closed, finished or removed.
     public static func settle() { writer.sync {} }
 
+    /// Runs `body` on the main actor once every write and block check
+    /// queued so far is done, after what they report: a file's end goes on
+    /// only once its blocks are checked, as when they were checked in place.
+    static func afterWrites(_ body: @escaping @MainActor @Sendable () -> Void) {
+        writer.async { DispatchQueue.main.async { MainActor.assumeIsolated { body() } } }
+    }
+
     /// Queues `bytes` to be written at `offset` and added to the running
     /// block hash (hashing leaves the main actor too: issue 25, point 2);
     /// `done` gets the error, if any, on the main actor, in the order the
