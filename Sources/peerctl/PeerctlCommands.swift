@@ -284,6 +284,12 @@ struct PeerctlCommands {
     }
 
     private func send(_ selector: String, text: String, lines: Bool, queue: Bool) throws(ControlClientError) -> Int32 {
+        // A stream of lines to a connected peer takes channels (--json wants
+        // each message's own result, --queue the durable queue: both stay plain).
+        if text == "-", lines, !queue, !json {
+            let peer = try lookUp(selector)
+            if peer.state == .connected, try daemonSendsOverChannels(), let status = try sendLinesOverChannels(to: peer) { return status }
+        }
         let messages: [[UInt8]]
         if text == "-" {
             let input = readStandardInput()
@@ -334,8 +340,13 @@ struct PeerctlCommands {
             }
             guard event.type == .message, let message = event.message else { continue }
             received += 1
-            if json { emit(PeerctlRenderer.json(event)) } else { printMessage(message) }
+            // Many messages come in one read: they go out in one write,
+            // flushed once nothing more is waiting (issue 25, point 4).
+            let text = json ? PeerctlRenderer.json(event) : messageText(message)
+            print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
+            if !client.hasReadAhead { flushOutput() }
         }
+        flushOutput()
         return 0
     }
 
@@ -355,12 +366,14 @@ struct PeerctlCommands {
         return 0
     }
 
-    private func printMessage(_ message: MessageInfo) {
+    private func printMessage(_ message: MessageInfo) { emit(messageText(message)) }
+
+    /// A message as printed: raw for pipes and files; escaped for a
+    /// person's terminal, where a peer's bytes must not drive the terminal.
+    private func messageText(_ message: MessageInfo) -> String {
         let bytes = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
-        // Raw for pipes and files; escaped for a person's terminal, where a
-        // peer's bytes must not drive the terminal.
         let text = String(decoding: bytes, as: UTF8.self)
-        emit(isatty(1) == 1 ? TerminalText.escape(text) : text)
+        return isatty(1) == 1 ? TerminalText.escape(text) : text
     }
 
     private func waitFor(_ selector: String, state: ConnectionState, timeout: Double) throws(ControlClientError) -> Int32 {

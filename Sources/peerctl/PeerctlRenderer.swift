@@ -205,6 +205,8 @@ struct PeerctlRenderer {
             return text
         case .error:
             return "\(head)  \(event.error?.description ?? "")"
+        case .channelOpened:
+            return "\(head)  \(who)  channel open"
         }
     }
 

@@ -18,8 +18,13 @@ func printError(_ message: String) {
 
 func emit(_ text: String) {
     print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
-    // SIGPIPE is ignored, so a reader that went away (`peerctl watch | head`)
-    // shows up here: stop quietly, as the signal would have.
+    flushOutput()
+}
+
+/// Writes out what was printed. SIGPIPE is ignored, so a reader that went
+/// away (`peerctl watch | head`) shows up here: stop quietly, as the
+/// signal would have.
+func flushOutput() {
     if fflush(nil) != 0 && errno == EPIPE { exit(0) }
 }
 

@@ -19,7 +19,7 @@ final class WireValuesTests: XCTestCase {
                                     "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported", "appBusy",
                                     "shuttingDown", "internal"])
         pin(EventKind.self, ["peerFound", "peerUpdated", "peerLost", "peerRemoved", "delivered", "stateChanged", "inviteFailed", "invitation",
-                             "message", "stored", "undelivered", "appStateChanged", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error",
+                             "message", "stored", "undelivered", "appStateChanged", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error", "channelOpened",
                              "transferOffered", "transferProgress", "transferCompleted", "transferFailed"])
         pin(TransferState.self, ["offered", "active", "interrupted", "completed", "declined", "cancelled", "failed"])
         pin(TransferDirection.self, ["send", "receive"])

@@ -22,6 +22,32 @@ test_channel_carries_messages_in_order_both_ways() {
     expect_eq "$(json 2 inbox | jq .count)" 0 "nothing went to the inbox"
 }
 
+# Issue 25, point 4: `peerctl send --lines` toward a connected peer goes
+# through channels opened for sending alone: the same messages, in order,
+# blank lines included; a message the peer sends meanwhile is not taken by
+# the channel but waits in the inbox; without a session it stays plain.
+test_send_lines_goes_through_a_sending_channel() {
+    two_peers
+    connect_peers
+    printf 'first\n\nthird line\nfourth\n' >"$LAB_DIR/lines.txt"
+    seq 1 3000 | sed 's/^/line-/' >>"$LAB_DIR/lines.txt"
+    printf '\nlast' >>"$LAB_DIR/lines.txt"
+    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 3006
+    local receiver=$LAB_PID
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
+    # Host 2 sends to host 1 while host 1's lines go: that message must not be swallowed.
+    ( sleep 0.2; ctl 2 send host1 "from host2" >/dev/null ) &
+    local other=$!
+    local out; out=$(ctl 1 send host2 - --lines <"$LAB_DIR/lines.txt") || fail "send --lines: $out"
+    expect_eq "$out" "sent 3006 messages (25918 bytes) to 'host2'" "the sender's summary"
+    grep -q "channel with 'host2': opened (sending alone)" "$LAB_DIR/h1/peerd.log" || fail "send --lines did not take a channel"
+    lab_wait_for 20 sh -c "! kill -0 $receiver 2>/dev/null" || fail "recv got $(wc -l <"$LAB_DIR/recv2.txt") of 3006"
+    printf '%s\n' "$(cat "$LAB_DIR/lines.txt")" | cmp -s - "$LAB_DIR/recv2.txt" || fail "the lines differ: $(diff <(cat "$LAB_DIR/lines.txt"; echo) "$LAB_DIR/recv2.txt" | head -5)"
+    wait "$other" || fail "host2's send failed"
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json inbox | jq .count)\" = 1 ]" || fail "host2's message is not in host1's inbox"
+    expect_eq "$(ctl 1 take)" "from host2" "the message the peer sent meanwhile"
+}
+
 test_channel_bad_frames_and_limits() {
     two_peers
     ctl 1 disconnect host2 >/dev/null 2>&1

@@ -18,6 +18,8 @@ public enum ControlRequestCheck {
         "code": (.string, "a string of 6 digits"),
         "queue": (.bool, "true or false"),
         "take": (.bool, "true or false"),
+        "receive": (.bool, "true or false"),
+        "opened": (.bool, "true or false"),
         "count": (.naturalNumber, "a whole number ≥ 0"),
         "max": (.naturalNumber, "a whole number ≥ 0"),
         "offset": (.naturalNumber, "a whole number ≥ 0"),

@@ -28,12 +28,15 @@ public final class ChannelDesk {
     private let logger: Logger
     /// The sessions, by peer: the daemon's one table, given at init.
     private let sessions: SessionTable
+    /// The daemon's clock (the time of a `channelOpened` event).
+    private let clock: DaemonClock
 
     /// A desk for messages of at most `maxMessage` bytes over the sessions
     /// of `sessions`.
-    public init(maxMessage: Int, sessions: SessionTable, logger: Logger) {
+    public init(maxMessage: Int, sessions: SessionTable, clock: DaemonClock, logger: Logger) {
         self.maxMessage = maxMessage
         self.sessions = sessions
+        self.clock = clock
         self.logger = logger
     }
 
@@ -48,8 +51,8 @@ public final class ChannelDesk {
 
     /// Opens a channel to `peer` on `descriptor` for `client`; `answer` is
     /// called once it is over (or at once, with an error).
-    public func open(to peer: PeerSnapshot, app: AppName, descriptor: FileDescriptor, client: ControlConnection,
-                     answer: @escaping @MainActor (ControlReply) -> Void) {
+    public func open(to peer: PeerSnapshot, app: AppName, options: ChannelOptions = ChannelOptions(), descriptor: FileDescriptor,
+                     client: ControlConnection, answer: @escaping @MainActor (ControlReply) -> Void) {
         guard let session = session(peer.id), session.isConnected else {
             descriptor.close()
             return answer(.error(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first")))
@@ -71,7 +74,8 @@ public final class ChannelDesk {
             descriptor.close()
             return answer(.error(ControlError(.busy, "\(Self.maxChannels) channels are open; try again later")))
         }
-        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, app: app, client: client, maxMessage: maxMessage, answer: answer,
+        let channel = MessageChannel(descriptor: descriptor, peer: peer.id, app: app, receiving: options.receive, client: client,
+                                     maxMessage: maxMessage, answer: answer,
                                      session: { [weak self] in self?.session(peer.id) },
                                      onFinished: { [weak self] ended in
             guard let self, self[key] === ended else { return }
@@ -80,7 +84,12 @@ public final class ChannelDesk {
             self.ended()
         })
         self[key] = channel
-        logger.info("channel with '\(peer.name)': opened")
+        logger.info("channel with '\(peer.name)': opened\(options.receive ? "" : " (sending alone)")")
+        // The client learns the moment from which the channel is the
+        // peer's way out (and in): before the request's own answer.
+        if options.announce, let line = try? JSONLines.encode(EventLine(ControlEvent(seq: 0, type: .channelOpened, time: clock.now(), peer: peer))) {
+            _ = client.send(line)
+        }
         channel.pump()
     }
 
@@ -88,7 +97,9 @@ public final class ChannelDesk {
     /// then the client's, and may be acknowledged). The session holds its
     /// reading while the channel's client is behind.
     public func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
-        guard let peer = session.peerUUID, let channel = self[ChannelKey(peer: peer, app: app)], !channel.finished else { return false }
+        guard let peer = session.peerUUID, let channel = self[ChannelKey(peer: peer, app: app)], channel.receiving, !channel.finished else {
+            return false
+        }
         if channel.deliver(message) { session.holdReading(true, for: .channel) }
         return true
     }

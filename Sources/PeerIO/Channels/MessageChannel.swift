@@ -29,6 +29,9 @@ final class MessageChannel {
     let app: AppName
     /// The client that asked; the channel is reset if it goes.
     let client: ControlConnection
+    /// Whether the peer's messages come to this channel; false for one
+    /// opened for sending alone (``ChannelOptions/receive``).
+    let receiving: Bool
     private let maxMessage: Int
     private let answer: @MainActor (ControlReply) -> Void
     private var io: PollChannel!
@@ -63,9 +66,10 @@ final class MessageChannel {
     /// Takes `descriptor` (made non-blocking here).
     /// `session` finds the peer's session; `onFinished` hears that the
     /// channel is over.
-    init(descriptor: FileDescriptor, peer: UUID, app: AppName, client: ControlConnection, maxMessage: Int,
+    init(descriptor: FileDescriptor, peer: UUID, app: AppName, receiving: Bool = true, client: ControlConnection, maxMessage: Int,
          answer: @escaping @MainActor (ControlReply) -> Void, session: @escaping @MainActor () -> PeerSession?,
          onFinished: @escaping @MainActor (MessageChannel) -> Void) {
+        self.receiving = receiving
         self.session = session
         self.onFinished = onFinished
         self.peer = peer

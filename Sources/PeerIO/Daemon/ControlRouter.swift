@@ -196,7 +196,8 @@ public final class ControlRouter: ControlRequestHandler {
             return .error(ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first"))
         case .success((let app, let peer)):
             let channels = channels
-            return .later { answer in channels.open(to: peer, app: app, descriptor: descriptor, client: client, answer: answer) }
+            let options = ChannelOptions(receive: params.receive ?? true, announce: params.opened ?? false)
+            return .later { answer in channels.open(to: peer, app: app, options: options, descriptor: descriptor, client: client, answer: answer) }
         case .failure(let error):
             descriptor.close()
             return .error(error)

@@ -203,7 +203,7 @@ public final class PeerDaemon {
                                  offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept,
                                  surroundings: surroundings, logger: logger, clock: clock)
         streams = StreamDesk(sessions: table, logger: logger, clock: clock)
-        channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, logger: logger)
+        channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, clock: clock, logger: logger)
         plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,

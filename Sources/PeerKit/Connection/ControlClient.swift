@@ -49,8 +49,11 @@ package final class ControlClient {
     /// `descriptors` go with the request line (`SCM_RIGHTS`; at most
     /// ``DescriptorPassing/maxDescriptors``); they stay open here.
     /// `sent` runs once the request is sent, before the answer is awaited.
+    /// `onEvent`, when given, gets each event that arrives while the answer
+    /// is awaited (a `channel`'s `channelOpened`), in place of keeping it
+    /// for ``nextEvent(deadline:)``.
     package func call<R>(_ call: ControlCall<R>, params: ControlParams? = nil, descriptors: [FileDescriptor] = [],
-                        sent: () -> Void = {}) throws(ControlClientError) -> R {
+                        sent: () -> Void = {}, onEvent: ((ControlEvent) -> Void)? = nil) throws(ControlClientError) -> R {
         let id = RequestID.number(nextID)
         nextID += 1
         try send(ControlRequest(id: id, method: call.method, params: params), descriptors: descriptors)
@@ -68,8 +71,11 @@ package final class ControlClient {
             }
             if envelope.id == nil, let error = envelope.error, error.code == .overloaded { throw .refused(path: path, error) }
             guard envelope.id == id else {
-                // An event that arrived while waiting for the answer is kept for nextEvent().
-                if let event = envelope.event { events.append((event, line)) }
+                // An event that arrived while waiting for the answer goes to
+                // onEvent, or is kept for nextEvent().
+                if let event = envelope.event {
+                    if let onEvent { onEvent(event) } else { events.append((event, line)) }
+                }
                 continue
             }
             if let error = envelope.error { throw .daemon(error) }
@@ -98,6 +104,11 @@ package final class ControlClient {
             if let event = envelope.event { return (event, line) }
         }
     }
+
+    /// Whether an event or answer is already read and waiting here: a
+    /// printer that flushes its output only when nothing waits writes many
+    /// events in one write (`peerctl recv`).
+    package var hasReadAhead: Bool { !events.isEmpty || !ready.isEmpty }
 
     /// The socket, for a client that waits on several descriptors with
     /// `poll` (`peerctl top`); read it only through this client.

@@ -56,6 +56,12 @@ public struct ControlParams: Codable, Sendable, Equatable {
     public var app: String?
     /// `register`, `appAdd`: the app's discovery info, `key=value` each.
     public var info: [String]?
+    /// `channel` (since 0.3.0): false opens it for sending alone; the
+    /// peer's messages then go where they would without it.
+    public var receive: Bool?
+    /// `channel` (since 0.3.0): true asks for a `channelOpened` event on
+    /// the connection once the channel is open.
+    public var opened: Bool?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,

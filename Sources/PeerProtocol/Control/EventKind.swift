@@ -58,6 +58,9 @@ public enum EventKind: String, Codable, Sendable, CaseIterable {
     case transferFailed = "transferFailed"
     /// The last event before the daemon drops the subscription.
     case error = "error"
+    /// A `channel` asked with `opened` is open (since 0.3.0): written on
+    /// that request's connection alone, with `peer`; never journaled.
+    case channelOpened = "channelOpened"
 
     /// Events sent only to those connected when they happen, never kept for
     /// `since` replay: messages (taken, and possibly megabytes), inbox

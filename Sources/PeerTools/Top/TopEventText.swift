@@ -29,6 +29,7 @@ public enum TopEventText {
         case .appStateChanged: text = "app \(event.app?.app ?? "?") \(event.app?.state.rawValue ?? "")" + (event.app?.reason.map { " (\($0.rawValue))" } ?? "")
         case .undelivered: text = "app \(event.delivery?.app ?? "?") refused from message \(event.delivery?.from ?? 0): \(event.delivery?.text ?? "")"
         case .error: text = event.error?.message ?? "error"
+        case .channelOpened: text = "channel open"
         }
         return TerminalText.escape(text)
     }
