@@ -13,13 +13,18 @@
 // loading it costs about 400 KB of private memory (its relocations), and
 // a daemon that never moves bulk data should not pay that (peerd idles at
 // 1.5 MB). Without it, every frame goes through libsodium (the same bytes).
+//
+// This header keeps no state of its own: Swift compiles its inline
+// functions into each object that uses them, so a static here would be a
+// different variable in each (one object saw the calls, another saw
+// zeros, and the optimizer turned a call through them into an endless
+// loop). The calls live in one struct Swift owns (AEADContext.calls).
 #include <dlfcn.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <openssl/evp.h>   // types and constants only
 
-/// The libcrypto calls the helpers use, found at first use.
+/// The libcrypto calls the helpers use, found once by peerd_crypto_open.
 struct peerd_crypto_calls {
     EVP_CIPHER_CTX *(*ctx_new)(void);
     void (*ctx_free)(EVP_CIPHER_CTX *);
@@ -30,49 +35,27 @@ struct peerd_crypto_calls {
     const EVP_CIPHER *(*chacha20_poly1305)(void);
 };
 
-/// The calls once found, and whether all were (the state lives in a
-/// function: Swift's importer emits an inline function's statics, not a
-/// header's).
-struct peerd_crypto_state {
-    struct peerd_crypto_calls calls;
-    int loaded;
-};
-
-static inline struct peerd_crypto_state *peerd_crypto_state(void) {
-    static struct peerd_crypto_state state;
-    return &state;
-}
-
-static inline void peerd_crypto_load(void) {
-    struct peerd_crypto_state *state = peerd_crypto_state();
-    struct peerd_crypto_calls *found = &state->calls;
+/// Opens libcrypto and fills `calls`; 1 when every call was found.
+static inline int peerd_crypto_open(struct peerd_crypto_calls *calls) {
+    memset(calls, 0, sizeof *calls);
     void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
-    if (library == NULL) return;
-    found->ctx_new = (EVP_CIPHER_CTX *(*)(void))dlsym(library, "EVP_CIPHER_CTX_new");
-    found->ctx_free = (void (*)(EVP_CIPHER_CTX *))dlsym(library, "EVP_CIPHER_CTX_free");
-    found->cipher_init = (int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, const unsigned char *, const unsigned char *, int))
+    if (library == NULL) return 0;
+    calls->ctx_new = (EVP_CIPHER_CTX *(*)(void))dlsym(library, "EVP_CIPHER_CTX_new");
+    calls->ctx_free = (void (*)(EVP_CIPHER_CTX *))dlsym(library, "EVP_CIPHER_CTX_free");
+    calls->cipher_init = (int (*)(EVP_CIPHER_CTX *, const EVP_CIPHER *, ENGINE *, const unsigned char *, const unsigned char *, int))
         dlsym(library, "EVP_CipherInit_ex");
-    found->cipher_update = (int (*)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int))dlsym(library, "EVP_CipherUpdate");
-    found->cipher_final = (int (*)(EVP_CIPHER_CTX *, unsigned char *, int *))dlsym(library, "EVP_CipherFinal_ex");
-    found->ctx_ctrl = (int (*)(EVP_CIPHER_CTX *, int, int, void *))dlsym(library, "EVP_CIPHER_CTX_ctrl");
-    found->chacha20_poly1305 = (const EVP_CIPHER *(*)(void))dlsym(library, "EVP_chacha20_poly1305");
-    state->loaded = found->ctx_new && found->ctx_free && found->cipher_init && found->cipher_update
-        && found->cipher_final && found->ctx_ctrl && found->chacha20_poly1305;
-}
-
-/// libcrypto's calls, opened once; NULL when it cannot be opened.
-static inline const struct peerd_crypto_calls *peerd_crypto(void) {
-    static pthread_once_t once = PTHREAD_ONCE_INIT;
-    pthread_once(&once, peerd_crypto_load);
-    return peerd_crypto_state()->loaded ? &peerd_crypto_state()->calls : NULL;
+    calls->cipher_update = (int (*)(EVP_CIPHER_CTX *, unsigned char *, int *, const unsigned char *, int))dlsym(library, "EVP_CipherUpdate");
+    calls->cipher_final = (int (*)(EVP_CIPHER_CTX *, unsigned char *, int *))dlsym(library, "EVP_CipherFinal_ex");
+    calls->ctx_ctrl = (int (*)(EVP_CIPHER_CTX *, int, int, void *))dlsym(library, "EVP_CIPHER_CTX_ctrl");
+    calls->chacha20_poly1305 = (const EVP_CIPHER *(*)(void))dlsym(library, "EVP_chacha20_poly1305");
+    return calls->ctx_new && calls->ctx_free && calls->cipher_init && calls->cipher_update
+        && calls->cipher_final && calls->ctx_ctrl && calls->chacha20_poly1305;
 }
 
 /// A context for one direction under a 32-byte key; NULL when OpenSSL
 /// cannot make one. `encrypt` is 1 to seal, 0 to open. Free it with
 /// peerd_aead_free, which wipes the key schedule.
-static inline EVP_CIPHER_CTX *peerd_aead_new(const uint8_t *key, int encrypt) {
-    const struct peerd_crypto_calls *c = peerd_crypto();
-    if (c == NULL) return NULL;
+static inline EVP_CIPHER_CTX *peerd_aead_new(const struct peerd_crypto_calls *c, const uint8_t *key, int encrypt) {
     EVP_CIPHER_CTX *ctx = c->ctx_new();
     if (ctx == NULL) return NULL;
     if (c->cipher_init(ctx, c->chacha20_poly1305(), NULL, key, NULL, encrypt) != 1) {
@@ -82,10 +65,9 @@ static inline EVP_CIPHER_CTX *peerd_aead_new(const uint8_t *key, int encrypt) {
     return ctx;
 }
 
-/// Frees a context (made by peerd_aead_new, so libcrypto is open);
-/// OpenSSL cleanses its key material first.
-static inline void peerd_aead_free(EVP_CIPHER_CTX *ctx) {
-    peerd_crypto()->ctx_free(ctx);
+/// Frees a context; OpenSSL cleanses its key material first.
+static inline void peerd_aead_free(const struct peerd_crypto_calls *c, EVP_CIPHER_CTX *ctx) {
+    c->ctx_free(ctx);
 }
 
 static inline void peerd_aead_nonce(uint64_t counter, uint8_t out[12]) {
@@ -95,10 +77,9 @@ static inline void peerd_aead_nonce(uint64_t counter, uint8_t out[12]) {
 
 /// Seals the `count` bytes at `buffer` where they are (no associated
 /// data) and writes the 16-byte tag after them. 1 on success.
-static inline int peerd_aead_seal(EVP_CIPHER_CTX *ctx, uint64_t counter, uint8_t *buffer, int count) {
+static inline int peerd_aead_seal(const struct peerd_crypto_calls *c, EVP_CIPHER_CTX *ctx, uint64_t counter, uint8_t *buffer, int count) {
     uint8_t nonce[12];
     int written = 0, last = 0;
-    const struct peerd_crypto_calls *c = &peerd_crypto_state()->calls;   // open: the context exists
     peerd_aead_nonce(counter, nonce);
     if (c->cipher_init(ctx, NULL, NULL, NULL, nonce, 1) != 1) return 0;
     if (count > 0 && c->cipher_update(ctx, buffer, &written, buffer, count) != 1) return 0;
@@ -109,10 +90,9 @@ static inline int peerd_aead_seal(EVP_CIPHER_CTX *ctx, uint64_t counter, uint8_t
 /// Checks the tag in the last 16 of `count` bytes at `buffer` and opens
 /// the bytes before it where they are. 1 when the tag verifies; on 0 the
 /// bytes are not to be used (the caller drops the frame and the session).
-static inline int peerd_aead_open(EVP_CIPHER_CTX *ctx, uint64_t counter, uint8_t *buffer, int count) {
+static inline int peerd_aead_open(const struct peerd_crypto_calls *c, EVP_CIPHER_CTX *ctx, uint64_t counter, uint8_t *buffer, int count) {
     uint8_t nonce[12];
     int written = 0, last = 0;
-    const struct peerd_crypto_calls *c = &peerd_crypto_state()->calls;   // open: the context exists
     if (count < 16) return 0;
     peerd_aead_nonce(counter, nonce);
     if (c->cipher_init(ctx, NULL, NULL, NULL, nonce, 0) != 1) return 0;

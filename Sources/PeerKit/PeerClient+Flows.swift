@@ -9,9 +9,34 @@ import PeerSystem
 extension PeerClient {
     /// A message channel to `peer` (of `app`, or the default app's), on a
     /// connection of its own whose answer comes when the channel is over.
+    /// From a 0.3.0 daemon on, it returns once the daemon has opened the
+    /// channel (its `channelOpened` event), so every message the peer sends
+    /// after that comes through it, and a refusal is thrown here.
     public func channel(to peer: UUID, app: String? = nil) async throws(PeerError) -> PeerChannel {
-        let (mine, answer) = try await longRequest(.channel, peer: peer, app: app, label: "channel") { $0 }
+        let announces = try await daemonAnnouncesChannels()
+        let (opened, signal) = AsyncStream<Void>.makeStream()
+        let (mine, answer) = try await longRequest(.channel, peer: peer, app: app, label: "channel", onEvent: { event in
+            if event.type == .channelOpened { signal.yield() }
+        }, whenDone: { signal.finish() }) { params in
+            var params = params
+            if announces { params.opened = true }
+            return params
+        }
+        if announces {
+            var iterator = opened.makeAsyncIterator()
+            // No event: the answer came first, which is a refusal.
+            if await iterator.next() == nil, case .failure(let refusal) = await answer.value {
+                mine.close()
+                throw refusal
+            }
+        }
         return PeerChannel(socket: mine, answer: answer)
+    }
+
+    /// Whether the daemon says when a channel is open (0.3.0 on).
+    private func daemonAnnouncesChannels() async throws(PeerError) -> Bool {
+        let parts = try await status().version.split(separator: ".").map { Int($0) ?? 0 }
+        return (parts.first ?? 0, parts.dropFirst().first ?? 0) >= (0, 3)
     }
 
     /// A byte stream to `peer` named `name`: it meets the peer's pipe of
@@ -59,6 +84,7 @@ extension PeerClient {
     /// connection of its own: one end of a socket pair goes with it (as
     /// both input and output for a pipe), the other is returned.
     private func longRequest<R>(_ call: ControlCall<R>, peer: UUID, app: String?, label: String,
+                                onEvent: (@Sendable (ControlEvent) -> Void)? = nil, whenDone: @escaping @Sendable () -> Void = {},
                                 params: (ControlParams) -> ControlParams) async throws(PeerError)
         -> (FileDescriptor, Task<Result<R, PeerError>, Never>) {
         let lane = ClientLane(path: socketPath, label: label)
@@ -69,9 +95,10 @@ extension PeerClient {
         let final = params(request)
         let descriptors = call.method == .pipe ? [theirs, theirs] : [theirs]
         let answer = Task { () -> Result<R, PeerError> in
+            defer { whenDone() }
             do throws(PeerError) {
                 return .success(try await lane.run { client throws(ControlClientError) in
-                    try client.call(call, params: final, descriptors: descriptors, sent: { theirs.close() })
+                    try client.call(call, params: final, descriptors: descriptors, sent: { theirs.close() }, onEvent: onEvent)
                 })
             } catch {
                 theirs.close()

@@ -78,6 +78,7 @@ final class Bench {
             Comparison(name: "message rate, 100 B", unit: "msg/s", variants: [
                 ("peerd channel", { self.messageRate() }),
                 ("peerd JSON send and take", { self.messageRate(json: true) }),
+                ("peerctl send --lines into peerctl recv", { self.peerctlRate() }),
                 ("iperf3 -l 100 writes", { self.iperfRate(length: 100).map { $0 / 100 } }),
             ]),
             Comparison(name: "round trip, 100 B, median", unit: "ms", variants: [
@@ -112,6 +113,37 @@ final class Bench {
     }
 
     // MARK: Messages
+
+    /// 100-byte lines through `peerctl send - --lines` on host 1 into
+    /// `peerctl recv` on host 2 (issue 25, point 4: what people at a shell
+    /// use): from the sender's start until the receiver has them all, and
+    /// only if its output is byte-identical to the input.
+    private func peerctlRate() -> Double? {
+        guard connect() else { return nil }
+        let count = max(1, messages / 2)
+        let input = directory + "/peerctl-lines.txt", output = directory + "/peerctl-recv.out"
+        if access(input, F_OK) != 0 {
+            _ = Subprocess.run(["sh", "-c", "seq -f 'line %095.0f' 1 \(count) > '\(input)'"])
+        }
+        unlink(output)
+        let peerctl = bin + "/peerctl"
+        let subscribers = { () -> Int in
+            let status = self.lab.run(2, [peerctl, "--socket", self.lab["SOCK2"], "--json", "status"]).output
+            return (try? JSONDecoder().decode(DaemonStatus.self, from: Data(status.utf8)))?.subscribers ?? 0
+        }
+        let before = subscribers()
+        guard let receiver = lab.start(2, [peerctl, "--socket", lab["SOCK2"], "recv", "--from", "host1", "--count", String(count)], output: output) else {
+            return nil
+        }
+        let deadline = Probes.monotonic() + 10
+        while subscribers() <= before, Probes.monotonic() < deadline { usleep(10_000) }
+        let start = Probes.monotonic()
+        let sent = lab.run(1, ["sh", "-c", "'\(peerctl)' --socket '\(lab["SOCK1"])' send host2 - --lines < '\(input)' >/dev/null"])
+        guard sent.status == 0, Subprocess.wait(receiver) == 0 else { return nil }
+        let seconds = Probes.monotonic() - start
+        guard Subprocess.run(["cmp", "-s", input, output]).status == 0 else { return nil }
+        return Double(count) / seconds
+    }
 
     /// A session between the two hosts (the lab has no auto-connect).
     private func connect() -> Bool {

@@ -93,10 +93,11 @@ enum Primitives {
 
     private static func openSSLSeal() {
         var buffer = Sodium.randomBytes(frame + NoiseCipherState.tagLength)
-        guard let context = key.withUnsafeBufferPointer({ peerd_aead_new($0.baseAddress!, 1) }) else { return }
-        defer { peerd_aead_free(context) }
+        var calls = peerd_crypto_calls()
+        guard peerd_crypto_open(&calls) == 1, let context = key.withUnsafeBufferPointer({ peerd_aead_new(&calls, $0.baseAddress!, 1) }) else { return }
+        defer { peerd_aead_free(&calls, context) }
         buffer.withUnsafeMutableBufferPointer { raw in
-            for round in 0..<rounds { _ = peerd_aead_seal(context, UInt64(round), raw.baseAddress!, Int32(frame)) }
+            for round in 0..<rounds { _ = peerd_aead_seal(&calls, context, UInt64(round), raw.baseAddress!, Int32(frame)) }
         }
     }
 

@@ -13,6 +13,21 @@ import CCrypto
 /// before it uses one (copy on write), so no two threads ever call into
 /// one context at once.
 final class AEADContext: @unchecked Sendable {
+    /// libcrypto's calls, found once, at the first large frame (the
+    /// shim's dlopen); nil when it cannot be opened. The one copy in the
+    /// process: the C header holds no state (its comment says why).
+    /// `nonisolated(unsafe)` is safe here: it is written once, by Swift's
+    /// thread-safe lazy initialization of a static, and only read after.
+    nonisolated(unsafe) static let calls: UnsafePointer<peerd_crypto_calls>? = {
+        let calls = UnsafeMutablePointer<peerd_crypto_calls>.allocate(capacity: 1)
+        guard peerd_crypto_open(calls) == 1 else {
+            calls.deallocate()
+            return nil
+        }
+        return UnsafePointer(calls)
+    }()
+
+    private let calls: UnsafePointer<peerd_crypto_calls>
     private let context: OpaquePointer
     /// True for sealing, false for opening.
     let sealing: Bool
@@ -20,21 +35,23 @@ final class AEADContext: @unchecked Sendable {
     /// A context for `key` (32 bytes); nil when OpenSSL cannot make one
     /// (the caller then uses libsodium for every frame).
     init?(key: UnsafeRawBufferPointer, sealing: Bool) {
-        guard key.count == 32, let made = peerd_aead_new(key.baseAddress!.assumingMemoryBound(to: UInt8.self), sealing ? 1 : 0) else {
+        guard key.count == 32, let calls = Self.calls,
+              let made = peerd_aead_new(calls, key.baseAddress!.assumingMemoryBound(to: UInt8.self), sealing ? 1 : 0) else {
             return nil
         }
+        self.calls = calls
         context = made
         self.sealing = sealing
     }
 
     /// OpenSSL wipes the key schedule as it frees the context.
-    deinit { peerd_aead_free(context) }
+    deinit { peerd_aead_free(calls, context) }
 
     /// Seals `count` bytes at the start of `buffer` where they are and
     /// writes the tag after them (`buffer` holds `count + 16` bytes).
     func seal(nonce: UInt64, _ buffer: UnsafeMutableRawBufferPointer, count: Int) -> Bool {
         precondition(sealing && buffer.count >= count + NoiseCipherState.tagLength, "no room for the tag")
-        return peerd_aead_seal(context, nonce, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1
+        return peerd_aead_seal(calls, context, nonce, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(count)) == 1
     }
 
     /// Checks the tag in the last 16 bytes of `buffer` and opens the bytes
@@ -43,6 +60,6 @@ final class AEADContext: @unchecked Sendable {
     func open(nonce: UInt64, _ buffer: UnsafeMutableRawBufferPointer) -> Bool {
         precondition(!sealing, "a sealing context cannot open")
         guard buffer.count >= NoiseCipherState.tagLength else { return false }
-        return peerd_aead_open(context, nonce, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1
+        return peerd_aead_open(calls, context, nonce, buffer.baseAddress!.assumingMemoryBound(to: UInt8.self), Int32(buffer.count)) == 1
     }
 }

@@ -8,9 +8,10 @@ import PeerSystem
 /// order, through a socket peerd holds the other end of, with no JSON on
 /// the way. ``send(_:)`` suspends while the channel is full; the channel
 /// is an `AsyncSequence` of the peer's messages, pulled. It takes the
-/// peer's messages from the moment the daemon has opened it (just after
-/// ``PeerClient/channel(to:app:)`` returns); one that arrived before went
-/// to the inbox, where ``PeerClient/messages(app:)`` finds it.
+/// peer's messages from the moment the daemon has opened it, which (from a
+/// 0.3.0 daemon on) is before ``PeerClient/channel(to:app:)`` returns; one
+/// that arrived before went to the inbox, where
+/// ``PeerClient/messages(app:)`` finds it.
 ///
 ///     let channel = try await client.channel(to: peer)
 ///     try await channel.send(Array("ping".utf8))
