@@ -37,20 +37,9 @@ final class OutgoingTransfer {
     private var answers: [FileAnswer] = []
     private var cursor: SendCursor?
     private var credit = SendCredit()
+    private let hasher = Blake2b()
     private var blockHashes: [[UInt8]] = []
-    /// Reads and hashes the files ahead of the session, off the main actor.
-    private let reader = ChunkReader()
-    /// What the reader found, in order, not yet sent.
-    private var ready: [ChunkReader.Outcome] = []
-    /// File bytes asked of the reader or waiting in `ready`: bounded by
-    /// ``ChunkReader/readAhead``.
-    private var readAhead = 0
-    /// Whether the cursor has given its last step.
-    private var cursorDone = false
-    /// A read that failed: the next pump ends the transfer with it.
-    private var readFailure: PumpOutcome?
-    /// The session the last pump sent on: told when the reader has more.
-    private weak var pumping: (any BulkSession)?
+    private var buffer: [UInt8] = []
     /// Files whose size and time were checked against the offer.
     private var checked = Set<Int>()
     private(set) var meter: ProgressMeter
@@ -110,12 +99,7 @@ final class OutgoingTransfer {
         cursor = nil
         credit = SendCredit()
         blockHashes = []
-        // What was read for the last offer is dropped as it comes back.
-        reader.restart()
-        ready = []
-        readAhead = 0
-        cursorDone = false
-        readFailure = nil
+        hasher.reset()
         state = .offered
     }
 
@@ -173,35 +157,16 @@ final class OutgoingTransfer {
     func granted(_ bytes: UInt32) -> Bool { credit.grant(Int(bytes)) }
 
     /// Sends what room and credit allow, up to about `limit` file bytes
-    /// (its turn), of what the reader has read; then asks the reader for
-    /// more, up to ``ChunkReader/readAhead`` ahead. `report` gets progress
-    /// when due.
+    /// (its turn). `report` gets progress when due.
     func pump(into session: any BulkSession, limit: Int = .max, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
         guard state == .active, cursor != nil else { return .waiting }
-        pumping = session
-        if let readFailure { return readFailure }
         let start = bytesSent
-        while let next = ready.first, bytesSent - start < Int64(limit) {
-            switch next {
-            case .chunk(let file, let offset, let bytes, let block, let blockHash):
-                guard session.bulkRoom > 0 else { return .waiting }
-                let head = BulkCodec.chunkHeadLength
-                let sent = session.transmitBulk(capacity: head + bytes.count) { raw in
-                    BulkCodec.writeChunkHead(flow, file: file, offset: UInt64(offset), into: raw)
-                    bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: raw[head...]).copyMemory(from: $0) }
-                    return head + bytes.count
-                }
-                guard sent != nil else { return .failed(.ioError, "the session closed") }
-                readAhead -= bytes.count
-                bytesSent += Int64(bytes.count)
-                wireBytes += Int64(bytes.count)
-                if let due = meter.advance(bytes: Int64(bytes.count), now: now) { report(due) }
-                if let block, let hash = blockHash {
-                    blockHashes.append(hash)
-                    session.sendBulk(.block(flow, file: file, block: UInt32(block), hash: hash))
-                }
-            case .hashed(let blockHash):
-                if let block = blockHash { blockHashes.append(block) }
+        while session.bulkRoom > 0 && bytesSent - start < Int64(limit) {
+            guard credit.available > 0 else { return .waiting }
+            let step = cursor!.next(maxChunk: min(BulkCodec.maxChunk, credit.available))
+            switch step {
+            case .done:
+                return .sentAll
             case .fileEnd(let file):
                 let root = Blake2b.hash(blockHashes.flatMap { $0 })
                 blockHashes = []
@@ -210,49 +175,49 @@ final class OutgoingTransfer {
                 // the file's hash again if the receiver had not placed it.
                 filesSent += 1
                 if let due = meter.advance(bytes: 0, filesDone: 1, now: now) { report(due) }
-            case .done:
-                return .sentAll
-            case .failed(let reason, let text):
-                return .failed(reason, text)
-            }
-            ready.removeFirst()
-        }
-        return askReader()
-    }
-
-    /// Asks the reader for the cursor's next steps while credit allows and
-    /// less than ``ChunkReader/readAhead`` is read ahead.
-    private func askReader() -> PumpOutcome {
-        while !cursorDone, readAhead < ChunkReader.readAhead, credit.available > 0 {
-            let step = cursor!.next(maxChunk: min(BulkCodec.maxChunk, credit.available))
-            let job: ChunkReader.Job
-            switch step {
-            case .done:
-                cursorDone = true
-                job = .done
-            case .fileEnd(let file):
-                job = .fileEnd(file)
             case .bytes(let file, let offset, let length, let send, let endsBlock):
-                if let changed = checkUnchanged(Int(file), at: offset) { return changed }
-                guard let fd = descriptors[Int(file)] else { return .failed(.ioError, "file \(file) is closed") }
                 if send {
+                    if let failure = sendChunk(file: Int(file), offset: offset, length: length, on: session) { return failure }
                     _ = credit.take(length)
-                    readAhead += length
+                    bytesSent += Int64(length)
+                    wireBytes += Int64(length)
+                    if let due = meter.advance(bytes: Int64(length), now: now) { report(due) }
+                } else if let failure = read(file: Int(file), offset: offset, length: length) {
+                    return failure
                 }
-                job = .bytes(file: file, offset: offset, length: length, send: send, endsBlock: endsBlock, fd: fd.rawValue, name: name(Int(file)))
+                if let block = endsBlock {
+                    let hash = hasher.finish()
+                    blockHashes.append(hash)
+                    if send { session.sendBulk(.block(flow, file: file, block: UInt32(block), hash: hash)) }
+                }
             }
-            reader.submit(job) { [weak self] outcome, epoch in self?.read(outcome, epoch: epoch) }
         }
         return .waiting
     }
 
-    /// The reader found `outcome` for a job of `epoch`: it waits its turn,
-    /// and the session is asked for one.
-    private func read(_ outcome: ChunkReader.Outcome, epoch: Int) {
-        guard epoch == reader.epoch, state == .active else { return }
-        if case .failed(let reason, let text) = outcome { readFailure = .failed(reason, text) }
-        ready.append(outcome)
-        pumping?.wantsBulkTurn()
+    /// Reads `length` bytes of file `index` at `offset` straight into a
+    /// `chunk` frame, hashes them there, and queues the frame.
+    private func sendChunk(file index: Int, offset: Int64, length: Int, on session: any BulkSession) -> PumpOutcome? {
+        if let changed = checkUnchanged(index, at: offset) { return changed }
+        guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
+        var failure: PumpOutcome?
+        let head = BulkCodec.chunkHeadLength
+        let sent = session.transmitBulk(capacity: head + length) { raw in
+            BulkCodec.writeChunkHead(flow, file: UInt32(index), offset: UInt64(offset), into: raw)
+            let body = UnsafeMutableRawBufferPointer(rebasing: raw[head...])
+            do {
+                guard try fd.read(into: body, at: offset) == length else {
+                    failure = .failed(.verifyFailed, "\(name(index)) shrank while it was being sent")
+                    return nil
+                }
+            } catch {
+                failure = .failed(.ioError, "\(name(index)): \(error)")
+                return nil
+            }
+            hasher.update(UnsafeRawBufferPointer(body))
+            return head + length
+        }
+        return sent == nil ? (failure ?? .failed(.ioError, "the session closed")) : nil
     }
 
     private func name(_ index: Int) -> String { String(decoding: files[index].name, as: UTF8.self) }
@@ -268,12 +233,34 @@ final class OutgoingTransfer {
         return nil
     }
 
-    /// Gives the reader's buffer back (after the last file, or a failure).
-    func releaseBuffer() { reader.release() }
+    /// Reads and hashes `length` bytes of file `index` at `offset`: a
+    /// whole block at most, in pieces of at most 1 MiB.
+    private func read(file index: Int, offset: Int64, length: Int) -> PumpOutcome? {
+        guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
+        let name = name(index)
+        if let changed = checkUnchanged(index, at: offset) { return changed }
+        let piece = min(length, 1 << 20)
+        if buffer.count < piece { buffer = [UInt8](repeating: 0, count: piece) }
+        var done = 0
+        while done < length {
+            let want = min(piece, length - done)
+            let got: Int
+            do {
+                got = try fd.read(into: &buffer, count: want, at: offset + Int64(done))
+            } catch {
+                return .failed(.ioError, "\(name): \(error)")
+            }
+            guard got == want else { return .failed(.verifyFailed, "\(name) shrank while it was being sent") }
+            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+            done += want
+        }
+        return nil
+    }
+
+    /// Gives the big buffer back (after the last file, or a failure).
+    func releaseBuffer() { buffer = [] }
 
     private func closeFile(_ index: Int) {
-        // A read asked of this descriptor finishes before it closes.
-        if descriptors[index] != nil { ChunkReader.settle() }
         descriptors[index]?.close()
         descriptors[index] = nil
     }

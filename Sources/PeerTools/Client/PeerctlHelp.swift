@@ -74,6 +74,11 @@ public enum PeerctlHelp {
             With --queue, a message for a paired peer that is offline is stored
             durably (up to 64 MiB per peer) and delivered in order when it reconnects.
 
+            With --lines toward a connected peer (and neither --queue nor --json), the
+            lines stream through a message channel as they are read: the peer gets the
+            same messages, many times faster. Messages the peer sends meanwhile still
+            go to 'peerctl recv' or the inbox.
+
             To several peers it is one request with one answer: a line per peer,
             its result or why it was not sent (a busy peer is not retried); exit
             status 1 when any peer was not sent to.
