@@ -192,8 +192,8 @@ final class IncomingTransfer {
                            blockSize: BlockPlan(fileSize: files[index].size).blockSize, bootID: bootID)
     }
 
-    /// Bytes of a chunk arrived: hashed and counted here, and queued to
-    /// be written off the main actor (``PartialFile/writeLater(_:at:done:)``);
+    /// Bytes of a chunk arrived: counted here, and queued to be written and
+    /// hashed off the main actor (``PartialFile/writeLater(_:at:done:)``);
     /// `written` gets the write's error, if any, once it is done. Credit is
     /// given back then (``written(_:epoch:now:)``), so the window bounds
     /// the bytes waiting for the disk. Returns why the transfer must end.
