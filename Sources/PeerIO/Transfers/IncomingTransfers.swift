@@ -21,24 +21,28 @@ final class IncomingTransfers {
     static let sweepInterval: TimeInterval = 3600
 
     /// The transfers decided or being decided, by flow.
-    private var incoming: [FlowID: IncomingTransfer] = [:]
+    var incoming: [FlowID: IncomingTransfer] = [:]
     /// Offers whose manifest is still arriving.
     private let intake: OfferIntake
     /// Accepted offers, remembered in the state directory (never in a
     /// download folder, where a peer's bytes land).
     let acceptances: AcceptanceStore
     /// The boot that writes records now (``BlockRecord``).
-    private let bootID: [UInt8]
-    private let root: DownloadRoot
+    let bootID: [UInt8]
+    /// The download directory and its disk queue.
+    let root: DownloadRoot
     private let offerTimeout: TimeInterval
     /// How long the files of a stopped transfer are kept (``LeftoverSweep``).
     private let partialLifetime: TimeInterval
     /// When the last sweep started; nil before the first.
     private var sweptAt: Date?
     private let policy: AutoAcceptPolicy
-    private let surroundings: any TransferSurroundings
-    private let history: TransferHistory
-    private let logger: Logger
+    /// Sessions, rows, deciders and the event outlet, given at init.
+    let surroundings: any TransferSurroundings
+    /// Transfers that ended, for a while.
+    let history: TransferHistory
+    /// Where the desk logs.
+    let logger: Logger
     private let clock: DaemonClock
 
     /// The receiving side: files land under `root`, acceptances are kept
@@ -61,8 +65,10 @@ final class IncomingTransfers {
     /// Whether `flow` is a transfer from `peer` received here.
     func owns(_ flow: FlowID, peer: UUID) -> Bool { incoming[flow]?.peer == peer }
 
-    private var now: Date { clock.now() }
-    private func progress(_ transfer: IncomingTransfer) { surroundings.transferEvent(.transferProgress, info(transfer)) }
+    /// The daemon clock's now.
+    var now: Date { clock.now() }
+    /// Tells clients how `transfer` moved on.
+    func progress(_ transfer: IncomingTransfer) { surroundings.transferEvent(.transferProgress, info(transfer)) }
 
     /// The session with `peer` ended: offers still arriving are dropped,
     /// active transfers wait for the sender to offer them again.
@@ -202,144 +208,6 @@ final class IncomingTransfers {
         } while start < answers.count
     }
 
-    // MARK: The sender's messages and bytes
-
-    /// `block`, `fileEnd` or `cancel` from the sender, for a transfer
-    /// received here (``owns(_:peer:)``).
-    func received(_ message: BulkMessage, on session: any BulkSession) {
-        guard let transfer = incoming[message.flow] else { return }
-        switch message {
-        case .block(_, let file, let block, let hash):
-            let name = transfer.accepted[Int(file)]?.path.description ?? "file \(file)"
-            step(transfer, session) { _ in
-                transfer.block(file: file, block: block, hash: hash, checked: { [weak self, weak transfer] check in
-                    guard let self, let transfer, !transfer.state.isFinished else { return }
-                    switch check {
-                    case .recorded: break
-                    case .failed(let error): self.writeFailed(transfer, error, name: name)
-                    case .mismatch:
-                        self.fail(transfer, self.surroundings.session(for: transfer.peer),
-                                  TransferFault(.verifyFailed, "block \(block) of \(name) does not match its hash"))
-                    }
-                }).map { Result.failure($0) } ?? .success(())
-            }
-        case .fileEnd(_, let file, let hash):
-            // The file's blocks are checked on the writer: its end is taken
-            // once they are, so a block that did not match fails the
-            // transfer first and the file is never placed.
-            PartialFile.afterWrites { [weak self, weak transfer] in
-                guard let self, let transfer, !transfer.state.isFinished else { return }
-                self.step(transfer, session) { root in
-                    transfer.fileEnd(file: file, hash: hash, root: root, bootID: self.bootID).map { self.place($0, of: transfer) }
-                }
-            }
-        case .cancel(_, let reason, let text):
-            if let root = try? root.open() { transfer.discardPartials(root: root) }
-            end(transfer, reason == .cancelled ? .cancelled : .failed, reason, "the sender: \(text)")
-        default:
-            break
-        }
-    }
-
-    /// File bytes arrived (in place, valid only during the call): written,
-    /// hashed, counted, and credit given back.
-    func chunk(_ flow: FlowID, file: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, on session: any BulkSession) {
-        guard let transfer = incoming[flow] else { return }
-        let (epoch, count) = (transfer.windowEpoch, bytes.count)
-        let name = transfer.accepted[Int(file)]?.path.description ?? "file \(file)"
-        step(transfer, session) { root in
-            let fault = transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: now,
-                                       report: { [unowned self] _ in progress(transfer) },
-                                       written: { [weak self, weak transfer] failure in
-                guard let self, let transfer else { return }
-                if let failure { return self.writeFailed(transfer, failure, name: name) }
-                // Credit goes back once the bytes are on disk, on the session up now.
-                if let credit = transfer.written(count, epoch: epoch, now: self.now) {
-                    self.surroundings.session(for: transfer.peer)?.sendBulk(.credit(flow, bytes: credit))
-                }
-            })
-            return fault.map { .failure($0) } ?? .success(())
-        }
-    }
-
-    /// A write queued off the main actor failed: the transfer ends, both sides.
-    private func writeFailed(_ transfer: IncomingTransfer, _ error: SystemError, name: String) {
-        guard !transfer.state.isFinished else { return }
-        fail(transfer, surroundings.session(for: transfer.peer), TransferFault(writing: error, name: name))
-    }
-
-    /// Applies `step` to an incoming transfer; a fault cancels it both sides.
-    private func step(_ transfer: IncomingTransfer, _ session: any BulkSession, _ step: (FileDescriptor) -> Result<Void, TransferFault>) {
-        guard !transfer.state.isFinished else { return }
-        let root: FileDescriptor
-        do { root = try self.root.open() } catch {
-            return fail(transfer, session, TransferFault(writing: error, name: self.root.path))
-        }
-        if case .failure(let fault) = step(root) { fail(transfer, session, fault) }
-    }
-
-    private func fail(_ transfer: IncomingTransfer, _ session: (any BulkSession)?, _ fault: TransferFault) {
-        session?.sendBulk(.cancel(transfer.flow, reason: fault.reason, text: fault.text))
-        if let root = try? root.open() { transfer.discardPartials(root: root) }
-        end(transfer, .failed, fault.reason, fault.text)
-    }
-
-    /// The last step of a file, on the disk queue; then the next, or the end.
-    private func place(_ file: IncomingFile, of transfer: IncomingTransfer) {
-        guard let partial = file.partial else { return }
-        let (name, size, mode, mtime) = (file.path.components.last ?? "file", file.offered.size, file.offered.mode, file.offered.mtime)
-        root.disk.async {
-            let outcome = Result { () throws(SystemError) in try partial.finish(name: name, size: size, mode: mode, mtime: mtime) }
-            DispatchQueue.main.async {
-                MainActor.assumeIsolated { self.placed(file, of: transfer, partial: partial, outcome: outcome) }
-            }
-        }
-    }
-
-    private func placed(_ file: IncomingFile, of transfer: IncomingTransfer, partial: PartialFile, outcome: Result<String, SystemError>) {
-        file.partial = nil
-        switch outcome {
-        case .failure(let error):
-            partial.discard()
-            partial.close()
-            file.finishing = false
-            // A block that did not match has failed the transfer already.
-            guard !transfer.state.isFinished else { return }
-            fail(transfer, surroundings.session(for: transfer.peer), TransferFault(writing: error, name: file.path.description))
-        case .success(let name):
-            partial.close()
-            transfer.placed(file, as: name, now: now) { [unowned self] _ in progress(transfer) }
-            logger.info("transfer \(transfer.flow): \(file.savedAs ?? name) is in place")
-            guard transfer.allPlaced, !transfer.state.isFinished else { return }
-            surroundings.session(for: transfer.peer)?.sendBulk(.transferDone(transfer.flow))
-            forgetRecords(of: transfer)
-            end(transfer, .completed, nil, nil)
-        }
-    }
-
-    /// Removes a finished transfer's block records and its acceptance record.
-    private func forgetRecords(of transfer: IncomingTransfer) {
-        guard let root = try? root.open() else { return }
-        for file in transfer.accepted.values {
-            guard let folder = try? DownloadFolder.folder(of: file.path, peerFolder: transfer.peerFolder, root: root, create: false) else { continue }
-            try? folder.remove(PartialFile.names(flow: transfer.flow, index: file.index).record)
-            folder.close()
-        }
-        acceptances.remove(transfer.flow)
-    }
-
-    private func end(_ transfer: IncomingTransfer, _ state: TransferState, _ reason: FlowEndReason?, _ detail: String?) {
-        guard !transfer.state.isFinished else { return }
-        transfer.state = state
-        transfer.reason = reason
-        transfer.detail = detail
-        transfer.endedAt = now
-        transfer.closePartials()
-        if state != .completed, transfer.holdsRecord { acceptances.remove(transfer.flow) }
-        incoming[transfer.flow] = nil
-        history.ended(info(transfer), kept: info(transfer, files: .summary))
-    }
-
     // MARK: Clients
 
     /// The transfers of `app`: a client sees and decides only its app's.
@@ -426,7 +294,7 @@ final class IncomingTransfers {
     }
 
     /// What clients see of `transfer`.
-    private func info(_ transfer: IncomingTransfer, files listing: TransferFileListing = .none) -> TransferInfo {
+    func info(_ transfer: IncomingTransfer, files listing: TransferFileListing = .none) -> TransferInfo {
         transfer.info(downloads: root.path, files: listing)
     }
 }
