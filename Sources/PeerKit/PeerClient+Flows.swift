@@ -13,7 +13,7 @@ extension PeerClient {
     /// channel (its `channelOpened` event), so every message the peer sends
     /// after that comes through it, and a refusal is thrown here.
     public func channel(to peer: UUID, app: String? = nil) async throws(PeerError) -> PeerChannel {
-        let announces = try await daemonAnnouncesChannels()
+        let announces = try await status().takesChannelOptions
         let (opened, signal) = AsyncStream<Void>.makeStream()
         let (mine, answer) = try await longRequest(.channel, peer: peer, app: app, label: "channel", onEvent: { event in
             if event.type == .channelOpened { signal.yield() }
@@ -33,11 +33,6 @@ extension PeerClient {
         return PeerChannel(socket: mine, answer: answer)
     }
 
-    /// Whether the daemon says when a channel is open (0.3.0 on).
-    private func daemonAnnouncesChannels() async throws(PeerError) -> Bool {
-        let parts = try await status().version.split(separator: ".").map { Int($0) ?? 0 }
-        return (parts.first ?? 0, parts.dropFirst().first ?? 0) >= (0, 3)
-    }
 
     /// A byte stream to `peer` named `name`: it meets the peer's pipe of
     /// that name (and app). See ``PeerPipe``.

@@ -288,7 +288,7 @@ struct PeerctlCommands {
         // each message's own result, --queue the durable queue: both stay plain).
         if text == "-", lines, !queue, !json {
             let peer = try lookUp(selector)
-            if peer.state == .connected, try daemonSendsOverChannels(), let status = try sendLinesOverChannels(to: peer) { return status }
+            if peer.state == .connected, try client.call(.status).takesChannelOptions, let status = try sendLinesOverChannels(to: peer) { return status }
         }
         let messages: [[UInt8]]
         if text == "-" {

@@ -13,13 +13,6 @@ import PeerTools
 /// byte): it ends the channel, goes as a plain `send`, and a new channel
 /// carries the rest, so the order holds.
 extension PeerctlCommands {
-    /// Whether this daemon opens channels for sending alone (0.3.0 on):
-    /// an older one would hand the peer's messages to the channel.
-    func daemonSendsOverChannels() throws(ControlClientError) -> Bool {
-        let parts = try client.call(.status).version.split(separator: ".").map { Int($0) ?? 0 }
-        return (parts.first ?? 0, parts.dropFirst().first ?? 0) >= (0, 3)
-    }
-
     /// Sends standard input's lines to `peer`; nil when the channel was
     /// refused before any line was read (the caller then sends them as
     /// plain requests).
@@ -49,8 +42,6 @@ extension PeerctlCommands {
             } catch let error as ControlClientError {
                 if !started && sent == 0 && !blank { return nil }
                 throw error
-            } catch let failure as ChannelSender.WriteFailure {
-                throw .transport("writing to the channel: \(String(cString: strerror(failure.errno)))")
             } catch {
                 throw .transport("\(error)")
             }

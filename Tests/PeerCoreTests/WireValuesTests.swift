@@ -53,4 +53,12 @@ final class WireValuesTests: XCTestCase {
     func testLogLevelsAreSyslogPriorities() {
         XCTAssertEqual(LogLevel.allCases.map(\.rawValue), [3, 4, 5, 6, 7])
     }
+
+    /// Which daemons take `channel`'s `receive` and `opened` (issue 25):
+    /// peerctl and PeerKit ask before they use them.
+    func testChannelOptionsComeWithZeroThreeZero() {
+        for (version, takes) in [("0.1.0", false), ("0.2.0", false), ("0.2.9", false), ("0.3.0", true), ("0.10.1", true), ("1.0.0", true), ("", false)] {
+            XCTAssertEqual(DaemonStatus.takesChannelOptions(version: version), takes, version)
+        }
+    }
 }

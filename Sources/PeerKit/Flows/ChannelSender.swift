@@ -16,12 +16,6 @@ package enum ChannelSender {
     /// Frames are gathered up to this many bytes per write.
     static let batch = 64 * 1024
 
-    /// What went wrong while writing to the channel.
-    package struct WriteFailure: Error {
-        /// The errno of the failed write.
-        package let errno: Int32
-    }
-
     /// Opens the channel to `peer` (of `app`) on `client`'s connection, then
     /// runs `feed` with a send function once it is open; ends the channel
     /// when `feed` returns and gives the daemon's counts (every message
@@ -67,15 +61,8 @@ package enum ChannelSender {
         return info
     }
 
-    private static func write(_ bytes: [UInt8], to fd: FileDescriptor) throws(WriteFailure) {
-        var done = 0
-        while done < bytes.count {
-            let count = bytes[done...].withUnsafeBytes { Glibc.send(fd.rawValue, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw WriteFailure(errno: errno)
-            }
-            done += count
-        }
+    /// Writes all of `bytes`, waiting for room (PeerKit's one write loop).
+    private static func write(_ bytes: [UInt8], to fd: FileDescriptor) throws(ControlClientError) {
+        if case .failure(let error) = BlockingIO.writeAll(bytes, to: fd) { throw .transport("writing to the channel: \(error)") }
     }
 }
