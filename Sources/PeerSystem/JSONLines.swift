@@ -4,8 +4,23 @@ import PeerProtocol
 /// Encodes and decodes the control protocol's JSON lines: sorted keys,
 /// ISO 8601 dates, one object per line ending in `\n`.
 public enum JSONLines {
-    /// Encodes `value` as one line, newline included.
+    /// Encodes `value` as one line, newline included. Values with a
+    /// hand-written path (``JSONTextEncodable``) skip `JSONEncoder`; the
+    /// bytes are the same either way.
     public static func encode(_ value: some Encodable) throws -> [UInt8] {
+        if let fast = value as? any JSONTextEncodable {
+            var writer = JSONTextWriter()
+            if fast.writeJSONText(to: &writer) {
+                writer.newline()
+                return writer.bytes
+            }
+        }
+        return try encodeWithFoundation(value)
+    }
+
+    /// Encodes `value` as one line with `JSONEncoder` alone: the reference
+    /// the hand-written path is tested against.
+    public static func encodeWithFoundation(_ value: some Encodable) throws -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -6,9 +6,12 @@ public enum PeerSelector {
     /// Resolves `query` against `peers`, in this order: exact UUID, exact
     /// name, case-insensitive name, UUID prefix. Each step must be unique.
     public static func select(_ query: String, from peers: [PeerSnapshot]) -> Result<PeerSnapshot, ControlError> {
-        let trimmed = String(query.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
+        // Most selectors have no space to trim: they are used as they are
+        // (trimming builds two strings, and a script sends by the thousand).
+        let padded = query.first?.isWhitespace == true || query.last?.isWhitespace == true
+        let trimmed = padded ? String(query.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed()) : query
         guard !trimmed.isEmpty else { return .failure(ControlError(.invalidParams, "empty peer selector")) }
-        if let uuid = UUID(uuidString: trimmed), let match = peers.first(where: { $0.id == uuid }) {
+        if trimmed.utf8.count == 36, let uuid = UUID(uuidString: trimmed), let match = peers.first(where: { $0.id == uuid }) {
             return .success(match)
         }
         let steps: [(String, (PeerSnapshot) -> Bool)] = [

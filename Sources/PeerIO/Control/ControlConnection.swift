@@ -93,6 +93,10 @@ public final class ControlConnection {
     private var closing = false
     private var closed = false
     private let drainTimeout: Double = 5
+    /// Queued bytes past which a line is written at once rather than at the
+    /// end of the poller's batch: well below any queue limit, and about
+    /// what a Unix socket takes in one write.
+    static let gatherLimit = 64 * 1024
     /// While draining a last answer: closed by then at the latest.
     private var drainDeadline: Date?
     /// Whether output waits for the socket (the write source is armed).
@@ -130,7 +134,9 @@ public final class ControlConnection {
         guard !closing, !closed else { return false }
         guard outbound.append(line, extra: extra) else { return false }
         queuedTotal += UInt64(line.count)
-        flush()
+        // Lines gather until the poller's batch ends, up to a watermark:
+        // one write for many, and never a queue near its limit for it.
+        if outbound.byteCount >= Self.gatherLimit || !channel.writeAtBatchEnd() { flush() }
         return true
     }
 

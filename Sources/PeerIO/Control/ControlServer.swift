@@ -92,8 +92,12 @@ public final class ControlServer {
     /// Sends an event to the subscribers `audience` picks (an app's events
     /// go to its clients alone).
     public func broadcast(_ event: ControlEvent, to audience: (ControlConnection) -> Bool) {
-        guard let line = try? JSONLines.encode(EventLine(event)) else { return }
+        // Encoded once, and only when someone hears it: an event nobody
+        // subscribes to (a `delivered` per acknowledgement) costs nothing.
+        var line: [UInt8]?
         for connection in connections.values where connection.isSubscriber && !connection.isClosing && audience(connection) && connection.admits(event) {
+            if line == nil { line = try? JSONLines.encode(EventLine(event)) }
+            guard let line else { return }
             _ = send(line, of: event, to: connection)
         }
     }
@@ -249,6 +253,12 @@ public final class ControlServer {
 
     private func received(_ line: [UInt8], on connection: ControlConnection) {
         if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) { return }
+        // The common lines are read by hand; the rest, and every broken
+        // line, go the full way below, which answers them all the same.
+        if let request = ControlRequestReader.read(line) {
+            handle(request, on: connection)
+            return
+        }
         // What the decoder would blur: `v` other than the integer 1, and a
         // parameter of the wrong JSON type, named.
         if let error = ControlRequestCheck.check(line) {
@@ -264,6 +274,11 @@ public final class ControlServer {
             reply(connection, id: id, error: ControlError(.badRequest, "not a valid request: expected {\"v\":1,\"id\":…,\"method\":…}"))
             return
         }
+        handle(request, on: connection)
+    }
+
+    /// Answers a decoded request: version, method, permission, handler.
+    private func handle(_ request: ControlRequest, on connection: ControlConnection) {
         guard request.v == ControlProtocol.version else {
             reply(connection, id: request.id, error: ControlError(.unsupportedVersion, "protocol version \(request.v) is not supported; this daemon speaks \(ControlProtocol.version)"))
             return

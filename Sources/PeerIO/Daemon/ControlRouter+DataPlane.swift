@@ -31,7 +31,7 @@ extension ControlRouter {
             guard let descriptors = client.takeDescriptors(entries.count) else {
                 return .error(ControlError(.invalidParams, "'sendFile' lists \(entries.count) files but fewer descriptors came with it"))
             }
-            let outcome = ControlRequestRules.peerSelector(method, params).flatMap { PeerSelector.select($0, from: directory.all) }
+            let outcome = ControlRequestRules.peerSelector(method, params).flatMap { directory.select($0) }
                 .flatMap { transfers.sendFile(to: $0, transfer: params.transfer, entries: entries, descriptors: descriptors, more: params.more ?? false,
                                               app: app) }
             if case .failure = outcome { descriptors.forEach { $0.close() } }
@@ -56,7 +56,7 @@ extension ControlRouter {
     /// otherwise). Nil for the default app, and for other methods.
     private func notConnected(_ method: ControlMethod, app: AppName, params: ControlParams) -> ControlError? {
         guard !app.isDefault, method == .sendFile || method == .pipe,
-              case .success(let peer) = ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) })
+              case .success(let peer) = ControlRequestRules.peerSelector(method, params).flatMap({ directory.select($0) })
         else { return nil }
         if let features = peer.features, !features.contains(WireFeature.apps.rawValue) {
             return .unsupported(.apps, peer: peer.name, release: peer.release ?? PeerHello.silentRelease)
@@ -71,7 +71,7 @@ extension ControlRouter {
             return .error(ControlError(.invalidParams, "'pipe' needs two descriptors with the line: the input, then the output"))
         }
         let peer: PeerSnapshot
-        switch ControlRequestRules.peerSelector(.pipe, params).flatMap({ PeerSelector.select($0, from: directory.all) }) {
+        switch ControlRequestRules.peerSelector(.pipe, params).flatMap({ directory.select($0) }) {
         case .success(let found): peer = found
         case .failure(let error):
             pair.forEach { $0.close() }

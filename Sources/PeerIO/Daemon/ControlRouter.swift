@@ -84,12 +84,12 @@ public final class ControlRouter: ControlRequestHandler {
             }))
         case .peer:
             return .from(.peer, ControlRequestRules.peerSelector(method, params)
-                .flatMap { PeerSelector.select($0, from: directory.all) }.map(PeerResult.init))
+                .flatMap { directory.select($0) }.map(PeerResult.init))
         case .send where params.peers != nil || params.all != nil:
             return apps.trafficApp(.send, params, client: client).map { groupSend(params, app: $0, sessions: sessions) }.reply
         case .invite, .disconnect, .send, .pair, .unpair:
             let app = [.send, .invite, .disconnect].contains(method) ? apps.trafficApp(method, params, client: client) : .success(.none)
-            switch app.flatMap({ app in ControlRequestRules.peerSelector(method, params).flatMap({ PeerSelector.select($0, from: directory.all) }).map { (app, $0) } }) {
+            switch app.flatMap({ app in ControlRequestRules.peerSelector(method, params).flatMap({ directory.select($0) }).map { (app, $0) } }) {
             case .success((let app, let peer)): return sessionRequest(method, peer: peer, app: app, params: params, sessions: sessions)
             case .failure(let error): return .error(error)
             }
@@ -190,7 +190,7 @@ public final class ControlRouter: ControlRequestHandler {
             return .error(ControlError(.invalidParams, "'channel' needs one descriptor with the line: a connected stream socket"))
         }
         let app = apps.trafficApp(.channel, params, client: client)
-        switch app.flatMap({ app in ControlRequestRules.peerSelector(.channel, params).flatMap({ PeerSelector.select($0, from: directory.all) }).map { (app, $0) } }) {
+        switch app.flatMap({ app in ControlRequestRules.peerSelector(.channel, params).flatMap({ directory.select($0) }).map { (app, $0) } }) {
         case .success((let app, let peer)) where !app.isDefault && appSessions.state(peer.id, app) != .connected:
             descriptor.close()
             return .error(ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first"))
@@ -326,7 +326,7 @@ public final class ControlRouter: ControlRequestHandler {
     private func senderID(_ selector: String?) -> Result<String?, ControlError> {
         guard let selector else { return .success(nil) }
         if selector.utf8.count == 32, selector.allSatisfy({ $0.isHexDigit && !$0.isUppercase }) { return .success(selector) }
-        switch PeerSelector.select(selector, from: directory.all) {
+        switch directory.select(selector) {
         case .success(let row):
             guard let peerID = row.peerId else { return .failure(ControlError(.invalidParams, "'\(row.name)' advertises no peer id, so it cannot send messages")) }
             return .success(peerID)

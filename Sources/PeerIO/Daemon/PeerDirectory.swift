@@ -51,6 +51,14 @@ public final class PeerDirectory {
     /// Every row as clients see it, in first-seen order.
     public var all: [PeerSnapshot] { order.compactMap { rows[$0].map(presence) } }
 
+    /// The one row a client's selector names (``PeerSelector``), as
+    /// clients see it. Matching reads only ids and names, which presence
+    /// does not change, so only the row chosen is dressed: a script's
+    /// `send`s do not each build every row.
+    public func select(_ query: String) -> Result<PeerSnapshot, ControlError> {
+        PeerSelector.select(query, from: order.compactMap { rows[$0] }).map(presence)
+    }
+
     /// One row as clients see it.
     public func row(_ id: UUID) -> PeerSnapshot? { rows[id].map(presence) }
 

@@ -33,10 +33,29 @@ final class PollTable {
         entries[token] = nil
     }
 
-    /// Hands each report to its channel, if it is still there.
+    /// Whether a batch of reports is being handed out now.
+    private var delivering = false
+    /// Channels whose writing waits for the end of this batch, in order.
+    private var writeAtEnd: [PollChannel] = []
+
+    /// Hands each report to its channel, if it is still there; then lets
+    /// the channels that asked write, once each (``PollChannel/writeAtBatchEnd()``).
     func deliver(_ reports: [Epoll.Report]) {
+        delivering = true
         for report in reports {
             entries[report.token]?.channel?.reported(report.events)
         }
+        delivering = false
+        let due = writeAtEnd
+        writeAtEnd.removeAll(keepingCapacity: true)
+        for channel in due { channel.batchEnded() }
+    }
+
+    /// Queues `channel` to write at the end of the batch being handed out;
+    /// false when no batch is (the caller writes now).
+    func writeAtEnd(_ channel: PollChannel) -> Bool {
+        guard delivering else { return false }
+        writeAtEnd.append(channel)
+        return true
     }
 }

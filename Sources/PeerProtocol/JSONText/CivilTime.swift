@@ -1,0 +1,40 @@
+/// A moment in UTC split into calendar fields, by arithmetic alone (the
+/// days-to-civil algorithm of the proleptic Gregorian calendar), for
+/// ``JSONTextWriter/date(_:)``. Covers 1970 through 9999, the years a
+/// four-digit ISO 8601 year holds; nil outside them.
+struct CivilTime: Equatable {
+    /// Four-digit year.
+    var year: Int
+    /// 1–12.
+    var month: Int
+    /// 1–31.
+    var day: Int
+    /// 0–23.
+    var hour: Int
+    /// 0–59.
+    var minute: Int
+    /// 0–59; the fraction is dropped, as the `.iso8601` strategy drops it.
+    var second: Int
+
+    /// The fields of `seconds` since 1970-01-01T00:00:00Z.
+    init?(_ seconds: Double) {
+        // 253402300800 is 10000-01-01T00:00:00Z.
+        guard seconds >= 0, seconds < 253_402_300_800 else { return nil }
+        let whole = Int(seconds.rounded(.down))
+        let days = whole / 86_400
+        let inDay = whole % 86_400
+        hour = inDay / 3600
+        minute = inDay % 3600 / 60
+        second = inDay % 60
+        // Days since 0000-03-01, in 400-year eras of 146,097 days.
+        let shifted = days + 719_468
+        let era = shifted / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+    }
+}
