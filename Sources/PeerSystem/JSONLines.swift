@@ -38,7 +38,16 @@ public enum JSONLines {
     }
 
     /// Decodes one line (without its newline).
+    /// Event lines of the common kinds are read by ``EventLineReader``,
+    /// which reads them as `JSONDecoder` does, faster.
     public static func decode<T: Decodable>(_ type: T.Type, from line: some Collection<UInt8>) throws -> T {
+        if type == ControlEnvelope.self, let envelope = EventLineReader.read(Array(line)) as? T { return envelope }
+        return try decodeWithFoundation(type, from: line)
+    }
+
+    /// Decodes one line with `JSONDecoder` alone: the reference the
+    /// hand-written readers are tested against.
+    public static func decodeWithFoundation<T: Decodable>(_ type: T.Type, from line: some Collection<UInt8>) throws -> T {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
         return try decoder.decode(type, from: Data(line))

@@ -9,7 +9,11 @@ package final class ControlClient {
     /// The socket's path (for messages).
     package let path: String
     private var lines = LineBuffer(maxLineBytes: ControlProtocol.maxResponseLineBytes)
+    /// Whole lines read and not yet taken: those from `readyStart` on.
     private var ready: [[UInt8]] = []
+    /// The first line of `ready` not yet taken (taking from the front of an
+    /// array one at a time would move the rest each time).
+    private var readyStart = 0
     private var events: [(event: ControlEvent, line: [UInt8])] = []
     private var nextID: Int64 = 1
     /// How long ``call(_:params:as:)`` waits for the answer to a request.
@@ -108,7 +112,7 @@ package final class ControlClient {
     /// Whether an event or answer is already read and waiting here: a
     /// printer that flushes its output only when nothing waits writes many
     /// events in one write (`peerctl recv`).
-    package var hasReadAhead: Bool { !events.isEmpty || !ready.isEmpty }
+    package var hasReadAhead: Bool { !events.isEmpty || readyStart < ready.count }
 
     /// The socket, for a client that waits on several descriptors with
     /// `poll` (`peerctl top`); read it only through this client.
@@ -149,6 +153,9 @@ package final class ControlClient {
     }
 
     private func readLine(deadline: ContinuousClock.Instant? = nil) throws(ControlClientError) -> [UInt8] {
+        if readyStart < ready.count { return takeReady() }
+        ready.removeAll(keepingCapacity: true)
+        readyStart = 0
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while ready.isEmpty {
             if let deadline {
@@ -166,6 +173,13 @@ package final class ControlClient {
             guard let complete = lines.append(buffer[0..<count]) else { throw .transport("peerd sent an over-long line") }
             ready += complete
         }
-        return ready.removeFirst()
+        return takeReady()
+    }
+
+    private func takeReady() -> [UInt8] {
+        let line = ready[readyStart]
+        ready[readyStart] = []
+        readyStart += 1
+        return line
     }
 }
