@@ -332,21 +332,32 @@ struct PeerctlCommands {
     private func receive(from selector: String?, count: Int?) throws(ControlClientError) -> Int32 {
         _ = try client.call(.subscribe, params: scoped(ControlParams(peer: selector, take: true, count: count)))
         var received = 0
+        let terminal = isatty(1) == 1
+        // Many messages come in one read: they go out in one write, once
+        // nothing more is waiting or 64 KiB gathered (issue 25, point 4).
+        var output: [UInt8] = []
         while count.map({ received < $0 }) ?? true {
             let (event, _) = try client.nextEvent()
             if event.type == .error {
+                writeOut(output)
                 printError(event.error?.message ?? "the daemon ended the subscription")
                 return 1
             }
             guard event.type == .message, let message = event.message else { continue }
             received += 1
-            // Many messages come in one read: they go out in one write,
-            // flushed once nothing more is waiting (issue 25, point 4).
-            let text = json ? PeerctlRenderer.json(event) : messageText(message)
-            print(text, terminator: text.hasSuffix("\n") ? "" : "\n")
-            if !client.hasReadAhead { flushOutput() }
+            if json {
+                let line = Array(PeerctlRenderer.json(event).utf8)
+                output += line
+                if line.last != UInt8(ascii: "\n") { output.append(0x0A) }
+            } else {
+                append(message, terminal: terminal, to: &output)
+            }
+            if !client.hasReadAhead || output.count >= 64 * 1024 {
+                writeOut(output)
+                output.removeAll(keepingCapacity: true)
+            }
         }
-        flushOutput()
+        writeOut(output)
         return 0
     }
 
@@ -366,14 +377,21 @@ struct PeerctlCommands {
         return 0
     }
 
-    private func printMessage(_ message: MessageInfo) { emit(messageText(message)) }
+    private func printMessage(_ message: MessageInfo) {
+        var output: [UInt8] = []
+        append(message, terminal: isatty(1) == 1, to: &output)
+        writeOut(output)
+    }
 
-    /// A message as printed: raw for pipes and files; escaped for a
-    /// person's terminal, where a peer's bytes must not drive the terminal.
-    private func messageText(_ message: MessageInfo) -> String {
-        let bytes = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
-        let text = String(decoding: bytes, as: UTF8.self)
-        return isatty(1) == 1 ? TerminalText.escape(text) : text
+    /// Adds a message as printed, with a newline unless it ends in one: for
+    /// a person's terminal escaped, where a peer's bytes must not drive the
+    /// terminal; for pipes and files the very bytes sent, invalid UTF-8
+    /// and all, so `send --lines` into `recv` is byte-identical.
+    private func append(_ message: MessageInfo, terminal: Bool, to output: inout [UInt8]) {
+        let sent = Data(base64Encoded: message.data).map { [UInt8]($0) } ?? []
+        let shown = terminal ? Array(TerminalText.escape(String(decoding: sent, as: UTF8.self)).utf8) : sent
+        output += shown
+        if shown.last != UInt8(ascii: "\n") { output.append(0x0A) }
     }
 
     private func waitFor(_ selector: String, state: ConnectionState, timeout: Double) throws(ControlClientError) -> Int32 {

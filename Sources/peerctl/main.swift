@@ -21,6 +21,24 @@ func emit(_ text: String) {
     flushOutput()
 }
 
+/// Writes bytes to standard output as they are (not as text: invalid
+/// UTF-8 stays as it was), after anything printed before them. A reader
+/// that went away ends peerctl quietly, as ``flushOutput()`` does.
+func writeOut(_ bytes: [UInt8]) {
+    flushOutput()
+    var written = 0
+    while written < bytes.count {
+        let count = bytes[written...].withUnsafeBytes { Glibc.write(1, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { continue }
+        if count < 0 && errno == EPIPE { exit(0) }
+        guard count > 0 else {
+            printError("cannot write standard output: \(String(cString: strerror(errno)))")
+            exit(1)
+        }
+        written += count
+    }
+}
+
 /// Writes out what was printed. SIGPIPE is ignored, so a reader that went
 /// away (`peerctl watch | head`) shows up here: stop quietly, as the
 /// signal would have.
