@@ -8,7 +8,7 @@ import PeerTools
 // the measuring ends it starts inside the lab's hosts.
 
 let usage = """
-usage: peerbench [--runs N] [--json] [--only WORDS] [--bulk-mib N] [--messages N] [--bin DIR]
+usage: peerbench [--runs N] [--json] [--only WORDS] [--bulk-mib N] [--messages N] [--hosts N] [--bin DIR]
        peerbench probe NAME ARGS…
 
 Builds a two-host lab (network namespaces, avahi-daemon and peerd on each,
@@ -21,9 +21,13 @@ and peerd's median over each other variant's. Needs root.
   --json          the rows as JSON instead of the table
   --only WORDS    only figures whose name contains one of these
                   (comma-separated: rate, round trip, setup, bulk, discovery,
-                  idle, peers, primitive)
+                  idle, peers, primitive; and scale, which the
+                  default run leaves out: its own lab of --hosts
+                  hosts, a few minutes, one run whose rows summarize
+                  the hosts)
   --bulk-mib N    size of the bulk transfers (default 1024)
   --messages N    messages per message-rate run (default 200000)
+  --hosts N       hosts in the scale lab (default 24)
   --bin DIR       where peerd, peerctl and peerbench are (default: beside this program)
 
 Probes (run inside a lab host; each prints key=value words; --app NAME
@@ -35,6 +39,7 @@ first makes channel-send and channel-recv act for that app):
   connect SOCKET PEER                   channel-raw SOCKET PEER HEX
   channel-ping-until SOCKET PEER STOPFILE SIZE
   wait-found SOCKET NAME                wait-line TEXT COMMAND…
+  wait-peers SOCKET COUNT SECONDS       wait-sessions SOCKET COUNT SECONDS
   json-send SOCKET PEER COUNT SIZE      json-take SOCKET PEER COUNT
   peerkit-channel SOCKET PEER COUNT     peerkit-file SOCKET PEER PATH
   peerkit-echo SOCKET PEER COUNT        peerkit-pipe SOCKET PEER NAME TEXT
@@ -98,6 +103,8 @@ func positive(_ option: String, _ text: String) -> Int {
     case "peerkit-file": try PeerKitProbes.file(socket: text(0), peer: text(1), path: text(2))
     case "peerkit-pipe": try PeerKitProbes.pipe(socket: text(0), peer: text(1), stream: text(2), text: text(3))
     case "wait-found": try Probes.waitFound(socket: text(0), name: text(1))
+    case "wait-peers": try ScaleProbes.waitPeers(socket: text(0), count: int(1), seconds: int(2))
+    case "wait-sessions": try ScaleProbes.waitSessions(socket: text(0), count: int(1), seconds: int(2))
     case "wait-line": try Probes.waitLine(text: text(0), argv: Array(args.dropFirst()))
     default: fail("no probe '\(name)'\n\n\(usage)")
     }
@@ -113,7 +120,7 @@ if arguments.first == "probe" {
     exit(0)
 }
 
-var runs = 5, json = false, only: [String] = [], bulkMiB = 1024, messages = 200_000
+var runs = 5, json = false, only: [String] = [], bulkMiB = 1024, messages = 200_000, scaleHosts = 24
 let own = CommandLine.arguments[0]
 var bin = own.contains("/") ? String(own[..<own.lastIndex(of: "/")!]) : "."
 var index = 0
@@ -131,6 +138,7 @@ while index < arguments.count {
     case "--bulk-mib": bulkMiB = positive("--bulk-mib", value())
     case "--messages": messages = positive("--messages", value())
     case "--bin": bin = value()
+    case "--hosts": scaleHosts = positive("--hosts", value())
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -150,12 +158,20 @@ while !root.isEmpty, access(root + "/Tests/bench/bench_lab.sh", R_OK) != 0 {
 guard !root.isEmpty else { fail("cannot find Tests/bench/bench_lab.sh above \(bin)") }
 
 let progress: (String) -> Void = { FileHandleStderr.write("peerbench: \($0)\n") }
-progress("building the lab")
-let lab: BenchLab
-do { lab = try BenchLab(root: root, bin: bin) } catch { fail("\(error)") }
 let started = Probes.monotonic()
-let rows = Bench(lab: lab, root: root, runs: runs, bulkMiB: bulkMiB, messages: messages).run(only: only, progress: progress)
-lab.stop()
+var rows: [BenchRow] = []
+// The scale lab is its own (24 hosts), and only on request: `--only scale`.
+let scaleOnly = !only.isEmpty && only.allSatisfy { "scale".contains($0) || $0.hasPrefix("scale") }
+if !scaleOnly {
+    progress("building the lab")
+    let lab: BenchLab
+    do { lab = try BenchLab(root: root, bin: bin) } catch { fail("\(error)") }
+    rows = Bench(lab: lab, root: root, runs: runs, bulkMiB: bulkMiB, messages: messages).run(only: only, progress: progress)
+    lab.stop()
+}
+if only.contains(where: { $0.hasPrefix("scale") }) {
+    rows += ScaleBench(root: root, bin: bin, hosts: scaleHosts).run(progress: progress)
+}
 if json {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.prettyPrinted, .sortedKeys]

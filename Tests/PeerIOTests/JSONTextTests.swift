@@ -92,7 +92,14 @@ final class JSONTextTests: XCTestCase {
             writer.date(Date(timeIntervalSince1970: seconds))
             let expected = "\"" + Date(timeIntervalSince1970: seconds).formatted(.iso8601) + "\""
             XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), expected, "at \(seconds)")
+            let civil = try XCTUnwrap(CivilTime(seconds))
+            XCTAssertEqual(civil.secondsSince1970, Int(seconds.rounded(.down)), "back to seconds at \(seconds)")
+            XCTAssertEqual(CivilTime(year: civil.year, month: civil.month, day: civil.day, hour: civil.hour, minute: civil.minute, second: civil.second), civil)
         }
+        XCTAssertNil(CivilTime(year: 2026, month: 2, day: 29, hour: 0, minute: 0, second: 0), "not a leap year")
+        XCTAssertNotNil(CivilTime(year: 2000, month: 2, day: 29, hour: 0, minute: 0, second: 0), "a leap year")
+        XCTAssertNil(CivilTime(year: 2100, month: 2, day: 29, hour: 0, minute: 0, second: 0), "a century, not a leap year")
+        XCTAssertNil(CivilTime(year: 2026, month: 1, day: 1, hour: 24, minute: 0, second: 0))
         XCTAssertNil(CivilTime(-1))
         XCTAssertNil(CivilTime(253_402_300_800))
     }

@@ -200,18 +200,8 @@ public struct JSONTextReader {
         }
         guard let year = digits(0, 4), let month = digits(5, 2), let day = digits(8, 2),
               let hour = digits(11, 2), let minute = digits(14, 2), let second = digits(17, 2),
-              year >= 1970, (1...12).contains(month), hour < 24, minute < 60, second < 60 else { return nil }
-        let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)
-        let monthDays = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1]
-        guard (1...monthDays).contains(day) else { return nil }
-        // Days since 1970-01-01 (the days-from-civil algorithm).
-        let y = month <= 2 ? year - 1 : year
-        let era = y / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return Date(timeIntervalSince1970: Double(days * 86_400 + hour * 3600 + minute * 60 + second))
+              let civil = CivilTime(year: year, month: month, day: day, hour: hour, minute: minute, second: second) else { return nil }
+        return Date(timeIntervalSince1970: Double(civil.secondsSince1970))
     }
 
     /// Whether `byte` may follow a number or a literal.
