@@ -40,13 +40,13 @@ struct ScaleBench {
         row("\(hosts) hosts idle with \(others) peers: wake-ups of each peerd", "peerd, all threads", "/s", perHost("wakeups").map { $0 / idle })
         let minute = 60 / idle
         let mdns = "\(hosts) hosts idle, no session: packets a minute (mDNS), all hosts"
-        let withPeerd: Double? = words["mcast_peerd"].flatMap { Double($0) }
-        let alone: Double? = words["mcast_avahi"].flatMap { Double($0) }
+        let withPeerd: Double? = words["packets_peerd"].flatMap { Double($0) }
+        let alone: Double? = words["packets_avahi"].flatMap { Double($0) }
         row(mdns, "avahi-daemon with peerd", "pkt/min", withPeerd.map { [$0 * minute] } ?? [])
         row(mdns, "avahi-daemon alone", "pkt/min", alone.map { [$0 * minute] } ?? [])
         let restart = "\(hosts) hosts restarted at once, \(words["pairings"] ?? "?") pairings (3 a host)"
-        row(restart, "paired sessions back, per host", "ms", perHost("back_ms"))
-        row(restart, "dials made, per host", "dials", perHost("dials"))
+        row(restart + ": paired sessions back", "peerd, per host", "ms", perHost("back_ms"))
+        row(restart + ": dials made", "peerd, per host", "dials", perHost("dials"))
         return rows
     }
 }
