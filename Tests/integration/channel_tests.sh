@@ -30,18 +30,20 @@ test_send_lines_goes_through_a_sending_channel() {
     two_peers
     connect_peers
     printf 'first\n\nthird line\nfourth\n' >"$LAB_DIR/lines.txt"
+    # Not UTF-8, a tab and a control byte: a pipe gets them as they were sent.
+    printf 'bad \377\376 bytes\tand \001 control\n' >>"$LAB_DIR/lines.txt"
     seq 1 3000 | sed 's/^/line-/' >>"$LAB_DIR/lines.txt"
     printf '\nlast' >>"$LAB_DIR/lines.txt"
-    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 3006
+    lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --from host1 --count 3007
     local receiver=$LAB_PID
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .subscribers)\" -ge 2 ]" || fail "recv did not subscribe"
     # Host 2 sends to host 1 while host 1's lines go: that message must not be swallowed.
     ( sleep 0.2; ctl 2 send host1 "from host2" >/dev/null ) &
     local other=$!
     local out; out=$(ctl 1 send host2 - --lines <"$LAB_DIR/lines.txt") || fail "send --lines: $out"
-    expect_eq "$out" "sent 3006 messages (25918 bytes) to 'host2'" "the sender's summary"
+    expect_eq "$out" "sent 3007 messages (25944 bytes) to 'host2'" "the sender's summary"
     grep -q "channel with 'host2': opened (sending alone)" "$LAB_DIR/h1/peerd.log" || fail "send --lines did not take a channel"
-    lab_wait_for 20 sh -c "! kill -0 $receiver 2>/dev/null" || fail "recv got $(wc -l <"$LAB_DIR/recv2.txt") of 3006"
+    lab_wait_for 20 sh -c "! kill -0 $receiver 2>/dev/null" || fail "recv got $(wc -l <"$LAB_DIR/recv2.txt") of 3007"
     printf '%s\n' "$(cat "$LAB_DIR/lines.txt")" | cmp -s - "$LAB_DIR/recv2.txt" || fail "the lines differ: $(diff <(cat "$LAB_DIR/lines.txt"; echo) "$LAB_DIR/recv2.txt" | head -5)"
     wait "$other" || fail "host2's send failed"
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json inbox | jq .count)\" = 1 ]" || fail "host2's message is not in host1's inbox"
