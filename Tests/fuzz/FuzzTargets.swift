@@ -69,6 +69,16 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         var lines = LineBuffer(maxLineBytes: 4096)
         for line in lines.append(bytes) ?? [] {
             if let request = try? JSONLines.decode(ControlRequest.self, from: line) { _ = ControlMethod(rawValue: request.method) }
+            // The hand-written readers read a line as the full way does, or not at all.
+            if let fast = ControlRequestReader.read(line) {
+                precondition(ControlRequestCheck.check(line) == nil, "ControlRequestReader read a line ControlRequestCheck refuses")
+                precondition(fast == (try? JSONLines.decodeWithFoundation(ControlRequest.self, from: line)), "ControlRequestReader and JSONDecoder disagree")
+            }
+            if let fast = EventLineReader.read(line) {
+                let full = try? JSONLines.decodeWithFoundation(ControlEnvelope.self, from: line)
+                precondition(full != nil && full?.v == fast.v && full?.id == nil && full?.error == nil && full?.event == fast.event,
+                             "EventLineReader and JSONDecoder disagree")
+            }
         }
         _ = try? JSONLines.decode(ControlRequest.self, from: bytes)
     case "config":
