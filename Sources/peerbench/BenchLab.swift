@@ -16,10 +16,11 @@ final class BenchLab {
     var hasTools: Bool { values["TOOLS"] == "yes" }
 
     /// Builds the lab with the programs in `bin`; `root` is the source tree.
-    init(root: String, bin: String) throws {
+    /// `pin` puts each peerd on a core of its own (`taskset`).
+    init(root: String, bin: String, pin: Bool = false) throws {
         self.bin = bin
         driverOutput = "/tmp/peerbench-lab.\(getpid()).out"
-        guard let pid = Subprocess.start(["bash", root + "/Tests/bench/bench_lab.sh", bin], outputPath: driverOutput,
+        guard let pid = Subprocess.start(["bash", root + "/Tests/bench/bench_lab.sh", bin] + (pin ? ["--pin"] : []), outputPath: driverOutput,
                                          errorPath: driverOutput + ".log") else {
             throw ProbeError("cannot start Tests/bench/bench_lab.sh")
         }

@@ -8,7 +8,7 @@ import PeerTools
 // the measuring ends it starts inside the lab's hosts.
 
 let usage = """
-usage: peerbench [--runs N] [--json] [--only WORDS] [--bulk-mib N] [--messages N] [--hosts N] [--bin DIR]
+usage: peerbench [--runs N] [--json] [--only WORDS] [--bulk-mib N] [--messages N] [--hosts N] [--pin] [--bin DIR]
        peerbench probe NAME ARGS…
 
 Builds a two-host lab (network namespaces, avahi-daemon and peerd on each,
@@ -28,6 +28,10 @@ and peerd's median over each other variant's. Needs root.
   --bulk-mib N    size of the bulk transfers (default 1024)
   --messages N    messages per message-rate run (default 200000)
   --hosts N       hosts in the scale lab (default 24)
+  --pin           each peerd on a core of its own (taskset: host 1's on
+                  core 0, host 2's on core 1), as on two real hosts; the
+                  clients run anywhere, and the discovery figure's
+                  restarted peerd is not pinned
   --bin DIR       where peerd, peerctl and peerbench are (default: beside this program)
 
 Probes (run inside a lab host; each prints key=value words; --app NAME
@@ -120,7 +124,7 @@ if arguments.first == "probe" {
     exit(0)
 }
 
-var runs = 5, json = false, only: [String] = [], bulkMiB = 1024, messages = 200_000, scaleHosts = 24
+var runs = 5, json = false, only: [String] = [], bulkMiB = 1024, messages = 200_000, scaleHosts = 24, pin = false
 let own = CommandLine.arguments[0]
 var bin = own.contains("/") ? String(own[..<own.lastIndex(of: "/")!]) : "."
 var index = 0
@@ -139,6 +143,7 @@ while index < arguments.count {
     case "--messages": messages = positive("--messages", value())
     case "--bin": bin = value()
     case "--hosts": scaleHosts = positive("--hosts", value())
+    case "--pin": pin = true
     case "-h", "--help":
         print(usage)
         exit(0)
@@ -165,7 +170,7 @@ let scaleOnly = !only.isEmpty && only.allSatisfy { "scale".contains($0) || $0.ha
 if !scaleOnly {
     progress("building the lab")
     let lab: BenchLab
-    do { lab = try BenchLab(root: root, bin: bin) } catch { fail("\(error)") }
+    do { lab = try BenchLab(root: root, bin: bin, pin: pin) } catch { fail("\(error)") }
     rows = Bench(lab: lab, root: root, runs: runs, bulkMiB: bulkMiB, messages: messages).run(only: only, progress: progress)
     lab.stop()
 }
@@ -180,6 +185,6 @@ if json {
     var name = utsname()
     uname(&name)
     let release = withUnsafeBytes(of: name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-    print("peerbench: \(runs) runs per figure, \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores, Linux \(release), \(Int(Probes.monotonic() - started)) s")
+    print("peerbench: \(runs) runs per figure, \(sysconf(Int32(_SC_NPROCESSORS_ONLN))) cores\(pin ? " (each peerd pinned to its own)" : ""), Linux \(release), \(Int(Probes.monotonic() - started)) s")
     print(BenchTable.render(rows), terminator: "")
 }

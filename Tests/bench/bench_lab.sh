@@ -5,7 +5,10 @@
 # host 2. Prints KEY=VALUE lines and then `ready`, and holds the lab until
 # it gets SIGTERM (then brings it down).
 #
-#   Tests/bench/bench_lab.sh BIN_DIR
+#   Tests/bench/bench_lab.sh BIN_DIR [--pin]
+#
+# --pin: each peerd (every thread) on a core of its own, host N's on core
+# N-1 (`taskset`), as on two real hosts; the clients run anywhere.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -21,6 +24,10 @@ for i in 1 2; do
     start_peerd "$i" --log-level notice --auto-connect no --download-dir "$LAB_DIR/dl$i" \
         --max-peers 512 --max-unverified-peers 512 >&2
 done
+if [ "${2:-}" = --pin ]; then
+    for i in 1 2; do taskset -a -pc $((i - 1)) "$(cat "$LAB_DIR/h$i/peerd.pid")" >&2 || fail "cannot pin peerd on host $i"; done
+    echo "PINNED=yes"
+fi
 lab_wait_for 10 sees 1 host2 || fail "host1 did not see host2"
 lab_wait_for 10 sees 2 host1 || fail "host2 did not see host1"
 pair_hosts 1 2 >&2
