@@ -13,8 +13,9 @@ import FoundationEssentials
 public struct JSONTextWriter {
     /// The text written so far.
     public private(set) var bytes: [UInt8]
-    /// Whether the object being written has no member yet (no comma due).
-    private var atObjectStart = false
+    /// Whether the object or array being written has nothing in it yet
+    /// (no comma due before the next member or element).
+    private var atContainerStart = false
 
     /// An empty writer with room for `capacity` bytes.
     public init(capacity: Int = 256) {
@@ -23,44 +24,43 @@ public struct JSONTextWriter {
     }
 
     /// Opens an object: `{`.
-    public mutating func openObject() {
-        bytes.append(UInt8(ascii: "{"))
-        atObjectStart = true
-    }
+    public mutating func openObject() { open(UInt8(ascii: "{")) }
 
-    /// Closes the object: `}`. The enclosing object, if any, now has a member.
-    public mutating func closeObject() {
-        bytes.append(UInt8(ascii: "}"))
-        atObjectStart = false
-    }
+    /// Closes the object: `}`. The enclosing container, if any, now holds something.
+    public mutating func closeObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array: `[`.
-    public mutating func openArray() {
-        bytes.append(UInt8(ascii: "["))
-        atObjectStart = true
-    }
+    public mutating func openArray() { open(UInt8(ascii: "[")) }
 
     /// Closes the array: `]`.
-    public mutating func closeArray() {
-        bytes.append(UInt8(ascii: "]"))
-        atObjectStart = false
-    }
+    public mutating func closeArray() { close(UInt8(ascii: "]")) }
 
     /// Starts an array element: a comma unless it is the first.
-    public mutating func element() {
-        if !atObjectStart { bytes.append(UInt8(ascii: ",")) }
-        atObjectStart = false
-    }
+    public mutating func element() { separate() }
 
     /// Starts a member: a comma unless it is the first, then `"key":`.
     /// Keys are plain ASCII names that need no escape.
     public mutating func key(_ key: StaticString) {
-        if !atObjectStart { bytes.append(UInt8(ascii: ",")) }
-        atObjectStart = false
+        separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
         bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        bytes.append(bracket)
+        atContainerStart = true
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        atContainerStart = false
+    }
+
+    private mutating func separate() {
+        if !atContainerStart { bytes.append(UInt8(ascii: ",")) }
+        atContainerStart = false
     }
 
     /// `null`.
