@@ -33,6 +33,8 @@ final class EventLineReaderTests: XCTestCase {
             XCTAssertEqual(fast.event, event)
             XCTAssertEqual(fast.v, 1)
             XCTAssertTrue(same(fast, full(Array(line))))
+            XCTAssertNotNil(ControlEnvelope.readJSONText(Array(line)), "JSONLines.decode takes the reader for envelopes")
+            XCTAssertEqual(try JSONLines.decode(ControlEnvelope.self, from: line).event, event)
         }
     }
 
