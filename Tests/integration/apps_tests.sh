@@ -6,11 +6,14 @@ app_hosts() { lab_exec "$1" avahi-browse -tp "$2" 2>/dev/null | awk -F';' '$1 ==
 # The TXT strings host I resolves for host NAME under type TYPE.
 app_txt() { lab_exec "$1" avahi-browse -tpr "$3" 2>/dev/null | awk -F';' -v n="$2" '$1 == "=" && $4 == n {print $10}' | head -1; }
 # Whether host I's avahi-browse lists host NAME under subtype SUB, or does not.
-# A daemon restarted at once may find its old name still held in avahi
-# and take "NAME #2" (avahi's rename on a collision; avahi-browse -p
-# writes the space as \032): that is still NAME.
-app_listed() { app_hosts "$1" "$2" | grep -qxE "$3((\\\\032| )#[0-9]+)?"; }
+# A daemon restarted while its first registration was still probing may
+# meet its own stale probe (avahi/avahi#117) and take "NAME #2" (avahi's
+# rename on a collision; avahi-browse -p escapes the space as \032 and
+# the # as \035): that is still NAME.
+app_listed() { app_hosts "$1" "$2" | grep -qxE "$3((\\\\032| )(#|\\\\035)[0-9]+)?"; }
 app_unlisted() { ! app_listed "$@"; }
+# Whether host I's avahi-browse lists under SUB exactly the one name NAME (as -p writes it).
+lists_exactly() { [ "$(app_hosts "$1" "$2")" = "$3" ]; }
 # Whether host I's avahi-browse resolves host NAME under TYPE with TXT string STRING.
 app_txt_has() { app_txt "$1" "$2" "$3" | grep -q "\"$4\""; }
 # Whether host I lists app NAME.
@@ -127,6 +130,23 @@ test_app_names_holders_and_declared_apps() {
     expect_eq $? 1 "another uid registering a reserved name"
     grep -q "reserved for user 65534 by the configuration" "$LAB_DIR/res.err" || fail "the refusal does not name the reservation: $(cat "$LAB_DIR/res.err")"
     "${member[@]}" "$BIN/peerctl" --socket "$(sock 1)" --app board status >/dev/null || fail "the reserved user was refused its name"
+}
+
+# A declared app follows the service through a collision rename: its
+# subtype points at "host1 #2", the name in use, not the one lost.
+test_a_declared_app_follows_the_service_through_a_rename() {
+    start_peerd 1
+    ctl 1 apps add notes >/dev/null || fail "root could not declare notes"
+    stop_peerd 1
+    start_peerd 2 --name host1
+    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq -r .publication)\" = established ]" \
+        || fail "host2 did not establish 'host1'"
+    start_peerd 1
+    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .name)\" = 'host1 #2' ]" \
+        || fail "host1 was not renamed: $(status_field 1 .name)"
+    # avahi-browse -p escapes the space as \032 and the # as \035.
+    lab_wait_for 5 lists_exactly 2 _notes._sub._peerd._tcp 'host1\032\0352' \
+        || fail "host2 does not list notes under 'host1 #2': $(app_hosts 2 _notes._sub._peerd._tcp)"
 }
 
 # The texts taken from host I's inbox, in order, comma-separated.
