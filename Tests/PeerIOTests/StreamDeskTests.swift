@@ -26,6 +26,9 @@ private final class RecordingSession: BulkSession {
     let carriesDefault = true
     let admission: AppName? = nil
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? { nil }
+    func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
+                           dropped: @escaping @MainActor @Sendable () -> Void) -> Bool { false }
+    func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?) {}
     func wantsBulkTurn() { turnsWanted += 1 }
 }
 

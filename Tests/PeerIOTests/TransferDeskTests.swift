@@ -42,6 +42,35 @@ private final class FakeBulkSession: BulkSession {
         sent.append(message)
         return count
     }
+
+    /// What a failed fill reports, run when the test says (a real
+    /// session's lane reports it in a later main-actor turn, never inside
+    /// the pump that queued it).
+    private(set) var droppedReports: [@MainActor @Sendable () -> Void] = []
+
+    /// The lane's work, done at once and in order: a fake has no thread.
+    func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
+                           dropped: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        guard isConnected else { return false }
+        var frame = [UInt8](repeating: 0, count: capacity)
+        guard let count = frame.withUnsafeMutableBytes(fill) else {
+            droppedReports.append(dropped)
+            return true
+        }
+        if capacity > 0, case .bulk(let message)? = try? WireCodec.decode(Array(frame[0..<count])) { sent.append(message) }
+        return true
+    }
+
+    func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?) {
+        if let message = make() { sent.append(message) }
+    }
+
+    /// Runs the failures reported so far, as the lane's outcomes would.
+    func reportDropped() {
+        let reports = droppedReports
+        droppedReports = []
+        for report in reports { report() }
+    }
 }
 
 /// The rest of the daemon as the desk sees it, with one peer.
@@ -270,6 +299,32 @@ final class TransferDeskTests: XCTestCase {
         desk.session(session, bulk: .transferDone(flow))
         XCTAssertTrue(world.events.contains { $0.0 == .transferCompleted && $0.1.id == flow.description })
         XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.state }, .success(.completed))
+        XCTAssertEqual(desk.sendingFlows(to: world.peer), [])
+    }
+
+    /// A read that fails on the session's lane (issue 25, point 2) is
+    /// reported on the main actor after the pump that queued it: the
+    /// transfer ends both sides, and nothing more of it is sent, neither
+    /// the chunks queued after it nor a block's or the file's hash.
+    func testAReadThatFailsOnTheLaneEndsTheTransferAndSendsNothingAfterIt() async throws {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        world.live = session
+        let desk = desk(world)
+        let (entry, fd) = try source("shrinks.bin", [UInt8](repeating: 9, count: 3 * BulkCodec.maxChunk))
+        let started = try desk.sendFile(to: try XCTUnwrap(world.row(world.peer)), transfer: nil, entries: [entry], descriptors: [fd], more: false).get()
+        let flow = try XCTUnwrap(FlowID(hex: started.transfer.id))
+        desk.session(session, bulk: .answer(flow, more: false, files: [FileAnswer(file: 0, verdict: .accepted, firstBlock: 0)]))
+        XCTAssertEqual(desk.pump(flow, on: session, limit: 1), BulkCodec.maxChunk, "one chunk, checked against the offer")
+        // The file shrinks under the transfer after its first chunk.
+        XCTAssertEqual(truncate(folder + "/shrinks.bin", 10), 0)
+        let before = session.sent.count
+        _ = desk.pump(flow, on: session, limit: .max)
+        XCTAssertEqual(session.sent.count, before, "nothing after the failed read: \(session.sent.dropFirst(before))")
+        XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.state }, .success(.active), "not ended before the lane reports")
+        session.reportDropped()
+        XCTAssertEqual(Array(session.sent.dropFirst(before)), [.cancel(flow, reason: .verifyFailed, text: "shrinks.bin shrank while it was being sent")])
+        XCTAssertEqual(desk.list(flow.description).map { $0.transfers.first?.reason }, .success(.verifyFailed))
         XCTAssertEqual(desk.sendingFlows(to: world.peer), [])
     }
 

@@ -88,6 +88,14 @@ public struct NoiseTransport {
         return try receiveCipher!.openInPlace(frame)
     }
 
+    /// Hands the sending cipher state over, once the handshake is done (the
+    /// session's ``SealLane`` then owns it; ``seal(_:)`` here returns nil
+    /// after); nil before the handshake, or once handed over.
+    mutating func takeSendCipher() -> NoiseCipherState? {
+        defer { sendCipher = nil }
+        return sendCipher
+    }
+
     /// Seals, in place, the `count` plaintext bytes at `offset` of a frame
     /// being built (room for the tag after them); false before the handshake.
     public mutating func seal(_ frame: inout [UInt8], offset: Int, count: Int) throws(NoiseError) -> Bool {

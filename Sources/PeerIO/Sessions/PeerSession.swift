@@ -71,6 +71,16 @@ public final class PeerSession {
     var lifecycle: SessionLifecycle
     /// Internal, not private, only for `PeerSession+Frames.swift`.
     var noise: NoiseTransport
+    /// The sending cipher and the thread large frames are sealed on, made
+    /// at the first frame after the handshake (``SealLane``); internal for
+    /// `PeerSession+Frames.swift`, as are the two counts after it.
+    var lane: SealLane?
+    /// Jobs queued on the lane whose outcome has not come back: while any
+    /// is out, every frame goes through the lane, in order.
+    var laneJobs = 0
+    /// Bulk work queued on the lane, in bytes: it counts against
+    /// ``bulkRoom`` like bytes queued to the socket.
+    var laneCost = 0
     /// Set once in init; implicitly unwrapped only because it reports to
     /// `self`. Internal, not private, only for `PeerSession+Frames.swift`.
     var transport: SessionTransport!

@@ -38,6 +38,18 @@ public protocol BulkSession: AnyObject {
     /// bytes sent, or nil when the session cannot carry it.
     @discardableResult
     func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int?
+    /// Builds one bulk frame off the main actor, after every frame queued
+    /// before it: `fill` writes up to `capacity` plaintext bytes and says
+    /// how many; nil sends nothing and runs `dropped` on the main actor. A
+    /// `capacity` of 0 is work alone. `cost` bytes count against
+    /// ``bulkRoom`` until it has run. False when the session cannot carry it
+    /// (``PeerSession/transmitBulkLater(capacity:cost:fill:dropped:)``).
+    @discardableResult
+    func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
+                           dropped: @escaping @MainActor @Sendable () -> Void) -> Bool
+    /// Sends a transfer or stream message made off the main actor, after the
+    /// work queued before it; nil from `make` sends nothing.
+    func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?)
     /// A desk has bulk frames to send (an answer or credit came): the
     /// session's owner hands out turns now, as when room comes back.
     func wantsBulkTurn()

@@ -25,7 +25,8 @@ final class OutgoingTransfer {
     let peerID: String
     var peerName: String
     private(set) var files: [OfferedFile] = []
-    private var descriptors: [FileDescriptor?] = []
+    /// The files, open until they are done with (a job reading one keeps it open).
+    private var descriptors: [OpenFile?] = []
     /// Whether the client sent the whole manifest.
     private(set) var manifestComplete = false
     var state: TransferState = .offered
@@ -37,9 +38,8 @@ final class OutgoingTransfer {
     private var answers: [FileAnswer] = []
     private var cursor: SendCursor?
     private var credit = SendCredit()
-    private let hasher = Blake2b()
-    private var blockHashes: [[UInt8]] = []
-    private var buffer: [UInt8] = []
+    /// This offer's hashing, on the session's lane with the reads.
+    private var hashing = SendHashing()
     /// Files whose size and time were checked against the offer.
     private var checked = Set<Int>()
     private(set) var meter: ProgressMeter
@@ -68,7 +68,7 @@ final class OutgoingTransfer {
     /// Adds a part of the manifest with its descriptors (one each).
     func add(_ part: [OfferedFile], descriptors part2: [FileDescriptor], last: Bool) {
         files += part
-        descriptors += part2.map { Optional($0) }
+        descriptors += part2.map { OpenFile($0) }
         manifestComplete = last
     }
 
@@ -98,8 +98,7 @@ final class OutgoingTransfer {
         answers = []
         cursor = nil
         credit = SendCredit()
-        blockHashes = []
-        hasher.reset()
+        hashing = SendHashing()
         state = .offered
     }
 
@@ -157,10 +156,16 @@ final class OutgoingTransfer {
     func granted(_ bytes: UInt32) -> Bool { credit.grant(Int(bytes)) }
 
     /// Sends what room and credit allow, up to about `limit` file bytes
-    /// (its turn). `report` gets progress when due.
-    func pump(into session: any BulkSession, limit: Int = .max, now: Date, report: (ProgressMeter.Report) -> Void) -> PumpOutcome {
+    /// (its turn). `report` gets progress when due. The reads, hashes and
+    /// sealing happen on the session's lane (issue 25, point 2); a read
+    /// that fails there calls `failed` on the main actor, and nothing more
+    /// of this offer is sent.
+    func pump(into session: any BulkSession, limit: Int = .max, now: Date, report: (ProgressMeter.Report) -> Void,
+              failed: @escaping @MainActor @Sendable (FlowEndReason, String) -> Void) -> PumpOutcome {
         guard state == .active, cursor != nil else { return .waiting }
         let start = bytesSent
+        let hashing = hashing
+        let dropped: @MainActor @Sendable () -> Void = { if let failure = hashing.failure { failed(failure.reason, failure.text) } }
         while session.bulkRoom > 0 && bytesSent - start < Int64(limit) {
             guard credit.available > 0 else { return .waiting }
             let step = cursor!.next(maxChunk: min(BulkCodec.maxChunk, credit.available))
@@ -168,56 +173,66 @@ final class OutgoingTransfer {
             case .done:
                 return .sentAll
             case .fileEnd(let file):
-                let root = Blake2b.hash(blockHashes.flatMap { $0 })
-                blockHashes = []
-                session.sendBulk(.fileEnd(flow, file: file, hash: root))
+                let flow = flow
+                session.sendBulkLater { hashing.failure == nil ? .fileEnd(flow, file: file, hash: hashing.finishFile()) : nil }
                 // The descriptor stays until the end: a resume may need
                 // the file's hash again if the receiver had not placed it.
                 filesSent += 1
                 if let due = meter.advance(bytes: 0, filesDone: 1, now: now) { report(due) }
             case .bytes(let file, let offset, let length, let send, let endsBlock):
+                if let changed = checkUnchanged(Int(file), at: offset) { return changed }
+                guard let open = descriptors[Int(file)] else { return .failed(.ioError, "file \(file) is closed") }
                 if send {
-                    if let failure = sendChunk(file: Int(file), offset: offset, length: length, on: session) { return failure }
+                    guard sendChunk(open, file: file, offset: offset, length: length, on: session, dropped: dropped) else {
+                        return .failed(.ioError, "the session closed")
+                    }
                     _ = credit.take(length)
                     bytesSent += Int64(length)
                     wireBytes += Int64(length)
                     if let due = meter.advance(bytes: Int64(length), now: now) { report(due) }
-                } else if let failure = read(file: Int(file), offset: offset, length: length) {
-                    return failure
+                } else {
+                    // Blocks the receiver has: hashed again for the file's
+                    // hash, in their place among the lane's jobs.
+                    let name = name(Int(file))
+                    guard session.transmitBulkLater(capacity: 0, cost: length, fill: { _ in
+                        Self.hashAgain(open, name: name, offset: offset, length: length, into: hashing) ? 0 : nil
+                    }, dropped: dropped) else { return .failed(.ioError, "the session closed") }
                 }
                 if let block = endsBlock {
-                    let hash = hasher.finish()
-                    blockHashes.append(hash)
-                    if send { session.sendBulk(.block(flow, file: file, block: UInt32(block), hash: hash)) }
+                    let flow = flow
+                    session.sendBulkLater {
+                        guard hashing.failure == nil else { return nil }
+                        let hash = hashing.finishBlock()
+                        return send ? .block(flow, file: file, block: UInt32(block), hash: hash) : nil
+                    }
                 }
             }
         }
         return .waiting
     }
 
-    /// Reads `length` bytes of file `index` at `offset` straight into a
-    /// `chunk` frame, hashes them there, and queues the frame.
-    private func sendChunk(file index: Int, offset: Int64, length: Int, on session: any BulkSession) -> PumpOutcome? {
-        if let changed = checkUnchanged(index, at: offset) { return changed }
-        guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
-        var failure: PumpOutcome?
+    /// Queues `length` bytes of file `file` at `offset` to be read on the
+    /// lane straight into a `chunk` frame, hashed there, and sent.
+    private func sendChunk(_ open: OpenFile, file: UInt32, offset: Int64, length: Int, on session: any BulkSession,
+                           dropped: @escaping @MainActor @Sendable () -> Void) -> Bool {
+        let (flow, hashing, label) = (flow, hashing, name(Int(file)))
         let head = BulkCodec.chunkHeadLength
-        let sent = session.transmitBulk(capacity: head + length) { raw in
-            BulkCodec.writeChunkHead(flow, file: UInt32(index), offset: UInt64(offset), into: raw)
-            let body = UnsafeMutableRawBufferPointer(rebasing: raw[head...])
+        return session.transmitBulkLater(capacity: head + length, cost: head + length, fill: { raw in
+            guard hashing.failure == nil else { return nil }
+            BulkCodec.writeChunkHead(flow, file: file, offset: UInt64(offset), into: raw)
+            let body = UnsafeMutableRawBufferPointer(rebasing: raw[head..<(head + length)])
             do {
-                guard try fd.read(into: body, at: offset) == length else {
-                    failure = .failed(.verifyFailed, "\(name(index)) shrank while it was being sent")
+                guard try open.descriptor.read(into: body, at: offset) == length else {
+                    hashing.fail(.verifyFailed, "\(label) shrank while it was being sent")
                     return nil
                 }
             } catch {
-                failure = .failed(.ioError, "\(name(index)): \(error)")
+                hashing.fail(.ioError, "\(label): \(error)")
                 return nil
             }
-            hasher.update(UnsafeRawBufferPointer(body))
+            hashing.update(UnsafeRawBufferPointer(body))
             return head + length
-        }
-        return sent == nil ? (failure ?? .failed(.ioError, "the session closed")) : nil
+        }, dropped: dropped)
     }
 
     private func name(_ index: Int) -> String { String(decoding: files[index].name, as: UTF8.self) }
@@ -226,48 +241,46 @@ final class OutgoingTransfer {
     private func checkUnchanged(_ index: Int, at offset: Int64) -> PumpOutcome? {
         guard offset == 0 || !checked.contains(index) else { return nil }
         checked.insert(index)
-        guard let fd = descriptors[index], let info = try? fd.status(), Int64(info.st_size) == files[index].size,
+        guard let fd = descriptors[index]?.descriptor, let info = try? fd.status(), Int64(info.st_size) == files[index].size,
               Int64(info.st_mtim.tv_sec) == files[index].mtime else {
             return .failed(.verifyFailed, "\(name(index)) changed since it was offered")
         }
         return nil
     }
 
-    /// Reads and hashes `length` bytes of file `index` at `offset`: a
-    /// whole block at most, in pieces of at most 1 MiB.
-    private func read(file index: Int, offset: Int64, length: Int) -> PumpOutcome? {
-        guard let fd = descriptors[index] else { return .failed(.ioError, "file \(index) is closed") }
-        let name = name(index)
-        if let changed = checkUnchanged(index, at: offset) { return changed }
+    /// Reads and hashes `length` bytes of `open` at `offset` on the lane:
+    /// a whole block at most, in pieces of at most 1 MiB, through one
+    /// buffer freed after. False, with the failure recorded, if it failed.
+    private nonisolated static func hashAgain(_ open: OpenFile, name: String, offset: Int64, length: Int, into hashing: SendHashing) -> Bool {
+        guard hashing.failure == nil else { return false }
         let piece = min(length, 1 << 20)
-        if buffer.count < piece { buffer = [UInt8](repeating: 0, count: piece) }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(piece, 1), alignment: 64)
+        defer { buffer.deallocate() }
         var done = 0
         while done < length {
             let want = min(piece, length - done)
-            let got: Int
             do {
-                got = try fd.read(into: &buffer, count: want, at: offset + Int64(done))
+                guard try open.descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: offset + Int64(done)) == want else {
+                    hashing.fail(.verifyFailed, "\(name) shrank while it was being sent")
+                    return false
+                }
             } catch {
-                return .failed(.ioError, "\(name): \(error)")
+                hashing.fail(.ioError, "\(name): \(error)")
+                return false
             }
-            guard got == want else { return .failed(.verifyFailed, "\(name) shrank while it was being sent") }
-            buffer.withUnsafeBytes { hasher.update(UnsafeRawBufferPointer(rebasing: $0[0..<want])) }
+            hashing.update(UnsafeRawBufferPointer(rebasing: buffer[0..<want]))
             done += want
         }
-        return nil
+        return true
     }
 
-    /// Gives the big buffer back (after the last file, or a failure).
-    func releaseBuffer() { buffer = [] }
-
+    /// Lets go of a file: it closes once no queued read holds it.
     private func closeFile(_ index: Int) {
-        descriptors[index]?.close()
         descriptors[index] = nil
     }
 
-    /// Closes every descriptor still held.
+    /// Lets go of every file still held.
     func closeAll() {
         for index in descriptors.indices { closeFile(index) }
-        releaseBuffer()
     }
 }

@@ -70,9 +70,14 @@ final class OutgoingTransfers {
     func pump(_ flow: FlowID, on session: any BulkSession, limit: Int) -> Int {
         guard let transfer = outgoing[flow] else { return 0 }
         let before = transfer.wireBytes
-        let outcome = transfer.pump(into: session, limit: limit, now: clock.now()) { [unowned self] _ in
+        let outcome = transfer.pump(into: session, limit: limit, now: clock.now(), report: { [unowned self] _ in
             surroundings.transferEvent(.transferProgress, info(transfer))
-        }
+        }, failed: { [weak self, weak transfer] reason, text in
+            // A read on the lane failed: the transfer ends, both sides.
+            guard let self, let transfer, !transfer.state.isFinished else { return }
+            surroundings.session(for: transfer.peer)?.sendBulk(.cancel(transfer.flow, reason: reason, text: text))
+            end(transfer, .failed, reason, text)
+        })
         switch outcome {
         case .waiting, .sentAll:
             break

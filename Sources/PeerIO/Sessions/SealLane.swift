@@ -1,0 +1,120 @@
+import Dispatch
+import PeerCore
+
+/// The sending cipher of one session and the thread its large frames are
+/// made on (issue 25, point 2): a file chunk is read, hashed and sealed
+/// here, off the main actor, which meanwhile reads, opens and answers.
+///
+/// Jobs run one at a time, in the order queued, and each seals with the
+/// next nonce as it runs, so frames reach the socket in nonce order
+/// whichever thread sealed them: ``PeerSession`` seals a small frame in
+/// place (``sealNow(_:count:)``) only while no job is queued or running,
+/// and otherwise queues it behind them. Results come back to the main
+/// actor in the order the jobs ran (one serial queue posting to the one
+/// main queue).
+///
+/// `@unchecked Sendable` is safe here: the cipher is touched by the job
+/// running on `queue`, or by ``sealNow(_:count:)``, which the owner calls
+/// only when it has counted every job's result back on the main actor
+/// (the job's last touch happens before its result is posted).
+final class SealLane: @unchecked Sendable {
+    /// What a job came to, on the main actor.
+    enum Outcome: Sendable {
+        /// The frame, length prefix and tag written, to be queued as it is.
+        case sealed([UInt8])
+        /// Work alone, done: no frame.
+        case done
+        /// The job's maker said nothing is to be sent (its own failure,
+        /// which it recorded).
+        case dropped
+        /// The cipher failed: the session ends.
+        case failed(NoiseError)
+    }
+
+    /// How a job makes its frame's plaintext, on the lane.
+    enum Make: Sendable {
+        /// The plaintext is in place at offset 2 already: `count` bytes.
+        case ready(count: Int)
+        /// `fill` writes up to the frame's room into it and says how many
+        /// bytes (nil: send nothing); a frame of no room is work alone.
+        case fill(@Sendable (UnsafeMutableRawBufferPointer) -> Int?)
+        /// `build` returns the plaintext (nil: send nothing): a message
+        /// whose bytes depend on work queued before it (a block's hash).
+        case build(@Sendable () -> [UInt8]?)
+    }
+
+    /// The threads lanes run on: Dispatch's pool, as wide as the cores.
+    private static let pool = DispatchQueue(label: "peerd.seal", qos: .userInitiated, attributes: .concurrent)
+
+    private var cipher: NoiseCipherState
+    private let queue = DispatchQueue(label: "peerd.seal.session", target: SealLane.pool)
+
+    /// A lane for the session's sending cipher (after the handshake).
+    init(cipher: NoiseCipherState) { self.cipher = cipher }
+
+    /// Seals the `count` plaintext bytes at offset 2 of `frame` now, on the
+    /// caller's thread, and writes the length prefix. Only while no job is
+    /// queued or running (the caller counts them).
+    func sealNow(_ frame: inout [UInt8], count: Int) throws(NoiseError) {
+        try cipher.sealInPlace(&frame, offset: 2, count: count)
+        Self.writeLength(&frame, count: count)
+    }
+
+    /// Queues a job: on the lane, after every job before it, the plaintext
+    /// is made into `frame` (2 bytes of prefix, the room, 16 of tag) and
+    /// sealed; `done` gets the outcome on the main actor.
+    func run(_ frame: consuming [UInt8], _ make: Make, done: @escaping @MainActor @Sendable (Outcome) -> Void) {
+        let job = Job(frame: frame)
+        queue.async { [self] in
+            let outcome = perform(job, make)
+            DispatchQueue.main.async { MainActor.assumeIsolated { done(outcome) } }
+        }
+    }
+
+    private func perform(_ job: Job, _ make: Make) -> Outcome {
+        let tag = NoiseCipherState.tagLength
+        let count: Int
+        switch make {
+        case .ready(let ready):
+            count = ready
+        case .fill(let fill):
+            // Work alone has no frame at all (and no room to rebase into).
+            guard !job.frame.isEmpty else { return fill(UnsafeMutableRawBufferPointer(start: nil, count: 0)) == nil ? .dropped : .done }
+            let room = job.frame.count - 2 - tag
+            guard let filled = job.frame.withUnsafeMutableBytes({ fill(UnsafeMutableRawBufferPointer(rebasing: $0[2..<(2 + room)])) }),
+                  filled <= room else { return .dropped }
+            job.frame.removeLast(room - filled)
+            count = filled
+        case .build(let build):
+            guard let plaintext = build() else { return .dropped }
+            job.frame = [0, 0] + plaintext + [UInt8](repeating: 0, count: tag)
+            count = plaintext.count
+        }
+        do {
+            try cipher.sealInPlace(&job.frame, offset: 2, count: count)
+        } catch {
+            return .failed(error)
+        }
+        Self.writeLength(&job.frame, count: count)
+        return .sealed(job.take())
+    }
+
+    private static func writeLength(_ frame: inout [UInt8], count: Int) {
+        let length = count + NoiseCipherState.tagLength
+        frame[0] = UInt8(length >> 8)
+        frame[1] = UInt8(length & 0xFF)
+    }
+
+    /// A frame on its way through the lane: held by one thread at a time
+    /// (made on the main actor, filled and sealed on the lane), and moved
+    /// out whole, so the 64 KiB buffer is never copied on write.
+    private final class Job: @unchecked Sendable {
+        var frame: [UInt8]
+        init(frame: consuming [UInt8]) { self.frame = frame }
+        func take() -> [UInt8] {
+            var out: [UInt8] = []
+            swap(&out, &frame)
+            return out
+        }
+    }
+}
