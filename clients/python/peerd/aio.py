@@ -40,6 +40,10 @@ class _Connection:
             raw = await self.reader.readline()
         except (asyncio.LimitOverrunError, ValueError) as error:
             raise TransportError("peerd sent an over-long line") from error
+        except OSError as error:
+            # A daemon stopping under a request resets the connection: the
+            # same error the blocking client gives, so a stream comes back.
+            raise TransportError(f"reading from peerd: {error}") from error
         if not raw:
             raise TransportError("peerd closed the connection")
         try:
@@ -64,11 +68,16 @@ class _Connection:
                         break
                     except BlockingIOError:
                         await asyncio.sleep(0.01)
+            except OSError as error:
+                raise TransportError(f"cannot send to peerd: {error}") from error
             finally:
                 copy.close()
         else:
-            self.writer.write(data)
-            await self.writer.drain()
+            try:
+                self.writer.write(data)
+                await self.writer.drain()
+            except OSError as error:
+                raise TransportError(f"cannot send to peerd: {error}") from error
         while True:
             result = answer(await self.line(), request_id, self.events)
             if result is not PASS:

@@ -93,3 +93,31 @@ def test_resuming_after_a_restart_or_a_truncation_reports_the_gap():
     assert resume(10, "r", {"seq": 2000, "run": "r", "truncated": True}) == ({"type": "gap", "reason": "truncated", "after": 10}, False)
     assert resume(10, "r", {"seq": 20, "run": "other"}) == ({"type": "gap", "reason": "daemonRestarted", "after": 10}, True)
     assert resume(10, None, {"seq": 3}) == ({"type": "gap", "reason": "daemonRestarted", "after": 10}, True), "no run ids: the numbers went back"
+
+
+def test_the_asyncio_client_reports_a_reset_as_a_transport_error():
+    """A daemon that stops under a request resets the connection: the
+    asyncio client says TransportError, as the blocking one does, so an
+    event stream comes back after a restart instead of dying of it."""
+    import asyncio
+
+    import peerd.aio
+
+    mine, theirs = socket.socketpair()
+
+    def reset():
+        theirs.recv(1)       # the request has come; more of it is unread
+        theirs.close()       # closing over unread bytes resets the connection
+
+    thread = threading.Thread(target=reset, daemon=True)
+    thread.start()
+
+    async def call():
+        reader, writer = await asyncio.open_unix_connection(sock=mine)
+        connection = peerd.aio._Connection(reader, writer)
+        with pytest.raises(peerd.TransportError):
+            await connection.call("status")
+        connection.close()
+
+    asyncio.run(call())
+    thread.join(5)
