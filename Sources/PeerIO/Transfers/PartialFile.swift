@@ -9,7 +9,8 @@ import PeerSystem
 /// offered name. The last step fsyncs the data, restores the mode and
 /// time, and renames it to the first free name, never over a file.
 ///
-/// Its bytes and block records are written on ``writer`` (issue 25: a
+/// Its bytes are hashed on ``hasher`` and they and its block records are
+/// written on ``writer`` (issue 25: a
 /// `pwrite` into the page cache blocked the main actor for 400 ms in the
 /// lab, and every session's messages with it). The rest is used by one
 /// thread at a time: the main actor while bytes arrive, then a disk queue
@@ -26,7 +27,7 @@ public final class PartialFile: @unchecked Sendable {
     public let recordName: String
     private var data: FileDescriptor?
     private var record: FileDescriptor?
-    /// The running hash of the block being received: used on ``writer``
+    /// The running hash of the block being received: used on ``hasher``
     /// alone (``writeLater(_:at:done:)``, ``verifyBlockLater(_:hash:done:)``).
     let blockHasher = Blake2b()
     /// Set on ``writer`` when a block did not match its hash: the file is
