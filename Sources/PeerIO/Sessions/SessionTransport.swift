@@ -126,6 +126,28 @@ public final class SessionTransport {
         if hold { readHolds.formUnion(holder) } else { readHolds.subtract(holder) }
         guard readHolds != before else { return }
         updateReading()
+        // Frames left in the read buffer by the hold go on in a turn of
+        // their own: no new byte may come to wake the reader for them.
+        if !hold, !before.isDisjoint(with: Self.holdsStoppingFrames), readHolds.isDisjoint(with: Self.holdsStoppingFrames),
+           inbox.pendingCount > 0 {
+            DispatchQueue.main.async { [weak self] in
+                MainActor.assumeIsolated { self?.deliverBuffered() }
+            }
+        }
+    }
+
+    /// Holds that stop the frames already read, not only the next read: a
+    /// subscriber half its queue behind would otherwise get the rest of a
+    /// 256 KiB read at once (some 2,000 small messages, past its queue),
+    /// and what did not fit would go to the inbox on disk, and every later
+    /// message from that peer behind it.
+    static let holdsStoppingFrames: ReadHolds = .subscribers
+
+    /// Hands over the frames a hold left in the read buffer, then reads on.
+    private func deliverBuffered() {
+        guard !isClosing, deliveryHolds == 0, parked.isEmpty, readHolds.isDisjoint(with: Self.holdsStoppingFrames) else { return }
+        guard deliverWholeFrames() else { return }
+        updateReading()
     }
 
     /// Stops handing frames to the session until ``releaseDelivery()``:
@@ -221,11 +243,14 @@ public final class SessionTransport {
 
     /// Hands the whole frames read to the session, in order, where they
     /// lie; while delivery is held they are copied aside instead (bounded
-    /// by one read: nothing more is read while held). A bad length is
-    /// reported after the frames before it. False when the session wants
-    /// no more.
+    /// by one read: nothing more is read while held), and while a
+    /// subscriber holds the session they stay in the buffer
+    /// (``holdsStoppingFrames``). A bad length is reported after the
+    /// frames before it. False when the session wants no more.
     private func deliverWholeFrames() -> Bool {
         while true {
+            // Held for a subscriber: the rest waits where it lies.
+            guard readHolds.isDisjoint(with: Self.holdsStoppingFrames) else { return true }
             let frame: UnsafeMutableRawBufferPointer?
             do { frame = try inbox.nextFrame(maxFrame: maxFrame) } catch {
                 delegate?.transportCorrupt("\(error)")
