@@ -89,6 +89,22 @@ final class SessionLifecycleTests: XCTestCase {
         XCTAssertEqual(a.tick(now: at(21)), [.finish(.keepaliveLost, "nothing heard for 15 s")])
     }
 
+    /// A sender waiting on its last messages asks with a ping (the
+    /// receiver acknowledges before it answers): numbered with the
+    /// keepalive's pings, and only on a connected session.
+    func testAskingForAnAcknowledgementIsAPingOnAConnectedSessionOnly() {
+        var a = inviter()
+        XCTAssertEqual(a.askForAcknowledgement(now: at(0)), [], "not before the handshake")
+        _ = a.handshakeCompleted(remotePeerID: "b", expectedPeerID: "b", now: at(0))
+        XCTAssertEqual(a.askForAcknowledgement(now: at(0)), [], "not while inviting")
+        _ = a.received(.accept(), now: at(0))
+        XCTAssertEqual(a.askForAcknowledgement(now: at(1)), [.send(.ping(1))])
+        XCTAssertEqual(a.tick(now: at(5.9)), [], "the ask counts as sending for the keepalive")
+        XCTAssertEqual(a.tick(now: at(6)), [.send(.ping(2))])
+        _ = a.closeLocally("done")
+        XCTAssertEqual(a.askForAcknowledgement(now: at(7)), [], "not once closed")
+    }
+
     func testTooLargeAndProtocolErrors() {
         var small = SessionLifecycle.Limits()
         small.maxMessage = 4

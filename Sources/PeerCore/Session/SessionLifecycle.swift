@@ -310,6 +310,16 @@ public struct SessionLifecycle: Sendable {
         }
     }
 
+    /// A ping that asks the peer to acknowledge now: a receiver
+    /// acknowledges what it has before it answers a ping (docs/protocol.md
+    /// §5), so a sender waiting on its last messages hears in a round trip,
+    /// not at the peer's next second. Nothing unless connected.
+    public mutating func askForAcknowledgement(now: Date) -> [SessionAction] {
+        guard case .connected = phase else { return [] }
+        pingCounter += 1
+        return sent(.ping(pingCounter), now)
+    }
+
     private mutating func sent(_ message: WireMessage, _ now: Date) -> [SessionAction] {
         lastSent = now
         return [.send(message)]

@@ -169,7 +169,9 @@ final class MessageChannel {
         inputEnded = true
         io.pauseReading()
         inbox.release()
-        if acknowledged >= sent { finish(detail: nil) }
+        if acknowledged >= sent { return finish(detail: nil) }
+        // The client waits for the last acknowledgement: ask for it now.
+        session()?.askForAcknowledgement()
     }
 
     /// The peer's daemon acknowledged the session's first `count` messages.

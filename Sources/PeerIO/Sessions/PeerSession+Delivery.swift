@@ -61,6 +61,13 @@ extension PeerSession {
         perform(lifecycle.closeLocally(refusal, reason: .busy))
     }
 
+    /// Asks the peer to acknowledge what it has now (a ping; see
+    /// ``SessionLifecycle/askForAcknowledgement(now:)``): for a sender
+    /// whose last messages wait only for that.
+    public func askForAcknowledgement() {
+        perform(lifecycle.askForAcknowledgement(now: clock.now()))
+    }
+
     /// Acknowledges what arrived since the last acknowledgement.
     func acknowledge(every batch: UInt64) {
         guard isConnected, let count = ledger.acknowledgement(every: batch) else { return }

@@ -235,6 +235,10 @@ public final class PeerSession {
                 fail(why)
                 return
             case .lifecycle(let message):
+                // A ping asks for everything: what arrived is acknowledged
+                // before the pong, so a sender waiting on its last
+                // messages need not wait for our tick (docs/protocol.md §5).
+                if case .ping = message { acknowledge(every: 1) }
                 perform(lifecycle.received(message, now: clock.now()))
                 return
             default:
