@@ -165,6 +165,8 @@ enum Probes {
     /// `stopFile` exists (the latency of small messages beside bulk work).
     static func channelPingUntil(socket: String, peer: String, stopFile: String, size: Int) throws {
         var times: [Double] = []
+        var sentAt: [Double] = []
+        let began = monotonic()
         _ = try withChannel(socket: socket, peer: peer) { fd in
             say("ready")
             var frame: [UInt8] = []
@@ -174,11 +176,16 @@ enum Probes {
                 let start = monotonic()
                 guard writeAll(fd, frame, count: frame.count), readMessage(fd) != nil else { return }
                 times.append((monotonic() - start) * 1000)
+                sentAt.append(start - began)
                 usleep(20_000)
             }
             shutdown(fd, Int32(SHUT_WR))
         }
         sayQuantiles(times)
+        // When the slowest came, in seconds from the first: to tell the
+        // start of a transfer, its middle and its end apart in a profile.
+        let slowest = times.indices.sorted { times[$0] > times[$1] }.prefix(3)
+        say("slowest=" + slowest.map { "\((times[$0] * 100).rounded() / 100)ms@\((sentAt[$0] * 100).rounded() / 100)s" }.joined(separator: ","))
     }
 
     /// `wait-found`: says `ready`, then waits for `name` to be listed and
