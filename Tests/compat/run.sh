@@ -34,7 +34,7 @@ for release in "${releases[@]}"; do
     OLD_RELEASE=$release
     for t in "${tests[@]}"; do
         start=$(date +%s)
-        if ( lab_up 2 >/dev/null 2>&1 || { echo "lab_up failed"; exit 1; }; "$t" ); then
+        if ( lab_up_or_retry 2 || exit 1; "$t" ); then
             echo "ok   $release $t ($(( $(date +%s) - start ))s)"; passed=$((passed + 1))
         else
             echo "FAIL $release $t ($(( $(date +%s) - start ))s)"; failed=$((failed + 1)); failures+=("$release $t")

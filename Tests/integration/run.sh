@@ -20,6 +20,7 @@ for suite in "$HERE"/*_tests.sh; do . "$suite"; done
 
 # ---------- runner ----------
 
+
 [ "$(id -u)" = 0 ] || { echo "integration tests need root (network namespaces)"; exit 1; }
 [ -x "$BIN/peerd" ] || { echo "no peerd in $BIN: build first (make build)"; exit 1; }
 tests=("$@")
@@ -28,7 +29,7 @@ passed=0; failed=0; failures=()
 for t in "${tests[@]}"; do
     start=$(date +%s)
     hosts=2; [[ $t == *three_hosts* ]] && hosts=3; [[ $t == *four_hosts* ]] && hosts=4
-    if ( lab_up "$hosts" >/dev/null 2>&1 || { echo "lab_up failed"; exit 1; }; "$t" ); then
+    if ( lab_up_or_retry "$hosts" || exit 1; "$t" ); then
         echo "ok   $t ($(( $(date +%s) - start ))s)"; passed=$((passed + 1))
     else
         echo "FAIL $t ($(( $(date +%s) - start ))s)"; failed=$((failed + 1)); failures+=("$t")

@@ -9,6 +9,7 @@
 #
 # Source this file, then:
 #   lab_up N            create hosts 1..N (sets LAB_DIR, LAB_ID)
+#   lab_up_or_retry N   the same, once more if it fails, saying why
 #   lab_exec I CMD...   run CMD on host I with that host's system bus
 #   lab_avahi_stop I / lab_avahi_start I
 #   lab_down            remove everything (installed as an EXIT trap by lab_up)
@@ -47,6 +48,24 @@ lab_up() {
     LAB_HOSTS=$count
     export LAB_HOSTS
     lab_log "up: $count hosts, run id $LAB_ID, dir $LAB_DIR"
+}
+
+# lab_up_or_retry HOSTS: lab_up, and once more if it fails. A lab that
+# could not come up (a daemon that did not start in time on a loaded
+# machine; it happened once in CI, with no word of why) is the machine's
+# fault, not the test's. Each failure prints lab_up's last words.
+lab_up_or_retry() {
+    local log; log=$(mktemp)
+    if ! lab_up "$1" >/dev/null 2>"$log"; then
+        echo "    lab_up failed, trying once more: $(tail -4 "$log" | tr '\n' ' ')"
+        lab_down >/dev/null 2>&1
+        if ! lab_up "$1" >/dev/null 2>"$log"; then
+            echo "lab_up failed: $(tail -8 "$log" | tr '\n' ' ')"
+            rm -f "$log"
+            return 1
+        fi
+    fi
+    rm -f "$log"
 }
 
 lab_address() { printf '169.254.%s.%s' "$LAB_NET" "$(( $1 + 10 ))"; }

@@ -46,7 +46,7 @@ HOSTS=4
 
 say() { printf 'soak %s  %s\n' "$(date +%H:%M:%S)" "$*"; }
 
-lab_up "$HOSTS" >/dev/null 2>&1 || { echo "lab_up failed"; exit 1; }
+lab_up_or_retry "$HOSTS" || exit 1
 SOAK=${SOAK_OUT:-/tmp/peerd-soak-$SEED}
 rm -rf "$SOAK"
 mkdir -p "$SOAK/files" "$SOAK/pipes"
