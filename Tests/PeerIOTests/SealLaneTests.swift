@@ -22,14 +22,6 @@ final class SealLaneTests: XCTestCase {
         return Array(body[0..<count])
     }
 
-    private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
-        return true
-    }
 
     func testFramesSealedOnTheLaneAndInPlaceOpenInTheOrderQueued() async throws {
         let lane = SealLane(cipher: NoiseCipherState(key: key))

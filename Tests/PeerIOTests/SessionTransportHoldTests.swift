@@ -32,29 +32,25 @@ private final class HoldingDelegate: SessionTransportDelegate {
 /// order, when it lets go, with no new byte from the peer to wake them.
 @MainActor
 final class SessionTransportHoldTests: XCTestCase {
-    private func eventually(_ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(5)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try await Task.sleep(nanoseconds: 2_000_000)
-        }
-        return true
-    }
-
-    func testASubscriberHoldStopsFramesAlreadyReadAndReleasingDeliversTheRest() async throws {
+    /// A transport for `delegate` on one end of a socket pair, and the
+    /// other end (the peer), which has written `bytes` in one write.
+    private func transport(for delegate: HoldingDelegate, peerWrites bytes: [UInt8]) throws -> (SessionTransport, FileDescriptor) {
         var fds: [Int32] = [0, 0]
         XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds), 0)
         let peer = FileDescriptor(rawValue: fds[1])
-        defer { peer.close() }
-        let delegate = HoldingDelegate()
-        delegate.holdAt = 2
         let transport = SessionTransport(descriptor: FileDescriptor(rawValue: fds[0]), connecting: false, sendLimit: 1 << 20,
                                          delegate: delegate, clock: .system)
         delegate.transport = transport
-        defer { transport.closeAfterSending() }
+        XCTAssertEqual(bytes.withUnsafeBytes { Glibc.write(peer.rawValue, $0.baseAddress, $0.count) }, bytes.count)
+        return (transport, peer)
+    }
+
+    func testASubscriberHoldStopsFramesAlreadyReadAndReleasingDeliversTheRest() async throws {
+        let delegate = HoldingDelegate()
+        delegate.holdAt = 2
         // Five frames in one write: one read takes them all.
-        let stream: [UInt8] = (1...5).flatMap { n -> [UInt8] in [0, 2, UInt8(n), UInt8(n)] }
-        XCTAssertEqual(stream.withUnsafeBytes { Glibc.write(peer.rawValue, $0.baseAddress, $0.count) }, stream.count)
+        let (transport, peer) = try transport(for: delegate, peerWrites: (1...5).flatMap { n -> [UInt8] in [0, 2, UInt8(n), UInt8(n)] })
+        defer { transport.closeAfterSending(); peer.close() }
         let two = try await eventually { delegate.frames.count == 2 }
         XCTAssertTrue(two, "frames: \(delegate.frames)")
         // A moment for any frame that would wrongly follow.
@@ -69,19 +65,11 @@ final class SessionTransportHoldTests: XCTestCase {
     /// A channel's hold stops only the next read, as before: the frames
     /// of the read in hand go on (the channel's output absorbs them).
     func testAChannelHoldLetsTheFramesInHandGoOn() async throws {
-        var fds: [Int32] = [0, 0]
-        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds), 0)
-        let peer = FileDescriptor(rawValue: fds[1])
-        defer { peer.close() }
         let delegate = HoldingDelegate()
         delegate.holdAt = 1
         delegate.holder = .channel
-        let transport = SessionTransport(descriptor: FileDescriptor(rawValue: fds[0]), connecting: false, sendLimit: 1 << 20,
-                                         delegate: delegate, clock: .system)
-        delegate.transport = transport
-        defer { transport.closeAfterSending() }
-        let stream: [UInt8] = [0, 1, 7, 0, 1, 8, 0, 1, 9]
-        XCTAssertEqual(stream.withUnsafeBytes { Glibc.write(peer.rawValue, $0.baseAddress, $0.count) }, stream.count)
+        let (transport, peer) = try transport(for: delegate, peerWrites: [0, 1, 7, 0, 1, 8, 0, 1, 9])
+        defer { transport.closeAfterSending(); peer.close() }
         let all = try await eventually { delegate.frames.count == 3 }
         XCTAssertTrue(all, "frames: \(delegate.frames)")
         XCTAssertEqual(transport.readHolds, .channel)

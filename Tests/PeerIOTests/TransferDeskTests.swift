@@ -120,16 +120,6 @@ final class TransferDeskTests: XCTestCase {
                files: [OfferedFile(name: Array(name.utf8), size: size, mode: 0o644, mtime: 1_764_460_800)])
     }
 
-    /// Waits for `condition`, turning the main actor over (the desk's disk
-    /// work answers on the main queue), for at most `seconds`.
-    private func eventually(_ seconds: Double = 5, _ condition: () -> Bool) async throws -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while !condition() {
-            guard Date() < deadline else { return false }
-            try await Task.sleep(nanoseconds: 5_000_000)
-        }
-        return true
-    }
 
     /// The sender's side of a one-block file "hello" (chunk, block,
     /// fileEnd), then waits for the desk's `transferDone`.
