@@ -303,10 +303,11 @@ public final class SessionTransport {
 
     /// Bulk refills one flush may take (each adds at most one bulk frame,
     /// ``PeerSession/bulkHighWater``): enough to keep the kernel's unsent
-    /// queue fed within one turn, few enough to let other work in. Each
-    /// refill reads, hashes and seals a 64 KiB chunk on the main actor
-    /// (about 0.15 ms here): 4 hold it about 0.6 ms; 16 held it 2.4 ms,
-    /// at no better throughput.
+    /// queue fed within one turn, few enough to let other work in. When a
+    /// refill read, hashed and sealed a 64 KiB chunk on the main actor
+    /// (about 0.15 ms here), 4 held it about 0.6 ms and 16 held it 2.4 ms,
+    /// at no better throughput; a file's chunk is now made on the
+    /// session's lane (``SealLane``), and a refill only queues it there.
     static let refillsPerFlush = 4
 
     private func flush() {
