@@ -135,7 +135,9 @@ test_app_names_holders_and_declared_apps() {
 # A declared app follows the service through a collision rename: its
 # subtype points at "host1 #2", the name in use, not the one lost.
 test_a_declared_app_follows_the_service_through_a_rename() {
-    start_peerd 1
+    # Declared under another name, so host2's avahi never caches a "host1"
+    # of host1's (a stale one made host2 the one renamed).
+    start_peerd 1 --name setup
     ctl 1 apps add notes >/dev/null || fail "root could not declare notes"
     stop_peerd 1
     start_peerd 2 --name host1
