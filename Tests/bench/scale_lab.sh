@@ -9,7 +9,8 @@
 #    once. Per host: the time from that start until peerd lists all the
 #    others, and until avahi-browse has resolved all their services: the
 #    same publications, seen by both.
-# 2. Idle with every peer listed, for IDLE seconds: each peerd's private
+# 2. Idle with every peer listed (after SETTLE seconds, 5 by default), for
+#    IDLE seconds (30 by default): each peerd's private
 #    memory and wake-ups (context switches of all its threads), and the
 #    packets the hosts send (mDNS: no session is up yet), next to the same
 #    hosts with avahi-daemon alone after peerd stops.
@@ -22,6 +23,7 @@ ROOT=$(cd "$HERE/../.." && pwd)
 BIN=$(cd "${1:?usage: scale_lab.sh BIN_DIR [HOSTS]}" && pwd) || exit 1
 N=${2:-24}
 IDLE=${SCALE_IDLE:-30}
+SETTLE=${SCALE_SETTLE:-5}
 . "$ROOT/Tests/lab/lab.sh"
 . "$ROOT/Tests/integration/helpers.sh"
 . "$ROOT/Tests/integration/session_tests.sh"
@@ -75,8 +77,10 @@ for i in $(seq 1 "$N"); do
 done
 for i in $(seq 1 "$N"); do kill "$(cat "$LAB_DIR/h$i/browse.pid")" 2>/dev/null; done
 
-# 2. Idle: memory, wake-ups, multicast packets.
-sleep 5
+# 2. Idle: memory, wake-ups, multicast packets, from SETTLE seconds after
+# every host listed every other (a long settle shows the steady state:
+# Avahi's queriers back off, 1 s doubling to an hour).
+sleep "$SETTLE"
 private_kb() { awk '/^Private_(Clean|Dirty)/ { kb += $2 } END { print kb }' "/proc/$1/smaps_rollup"; }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ { n += $2 } END { print n }'; }
 # Packets the hosts sent (the switch's ports receive them; veth counts
@@ -99,6 +103,7 @@ for i in $(seq 1 "$N"); do
     echo "wakeups_$i=$(( $(switches "$pid") - before[i] ))"
 done
 echo "idle_seconds=$IDLE"
+echo "settle_seconds=$SETTLE"
 echo "packets_peerd=$((m1 - m0))"
 
 # 3. Pairing on a ring and across it, then all restarted at once.
