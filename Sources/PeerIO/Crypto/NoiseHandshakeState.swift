@@ -118,6 +118,14 @@ public struct NoiseHandshakeState: Sendable {
         return isInitiator ? (pair.initiatorToResponder, pair.responderToInitiator) : (pair.responderToInitiator, pair.initiatorToResponder)
     }
 
+    /// The datagram path's keys for this side, (send, receive)
+    /// (``NoiseSymmetricState/datagramKeys()``), once the handshake is complete.
+    public func datagramKeys() throws(NoiseError) -> (send: [UInt8], receive: [UInt8]) {
+        guard isComplete else { throw .outOfOrder }
+        let pair = symmetric.datagramKeys()
+        return isInitiator ? (pair.initiatorToResponder, pair.responderToInitiator) : (pair.responderToInitiator, pair.initiatorToResponder)
+    }
+
     private mutating func mixDH(_ token: NoiseToken) throws(NoiseError) {
         // Which local and remote keys each DH token names, from this side's view.
         let local: [UInt8]?

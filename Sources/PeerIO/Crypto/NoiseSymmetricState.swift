@@ -60,6 +60,19 @@ public struct NoiseSymmetricState: Sendable {
         return (NoiseCipherState(key: outputs[0]), NoiseCipherState(key: outputs[1]))
     }
 
+    /// The label the datagram path's keys are derived under (issue 26).
+    public static let datagramLabel = Array("peerd datagram v1".utf8)
+
+    /// The datagram path's keys (issue 26): HKDF(ck, "peerd datagram v1"),
+    /// two outputs, at the end of the handshake, beside Split(). Split()
+    /// runs HKDF with an empty input, so these keys share nothing with the
+    /// transport's, and their nonces (the datagrams' own counters) never
+    /// meet the transport's.
+    public func datagramKeys() -> (initiatorToResponder: [UInt8], responderToInitiator: [UInt8]) {
+        let outputs = Self.hkdf(chainingKey: chainingKey, ikm: Self.datagramLabel, count: 2)
+        return (outputs[0], outputs[1])
+    }
+
     /// HKDF with HMAC-SHA256 as Noise defines it (spec §4.3), 2 or 3 outputs.
     static func hkdf(chainingKey: [UInt8], ikm: [UInt8], count: Int) -> [[UInt8]] {
         let tempKey = Sodium.hmacSHA256(key: chainingKey, ikm)
