@@ -44,31 +44,6 @@ final class PeerRegistryTests: XCTestCase {
         XCTAssertEqual(updated.peerId, pid("aa"))
     }
 
-    /// A watched TXT record that changed updates the row with the address
-    /// and port the resolver gave; the same strings again, or a key never
-    /// resolved, are no news.
-    func testTXTChangeUpdatesTheResolvedRowAndOnlyWhenItDiffers() {
-        var registry = PeerRegistry(maxPeers: 8)
-        let resolved = service("alpha", id: "aa", extra: [TXTEntry(key: "apps", value: "chat")])
-        _ = registry.apply(.resolved(resolved), now: t0, makeID: makeID)
-        XCTAssertEqual(registry.apply(.txtChanged(key("alpha"), resolved.txt), now: t0, makeID: makeID), [], "unchanged")
-        XCTAssertEqual(registry.apply(.txtChanged(key("beta"), resolved.txt), now: t0, makeID: makeID), [], "never resolved")
-        var changed = resolved.txt
-        changed[2] = TXTEntry(key: "apps", value: "chat,draw")
-        let update = registry.apply(.txtChanged(key("alpha"), changed), now: t0, makeID: makeID)
-        guard case .updated(let row) = update.first, update.count == 1 else { return XCTFail("expected one update, got \(update)") }
-        XCTAssertEqual(row.info["apps"], "chat,draw")
-        XCTAssertEqual(row.endpoints, [resolved.endpoint], "the address and port stay the resolver's")
-        // A TXT record that now advertises another id moves the service to that peer's row.
-        var other = changed
-        other[1] = TXTEntry(key: "id", value: pid("bb"))
-        let moved = registry.apply(.txtChanged(key("alpha"), other), now: t0, makeID: makeID)
-        XCTAssertEqual(moved.count, 2, "\(moved)")
-        guard case .lost(let old) = moved.first, case .found(let new) = moved.last else { return XCTFail("\(moved)") }
-        XCTAssertEqual(old.peerId, pid("aa"))
-        XCTAssertEqual(new.peerId, pid("bb"))
-    }
-
     func testLastEndpointGoneMarksLostAndReturnKeepsUUID() {
         var registry = PeerRegistry(maxPeers: 8)
         _ = registry.apply(.resolved(service("alpha", id: "aa")), now: t0, makeID: makeID)

@@ -2,9 +2,6 @@
 public enum DiscoveryEvent: Sendable, Equatable {
     /// A resolver found (or re-found, with new data) a service.
     case resolved(ResolvedService)
-    /// The service's TXT record now reads `txt` (a record browser on it
-    /// said so; the resolver that found the service has been freed).
-    case txtChanged(ServiceKey, [TXTEntry])
     /// The browser reported the service gone.
     case removed(ServiceKey)
     /// The Avahi daemon went away: every service it reported is unknown now.

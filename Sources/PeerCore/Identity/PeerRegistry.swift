@@ -74,7 +74,6 @@ public struct PeerRegistry: Sendable {
     public mutating func apply(_ event: DiscoveryEvent, now: Date, protected: Set<UUID> = [], makeID: () -> UUID) -> [PeerChange] {
         switch event {
         case .resolved(let service): return resolve(service, now: now, protected: protected, makeID: makeID)
-        case .txtChanged(let key, let txt): return changeTXT(of: key, to: txt, now: now, protected: protected, makeID: makeID)
         case .removed(let key): return remove(key, now: now)
         case .daemonLost: return forgetAllServices(now: now)
         }
@@ -221,16 +220,6 @@ public struct PeerRegistry: Sendable {
             changes.append(.updated(after))
         }
         return changes
-    }
-
-    /// A resolved service's TXT record changed: it resolves again with the
-    /// new strings and the address and port it had. A key not resolved yet
-    /// waits for its resolver, which reads the TXT record itself.
-    private mutating func changeTXT(of key: ServiceKey, to txt: [TXTEntry], now: Date, protected: Set<UUID>,
-                                    makeID: () -> UUID) -> [PeerChange] {
-        guard let owner = ownerByService[key], var service = records[owner]?.services[key], service.txt != txt else { return [] }
-        service.txt = txt
-        return resolve(service, now: now, protected: protected, makeID: makeID)
     }
 
     private mutating func remove(_ key: ServiceKey, now: Date) -> [PeerChange] {

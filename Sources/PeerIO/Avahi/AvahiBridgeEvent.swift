@@ -19,8 +19,6 @@ public enum AvahiBridgeEvent: Sendable, Equatable {
     case browserFailed(generation: UInt64, String)
     /// A resolver found, or re-found with changed data, a service.
     case resolved(generation: UInt64, ResolvedService)
-    /// A record browser on a service's TXT record saw it (again, or changed).
-    case txtSeen(generation: UInt64, ServiceKey, [TXTEntry])
     /// A resolver gave up (Avahi's error text).
     case resolveFailed(generation: UInt64, ServiceKey, String)
 
@@ -28,7 +26,7 @@ public enum AvahiBridgeEvent: Sendable, Equatable {
     public var generation: UInt64 {
         switch self {
         case .clientState(let g, _), .groupState(let g, _), .serviceFound(let g, _, _), .serviceRemoved(let g, _),
-             .browserFailed(let g, _), .resolved(let g, _), .txtSeen(let g, _, _), .resolveFailed(let g, _, _):
+             .browserFailed(let g, _), .resolved(let g, _), .resolveFailed(let g, _, _):
             return g
         }
     }

@@ -94,29 +94,6 @@ func avahiResolverTrampoline(_ resolver: OpaquePointer?, _ interface: AvahiIfInd
     sink.send(.resolved(generation: sink.generation, service))
 }
 
-/// `AvahiRecordBrowserCallback`, for the browser on one service's TXT
-/// record: a new or changed record is copied and queued; removals and the
-/// one-shot hints are not news (the service browser reports the service
-/// gone).
-func avahiTXTTrampoline(_ browser: OpaquePointer?, _ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ event: AvahiBrowserEvent,
-                        _ fullName: UnsafePointer<CChar>?, _ clazz: UInt16, _ type: UInt16, _ rdata: UnsafeRawPointer?, _ size: Int,
-                        _ flags: AvahiLookupResultFlags, _ userdata: UnsafeMutableRawPointer?) {
-    guard event == AVAHI_BROWSER_NEW, type == UInt16(AVAHI_DNS_TYPE_TXT), let sink = AvahiEventSink.from(userdata), let fullName else { return }
-    // The record's name is the service's full DNS name: split it back into
-    // the browse key's instance, type and domain.
-    var name = [CChar](repeating: 0, count: Int(AVAHI_LABEL_MAX))
-    var serviceType = [CChar](repeating: 0, count: Int(AVAHI_DOMAIN_NAME_MAX))
-    var domain = [CChar](repeating: 0, count: Int(AVAHI_DOMAIN_NAME_MAX))
-    guard avahi_service_name_split(fullName, &name, name.count, &serviceType, serviceType.count, &domain, domain.count) >= 0,
-          let key = serviceKey(interface, proto, name, serviceType, domain) else { return }
-    var list: UnsafeMutablePointer<AvahiStringList>?
-    if size > 0, let rdata {
-        guard avahi_string_list_parse(rdata, size, &list) >= 0 else { return }
-    }
-    defer { avahi_string_list_free(list) }
-    sink.send(.txtSeen(generation: sink.generation, key, txtEntries(list)))
-}
-
 /// Copies the five browse fields into a key; nil if Avahi passed no strings
 /// or a protocol peerd does not know.
 private func serviceKey(_ interface: AvahiIfIndex, _ proto: AvahiProtocol, _ name: UnsafePointer<CChar>?,

@@ -30,10 +30,11 @@ public final class AvahiController {
     private var subtypeGroups: [String: OpaquePointer] = [:]
     private var browsers: [OpaquePointer] = []
     private var resolvers: [ServiceKey: OpaquePointer] = [:]
-    /// One record browser per service key on its TXT record (``watchTXT(_:)``).
-    private var txtWatches: [ServiceKey: OpaquePointer] = [:]
     private var sink: AvahiEventSink?
     private var pollRunning = false
+
+    /// The number of live resolvers.
+    public var resolverCount: Int { resolvers.count }
 
     /// Creates the poll and starts its thread.
     public init(continuation: AsyncStream<AvahiBridgeEvent>.Continuation) throws(AvahiError) {
@@ -94,10 +95,9 @@ public final class AvahiController {
         try startBrowsing(type: type, interfaces: interfaces)
     }
 
-    /// Starts the resolver for `key` unless one runs. It stays open until
-    /// ``stopResolver(_:)``: discovery frees it once it answers
-    /// (``ResolveSchedule``). Returns false when it could not start
-    /// (Avahi's object limit).
+    /// Starts the resolver for `key` unless one runs. It stays open, so
+    /// Avahi reports changed TXT or addresses, until ``stopResolver(_:)``.
+    /// Returns false when it could not start (Avahi's object limit).
     @discardableResult
     public func startResolver(_ key: ServiceKey) -> Bool {
         guard resolvers[key] == nil else { return true }
@@ -118,33 +118,6 @@ public final class AvahiController {
     public func stopResolver(_ key: ServiceKey) {
         guard let resolver = resolvers.removeValue(forKey: key) else { return }
         locked { _ = avahi_service_resolver_free(resolver) }
-    }
-
-    /// Starts a record browser on `key`'s TXT record, unless one runs: a
-    /// changed record arrives as ``AvahiBridgeEvent/txtSeen(generation:_:_:)``
-    /// with no resolver open. Its interest is in the TXT record alone, whose
-    /// TTL is 4,500 s, so it costs Avahi about one query an hour. Returns
-    /// false when it could not start.
-    @discardableResult
-    public func watchTXT(_ key: ServiceKey) -> Bool {
-        guard txtWatches[key] == nil else { return true }
-        guard let client, let sink else { return false }
-        var fullName = [CChar](repeating: 0, count: Int(AVAHI_DOMAIN_NAME_MAX))
-        guard avahi_service_name_join(&fullName, fullName.count, key.name, key.type, key.domain) >= 0 else { return false }
-        let proto = AvahiProtocol(key.family == .ipv4 ? AVAHI_PROTO_INET : AVAHI_PROTO_INET6)
-        let browser = locked {
-            avahi_record_browser_new(client, key.interfaceIndex, proto, fullName, UInt16(AVAHI_DNS_CLASS_IN), UInt16(AVAHI_DNS_TYPE_TXT),
-                                     AvahiLookupFlags(rawValue: 0), avahiTXTTrampoline, sink.userdata)
-        }
-        guard let browser else { return false }
-        txtWatches[key] = browser
-        return true
-    }
-
-    /// Frees the TXT record browser for `key`, if any.
-    public func unwatchTXT(_ key: ServiceKey) {
-        guard let browser = txtWatches.removeValue(forKey: key) else { return }
-        locked { _ = avahi_record_browser_free(browser) }
     }
 
     /// Resets the group and registers `name` on each interface (all when
@@ -261,7 +234,6 @@ public final class AvahiController {
         // Freeing the client frees every group made from it.
         subtypeGroups.removeAll()
         resolvers.removeAll()
-        txtWatches.removeAll()
         browsers.removeAll()
         if let group { avahi_entry_group_free(group) }
         group = nil

@@ -5,9 +5,8 @@ import PeerCore
 /// the browse/resolve stream.
 ///
 /// It runs the pure lifecycles (``AvahiClientLifecycle``,
-/// ``ServicePublisher``, ``ResolveSchedule``) by performing the actions
-/// they return (a one-shot resolver per service key, and a watch on its TXT
-/// record, under a cap), and feeds discovery events, in
+/// ``ServicePublisher``) by performing the actions they return, keeps one
+/// resolver per service key under a cap, and feeds discovery events, in
 /// Avahi's order, through the ``IdentityLane`` to the ``IdentityActor``;
 /// the actor's changes go to ``onChanges`` (the peer directory).
 @MainActor
@@ -22,7 +21,7 @@ public final class DiscoveryCoordinator {
     private let txt: TXTRecord
     private let port: UInt16
     private let ownPeerID: String
-    private var schedule: ResolveSchedule
+    private let maxResolvers: Int
     /// The apps' part of the publication (issue 23): their TXT strings,
     /// after ours, and their subtypes. The registry decides them; this is
     /// what was last handed to Avahi, kept for the next registration.
@@ -47,10 +46,8 @@ public final class DiscoveryCoordinator {
     public private(set) var unverifiedPeers = 0
 
     /// A coordinator for `avahi`, whose callbacks arrive on `events`.
-    /// `maxResolvers` bounds the Avahi objects discovery holds open (the
-    /// per-client object limit is 1,024 by default): each tracked service
-    /// holds a TXT watch, and up to 32 resolve at once; room is left for
-    /// the browsers and entry groups.
+    /// `maxResolvers` bounds open resolvers (Avahi's per-client object
+    /// limit is 1024 by default).
     public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, lane: IdentityLane,
                 logger: Logger, name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16,
                 ownPeerID: String, maxResolvers: Int, clock: DaemonClock, protectedRows: @escaping @MainActor () -> Set<UUID>,
@@ -68,7 +65,7 @@ public final class DiscoveryCoordinator {
         self.txt = txt
         self.port = port
         self.ownPeerID = ownPeerID
-        schedule = ResolveSchedule(capacity: max(16, maxResolvers - 64), concurrency: 32, seed: UInt64.random(in: .min ... .max))
+        self.maxResolvers = maxResolvers
         publisher = ServicePublisher(name: name)
     }
 
@@ -101,12 +98,9 @@ public final class DiscoveryCoordinator {
         }
     }
 
-    /// Clock tick: a retry of avahi-daemon that is due, and services due to
-    /// be resolved again.
+    /// Clock tick: a retry of avahi-daemon that is due.
     public func tick(now: Date) {
-        guard !stopped else { return }
-        perform(schedule.due(now: now))
-        guard let retryAt, now >= retryAt else { return }
+        guard let retryAt, now >= retryAt, !stopped else { return }
         self.retryAt = nil
         perform(lifecycle.retryDue())
     }
@@ -198,32 +192,11 @@ public final class DiscoveryCoordinator {
     }
 
     private func createClient() {
-        // A new client starts with no resolvers or watches: the old one's
-        // went with it.
-        schedule.reset()
         do {
             try avahi.createClient(generation: lifecycle.generation)
         } catch {
             logger.warning("cannot create Avahi client: \(error); retrying")
             perform(lifecycle.creationFailed(message: error.description))
-        }
-    }
-
-    private func perform(_ actions: [ResolveSchedule.Action]) {
-        for action in actions {
-            switch action {
-            case .resolve(let key):
-                if !avahi.startResolver(key) {
-                    logger.warning("cannot resolve \(key): Avahi refused a resolver")
-                    perform(schedule.failed(key, now: clock.now()))
-                }
-            case .stopResolving(let key):
-                avahi.stopResolver(key)
-            case .watchTXT(let key):
-                if !avahi.watchTXT(key) { logger.warning("cannot watch the TXT record of \(key): Avahi refused a record browser") }
-            case .unwatchTXT(let key):
-                avahi.unwatchTXT(key)
-            }
         }
     }
 
@@ -275,14 +248,14 @@ public final class DiscoveryCoordinator {
             }
         case .serviceFound(_, let key, let ourOwn):
             guard !ourOwn else { return }
-            guard let actions = schedule.found(key) else {
-                if !resolverLimitLogged { logger.warning("\(schedule.capacity) services are tracked; ignoring more until some go away") }
+            guard avahi.resolverCount < maxResolvers else {
+                if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
                 resolverLimitLogged = true
                 return
             }
-            perform(actions)
+            if !avahi.startResolver(key) { logger.warning("cannot resolve \(key): Avahi refused a resolver") }
         case .serviceRemoved(_, let key):
-            perform(schedule.removed(key))
+            avahi.stopResolver(key)
             resolverLimitLogged = false
             onChanges(await identity.apply(.removed(key)))
             // A lost row no longer counts against the unverified cap.
@@ -290,21 +263,14 @@ public final class DiscoveryCoordinator {
         case .browserFailed(_, let message):
             logger.error("browsing \(serviceType) failed: \(message)")
         case .resolved(_, let service):
-            perform(schedule.resolved(service.key, now: clock.now()))
             // Our own service seen through another client (several peerd
             // instances on one avahi-daemon) is still us.
             guard service.advertisedPeerID != ownPeerID else { return }
             onChanges(await identity.apply(.resolved(service), protected: protectedRows()))
             unverifiedPeers = await identity.unverifiedCount()
-        case .txtSeen(_, let key, let txt):
-            // The registry compares it with what the resolver read, so the
-            // record the watch sees first, unchanged, is no news.
-            guard schedule.isTracked(key) else { return }
-            onChanges(await identity.apply(.txtChanged(key, txt), protected: protectedRows()))
-            unverifiedPeers = await identity.unverifiedCount()
         case .resolveFailed(_, let key, let message):
             logger.debug("resolving \(key) failed: \(message)")
-            perform(schedule.failed(key, now: clock.now()))
+            avahi.stopResolver(key)
         }
     }
 }
