@@ -4,7 +4,7 @@
 #
 # Usage: Tests/fuzz/run.sh RUNS [TARGET...]
 #   RUNS     executions per target (make fuzz: FUZZ_RUNS, 1,000,000; the CI smoke: 2,000)
-#   TARGET   wire handshake control config txt netlink disk client (default: all)
+#   TARGET   wire handshake control config txt netlink disk client datagram (default: all)
 # Each target starts from its corpus in Tests/fuzz/corpus/TARGET (read-only:
 # new inputs go to a scratch copy) and stops at the first crash, leaving the
 # input in .build/fuzz/crash-*. The last line is "N passed, N failed".
@@ -13,7 +13,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUNS=${1:-2000}; shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(wire handshake control config txt netlink disk client)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(wire handshake control config txt netlink disk client datagram)
 OUT="$ROOT/.build/fuzz"
 SWIFTC=${SWIFTC:-swiftc}
 mkdir -p "$OUT"
