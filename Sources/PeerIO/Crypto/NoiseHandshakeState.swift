@@ -115,7 +115,7 @@ public struct NoiseHandshakeState: Sendable {
     public func split() throws(NoiseError) -> (send: NoiseCipherState, receive: NoiseCipherState) {
         guard isComplete else { throw .outOfOrder }
         let pair = symmetric.split()
-        return isInitiator ? (pair.initiatorToResponder, pair.responderToInitiator) : (pair.responderToInitiator, pair.initiatorToResponder)
+        return oriented(pair.initiatorToResponder, pair.responderToInitiator)
     }
 
     /// The datagram path's keys for this side, (send, receive)
@@ -123,7 +123,12 @@ public struct NoiseHandshakeState: Sendable {
     public func datagramKeys() throws(NoiseError) -> (send: [UInt8], receive: [UInt8]) {
         guard isComplete else { throw .outOfOrder }
         let pair = symmetric.datagramKeys()
-        return isInitiator ? (pair.initiatorToResponder, pair.responderToInitiator) : (pair.responderToInitiator, pair.initiatorToResponder)
+        return oriented(pair.initiatorToResponder, pair.responderToInitiator)
+    }
+
+    /// A pair of per-direction values as (send, receive) from this side.
+    private func oriented<T>(_ initiatorToResponder: T, _ responderToInitiator: T) -> (send: T, receive: T) {
+        isInitiator ? (initiatorToResponder, responderToInitiator) : (responderToInitiator, initiatorToResponder)
     }
 
     private mutating func mixDH(_ token: NoiseToken) throws(NoiseError) {
