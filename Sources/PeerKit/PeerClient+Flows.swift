@@ -78,14 +78,14 @@ extension PeerClient {
     /// A request whose answer comes when its flow is over, on a
     /// connection of its own: one end of a socket pair goes with it (as
     /// both input and output for a pipe), the other is returned.
-    private func longRequest<R>(_ call: ControlCall<R>, peer: UUID, app: String?, label: String,
+    func longRequest<R>(_ call: ControlCall<R>, peer: UUID?, app: String?, label: String, seqPacket: Bool = false,
                                 onEvent: (@Sendable (ControlEvent) -> Void)? = nil, whenDone: @escaping @Sendable () -> Void = {},
                                 params: (ControlParams) -> ControlParams) async throws(PeerError)
         -> (FileDescriptor, Task<Result<R, PeerError>, Never>) {
         let lane = ClientLane(path: socketPath, label: label)
         if let app { _ = try await lane.call(.register, .app(app)) }
-        let (mine, theirs) = try BlockingIO.socketPair()
-        var request = ControlParams(peer: peer.uuidString.lowercased())
+        let (mine, theirs) = try BlockingIO.socketPair(seqPacket: seqPacket)
+        var request = ControlParams(peer: peer?.uuidString.lowercased())
         request.app = app
         let final = params(request)
         let descriptors = call.method == .pipe ? [theirs, theirs] : [theirs]

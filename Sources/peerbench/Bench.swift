@@ -10,9 +10,9 @@ import PeerTools
 final class Bench {
     let lab: BenchLab
     let runs: Int
-    private let bulkMiB: Int
+    let bulkMiB: Int
     let root: String
-    private let messages: Int
+    let messages: Int
     /// Values noted on the side, by row (a transfer's memory peak is read
     /// while `send-file` runs): (comparison, variant, unit) → values.
     private var noted: [String: (comparison: String, variant: String, unit: String, values: [Double])] = [:]
@@ -101,6 +101,8 @@ final class Bench {
         ]))
         // The primitives (issue 25): each library next to peerd's path to it.
         list += Primitives.comparisons()
+        // The datagram path (issue 26), next to raw UDP.
+        list += datagramComparisons()
         if lab.hasTools {
             list.append(Comparison(name: "bulk, \(bulkMiB) MiB", unit: "MiB/s", variants: [
                 ("peerd send-file", { self.sendFile() }),
@@ -146,7 +148,7 @@ final class Bench {
     }
 
     /// A session between the two hosts (the lab has no auto-connect).
-    private func connect() -> Bool {
+    func connect() -> Bool {
         let outcome = lab.probe(1, ["connect", lab["SOCK1"], "host2"])
         return outcome.status == 0
     }
@@ -236,6 +238,7 @@ final class Bench {
         _ = Subprocess.run(["rm", "-rf", directory + "/dl2"])
         let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = self.peerd2
         let pings = startPings()
+        let datagramPings = startDatagramPings()
         let start = Probes.monotonic()
         guard let sender = lab.start(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "send-file", "host2", source], output: directory + "/send.out") else { return nil }
         // The memory peak, read while the transfer runs.
@@ -248,6 +251,7 @@ final class Bench {
         }
         let seconds = Probes.monotonic() - start
         stopPings(pings, during: "send-file")
+        stopDatagramPings(datagramPings, during: "send-file")
         guard status == 0 else { return nil }
         note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd sending, resident", "MB", peak1 / 1e6)
         note("memory at the peak of a \(bulkMiB) MiB send-file", "peerd receiving, resident", "MB", peak2 / 1e6)
@@ -296,10 +300,12 @@ final class Bench {
         guard let receiver = lab.start(2, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK2"])' pipe host1 --name bench </dev/null >/dev/null"],
                                        output: directory + "/pipe2.out") else { return nil }
         let pings = startPings()
+        let datagramPings = startDatagramPings()
         let start = Probes.monotonic()
         let sent = lab.run(1, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK1"])' pipe host2 --name bench <'\(source)' >/dev/null"])
         let received = Subprocess.wait(receiver)
         stopPings(pings, during: "pipe")
+        stopDatagramPings(datagramPings, during: "pipe")
         guard sent.status == 0, received == 0 else { return nil }
         return rate(seconds: Probes.monotonic() - start)
     }

@@ -48,6 +48,10 @@ first makes channel-send and channel-recv act for that app):
   peerkit-channel SOCKET PEER COUNT     peerkit-file SOCKET PEER PATH
   peerkit-echo SOCKET PEER COUNT        peerkit-pipe SOCKET PEER NAME TEXT
   peerkit-events SOCKET COUNT
+  dgram-echo SOCKET IDLE_SECONDS        dgram-ping SOCKET PEER COUNT SIZE
+  dgram-recv SOCKET IDLE_SECONDS        dgram-send SOCKET PEER COUNT SIZE
+  dgram-ping-until SOCKET PEER STOPFILE SIZE
+  udp-echo-server PORT                  udp-ping HOST PORT COUNT SIZE
                                         (the peerkit-* probes: PeerKit against a daemon)
 """
 
@@ -106,6 +110,13 @@ func positive(_ option: String, _ text: String) -> Int {
     case "peerkit-echo": try PeerKitProbes.echo(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-file": try PeerKitProbes.file(socket: text(0), peer: text(1), path: text(2))
     case "peerkit-pipe": try PeerKitProbes.pipe(socket: text(0), peer: text(1), stream: text(2), text: text(3))
+    case "dgram-echo": try DatagramProbes.echo(socket: text(0), idle: int(1))
+    case "dgram-ping": try DatagramProbes.ping(socket: text(0), peer: text(1), count: int(2), size: int(3))
+    case "dgram-ping-until": try DatagramProbes.pingUntil(socket: text(0), peer: text(1), stopFile: text(2), size: int(3))
+    case "dgram-recv": try DatagramProbes.count(socket: text(0), idle: int(1))
+    case "dgram-send": try DatagramProbes.blast(socket: text(0), peer: text(1), count: int(2), size: int(3))
+    case "udp-echo-server": try DatagramProbes.udpEchoServer(port: UInt16(int(0)))
+    case "udp-ping": try DatagramProbes.udpPing(host: text(0), port: UInt16(int(1)), count: int(2), size: int(3))
     case "wait-found": try Probes.waitFound(socket: text(0), name: text(1))
     case "wait-peers": try ScaleProbes.waitPeers(socket: text(0), count: int(1), seconds: int(2))
     case "wait-sessions": try ScaleProbes.waitSessions(socket: text(0), count: int(1), seconds: int(2))

@@ -33,8 +33,8 @@ struct PeerctlCommands {
             let result = try client.call(.peers, params: params)
             emit(json ? PeerctlRenderer.json(result) : render.peers(result.peers))
         case .peer(let selector):
-            let peer = try lookUp(selector)
-            emit(json ? PeerctlRenderer.json(peer) : render.peer(peer))
+            let result = try client.call(.peer, params: ControlParams(peer: selector))
+            emit(json ? PeerctlRenderer.json(result.peer) : render.peer(result.peer, datagrams: result.datagrams))
         case .watch(let since):
             let subscribed = try client.call(.subscribe, params: scoped(ControlParams(since: since)))
             if subscribed.truncated {
@@ -124,6 +124,10 @@ struct PeerctlCommands {
             return try answerTransfer(.cancelTransfer, id: id, files: nil)
         case .pipe(let selector, let name):
             return try pipe(selector, name: name)
+        case .dgramSend(let selector, let text, let lines):
+            return try dgramSend(selector, text: text, lines: lines)
+        case .dgramRecv(let count):
+            return try dgramRecv(count: count)
         case .add(let address, let context, let timeout, let wait):
             return try add(address, context: context, timeout: timeout, wait: wait)
         case .help, .version, .top, .doctor:

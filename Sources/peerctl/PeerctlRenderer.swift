@@ -25,6 +25,11 @@ struct PeerctlRenderer {
             ["daemon", "peerd \(s.version), pid \(s.pid), up \(s.uptime)s"],
             ["wire", s.wire.map { "version \($0), features: \((s.features ?? []).joined(separator: " "))" } ?? "version 1, no features (a 0.1.0 daemon)"],
         ]
+        if let d = s.datagrams {
+            let dropped = d.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            table.rows.append(["datagrams", (d.port.map { "UDP port \($0)" } ?? "none: \(d.error ?? "no socket")")
+                + "; sent \(d.sent), received \(d.received), junk \(d.junk)\(dropped.isEmpty ? "" : ", dropped: " + dropped); \(d.receivers) reader\(d.receivers == 1 ? "" : "s")"])
+        }
         return String(table.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
     }
 
@@ -48,7 +53,7 @@ struct PeerctlRenderer {
     }
 
     /// `peerctl peer ID`.
-    func peer(_ peer: PeerSnapshot) -> String {
+    func peer(_ peer: PeerSnapshot, datagrams: DatagramInfo? = nil) -> String {
         var facts = TextTable(header: ["", ""])
         facts.rows = [
             ["id", peer.id.uuidString.lowercased()],
@@ -66,6 +71,7 @@ struct PeerctlRenderer {
             let info = app.info.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             facts.rows.append(["app \(name)", (app.confirmed ? "confirmed" : "advertised") + (info.isEmpty ? "" : ": " + info)])
         }
+        if let datagrams { facts.rows.append(["datagrams", Self.datagrams(datagrams)]) }
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }
         var out = String(facts.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
         if !peer.endpoints.isEmpty {
@@ -74,6 +80,17 @@ struct PeerctlRenderer {
             out += "\n" + endpoints.render()
         }
         return out
+    }
+
+    /// A peer's datagram path in one line: its state, round trip and counts.
+    static func datagrams(_ info: DatagramInfo) -> String {
+        var words = info.path
+        if let trip = info.roundTripMs { words += ", round trip \(trip) ms" }
+        if let port = info.port { words += ", UDP port \(port)" }
+        words += "; sent \(info.sent), received \(info.received)"
+        let dropped = info.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+        if !dropped.isEmpty { words += ", dropped: " + dropped.joined(separator: ", ") }
+        return words
     }
 
     /// JSON, one object per line.

@@ -10,7 +10,7 @@ final class DatagramHeaderTests: XCTestCase {
         XCTAssertEqual(header.nonce, [0, 0, 0, 0, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01])
         XCTAssertEqual(DatagramHeader.length, 13)
         XCTAssertEqual(DatagramHeader.dataKind, 0x01)
-        XCTAssertEqual(DatagramHeader.maxPayload, 1_200)
+        XCTAssertEqual(DatagramHeader.maxPayload, 1_203)
     }
 
     func testParseRoundTripsAndReadsFromASlice() throws {
@@ -27,8 +27,8 @@ final class DatagramHeaderTests: XCTestCase {
             (0, 0x01, .tooShort(0)),
             (28, 0x01, .tooShort(28)),
             (29, 0x01, nil),
-            (13 + 1_200 + 16, 0x01, nil),
-            (13 + 1_201 + 16, 0x01, .tooLong(1_230)),
+            (13 + 1_203 + 16, 0x01, nil),
+            (13 + 1_204 + 16, 0x01, .tooLong(1_233)),
             (65_507, 0x01, .tooLong(65_507)),
             (29, 0x00, .unknownKind(0x00)),
             (29, 0x02, .unknownKind(0x02)),

@@ -12,6 +12,7 @@ final class WireCodecTests: XCTestCase {
             .data(more: false, bytes: []),
             .ping(42), .pong(UInt64.max),
             .close(reason: .keepaliveLost, text: ""),
+            .datagramPath(index: 0xDEAD_BEEF, port: 0), .datagramPath(index: 1, port: 65_535),
         ]
         for message in messages {
             XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
@@ -31,6 +32,9 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(WireCodec.encode(.accept()), [0x01, 0x02])
         XCTAssertEqual(WireCodec.encode(.accept(name: "b")), [0x01, 0x02, 0x01, 0x62])
         XCTAssertEqual(try WireCodec.decode([0x01, 0x02]), .accept(name: ""), "an accept from an older peer")
+        // datagramPath (protocol.md §11): index u32, port u16.
+        XCTAssertEqual(WireCodec.encode(.datagramPath(index: 0x0A0B_0C0D, port: 46_201)), [0x01, 0x30, 0x0A, 0x0B, 0x0C, 0x0D, 0xB4, 0x79])
+        XCTAssertEqual(WireCodec.datagramPathType, 0x30)
     }
 
     func testMalformedInputIsATypedError() {
@@ -48,6 +52,8 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0, 0], .fieldTooLong("invite app", 0)),
             ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
             ([1, 0x04, 2], .unknownFlags("data flags", 2)),
+            ([1, 0x30, 0, 0, 0, 1, 0], .truncated("datagramPath port")),
+            ([1, 0x30, 0, 0, 0, 1, 0, 1, 9], .trailingBytes("message type 0x30")),
         ]
         for (bytes, expected) in cases {
             XCTAssertThrowsError(try WireCodec.decode(bytes), "\(bytes)") { XCTAssertEqual($0 as? WireError, expected, "\(bytes)") }

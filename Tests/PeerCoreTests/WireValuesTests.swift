@@ -14,7 +14,7 @@ final class WireValuesTests: XCTestCase {
         pin(ControlMethod.self, ["status", "peers", "peer", "subscribe", "invite", "invitations", "accept", "decline", "disconnect", "send",
                                  "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take", "sendFile",
                                  "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers", "pipe", "channel", "add",
-                                 "register", "apps", "appAdd", "appRemove"])
+                                 "register", "apps", "appAdd", "appRemove", "datagram", "datagrams"])
         pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
                                     "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported", "appBusy",
                                     "shuttingDown", "internal"])
@@ -34,6 +34,9 @@ final class WireValuesTests: XCTestCase {
                                "keepaliveLost", "tooLarge", "protocolError", "duplicate", "busy"])
         pin(PairingFailure.self, ["rejected", "wrongCode", "timedOut", "commitmentMismatch", "lockedOut", "protocolError",
                                   "sessionClosed", "storageFailed"])
+        pin(DatagramDrop.self, ["wouldBlock", "sendFailed", "noPath", "duplicate", "tooOld", "authFailed", "malformed", "rate",
+                                "noReceiver", "slowReceiver"])
+        pin(DatagramPath.State.self, ["waiting", "off", "probing", "up", "blocked"])
         pin(TransferPathRefusal.self, ["empty", "notUTF8", "notNFC", "absolute", "emptyComponent", "dotComponent", "controlCharacter",
                                        "tooLong", "reservedName", "invisibleCharacter", "lookalikeSeparator"])
     }

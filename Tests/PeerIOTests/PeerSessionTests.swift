@@ -14,6 +14,8 @@ private final class RecordingOwner: PeerSessionDelegate {
     var delivered: [[UInt8]] = []
     var acknowledged: [UInt64] = []
     var finished: [(reason: CloseReason, text: String)] = []
+    /// The peer's `datagramPath`s, as (index, port).
+    var datagramPaths: [(index: UInt32, port: UInt16)] = []
     /// App messages delivered, as "app:text".
     var appDelivered: [String] = []
     /// Apps whose messages this owner refuses (a full inbox).
@@ -50,6 +52,7 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
     func sessionCanSendBulk(_ session: PeerSession) {}
+    func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) { datagramPaths.append((index, port)) }
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) { finished.append((reason, text)) }
 }
 

@@ -57,6 +57,9 @@ else
 fi
 lab_spawn 2 "$LAB_DIR/echo.log" "$BIN/peerbench" probe tcp-echo-server 7777
 lab_wait_for 5 grep -q ready "$LAB_DIR/echo.log"
+# The raw UDP reference for the datagram path (issue 26).
+lab_spawn 2 "$LAB_DIR/udp-echo.log" "$BIN/peerbench" probe udp-echo-server 7778
+lab_wait_for 5 grep -q ready "$LAB_DIR/udp-echo.log"
 
 for i in 1 2; do
     echo "NS$i=$(lab_ns "$i")"

@@ -242,6 +242,22 @@ compat_app_traffic_toward_the_old_release_is_unsupported() {
         || fail "doctor --app did not say why: $(cat "$LAB_DIR/doctor.out")"
 }
 
+# Datagrams (0.3.0) toward a release without them: `datagram` is answered
+# unsupported with the release named, never sent as anything the old peer
+# would misread; the path shows `unsupported`, and the session stays.
+compat_datagrams_toward_the_old_release_are_unsupported() {
+    two_peers
+    invite_and_answer 2 1 accept
+    local out rc
+    out=$(ctl 2 dgram send host1 "a datagram" 2>&1); rc=$?
+    expect_eq "$rc" 1 "a datagram toward $OLD_RELEASE"
+    echo "$out" | grep -q "host1' runs peerd $OLD_RELEASE, which cannot take datagrams (no feature 'datagrams')" || fail "the datagram did not say why: $out"
+    echo "$out" | grep -q unsupported || fail "the datagram did not name the error code: $out"
+    ctl 2 peer host1 | grep -q "datagrams *unsupported" || fail "the path toward $OLD_RELEASE: $(ctl 2 peer host1)"
+    expect_eq "$(json 2 status | jq .datagrams.junk)" 0 "nothing arrived on host2's UDP port"
+    expect_eq "$(peer_state 2 host1)" connected "the session after the refusal"
+}
+
 # The state directories the old release wrote (Tests/compat/fixtures,
 # made by make-state-fixture.sh) under this build on both hosts: the same
 # peer ids, still paired, connected by themselves, and the messages host1

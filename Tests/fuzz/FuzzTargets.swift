@@ -28,6 +28,13 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         if let header = try? DatagramHeader.parse(bytes) {
             guard header.encoded == Array(bytes.prefix(DatagramHeader.length)) else { fatalError("a parsed header encodes to other bytes") }
         }
+        // The body, once opened, is the sender's: parsed from any bytes, a
+        // data body encodes back to the bytes it came from.
+        if case .data(let app, let data)? = try? DatagramBody.parse(bytes[...]) {
+            var out: [UInt8] = []
+            DatagramBody.encodeData(app: app, data, into: &out)
+            guard out == Array(bytes) else { fatalError("a parsed data body encodes to other bytes") }
+        }
         var window = DatagramReplayWindow()
         for start in stride(from: 0, to: bytes.count - 7, by: 8) {
             let counter = bytes[start..<(start + 8)].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }

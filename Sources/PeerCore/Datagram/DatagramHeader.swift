@@ -17,12 +17,13 @@ public struct DatagramHeader: Sendable, Equatable {
     public static let dataKind: UInt8 = 0x01
     /// Bytes the AEAD adds.
     public static let tagLength = 16
-    /// The most payload a datagram carries: IPv6's least MTU (1,280) less
-    /// its header (40), UDP's (8), this header (13) and the tag (16) leaves
-    /// 1,203, rounded down. A datagram that size crosses any IPv6 path and
-    /// any ordinary IPv4 one without fragments; a fragment lost loses the
-    /// whole datagram, so nothing larger is sent.
-    public static let maxPayload = 1_200
+    /// The most sealed payload a datagram carries: IPv6's least MTU
+    /// (1,280) less its header (40), UDP's (8), this header (13) and the
+    /// tag (16). A datagram that size crosses any IPv6 path and any
+    /// ordinary IPv4 one without fragments; a fragment lost loses the
+    /// whole datagram, so nothing larger is sent. The payload's own
+    /// layout (``DatagramBody``) leaves a client 1,200 bytes of data.
+    public static let maxPayload = 1_203
 
     /// The receiver's index for the session (it chose it).
     public var receiverIndex: UInt32

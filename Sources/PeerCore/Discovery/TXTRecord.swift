@@ -12,12 +12,17 @@ public struct TXTRecord: Equatable, Sendable {
     public static let version = "1"
     /// Keys peerd writes itself.
     public static let reservedKeys: Set<String> = ["txtvers", "id"]
+    /// The key of the datagram path's UDP port (docs/protocol.md §11).
+    /// Not reserved: a user's own `--info dgram=…` (from before 0.3.0)
+    /// stays, and the port is then not published (the session says it anyway).
+    public static let datagramPortKey = "dgram"
 
     /// The entries in publication order.
     public private(set) var entries: [TXTEntry]
 
-    /// Builds and validates the record for `peerID` with the user's info pairs.
-    public init(peerID: String, info: [TXTEntry]) throws(TXTRecordError) {
+    /// Builds and validates the record for `peerID` with the user's info
+    /// pairs, and the datagram path's UDP port when there is one.
+    public init(peerID: String, info: [TXTEntry], datagramPort: UInt16? = nil) throws(TXTRecordError) {
         var seen = Set<String>()
         for entry in info {
             let lower = entry.key.lowercased()
@@ -32,6 +37,9 @@ public struct TXTRecord: Equatable, Sendable {
             if bytes > Self.maxPairBytes { throw .pairTooLong(key: entry.key, bytes: bytes) }
         }
         entries = [TXTEntry(key: "txtvers", value: Self.version), TXTEntry(key: "id", value: peerID)] + info
+        if let datagramPort, datagramPort != 0, !seen.contains(Self.datagramPortKey) {
+            entries.append(TXTEntry(key: Self.datagramPortKey, value: String(datagramPort)))
+        }
         let total = Self.wireSize(of: entries)
         if total > Self.maxRecordBytes { throw .recordTooLong(bytes: total) }
     }

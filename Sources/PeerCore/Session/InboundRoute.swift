@@ -26,6 +26,8 @@ public enum InboundRoute: Sendable, Equatable {
     /// An app's list, binding or flow message (not its data, which the
     /// lifecycle assembles), for the session's owner.
     case app(AppMessage)
+    /// Where the peer takes datagrams for this session (`datagramPath`).
+    case datagramPath(index: UInt32, port: UInt16)
     /// Not allowed now: the session ends with these words.
     case violation(String)
 
@@ -54,6 +56,9 @@ public enum InboundRoute: Sendable, Equatable {
         case .app(let app):
             guard canSendData else { return .violation("an app message outside an accepted session") }
             return .app(app)
+        case .datagramPath(let index, let port):
+            guard canSendData else { return .violation("a datagramPath outside an accepted session") }
+            return .datagramPath(index: index, port: port)
         case .bulk(let bulk):
             if let violation = bulkViolation(canSendData: canSendData) { return .violation(violation) }
             return .bulk(bulk)

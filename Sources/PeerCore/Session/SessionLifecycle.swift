@@ -358,6 +358,7 @@ public struct SessionLifecycle: Sendable {
         case .ack: return "ack"
         case .bulk: return "transfer or stream message"
         case .app: return "app message"
+        case .datagramPath: return "datagramPath"
         }
     }
 }

@@ -21,6 +21,7 @@
 /// | 0x0F | ack         | messages received u64 |
 /// | 0x10–0x1B | bulk   | ``BulkCodec`` (transfers and streams) |
 /// | 0x20–0x2A | app    | ``AppCodec`` (apps; feature `apps`) |
+/// | 0x30 | datagramPath | index u32, port u16 (feature `datagrams`) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -37,6 +38,8 @@ public enum WireCodec {
     public static let maxContext = 4096
     /// The largest reason text.
     public static let maxText = 1024
+    /// The type of `datagramPath` (feature `datagrams`).
+    public static let datagramPathType: UInt8 = 0x30
 
     /// Encodes a message.
     public static func encode(_ message: WireMessage) -> [UInt8] {
@@ -109,6 +112,10 @@ public enum WireCodec {
         case .app(let app):
             out.append(AppCodec.type(of: app))
             AppCodec.encodeBody(app, into: &out)
+        case .datagramPath(let index, let port):
+            out.append(datagramPathType)
+            appendU32(index, to: &out)
+            appendU16(port, to: &out)
         }
         return out
     }
@@ -182,6 +189,8 @@ public enum WireCodec {
             message = .bulk(try BulkCodec.decodeBody(type: type, &reader))
         case AppCodec.firstType...AppCodec.lastType:
             message = .app(try AppCodec.decodeBody(type: type, &reader))
+        case datagramPathType:
+            message = .datagramPath(index: try reader.u32("datagramPath index"), port: try reader.u16("datagramPath port"))
         default:
             throw .unknownType(type)
         }

@@ -15,12 +15,15 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     case streams = "streams"
     /// Apps: message types 0x20 to 0x2A (protocol.md §10).
     case apps = "apps"
+    /// Datagrams beside the session: message type 0x30 and the UDP path
+    /// it opens (protocol.md §11).
+    case datagrams = "datagrams"
 
     /// The release that added it.
     public var addedIn: String {
         switch self {
         case .acceptName, .files, .streams: "0.2.0"
-        case .apps: "0.3.0"
+        case .apps, .datagrams: "0.3.0"
         }
     }
 
@@ -32,6 +35,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .files: "receive files"
         case .streams: "open streams"
         case .apps: "carry app traffic"
+        case .datagrams: "take datagrams"
         }
     }
 
@@ -44,6 +48,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .invite(_, _, _, _, let app): app.isEmpty ? [] : [.apps]
         case .bulk(let bulk): needed(for: bulk)
         case .app: [.apps]
+        case .datagramPath: [.datagrams]
         case .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
              .pairReject, .unpair, .ack:
             []

@@ -44,4 +44,9 @@ public enum WireMessage: Equatable, Sendable {
     /// Apps: their list, numbers, data and flow (types 0x20 to 0x2A,
     /// ``AppCodec``; feature `apps`).
     case app(AppMessage)
+    /// Where the sender takes datagrams for this session (type 0x30,
+    /// feature `datagrams`, docs/protocol.md §11): the index it chose for
+    /// the session, which every datagram to it carries, and its UDP port
+    /// (0: it has no datagram path).
+    case datagramPath(index: UInt32, port: UInt16)
 }

@@ -28,6 +28,10 @@ public struct NoiseTransport {
     private var remoteHello: PeerHello?
     private var sendCipher: NoiseCipherState?
     private var receiveCipher: NoiseCipherState?
+    /// The datagram path's ciphers (send, receive), made with the
+    /// transport's at the end of the handshake, until the session's
+    /// datagram path takes them (``takeDatagramCiphers()``).
+    private var datagramCiphers: (send: DatagramCipher, receive: DatagramCipher)?
 
     /// A fresh XX handshake. XX has no pre-messages, so the only way the
     /// state can fail to be made (a pre-message key missing) cannot happen.
@@ -69,6 +73,8 @@ public struct NoiseTransport {
         let split = try handshake.split()
         sendCipher = split.send
         receiveCipher = split.receive
+        var keys = try handshake.datagramKeys()
+        datagramCiphers = (DatagramCipher(key: &keys.send), DatagramCipher(key: &keys.receive))
         return (reply, Proof(remoteStatic: handshake.remoteStatic ?? [], handshakeHash: handshake.handshakeHash, hello: remoteHello ?? .silent))
     }
 
@@ -86,6 +92,13 @@ public struct NoiseTransport {
     public mutating func open(_ frame: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int? {
         guard receiveCipher != nil else { return nil }
         return try receiveCipher!.openInPlace(frame)
+    }
+
+    /// Hands the datagram ciphers over, once: nil before the handshake
+    /// and after the first call (one datagram path per session).
+    public mutating func takeDatagramCiphers() -> (send: DatagramCipher, receive: DatagramCipher)? {
+        defer { datagramCiphers = nil }
+        return datagramCiphers
     }
 
     /// Hands the sending cipher state over, once the handshake is done (the

@@ -106,11 +106,15 @@ public enum Sodium {
     /// of `buffer` where they are and writes the 16-byte tag right after
     /// them (`buffer` holds `count + 16` bytes). No allocation, no copy:
     /// the bulk path (libsodium allows the ciphertext over the plaintext).
-    public static func aeadSealInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer, count: Int) {
+    /// `ad` is the associated data (none for the session's frames; a
+    /// datagram's clear header for the datagram path).
+    public static func aeadSealInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer, count: Int,
+                                       ad: UnsafeRawBufferPointer? = nil) {
         precondition(buffer.count >= count + Int(crypto_aead_chacha20poly1305_ietf_ABYTES), "no room for the tag")
         withNonce(nonce) { npub in
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            _ = crypto_aead_chacha20poly1305_ietf_encrypt_detached(base, base + count, nil, base, UInt64(count), nil, 0, nil, npub,
+            _ = crypto_aead_chacha20poly1305_ietf_encrypt_detached(base, base + count, nil, base, UInt64(count),
+                                                                    ad?.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad?.count ?? 0), nil, npub,
                                                                     key.baseAddress!.assumingMemoryBound(to: UInt8.self))
         }
     }
@@ -118,15 +122,24 @@ public enum Sodium {
     /// The other way: checks the tag in the last 16 bytes of `buffer` and
     /// decrypts the bytes before it where they are. False when the tag
     /// does not verify (the bytes are then left as they were).
-    public static func aeadOpenInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer) -> Bool {
+    /// `ad` as for ``aeadSealInPlace(key:nonce:buffer:count:ad:)``.
+    public static func aeadOpenInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer,
+                                       ad: UnsafeRawBufferPointer? = nil) -> Bool {
         let tag = Int(crypto_aead_chacha20poly1305_ietf_ABYTES)
         guard buffer.count >= tag else { return false }
         let count = buffer.count - tag
         return withNonce(nonce) { npub in
             let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(base, nil, base, UInt64(count), base + count, nil, 0, npub,
+            return crypto_aead_chacha20poly1305_ietf_decrypt_detached(base, nil, base, UInt64(count), base + count,
+                                                                       ad?.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt64(ad?.count ?? 0), npub,
                                                                        key.baseAddress!.assumingMemoryBound(to: UInt8.self)) == 0
         }
+    }
+
+    /// Overwrites `bytes` with zeros in a way the compiler keeps (key material).
+    public static func wipe(_ bytes: UnsafeMutableRawBufferPointer) {
+        guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        sodium_memzero(base, bytes.count)
     }
 
     /// The Noise nonce (32 zero bits, then the counter little-endian) on the stack.

@@ -20,6 +20,8 @@ public final class ControlRouter: ControlRequestHandler {
     /// Streams.
     let streams: StreamDesk
     private let channels: ChannelDesk
+    /// The datagram path (internal for `ControlRouter+Datagrams.swift`).
+    let datagrams: DatagramDesk
     /// This host's apps: which a connection holds.
     let apps: AppDesk
     /// Each app's state with each peer.
@@ -34,7 +36,9 @@ public final class ControlRouter: ControlRequestHandler {
     /// A router over the daemon's components.
     init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
          queued: QueuedDelivery, inboxes: InboxBook, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
-         channels: ChannelDesk, apps: AppDesk, appSessions: AppSessions, events: EventOutlet, hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
+         channels: ChannelDesk, apps: AppDesk, appSessions: AppSessions, datagrams: DatagramDesk, events: EventOutlet, hold: SubscriberFlowHold,
+         status: @escaping @MainActor () -> DaemonStatus) {
+        self.datagrams = datagrams
         self.events = events
         self.hold = hold
         self.status = status
@@ -84,7 +88,9 @@ public final class ControlRouter: ControlRequestHandler {
             }))
         case .peer:
             return .from(.peer, ControlRequestRules.peerSelector(method, params)
-                .flatMap { directory.select($0) }.map(PeerResult.init))
+                .flatMap { directory.select($0) }.map { PeerResult(peer: $0, datagrams: datagrams.info(for: $0.id)) })
+        case .datagram, .datagrams:
+            return datagramRequest(method, params: params, client: client)
         case .send where params.peers != nil || params.all != nil:
             return apps.trafficApp(.send, params, client: client).map { groupSend(params, app: $0, sessions: sessions) }.reply
         case .invite, .disconnect, .send, .pair, .unpair:

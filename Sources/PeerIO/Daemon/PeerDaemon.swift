@@ -52,6 +52,8 @@ public final class PeerDaemon {
     private var heapTrim = HeapTrimPolicy()
     /// Both, as the sessions see them.
     private let plane: DataPlane
+    /// The datagram path: the UDP socket, and each session's link.
+    private let datagrams: DatagramDesk
     private var requests: SessionRequests!
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
     private var router: ControlRouter?
@@ -114,13 +116,21 @@ public final class PeerDaemon {
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
-        let txt: TXTRecord
-        do { txt = try TXTRecord(peerID: loaded.key.peerID, info: config.info) } catch { throw .txt(error.description) }
         let portNote: String?
         do {
             (sessionListener, portNote) = try SessionPortFile.openListener(configured: config.port, stateDirectory: config.stateDirectory)
         } catch {
             throw .sessionPort(error)
+        }
+        // The datagram path's UDP port is the session port's number where
+        // it is free (one number for a firewall), else any; with none at
+        // all, peerd runs on without datagrams.
+        let udp: Result<UDPSocket, SystemError>
+        do { udp = .success(try UDPSocket(port: sessionListener.port)) } catch { udp = .failure(error) }
+        let txt: TXTRecord
+        do { txt = try TXTRecord(peerID: loaded.key.peerID, info: config.info, datagramPort: try? udp.get().port) } catch {
+            sessionListener.close()
+            throw .txt(error.description)
         }
         do {
             control = try ControlServer(path: config.socketPath, queueLimit: config.subscriberQueueBytes,
@@ -205,11 +215,12 @@ public final class PeerDaemon {
         streams = StreamDesk(sessions: table, logger: logger, clock: clock)
         channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, clock: clock, logger: logger)
         plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
+        datagrams = DatagramDesk(socket: udp, sessions: table, appSessions: appSessions, logger: logger, clock: clock)
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inboxes: inboxes, apps: apps, appSessions: appSessions, bulk: plane,
-                                   emit: events.emit, clock: clock)
+                                   datagrams: datagrams, emit: events.emit, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued, appSessions: appSessions,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
                                    addGate: AddGate(allowLocal: config.allowLocalAdd, clock: clock))
@@ -225,7 +236,8 @@ public final class PeerDaemon {
         // Made here, not in init: it reads the daemon's status.
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
                                    queued: queued, inboxes: inboxes, sessions: requests, transfers: transfers, streams: streams,
-                                   channels: channels, apps: apps, appSessions: appSessions, events: events, hold: director.hold, status: { [unowned self] in self.status() })
+                                   channels: channels, apps: apps, appSessions: appSessions, datagrams: datagrams, events: events, hold: director.hold,
+                                   status: { [unowned self] in self.status() })
         self.router = router
         // Room for one whole message event past --subscriber-queue: the flow
         // of messages is held back at half of it, so only the message that
@@ -238,13 +250,14 @@ public final class PeerDaemon {
         if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
         control.start(handler: router)
         director.start()
+        datagrams.start()
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
         tickTimer = timer
         timer.resume()
         reconnect.start()
-        logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), control socket \(control.path)")
+        logger.info("peerd \(PeerdVersion.string) starting: peer id \(identityKey.peerID), name '\(config.name)', type \(config.serviceType), session port \(sessionListener.port)\(sessionListener.dualStack ? " (IPv4+IPv6)" : " (IPv4)"), datagram port \(datagrams.port), control socket \(control.path)")
         runner = Task { await self.run() }
         health.ready(status: serviceStatusLine(), now: clock.now())
     }
@@ -286,6 +299,7 @@ public final class PeerDaemon {
         transfers.tick(now: now)
         streams.tick(now: now)
         channels.tick()
+        datagrams.tick(now: now)
         health.tick(now: now, status: serviceStatusLine())
     }
 
@@ -330,6 +344,7 @@ public final class PeerDaemon {
         status.heapFree = Int(heap.fordblks)
         status.wire = PeerdVersion.wire
         status.features = PeerHello.ours.names
+        status.datagrams = datagrams.status
         return status
     }
 
@@ -345,6 +360,7 @@ public final class PeerDaemon {
         transfers.stop()
         streams.stop()
         channels.stop()
+        datagrams.stop()
         discovery.shutdown()
         lane.finish()
         sessionListener.close()

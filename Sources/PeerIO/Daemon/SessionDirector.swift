@@ -55,15 +55,18 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     public let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
     let bulk: any BulkRoom
+    /// The datagram path: told of sessions and of the peers' `datagramPath`.
+    private let datagrams: DatagramDesk
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
                 control: ControlServer, table: SessionTable, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inboxes: InboxBook, apps: AppDesk,
-                appSessions: AppSessions, bulk: any BulkRoom, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+                appSessions: AppSessions, bulk: any BulkRoom, datagrams: DatagramDesk, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
         self.apps = apps
         self.appSessions = appSessions
         self.bulk = bulk
+        self.datagrams = datagrams
         self.clock = clock
         self.config = config
         self.logger = logger
@@ -222,6 +225,14 @@ extension SessionDirector {
         drainQueue(for: peer)
         pairing.connected(session)
         bulk.sessionUp(session)
+        datagrams.sessionUp(session)
+    }
+
+    /// Where the peer takes datagrams: the datagram path's. Taken from any
+    /// connected session, even one whose row is still being found: the
+    /// path is the session's, and ends with it.
+    public func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) {
+        datagrams.session(session, datagramPath: index, port: port)
     }
 
     /// Transfers and streams are the data plane's.
@@ -327,6 +338,7 @@ extension SessionDirector {
     public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
         if wasCurrent { bulk.sessionDown(session) }
+        datagrams.sessionDown(session)
         // The apps' states end with the peer's session (or the dial that
         // was to open it, for app invitations waiting on it).
         if let peer = session.peerUUID, wasCurrent || table[peer] == nil { appSessions.sessionDown(peer, reason: reason, text: text) }

@@ -262,6 +262,7 @@ public final class PeerSession {
                 if AppMessage.opensFlow(message), let violation = appOnlyViolation { return fail(violation) }
                 delegate?.session(self, bulk: message, app: .none)
             case .app(let message): received(app: message)
+            case .datagramPath(let index, let port): delegate?.session(self, datagramPath: index, port: port)
             case .ignore, .violation, .lifecycle: break
             }
         } catch let error as NoiseError {

@@ -49,6 +49,9 @@ public protocol PeerSessionDelegate: AnyObject {
     /// The session's queue drained below ``PeerSession/bulkHighWater``:
     /// bulk frames may go out again.
     func sessionCanSendBulk(_ session: PeerSession)
+    /// The peer said where it takes datagrams for this session
+    /// (`datagramPath`, docs/protocol.md §11).
+    func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16)
     /// The session ended (the socket is closed).
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String)
 }

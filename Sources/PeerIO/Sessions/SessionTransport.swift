@@ -85,6 +85,9 @@ public final class SessionTransport {
 
     /// Bytes waiting to be written.
     public var queuedBytes: Int { outbound.byteCount }
+    /// The connection's descriptor (its peer's address is the datagram
+    /// path's, ``PeerSession/datagramAddress(port:mapped:)``).
+    var descriptor: FileDescriptor { channel.descriptor }
     /// The largest frame accepted from the peer. Until the session is
     /// accepted it is 8 KiB, and the read buffer 16 KiB: an unauthenticated
     /// peer cannot make us hold more. Raising it grows the read buffer to

@@ -15,10 +15,12 @@ enum BlockingIO {
         return try outcome.get()
     }
 
-    /// A connected pair of Unix stream sockets, close-on-exec.
-    static func socketPair() throws(PeerError) -> (mine: FileDescriptor, theirs: FileDescriptor) {
+    /// A connected pair of Unix sockets, close-on-exec: stream sockets, or
+    /// with `seqPacket` record sockets (a `datagrams` socket).
+    static func socketPair(seqPacket: Bool = false) throws(PeerError) -> (mine: FileDescriptor, theirs: FileDescriptor) {
         var pair: [Int32] = [-1, -1]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+        let type = seqPacket ? Int32(SOCK_SEQPACKET.rawValue) : Int32(SOCK_STREAM.rawValue)
+        guard socketpair(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw .transport("socketpair: \(String(cString: strerror(errno)))")
         }
         return (FileDescriptor(rawValue: pair[0]), FileDescriptor(rawValue: pair[1]))

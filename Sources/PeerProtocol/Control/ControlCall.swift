@@ -152,3 +152,13 @@ extension ControlCall where Result == EmptyResult {
     /// `appRemove`.
     public static var appRemove: Self { .init(.appRemove) }
 }
+
+extension ControlCall where Result == DatagramSendResult {
+    /// `datagram`: one datagram, sent now or dropped now.
+    public static var datagram: Self { .init(.datagram) }
+}
+
+extension ControlCall where Result == DatagramsResult {
+    /// `datagrams`: datagrams both ways through a descriptor; answered when it closes.
+    public static var datagrams: Self { .init(.datagrams) }
+}

@@ -15,6 +15,7 @@ public enum ControlCalls {
          ControlCall<TransferResult>.declineTransfer.entry, ControlCall<TransferResult>.cancelTransfer.entry,
          ControlCall<TransfersResult>.transfers.entry, ControlCall<StreamInfo>.pipe.entry, ControlCall<ChannelInfo>.channel.entry,
          ControlCall<AppRow>.register.entry, ControlCall<AppRow>.appAdd.entry, ControlCall<AppsResult>.apps.entry,
-         ControlCall<EmptyResult>.appRemove.entry]
+         ControlCall<EmptyResult>.appRemove.entry, ControlCall<DatagramSendResult>.datagram.entry,
+         ControlCall<DatagramsResult>.datagrams.entry]
     }
 }

@@ -69,4 +69,11 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     case appAdd = "appAdd"
     /// Remove a declared app (`app`); it stays while a client holds it live.
     case appRemove = "appRemove"
+    /// Send one datagram to a connected peer (`peer`, `data` in base64,
+    /// optional `app`), now or never (since 0.3.0).
+    case datagram = "datagram"
+    /// Send and take datagrams through a `SOCK_SEQPACKET` descriptor
+    /// passed with the line (optional `app`); answered when it closes
+    /// (since 0.3.0).
+    case datagrams = "datagrams"
 }

@@ -57,6 +57,8 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     /// The wire features this daemon speaks (docs/protocol.md §9); absent
     /// from a 0.1.0 daemon, which speaks none.
     public var features: [String]?
+    /// The datagram path: its UDP port and counts (since 0.3.0).
+    public var datagrams: DatagramStatus?
 
     /// Creates a status.
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,

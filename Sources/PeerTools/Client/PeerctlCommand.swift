@@ -56,6 +56,10 @@ public enum PeerctlCommand: Equatable, Sendable {
     case cancelTransfer(String)
     /// Join stdin and stdout to a named stream with a peer.
     case pipe(peer: String, name: String)
+    /// Send a datagram (TEXT, stdin with `-`, each stdin line with `lines`).
+    case dgramSend(peer: String, text: String, lines: Bool)
+    /// Print datagrams as they arrive (`count` of them, or until interrupted).
+    case dgramRecv(count: Int?)
     /// Dial a peer at an address, with no mDNS; with `wait`, block until connected or refused.
     case add(address: PeerAddress, context: String?, timeout: Double?, wait: Bool)
     /// The live master–detail view of peers.
@@ -79,6 +83,6 @@ public enum PeerctlCommand: Equatable, Sendable {
     /// Every command name, for help and errors.
     public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
                                       "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
-                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe",
+                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe", "dgram",
                                       "add", "apps", "top", "doctor"]
 }

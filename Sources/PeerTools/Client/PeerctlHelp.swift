@@ -208,6 +208,32 @@ public enum PeerctlHelp {
             the stream (its reason on stderr), as when the other peerctl is killed
             or the session ends. --json prints the result (bytes each way) to stderr.
             """
+        case "dgram":
+            return """
+            Usage: peerctl [--json] [--app NAME] dgram send PEER TEXT|- [--lines]
+                   peerctl [--json] [--app NAME] dgram recv [--count N]
+
+            Datagrams are MultipeerConnectivity's unreliable mode: each is sent now or
+            dropped now, never queued and never retried, and may arrive out of order.
+            They travel over UDP beside the session, encrypted with keys of their own,
+            so they never wait behind a transfer. For live cursors, presence, game
+            state and sensor readings, where a late message is worse than a lost one.
+
+            send    one datagram of TEXT (stdin with -), at most 1,200 bytes (less
+                    the app name's length with --app). With --lines, each line of
+                    stdin is one datagram, through one socket (fast). Exit 0 when
+                    sent; 1 when dropped or refused, with the reason: 'unreachable'
+                    (UDP does not cross: 'peerctl doctor PEER'), 'unsupported' (the
+                    peer's release has no datagrams), or the socket was full.
+            recv    print each datagram as one line, as it arrives; with --json one
+                    object per line: peer, data (base64), lost, time. Datagrams the
+                    daemon could not hand over because this reader was behind are
+                    counted, and said on stderr ('lost N'); so is the total at the
+                    end. With --count, exit after N datagrams.
+
+            'peerctl peer PEER' shows the path ('up', 'probing', 'blocked', …), its
+            round trip, and what was sent, received and dropped, by reason.
+            """
         case "transfers":
             return """
             Usage: peerctl [--json] transfers [ID]

@@ -74,6 +74,12 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     join stdin and stdout to a two-way stream with PEER, where
                     'peerctl pipe' runs with the same name (netcat, encrypted)
 
+    Datagrams (sent now or dropped, never queued; at most 1,200 bytes):
+      dgram send PEER TEXT|- [--lines]
+                    send one datagram (stdin with -; each line one with --lines)
+      dgram recv [--count N]
+                    print datagrams as they arrive, and how many were lost
+
     Apps:
       apps          the apps registered on this host: name, holder, clients, info
       apps add NAME [--info K=V]...
@@ -177,7 +183,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
                 case "--wait" where name == "invite" || name == "add":
                     try cursor.flag(option)
                     wait = true
-                case "--lines" where name == "send":
+                case "--lines" where name == "send" || name == "dgram":
                     try cursor.flag(option)
                     lines = true
                 case "--queue" where name == "send":
@@ -188,7 +194,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     all = true
                 case "--from" where name == "recv" || name == "inbox" || name == "take":
                     from = try cursor.value(for: option)
-                case "--count" where name == "recv" || name == "take":
+                case "--count" where name == "recv" || name == "take" || name == "dgram":
                     count = try cursor.integer(for: option, in: 1...Int(Int32.max))
                 case "--max" where name == "inbox":
                     count = try cursor.integer(for: option, in: 1...10_000)
@@ -279,6 +285,18 @@ public struct PeerctlInvocation: Equatable, Sendable {
         case "send-file":
             guard positionals.count >= 2 else { throw UsageError("'send-file' takes PEER and at least one PATH") }
             command = .sendFile(peer: positionals[0], paths: Array(positionals.dropFirst()), resume: resume, wait: !noWait)
+        case "dgram":
+            switch positionals.first {
+            case "send":
+                guard positionals.count == 3, count == nil else { throw UsageError("'dgram send' takes PEER and TEXT (or - for stdin)") }
+                guard !lines || positionals[2] == "-" else { throw UsageError("--lines reads stdin: use 'dgram send PEER - --lines'") }
+                command = .dgramSend(peer: positionals[1], text: positionals[2], lines: lines)
+            case "recv":
+                guard positionals.count == 1, !lines else { throw UsageError("'dgram recv' takes no arguments but --count") }
+                command = .dgramRecv(count: count)
+            default:
+                throw UsageError("'dgram' takes 'send PEER TEXT' or 'recv'; see 'peerctl dgram --help'")
+            }
         case "pipe":
             guard positionals.count == 1 else { throw UsageError("'pipe' takes one PEER") }
             command = .pipe(peer: positionals[0], name: streamName)

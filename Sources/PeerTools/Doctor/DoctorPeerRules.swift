@@ -73,20 +73,47 @@ public enum DoctorPeerRules {
 
     /// What its release can do, as its last session's handshake said
     /// (docs/protocol.md §9): a peer without a feature is told so, with
-    /// what it cannot do. Apps are left to ``app(_:_:)``: a host that uses
-    /// none loses nothing with a peer that has none.
+    /// what it cannot do. Apps are left to ``app(_:_:)``, datagrams to
+    /// ``datagrams(_:peer:ownPort:)``: a host that uses none loses nothing
+    /// with a peer that has none.
     public static func release(_ peer: PeerSnapshot) -> DoctorCheck {
         guard let release = peer.release else {
             return DoctorCheck("peer", .skipped, "no session with '\(peer.name)' has said its release yet", fix: "invite it, then ask again")
         }
         let announced = Set(peer.features ?? [])
-        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0 != .acceptName && $0 != .apps }
+        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0 != .acceptName && $0 != .apps && $0 != .datagrams }
         guard missing.isEmpty else {
             return DoctorCheck("peer", .warning, "'\(peer.name)' runs peerd \(release), which cannot \(missing.map(\.ability).joined(separator: " or "))",
                                detail: "it announced \(announced.isEmpty ? "no features" : "only " + announced.sorted().joined(separator: ", ")); messages, queues, pairing and channels work",
                                fix: "upgrade peerd on '\(peer.name)'")
         }
         return DoctorCheck("peer", .ok, "'\(peer.name)' runs peerd \(release), with every feature this host uses")
+    }
+
+    /// Whether datagrams cross between this host and the peer (its
+    /// `peer` result's `datagrams`; docs/protocol.md §11): the path's state,
+    /// and for a blocked one, which UDP ports a firewall must let through.
+    /// `ownPort` is this host's UDP port (nil: it has none).
+    public static func datagrams(_ info: DatagramInfo?, peer: String, ownPort: Int?) -> DoctorCheck {
+        guard let info else {
+            return DoctorCheck("peer", .skipped, "datagrams: '\(peer)' is not connected, and the datagram path is the session's", fix: "invite it, then ask again")
+        }
+        let ports = "UDP port \(info.port.map(String.init) ?? "?") on '\(peer)' and UDP port \(ownPort.map(String.init) ?? "?") here"
+        switch info.path {
+        case "up":
+            return DoctorCheck("peer", .ok, "datagrams cross both ways" + (info.roundTripMs.map { " (probe round trip \($0) ms)" } ?? ""))
+        case "probing", "waiting":
+            return DoctorCheck("peer", .skipped, "datagrams: the path to '\(peer)' is still being probed", fix: "ask again in 5 s")
+        case "blocked":
+            return DoctorCheck("peer", .failed, "datagrams do not cross between this host and '\(peer)': no probe was answered",
+                               detail: "the session (TCP) works, so UDP alone is stopped: a firewall, or a network that drops UDP; datagrams are refused as 'unreachable', never moved onto the session",
+                               fix: "let \(ports) through the firewalls (nft list ruleset)")
+        case "off":
+            return DoctorCheck("peer", .failed, "datagrams: one side has no UDP socket", detail: ownPort == nil ? "this host has none: see 'peerctl status'" : "'\(peer)' has none: its log says why",
+                               fix: "restart peerd on the side without one once its UDP port is free")
+        default:
+            return DoctorCheck("peer", .skipped, "datagrams: '\(peer)' runs a release without them", fix: "upgrade peerd on '\(peer)' to use datagrams with it")
+        }
     }
 
     /// Whether the peer runs `app` (`doctor PEER --app NAME`): whether its

@@ -115,7 +115,11 @@ struct PeerctlDoctor {
     private func peerChecks(_ selector: String, client: ControlClient?) -> [DoctorCheck] {
         guard let client else { return [DoctorCheck("peer", .skipped, "'\(selector)': peerd is not answering")] }
         let peer: PeerSnapshot
-        do { peer = try client.call(.peer, params: ControlParams(peer: selector)).peer } catch {
+        let datagrams: DatagramInfo?
+        do {
+            let result = try client.call(.peer, params: ControlParams(peer: selector))
+            (peer, datagrams) = (result.peer, result.datagrams)
+        } catch {
             return [DoctorCheck("peer", .failed, "no peer '\(selector)' has been seen", detail: error.description,
                                 fix: "if it runs peerd on another network: peerctl add HOST[:PORT]; else see the checks above", discovery: true)]
         }
@@ -140,6 +144,9 @@ struct PeerctlDoctor {
         }
         checks.append(DoctorPeerRules.version(peer))
         checks.append(DoctorPeerRules.release(peer))
+        if peer.features != nil || datagrams != nil {
+            checks.append(DoctorPeerRules.datagrams(datagrams, peer: peer.name, ownPort: (try? client.call(.status))?.datagrams?.port))
+        }
         if let app {
             checks.append(DoctorPeerRules.app(app, peer))
             // `peers` in the app shows each row's state as the app's.

@@ -6,6 +6,7 @@
 """
 
 from .client import MAX_LINE, SYSTEM_SOCKET, Channel, Client, Subscription, socket_path
+from .datagrams import MAX_DATAGRAM, Datagrams
 from .errors import (
     Ambiguous, AppBusy, BadRequest, Busy, InvalidParams, NotConnected, NotFound, Overloaded, PeerdError,
     PermissionDenied, QueueFull, ShuttingDown, StorageFailed, TransportError, UnknownMethod, Unreachable,
@@ -13,7 +14,7 @@ from .errors import (
 )
 
 __all__ = [
-    "MAX_LINE", "SYSTEM_SOCKET", "Channel", "Client", "Subscription", "socket_path",
+    "MAX_LINE", "MAX_DATAGRAM", "SYSTEM_SOCKET", "Channel", "Client", "Datagrams", "Subscription", "socket_path",
     "Ambiguous", "AppBusy", "BadRequest", "Busy", "InvalidParams", "NotConnected", "NotFound", "Overloaded",
     "PeerdError", "PermissionDenied", "QueueFull", "ShuttingDown", "StorageFailed", "TransportError",
     "UnknownMethod", "Unreachable", "UnreachablePeer", "Unsupported", "UnsupportedVersion", "WrongCode",

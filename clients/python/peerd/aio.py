@@ -159,9 +159,15 @@ class Client:
         """Declines an invitation."""
         return await self.call("decline", invitation=invitation)
 
-    async def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False) -> Any:
-        """Sends `data` to one peer or several."""
+    async def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False, mode: str = "reliable") -> Any:
+        """Sends `data` to one peer or several; `mode="unreliable"`: one datagram (as `peerd.Client.send`)."""
         encoded = base64.b64encode(data).decode()
+        if mode == "unreliable":
+            if isinstance(to, list) or queued:
+                raise ValueError("an unreliable send goes to one peer, now, and is never queued")
+            return await self.call("datagram", peer=to, data=encoded, app=app)
+        if mode != "reliable":
+            raise ValueError(f"mode is 'reliable' or 'unreliable', not {mode!r}")
         if isinstance(to, list):
             return (await self.call("send", peers=to, data=encoded, app=app, queue=True if queued else None))["results"]
         return await self.call("send", peer=to, data=encoded, app=app, queue=True if queued else None)

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from ._protocol import PASS, answer, file_entry, request_line, resume, transfer_step
+from .datagrams import Datagrams
 from .errors import TransportError, Unreachable
 
 #: The socket a system peerd listens on.
@@ -158,9 +159,17 @@ class Client:
 
     # Messages
 
-    def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False) -> Any:
-        """Sends `data` to one peer (its result) or several (a result each)."""
+    def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False, mode: str = "reliable") -> Any:
+        """Sends `data` to one peer (its result) or several (a result each).
+        `mode="unreliable"` sends one datagram instead (MPC's words): now or
+        never, at most 1,200 bytes; the result says `sent`, or why `dropped`."""
         encoded = base64.b64encode(data).decode()
+        if mode == "unreliable":
+            if isinstance(to, list) or queued:
+                raise ValueError("an unreliable send goes to one peer, now, and is never queued")
+            return self.call("datagram", peer=to, data=encoded, app=app)
+        if mode != "reliable":
+            raise ValueError(f"mode is 'reliable' or 'unreliable', not {mode!r}")
         if isinstance(to, list):
             return self.call("send", peers=to, data=encoded, app=app, queue=True if queued else None)["results"]
         return self.call("send", peer=to, data=encoded, app=app, queue=True if queued else None)
@@ -201,6 +210,15 @@ class Client:
         finally:
             if watcher is not None:
                 watcher.close()
+
+    def datagrams(self, app: str | None = None) -> Datagrams:
+        """A datagram socket of `app` (or the default app's) on a connection of
+        its own: `send(data, to)` many a second, and the datagrams that arrive,
+        as you iterate (see `peerd.datagrams.Datagrams`)."""
+        connection = _Connection(self.socket, None)
+        if app is not None:
+            connection.call("register", {"app": app, "info": _info(self._apps.get(app, {}))})
+        return Datagrams(connection, app)
 
     def channel(self, peer: str, app: str | None = None) -> Channel:
         """A message channel to `peer` (docs/control-protocol.md, "Message

@@ -149,3 +149,28 @@ def test_the_asyncio_client():
                 assert (await left.close())["state"] in ("closed", "reset")
                 right.close()
     asyncio.run(run())
+
+
+def test_unreliable_sends_arrive_as_datagrams():
+    with peerd.Client(ONE) as one, peerd.Client(TWO) as two:
+        host1 = next(p["id"] for p in two.peers() if p["name"] == "host1")
+        with two.datagrams() as incoming:
+            incoming.socket.settimeout(0.2)
+            got: list[dict] = []
+
+            def arrived():
+                # The path may still be probing just after the session came up.
+                result = one.send(b"cursor 10 20", "host2", mode="unreliable")
+                assert set(result) >= {"sent", "bytes"}
+                try:
+                    datagram = incoming.receive()
+                except TimeoutError:
+                    return False
+                got.append(datagram)
+                return True
+
+            eventually("a datagram crosses", arrived)
+            assert got[0]["data"] == b"cursor 10 20"
+            assert got[0]["peer"] == next(p["id"] for p in two.peers() if p["name"] == "host1") == host1
+        with pytest.raises(peerd.InvalidParams):
+            one.send(b"x" * 1201, "host2", mode="unreliable")

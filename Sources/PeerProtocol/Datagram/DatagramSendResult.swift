@@ -1,0 +1,16 @@
+/// The result of `datagram`: sent now, or dropped now (never queued).
+public struct DatagramSendResult: Codable, Sendable, Equatable {
+    /// Whether the kernel took it.
+    public var sent: Bool
+    /// Why not, when not (``DatagramDrop``'s raw value: `wouldBlock`, `sendFailed`, `noPath`).
+    public var dropped: String?
+    /// The data bytes.
+    public var bytes: Int
+
+    /// Creates the result.
+    public init(sent: Bool, dropped: String? = nil, bytes: Int) {
+        self.sent = sent
+        self.dropped = dropped
+        self.bytes = bytes
+    }
+}

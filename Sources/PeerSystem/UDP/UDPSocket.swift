@@ -1,0 +1,120 @@
+import Glibc
+
+/// A non-blocking UDP socket on all addresses, IPv4 and IPv6 (one
+/// `AF_INET6` socket with `IPV6_V6ONLY` off), or IPv4 only where the
+/// kernel has no IPv6: thin, typed `sendto` and `recvfrom`.
+public struct UDPSocket: Sendable {
+    /// What one `sendto` came to.
+    public enum SendOutcome: Sendable, Equatable {
+        /// The kernel took the datagram.
+        case sent
+        /// The socket's buffer is full (`EAGAIN`): the datagram is dropped.
+        case wouldBlock
+        /// Another error, with its errno (no route, unreachable, …).
+        case failed(Int32)
+    }
+
+    /// The descriptor, non-blocking.
+    public let descriptor: FileDescriptor
+    /// The bound port.
+    public let port: UInt16
+    /// Whether it also carries IPv6 (then IPv4 peers are mapped).
+    public let dualStack: Bool
+
+    /// Binds to `port`; when it is taken (`EADDRINUSE`) and `fallBack`,
+    /// to any free port instead.
+    public init(port: UInt16, fallBack: Bool = true) throws(SystemError) {
+        let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        var fd = socket(AF_INET6, flags, 0)
+        let dualStack = fd >= 0
+        if !dualStack {
+            guard errno == EAFNOSUPPORT else { throw SystemError("socket", errno: errno, context: "AF_INET6, SOCK_DGRAM") }
+            fd = try Syscall.call("socket", "AF_INET, SOCK_DGRAM") { socket(AF_INET, flags, 0) }
+        }
+        let descriptor = FileDescriptor(rawValue: fd)
+        do {
+            if dualStack {
+                var off: Int32 = 0
+                try Syscall.call("setsockopt", "IPV6_V6ONLY") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size)) }
+            }
+            do { try Self.bind(fd, port: port, dualStack: dualStack) } catch where error.errno == EADDRINUSE && fallBack && port != 0 {
+                try Self.bind(fd, port: 0, dualStack: dualStack)
+            }
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
+                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa throws(SystemError) in
+                    try Syscall.call("getsockname", "UDP") { getsockname(fd, sa, &length) }
+                }
+            }
+            self.port = DatagramAddress(storage: storage, length: length).port
+        } catch {
+            descriptor.close()
+            throw error
+        }
+        self.descriptor = descriptor
+        self.dualStack = dualStack
+    }
+
+    private static func bind(_ fd: Int32, port: UInt16, dualStack: Bool) throws(SystemError) {
+        if dualStack {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_any
+            try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
+                try Syscall.call("bind", "UDP [::]:\(port)") { Glibc.bind(fd, pointer, length) }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = INADDR_ANY
+            try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
+                try Syscall.call("bind", "UDP 0.0.0.0:\(port)") { Glibc.bind(fd, pointer, length) }
+            }
+        }
+    }
+
+    /// Sends `bytes` as one datagram to `address`, now or never.
+    public func send(_ bytes: UnsafeRawBufferPointer, to address: DatagramAddress) -> SendOutcome {
+        var storage = address.storage
+        while true {
+            let sent = withUnsafePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    sendto(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, address.length)
+                }
+            }
+            if sent >= 0 { return .sent }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK, ENOBUFS: return .wouldBlock
+            case let code: return .failed(code)
+            }
+        }
+    }
+
+    /// Reads one datagram into `buffer`: its length (a longer one is cut,
+    /// and said by a length past the buffer's) and where it came from;
+    /// nil when none waits. An error the socket reports from an earlier
+    /// send (`ECONNREFUSED` from an ICMP answer) is read as nothing.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: DatagramAddress)? {
+        while true {
+            var storage = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let count = withUnsafeMutablePointer(to: &storage) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT), $0, &length)
+                }
+            }
+            if count >= 0 { return (count, DatagramAddress(storage: storage, length: length)) }
+            switch errno {
+            case EINTR, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: continue
+            default: return nil
+            }
+        }
+    }
+
+    /// Closes the socket.
+    public func close() { descriptor.close() }
+}

@@ -1,0 +1,185 @@
+import FoundationEssentials
+import Glibc
+import PeerCore
+import PeerKit
+import PeerSystem
+import PeerTools
+
+/// The datagram path's probes (issue 26): a `datagrams` socket's round
+/// trips and rate, and a raw UDP ping-pong beside them.
+enum DatagramProbes {
+    /// Runs `body` with the `datagrams` socket (ours of a SEQPACKET pair)
+    /// until it returns, then ends it and gives the daemon's counts.
+    static func withDatagrams(socket: String, _ body: (Int32) -> Void) throws -> DatagramsResult {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+            throw ProbeError("socketpair: \(String(cString: strerror(errno)))")
+        }
+        let mine = fds[0], theirs = FileDescriptor(rawValue: fds[1])
+        var size: Int32 = 4 << 20
+        setsockopt(mine, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(mine, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let client = try ControlClient(path: socket)
+        client.responseTimeout = .seconds(600)
+        defer { close(mine) }
+        return try client.call(.datagrams, params: ControlParams(), descriptors: [theirs], sent: {
+            theirs.close()
+            body(mine)
+            shutdown(mine, Int32(SHUT_RDWR))
+        })
+    }
+
+    /// The peer's UUID as the daemon at `socket` knows it.
+    static func peerID(socket: String, peer: String) throws -> UUID {
+        try ControlClient(path: socket).call(.peer, params: ControlParams(peer: peer)).peer.id
+    }
+
+    /// Waits up to `seconds` for a record on `fd`: its length, or nil.
+    static func receive(_ fd: Int32, into buffer: inout [UInt8], seconds: Double) -> Int? {
+        var watch = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&watch, 1, Int32(seconds * 1000)) == 1 else { return nil }
+        let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return count > 0 ? count : nil
+    }
+
+    /// `dgram-echo SOCKET SECONDS`: sends each datagram back to its
+    /// sender, until nothing came for SECONDS.
+    static func echo(socket: String, idle: Int) throws {
+        let result = try withDatagrams(socket: socket) { fd in
+            say("ready")
+            var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
+            while let count = receive(fd, into: &buffer, seconds: Double(idle)),
+                  let record = DatagramRecord.parseReceived(Array(buffer[0..<count])) {
+                let reply = DatagramRecord.send(to: record.peer, record.data)
+                _ = reply.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            }
+        }
+        say("echoed=\(result.sent) lost=\(result.lost)")
+    }
+
+    /// `dgram-ping SOCKET PEER COUNT SIZE`: COUNT round trips of SIZE
+    /// bytes, each waiting at most 1 s (a lost one counts as lost, not as
+    /// a time); prints the quantiles in milliseconds and the losses.
+    static func ping(socket: String, peer: String, count: Int, size: Int) throws {
+        try pingUntil(socket: socket, peer: peer, count: count, stopFile: nil, size: size, every: 0)
+    }
+
+    /// `dgram-ping-until SOCKET PEER STOPFILE SIZE`: a round trip every
+    /// 20 ms until STOPFILE exists (beside bulk work).
+    static func pingUntil(socket: String, peer: String, stopFile: String, size: Int) throws {
+        try pingUntil(socket: socket, peer: peer, count: Int.max, stopFile: stopFile, size: size, every: 0.02)
+    }
+
+    private static func pingUntil(socket: String, peer: String, count: Int, stopFile: String?, size: Int, every: Double) throws {
+        let target = try peerID(socket: socket, peer: peer)
+        var times: [Double] = []
+        var lost = 0
+        _ = try withDatagrams(socket: socket) { fd in
+            say("ready")
+            var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
+            var sequence: UInt64 = 0
+            while times.count + lost < count, stopFile.map({ access($0, F_OK) != 0 }) ?? true {
+                sequence += 1
+                var data = withUnsafeBytes(of: sequence.bigEndian) { Array($0) }
+                data += [UInt8](repeating: 0x44, count: max(0, size - 8))
+                let record = DatagramRecord.send(to: target, data)
+                let start = Probes.monotonic()
+                _ = record.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+                var answered = false
+                while let got = receive(fd, into: &buffer, seconds: max(0, 1 - (Probes.monotonic() - start))),
+                      let reply = DatagramRecord.parseReceived(Array(buffer[0..<got])) {
+                    if reply.data.prefix(8).elementsEqual(data.prefix(8)) {
+                        answered = true
+                        break
+                    }
+                }
+                if answered { times.append((Probes.monotonic() - start) * 1000) } else { lost += 1 }
+                if every > 0 { usleep(useconds_t(every * 1_000_000)) }
+            }
+        }
+        let sorted = times.sorted()
+        say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) max=\(sorted.last ?? 0) count=\(sorted.count) lost=\(lost)")
+    }
+
+    /// `dgram-recv SOCKET SECONDS`: counts datagrams until nothing came for
+    /// SECONDS; prints how many, what was lost here, and the time from the
+    /// first to the last.
+    static func count(socket: String, idle: Int) throws {
+        var received = 0
+        var first = 0.0, last = 0.0
+        let result = try withDatagrams(socket: socket) { fd in
+            say("ready")
+            var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
+            while receive(fd, into: &buffer, seconds: Double(idle)) != nil {
+                if received == 0 { first = Probes.monotonic() }
+                received += 1
+                last = Probes.monotonic()
+            }
+        }
+        say("received=\(received) lost=\(result.lost) first=\(first) last=\(last)")
+    }
+
+    /// `dgram-send SOCKET PEER COUNT SIZE`: COUNT datagrams of SIZE bytes
+    /// as fast as the socket to the daemon takes them (it blocks when full:
+    /// the daemon drops at the UDP socket, not here); prints the start and
+    /// the daemon's counts.
+    static func blast(socket: String, peer: String, count: Int, size: Int) throws {
+        let target = try peerID(socket: socket, peer: peer)
+        let record = DatagramRecord.send(to: target, [UInt8](repeating: 0x55, count: size))
+        var start = 0.0
+        let result = try withDatagrams(socket: socket) { fd in
+            start = Probes.monotonic()
+            for _ in 0..<count {
+                guard record.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) > 0 else { break }
+            }
+        }
+        say("start=\(start) sent=\(result.sent) refused=\(result.refused)")
+    }
+
+    /// `udp-echo-server PORT`: a raw UDP echo, the reference for the path.
+    static func udpEchoServer(port: UInt16) throws {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        guard bound == 0 else { throw ProbeError("bind UDP \(port): \(String(cString: strerror(errno)))") }
+        say("ready")
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        while true {
+            var from = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let count = buffer.withUnsafeMutableBytes { raw in
+                withUnsafeMutablePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { recvfrom(fd, raw.baseAddress, raw.count, 0, $0, &length) } }
+            }
+            guard count > 0 else { continue }
+            _ = buffer.withUnsafeBytes { raw in
+                withUnsafePointer(to: &from) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, raw.baseAddress, count, 0, $0, length) } }
+            }
+        }
+    }
+
+    /// `udp-ping HOST PORT COUNT SIZE`: raw UDP round trips.
+    static func udpPing(host: String, port: UInt16, count: Int, size: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1,
+              withUnsafePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0
+        else { throw ProbeError("UDP \(host):\(port): \(String(cString: strerror(errno)))") }
+        var times: [Double] = []
+        var lost = 0
+        let payload = [UInt8](repeating: 0x66, count: size)
+        var buffer = [UInt8](repeating: 0, count: 2048)
+        for _ in 0..<count {
+            let start = Probes.monotonic()
+            _ = payload.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+            if receive(fd, into: &buffer, seconds: 1) != nil { times.append((Probes.monotonic() - start) * 1000) } else { lost += 1 }
+        }
+        let sorted = times.sorted()
+        say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) max=\(sorted.last ?? 0) count=\(sorted.count) lost=\(lost)")
+    }
+
+    private static func say(_ words: String) { Probes.say(words) }
+}
