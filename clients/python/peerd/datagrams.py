@@ -23,10 +23,11 @@ def record(peer: str, data: bytes) -> bytes:
 
 
 def parse(raw: bytes) -> dict[str, Any] | None:
-    """A record peerd wrote: `{"peer", "data": bytes, "lost"}`, or None when it is not one."""
+    """A record peerd wrote: `{"peer", "data": bytes, "lost"}`, or None when it is not one.
+    `peer` is spelled as the daemon's rows spell `id` (upper case), so the two compare equal."""
     if len(raw) < _RECEIVED_HEADER or raw[0] != 1:
         return None
-    return {"peer": str(uuid.UUID(bytes=raw[1:17])), "data": raw[21:], "lost": int.from_bytes(raw[17:21], "big")}
+    return {"peer": str(uuid.UUID(bytes=raw[1:17])).upper(), "data": raw[21:], "lost": int.from_bytes(raw[17:21], "big")}
 
 
 class Datagrams:

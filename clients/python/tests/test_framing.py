@@ -121,3 +121,13 @@ def test_the_asyncio_client_reports_a_reset_as_a_transport_error():
 
     asyncio.run(call())
     thread.join(5)
+
+
+def test_datagram_records_are_pinned():
+    from peerd.datagrams import parse, record
+    peer = "00112233-4455-6677-8899-aabbccddeeff"
+    assert record(peer, b"hi") == bytes.fromhex("01" "00112233445566778899aabbccddeeff") + b"hi"
+    raw = bytes.fromhex("01" "00112233445566778899aabbccddeeff" "00000003") + b"yo"
+    assert parse(raw) == {"peer": peer.upper(), "data": b"yo", "lost": 3}
+    assert parse(raw[:20]) is None
+    assert parse(b"\x02" + raw[1:]) is None
