@@ -28,7 +28,7 @@ struct PeerctlRenderer {
         if let d = s.datagrams {
             let dropped = d.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             table.rows.append(["datagrams", (d.port.map { "UDP port \($0)" } ?? "none: \(d.error ?? "no socket")")
-                + "; sent \(d.sent), received \(d.received), junk \(d.junk)\(dropped.isEmpty ? "" : ", dropped: " + dropped); \(d.receivers) reader\(d.receivers == 1 ? "" : "s")"])
+                + "; sent \(d.sent), received \(d.received), junk \(d.junk), kernel dropped \(d.kernelDropped)\(dropped.isEmpty ? "" : ", dropped: " + dropped); \(d.receivers) reader\(d.receivers == 1 ? "" : "s")"])
         }
         return String(table.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
     }

@@ -31,12 +31,14 @@ final class DatagramBodyTests: XCTestCase {
         var out: [UInt8] = []
         DatagramBody.encodeData(app: try AppName("chat"), [1, 2, 3], into: &out)
         let framed = [0xEE] + out
-        XCTAssertEqual(try DatagramBody.parse(framed[1...]), .data(app: try AppName("chat"), bytes: [1, 2, 3][...]))
-        XCTAssertEqual(try DatagramBody.parse(DatagramBody.encodeProbe(7, reply: false)[...]), .probe(7))
-        XCTAssertEqual(try DatagramBody.parse(DatagramBody.encodeProbe(7, reply: true)[...]), .probeReply(7))
-        guard case .data(let app, let bytes) = try DatagramBody.parse([0x01, 0x00][...]) else { return XCTFail("empty data") }
-        XCTAssertTrue(app.isDefault)
-        XCTAssertTrue(bytes.isEmpty)
+        XCTAssertEqual(try DatagramBody.parse(framed[1...]), .data(app: try AppName("chat"), from: 7), "the slice's own indices")
+        XCTAssertEqual(Array(framed[7...]), [1, 2, 3])
+        XCTAssertEqual(try DatagramBody.parse(DatagramBody.encodeProbe(7, reply: false)), .probe(7))
+        XCTAssertEqual(try DatagramBody.parse(DatagramBody.encodeProbe(7, reply: true)), .probeReply(7))
+        XCTAssertEqual(try DatagramBody.parse([0x01, 0x00]), .data(app: .none, from: 2), "empty data of the default app")
+        let opened: [UInt8] = [0x01, 0x00, 0x68, 0x69]
+        XCTAssertEqual(try opened.withUnsafeBytes { raw throws(DatagramBody.ParseError) in try DatagramBody.parse(raw) }, .data(app: .none, from: 2),
+                       "read in the buffer it was opened in")
     }
 
     /// Each row: the body, and why it is dropped.
@@ -53,7 +55,7 @@ final class DatagramBodyTests: XCTestCase {
             ([0x00], .unknownKind(0x00)),
         ]
         for (bytes, expected) in rows {
-            XCTAssertThrowsError(try DatagramBody.parse(bytes[...]), "\(bytes)") { XCTAssertEqual($0 as? DatagramBody.ParseError, expected, "\(bytes)") }
+            XCTAssertThrowsError(try DatagramBody.parse(bytes), "\(bytes)") { XCTAssertEqual($0 as? DatagramBody.ParseError, expected, "\(bytes)") }
         }
     }
 }

@@ -11,6 +11,10 @@ final class DatagramHeaderTests: XCTestCase {
         XCTAssertEqual(DatagramHeader.length, 13)
         XCTAssertEqual(DatagramHeader.dataKind, 0x01)
         XCTAssertEqual(DatagramHeader.maxPayload, 1_203)
+        var written = [UInt8](repeating: 0xEE, count: 14)
+        written.withUnsafeMutableBytes { header.write(into: $0) }
+        XCTAssertEqual(Array(written[0..<13]), header.encoded, "write and encoded agree")
+        XCTAssertEqual(written[13], 0xEE, "nothing past the header")
     }
 
     func testParseRoundTripsAndReadsFromASlice() throws {

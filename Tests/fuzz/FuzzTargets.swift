@@ -30,9 +30,9 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         }
         // The body, once opened, is the sender's: parsed from any bytes, a
         // data body encodes back to the bytes it came from.
-        if case .data(let app, let data)? = try? DatagramBody.parse(bytes[...]) {
+        if case .data(let app, let from)? = try? DatagramBody.parse(bytes) {
             var out: [UInt8] = []
-            DatagramBody.encodeData(app: app, data, into: &out)
+            DatagramBody.encodeData(app: app, bytes[from...], into: &out)
             guard out == Array(bytes) else { fatalError("a parsed data body encodes to other bytes") }
         }
         var window = DatagramReplayWindow()

@@ -11,8 +11,9 @@
 /// `up`, or `blocked`). Any other kind, a long app name, or a probe of
 /// the wrong length is dropped after it opened, and counted as malformed.
 public enum DatagramBody: Sendable, Equatable {
-    /// Data for `app`'s clients.
-    case data(app: AppName, bytes: ArraySlice<UInt8>)
+    /// Data for `app`'s clients: the data is the body from index `from`
+    /// on (read in place, never copied).
+    case data(app: AppName, from: Int)
     /// A probe, to be answered.
     case probe(UInt64)
     /// A probe's answer.
@@ -61,18 +62,21 @@ public enum DatagramBody: Sendable, Equatable {
         return out
     }
 
-    /// Reads an opened body.
-    public static func parse(_ body: ArraySlice<UInt8>) throws(ParseError) -> DatagramBody {
+    /// Reads an opened body (any bytes with integer indices: an array, a
+    /// slice, or the buffer it was opened in).
+    public static func parse<Bytes: RandomAccessCollection<UInt8>>(_ body: Bytes) throws(ParseError) -> DatagramBody where Bytes.Index == Int {
         guard let kind = body.first else { throw .tooShort(0) }
         let start = body.startIndex
         switch kind {
         case dataKind:
             guard body.count >= 2 else { throw .tooShort(body.count) }
             let length = Int(body[start + 1])
+            // The default app, the common case, costs no string.
+            if length == 0 { return .data(app: .none, from: start + 2) }
             guard body.count >= 2 + length else { throw .tooShort(body.count) }
             let text = String(decoding: body[(start + 2)..<(start + 2 + length)], as: UTF8.self)
             guard let app = try? AppName(text, allowDefault: true), app.text.utf8.count == length else { throw .badApp }
-            return .data(app: app, bytes: body[(start + 2 + length)...])
+            return .data(app: app, from: start + 2 + length)
         case probeKind, probeReplyKind:
             guard body.count >= 9 else { throw .tooShort(body.count) }
             guard body.count == 9 else { throw .trailingBytes(body.count - 9) }

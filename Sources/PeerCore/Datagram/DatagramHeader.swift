@@ -67,6 +67,15 @@ public struct DatagramHeader: Sendable, Equatable {
         return out
     }
 
+    /// Writes the 13 header bytes at the start of `buffer` (the send
+    /// path's: no allocation).
+    public func write(into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(buffer.count >= Self.length, "no room for a datagram header")
+        buffer[0] = Self.dataKind
+        for index in 0..<4 { buffer[1 + index] = UInt8(truncatingIfNeeded: receiverIndex >> (8 * UInt32(3 - index))) }
+        for index in 0..<8 { buffer[5 + index] = UInt8(truncatingIfNeeded: counter >> (8 * UInt64(7 - index))) }
+    }
+
     /// The AEAD nonce for ``counter``: 4 zero bytes, then the counter
     /// little-endian (Noise's ChaChaPoly nonce).
     public var nonce: [UInt8] {

@@ -38,6 +38,9 @@ public final class DatagramDesk {
     private var ended = DatagramCounters()
     /// Dropped before any crypto.
     private var junk: UInt64 = 0
+    /// Dropped by the kernel at the UDP socket, its buffer full (the
+    /// socket's own count, as the last datagram read said it).
+    private var kernelDropped: UInt32 = 0
     /// The sessions, by peer: the daemon's one table.
     private let sessions: SessionTable
     /// Each app's state with each peer.
@@ -169,7 +172,7 @@ public final class DatagramDesk {
         var all = ended
         for link in links.values { all.add(link.counters) }
         return DatagramStatus(port: socket.map { Int($0.port) }, error: socketError, sent: all.sent, received: all.received,
-                              dropped: all.droppedByName, junk: junk, receivers: receivers.count)
+                              dropped: all.droppedByName, junk: junk, kernelDropped: UInt64(kernelDropped), receivers: receivers.count)
     }
 
     // MARK: Sending
@@ -226,13 +229,16 @@ public final class DatagramDesk {
     /// Seals and sends one data datagram; nil when sent, or why it dropped.
     private func sendData(_ data: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) -> DatagramDrop? {
         // The body: kind, the app's name, the data (DatagramBody's layout).
-        let name = Array(app.text.utf8)
         let body = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[DatagramHeader.length...])
         body[0] = DatagramBody.dataKind
-        body[1] = UInt8(name.count)
-        name.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: body[2..<(2 + name.count)]).copyMemory(from: $0) }
-        if data.count > 0 { UnsafeMutableRawBufferPointer(rebasing: body[(2 + name.count)...]).copyMemory(from: data) }
-        return sealAndSend(count: 2 + name.count + data.count, on: link, to: link.address, counted: true)
+        var nameLength = 0
+        for byte in app.text.utf8 {
+            body[2 + nameLength] = byte
+            nameLength += 1
+        }
+        body[1] = UInt8(nameLength)
+        if data.count > 0 { UnsafeMutableRawBufferPointer(rebasing: body[(2 + nameLength)...]).copyMemory(from: data) }
+        return sealAndSend(count: 2 + nameLength + data.count, on: link, to: link.address, counted: true)
     }
 
     /// Seals a probe's `body` (copied after the header) and sends it to
@@ -258,8 +264,7 @@ public final class DatagramDesk {
         guard link.nextCounter < UInt64.max - 1 else { return .sendFailed }
         let counter = link.nextCounter
         link.nextCounter += 1
-        let header = DatagramHeader(receiverIndex: remoteIndex, counter: counter).encoded
-        header.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<DatagramHeader.length]).copyMemory(from: $0) }
+        DatagramHeader(receiverIndex: remoteIndex, counter: counter).write(into: sendBuffer)
         let total = DatagramHeader.length + count + DatagramHeader.tagLength
         let datagram = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<total])
         link.sendCipher.seal(datagram, counter: counter, count: count)
@@ -276,7 +281,8 @@ public final class DatagramDesk {
     private func readable() {
         guard let socket else { return }
         for _ in 0..<Self.readBatch {
-            guard let (count, source) = socket.receive(into: readBuffer) else { return }
+            guard let (count, source, dropped) = socket.receive(into: readBuffer) else { return }
+            if let dropped { kernelDropped = dropped }
             received(count: count, from: source)
         }
     }
@@ -299,9 +305,9 @@ public final class DatagramDesk {
         // cost a decryption each, but never use up the real peer's second.
         guard link.thisSecond < Self.maxPerPeerPerSecond else { return link.counters.drop(.rate) }
         link.thisSecond += 1
-        let bodyStart = DatagramHeader.length
-        let body = Array(UnsafeRawBufferPointer(rebasing: datagram[bodyStart..<(bodyStart + length)]))
-        guard let parsed = try? DatagramBody.parse(body[...]) else { return link.counters.drop(.malformed) }
+        // The body is read where it was opened: no copy.
+        let body = UnsafeRawBufferPointer(rebasing: datagram[DatagramHeader.length..<(DatagramHeader.length + length)])
+        guard let parsed = try? DatagramBody.parse(body) else { return link.counters.drop(.malformed) }
         switch parsed {
         case .probe(let id):
             // Answered where it came from: an address that changed still
@@ -310,26 +316,29 @@ public final class DatagramDesk {
             _ = reply.withUnsafeBytes { seal(UnsafeRawBufferPointer(rebasing: $0[...]), on: link, to: source) }
         case .probeReply(let id):
             if link.path.replied(id, now: clock.now()) { logPath(link) }
-        case .data(let app, let bytes):
+        case .data(let app, let from):
             link.counters.received += 1
-            deliver(bytes, app: app, on: link)
+            deliver(UnsafeRawBufferPointer(rebasing: body[from...]), app: app, on: link)
         }
     }
 
     /// Hands data of `app` to each of the app's clients taking datagrams.
-    private func deliver(_ bytes: ArraySlice<UInt8>, app: AppName, on link: DatagramLink) {
+    private func deliver(_ bytes: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) {
         guard let session = link.session, let peer = session.peerUUID, sessions.isCurrent(session),
               app.isDefault ? session.carriesDefault : appSessions.state(peer, app) == .connected else {
             return link.counters.drop(.noReceiver)
         }
-        let audience = receivers.values.filter { $0.app == app && !$0.finished }
-        guard !audience.isEmpty else { return link.counters.drop(.noReceiver) }
         // The record: its header, then the data, built once in the send
         // buffer (free again by now) for every client of the app.
         let total = DatagramRecord.receiveHeader + bytes.count
         let record = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<total])
-        bytes.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: record[DatagramRecord.receiveHeader...]).copyMemory(from: $0) }
-        for receiver in audience where !receiver.deliver(record, from: peer) { link.counters.drop(.slowReceiver) }
+        if !bytes.isEmpty { UnsafeMutableRawBufferPointer(rebasing: record[DatagramRecord.receiveHeader...]).copyMemory(from: bytes) }
+        var audience = 0
+        for receiver in receivers.values where receiver.app == app && !receiver.finished {
+            audience += 1
+            if !receiver.deliver(record, from: peer) { link.counters.drop(.slowReceiver) }
+        }
+        if audience == 0 { link.counters.drop(.noReceiver) }
     }
 
     // MARK: Clients

@@ -13,11 +13,16 @@ public struct DatagramStatus: Codable, Sendable, Equatable {
     /// Datagrams dropped before any crypto: too short or long, an unknown
     /// kind, or an index that names no session (junk, or a session gone).
     public var junk: UInt64
+    /// Datagrams the kernel dropped at the UDP socket because its buffer
+    /// was full (the daemon fell behind; `SO_RXQ_OVFL`).
+    public var kernelDropped: UInt64
     /// Client sockets taking datagrams now (`datagrams`).
     public var receivers: Int
 
     /// Creates the status.
-    public init(port: Int?, error: String? = nil, sent: UInt64, received: UInt64, dropped: [String: UInt64], junk: UInt64, receivers: Int) {
+    public init(port: Int?, error: String? = nil, sent: UInt64, received: UInt64, dropped: [String: UInt64], junk: UInt64, kernelDropped: UInt64 = 0,
+                receivers: Int) {
+        self.kernelDropped = kernelDropped
         self.port = port
         self.error = error
         self.sent = sent

@@ -37,6 +37,14 @@ public struct UDPSocket: Sendable {
                 var off: Int32 = 0
                 try Syscall.call("setsockopt", "IPV6_V6ONLY") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size)) }
             }
+            // Room for bursts (the kernel caps it at net.core.rmem_max and
+            // wmem_max), and the count of what a full buffer dropped
+            // (SO_RXQ_OVFL: said with each datagram read).
+            var size: Int32 = 4 << 20
+            var on: Int32 = 1
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+            _ = setsockopt(fd, SOL_SOCKET, Self.rxqOverflow, &on, socklen_t(MemoryLayout<Int32>.size))
             do { try Self.bind(fd, port: port, dualStack: dualStack) } catch where error.errno == EADDRINUSE && fallBack && port != 0 {
                 try Self.bind(fd, port: 0, dualStack: dualStack)
             }
@@ -94,20 +102,48 @@ public struct UDPSocket: Sendable {
         }
     }
 
+    /// `SO_RXQ_OVFL` (asm-generic/socket.h): each datagram read then says
+    /// how many the socket has dropped so far for want of room.
+    static let rxqOverflow: Int32 = 40
+
     /// Reads one datagram into `buffer`: its length (a longer one is cut,
-    /// and said by a length past the buffer's) and where it came from;
-    /// nil when none waits. An error the socket reports from an earlier
-    /// send (`ECONNREFUSED` from an ICMP answer) is read as nothing.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: DatagramAddress)? {
+    /// and said by a length past the buffer's), where it came from, and
+    /// how many datagrams the kernel has dropped at this socket so far
+    /// (its buffer was full; nil when the kernel did not say); nil when
+    /// none waits. An error the socket reports from an earlier send
+    /// (`ECONNREFUSED` from an ICMP answer) is read as nothing.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: DatagramAddress, kernelDropped: UInt32?)? {
         while true {
             var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            let count = withUnsafeMutablePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    recvfrom(descriptor.rawValue, buffer.baseAddress, buffer.count, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT), $0, &length)
+            // One cmsghdr (16 bytes) and its 4-byte count, aligned: 24.
+            var control: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+            let outcome = withUnsafeMutablePointer(to: &storage) { name in
+                withUnsafeMutablePointer(to: &vector) { iov in
+                    withUnsafeMutableBytes(of: &control) { controlBytes -> (Int, socklen_t, Int) in
+                        var message = msghdr()
+                        message.msg_name = UnsafeMutableRawPointer(name)
+                        message.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
+                        message.msg_iov = iov
+                        message.msg_iovlen = 1
+                        message.msg_control = controlBytes.baseAddress
+                        message.msg_controllen = controlBytes.count
+                        let count = recvmsg(descriptor.rawValue, &message, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
+                        return (count, message.msg_namelen, message.msg_controllen)
+                    }
                 }
             }
-            if count >= 0 { return (count, DatagramAddress(storage: storage, length: length)) }
+            let (count, nameLength, controlLength) = outcome
+            if count >= 0 {
+                var dropped: UInt32?
+                withUnsafeBytes(of: control) { raw in
+                    // cmsg_len (size_t), cmsg_level, cmsg_type (Int32 each), then the data.
+                    guard controlLength >= 20, raw.load(fromByteOffset: 8, as: Int32.self) == SOL_SOCKET,
+                          raw.load(fromByteOffset: 12, as: Int32.self) == Self.rxqOverflow else { return }
+                    dropped = raw.load(fromByteOffset: 16, as: UInt32.self)
+                }
+                return (count, DatagramAddress(storage: storage, length: nameLength), dropped)
+            }
             switch errno {
             case EINTR, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: continue
             default: return nil
