@@ -8,8 +8,9 @@ import PeerCore
 ///
 /// The key lives in memory of its own, wiped when the last reference goes:
 /// the session ended, and with it the path. A class, so no copy of the
-/// key is ever made by passing it around.
-public final class DatagramCipher {
+/// key is ever made by passing it around. `@unchecked Sendable` is safe:
+/// the key never changes after init, and seal and open only read it.
+public final class DatagramCipher: @unchecked Sendable {
     private let key: UnsafeMutableRawBufferPointer
 
     /// A cipher over `key` (32 bytes), which is wiped here once copied.

@@ -4,16 +4,36 @@ import PeerSystem
 
 /// One session's datagram path (docs/protocol.md §11): its two ciphers,
 /// the index this host chose for it, what the peer said of its side, the
-/// send counter, the replay window, the probes' verdict and the counts.
-/// It ends with the session; its ciphers then wipe their keys.
-@MainActor
+/// send counter, the replay window, the probes' verdict, the counts, and
+/// what the session layer last said of its peer (``DatagramLink/Audience``).
+/// It lives on the ``DatagramEngine``'s queue alone and ends with the
+/// session; its ciphers then wipe their keys.
 final class DatagramLink {
+    /// Who may receive what the link brings, as the session layer last
+    /// said (``DatagramDesk`` refreshes it when the session changes and
+    /// every second): the engine's queue never reads the main actor's state.
+    struct Audience: Sendable, Equatable {
+        /// The peer's row, once adopted.
+        var peer: UUID?
+        /// Whether the session is its peer's current one.
+        var current = false
+        /// Whether it carries the default app.
+        var carriesDefault = false
+        /// The apps connected with the peer.
+        var apps: Set<AppName> = []
+
+        /// Whether datagrams of `app` may be delivered, or sent.
+        func admits(_ app: AppName) -> Bool {
+            peer != nil && current && (app.isDefault ? carriesDefault : apps.contains(app))
+        }
+    }
+
     /// The index every datagram to this host for the session carries.
     let localIndex: UInt32
-    /// The session, while it lasts (the desk removes the link as it ends).
-    private(set) weak var session: PeerSession?
-    /// The session's number, for logs and the desk's table.
+    /// The session's number, for logs and the engine's table.
     let sessionNumber: Int
+    /// The peer's id, for logs.
+    let name: String
     /// Seals what goes to the peer.
     let sendCipher: DatagramCipher
     /// Opens what comes from it.
@@ -34,12 +54,15 @@ final class DatagramLink {
     var counters = DatagramCounters()
     /// Datagrams taken from the peer in the current second (the per-peer bound).
     var thisSecond = 0
+    /// Who may receive.
+    var audience = Audience()
 
-    /// A link for `session` under `index`, with the ciphers its handshake made.
-    init(index: UInt32, session: PeerSession, ciphers: (send: DatagramCipher, receive: DatagramCipher)) {
+    /// A link under `index` for session `sessionNumber` with the peer
+    /// `name`, with the ciphers its handshake made.
+    init(index: UInt32, sessionNumber: Int, name: String, ciphers: (send: DatagramCipher, receive: DatagramCipher)) {
         localIndex = index
-        self.session = session
-        sessionNumber = session.number
+        self.sessionNumber = sessionNumber
+        self.name = name
         sendCipher = ciphers.send
         receiveCipher = ciphers.receive
     }

@@ -1,3 +1,4 @@
+import Dispatch
 import FoundationEssentials
 import Glibc
 import PeerCore
@@ -7,46 +8,57 @@ import PeerSystem
 /// "Datagrams"): a `SOCK_SEQPACKET` socket on which each record is one
 /// datagram (``DatagramRecord``). The client writes datagrams to send;
 /// the daemon writes the datagrams of the client's app that arrive.
+/// It lives on the ``DatagramEngine``'s queue: its reads are that queue's
+/// read source, so a busy main actor never delays a datagram.
+/// `@unchecked Sendable` is safe: every use is on that one serial queue.
 ///
 /// Writing to the client never waits: a record its full socket does not
 /// take is lost, counted, and said in the next record's `lost`. So a slow
 /// client loses datagrams; it never holds anything back, never grows
 /// the daemon's memory, and is never dropped for it.
-@MainActor
-final class DatagramReceiver {
+final class DatagramReceiver: @unchecked Sendable {
     /// The app whose datagrams it takes (and sends).
     let app: AppName
     /// What went through it.
     private(set) var result = DatagramsResult()
     /// Lost since the last record written.
     private var lostSinceLast: UInt64 = 0
-    private var channel: PollChannel!
+    private let descriptor: FileDescriptor
+    private var source: (any DispatchSourceRead)?
     private let answer: @MainActor (ControlReply) -> Void
     /// Sends one record the client wrote; true when it went (given at init).
-    private let sendRecord: @MainActor (UnsafeRawBufferPointer, AppName) -> Bool
+    private let sendRecord: (UnsafeRawBufferPointer, AppName) -> Bool
     /// Told once it is over (given at init).
-    private let onFinished: @MainActor (DatagramReceiver) -> Void
+    private let onFinished: (DatagramReceiver) -> Void
     /// Whether it is over.
     private(set) var finished = false
+    /// The engine's queue, which reads it.
+    private let queue: DispatchQueue
+    /// Whether the last read took a whole batch (more may wait).
+    private var batchFull = false
     /// One record read at a time; a longer one is cut, and refused.
     private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: DatagramRecord.maxRecord + 1, alignment: 16)
 
     /// The most records read from the client at one wake-up, so the
-    /// sockets of peers and other clients get their turn.
+    /// peers' datagrams and other clients get their turn.
     static let readBatch = 256
 
-    /// Takes `descriptor` (non-blocking from here on) for `app`.
-    init(descriptor: FileDescriptor, app: AppName, answer: @escaping @MainActor (ControlReply) -> Void,
-         sendRecord: @escaping @MainActor (UnsafeRawBufferPointer, AppName) -> Bool,
-         onFinished: @escaping @MainActor (DatagramReceiver) -> Void) {
+    /// Takes `descriptor` for `app`, read on `queue` (the engine's).
+    init(descriptor: FileDescriptor, app: AppName, queue: DispatchQueue, answer: @escaping @MainActor (ControlReply) -> Void,
+         sendRecord: @escaping (UnsafeRawBufferPointer, AppName) -> Bool, onFinished: @escaping (DatagramReceiver) -> Void) {
         self.app = app
+        self.descriptor = descriptor
         self.answer = answer
         self.sendRecord = sendRecord
         self.onFinished = onFinished
-        channel = PollChannel(descriptor: descriptor, onReadable: { [weak self] in self?.readable() }, onWritable: {})
+        self.queue = queue
+        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
+        self.source = source
+        source.setEventHandler { [weak self] in self?.readable() }
+        source.resume()
     }
 
-    isolated deinit { readBuffer.deallocate() }
+    deinit { readBuffer.deallocate() }
 
     /// Whether `descriptor` is a `SOCK_SEQPACKET` socket (one record, one datagram).
     static func isSeqPacket(_ descriptor: FileDescriptor) -> Bool {
@@ -61,7 +73,7 @@ final class DatagramReceiver {
     func deliver(_ record: UnsafeMutableRawBufferPointer, from peer: UUID) -> Bool {
         guard !finished else { return false }
         DatagramRecord.writeReceived(from: peer, lost: lostSinceLast, into: record)
-        let written = send(channel.descriptor.rawValue, record.baseAddress, record.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+        let written = send(descriptor.rawValue, record.baseAddress, record.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
         guard written == record.count else {
             if written < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != ENOBUFS { finish() }
             lostSinceLast += 1
@@ -73,28 +85,38 @@ final class DatagramReceiver {
         return true
     }
 
-    /// Reads the client's records: each is a datagram to send.
+    /// Reads the client's records: each is a datagram to send. A full
+    /// batch goes on in a later turn of the queue (a read source fires on
+    /// new data, not on data left unread, so it must not wait for one).
     private func readable() {
+        defer { if !finished, batchFull { queue.async { [weak self] in self?.readable() } } }
+        batchFull = false
         for _ in 0..<Self.readBatch {
-            let count = recv(channel.descriptor.rawValue, readBuffer.baseAddress, readBuffer.count, Int32(MSG_DONTWAIT))
+            let count = recv(descriptor.rawValue, readBuffer.baseAddress, readBuffer.count, Int32(MSG_DONTWAIT))
             if count < 0 {
                 if errno == EINTR { continue }
                 if errno != EAGAIN, errno != EWOULDBLOCK { finish() }
                 return
             }
-            // End of stream: the client closed its end.
+            // End of stream: the client closed its end (records are never empty).
             guard count > 0 else { return finish() }
             let sent = count <= DatagramRecord.maxRecord && sendRecord(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), app)
             if sent { result.sent += 1 } else { result.refused += 1 }
         }
+        batchFull = true
     }
 
-    /// Ends it: the descriptor is closed and the request answered.
+    /// Ends it: the descriptor is closed and the request answered (on the
+    /// main actor, which owns the control connection).
     func finish() {
         guard !finished else { return }
         finished = true
-        channel.close()
-        answer(.answer(.datagrams, result))
+        let descriptor = descriptor
+        source?.setCancelHandler { descriptor.close() }
+        source?.cancel()
+        source = nil
+        let (answer, result) = (answer, result)
+        DispatchQueue.main.async { MainActor.assumeIsolated { answer(.answer(.datagrams, result)) } }
         onFinished(self)
     }
 }
