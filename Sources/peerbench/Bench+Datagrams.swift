@@ -22,6 +22,12 @@ extension Bench {
             Comparison(name: "datagram rate, 100 B, through a datagrams socket", unit: "msg/s", variants: [
                 ("peerd datagrams received", { self.datagramRate() }),
             ]),
+            Comparison(name: "datagrams to a client reading at half their rate: sent, less those read and those counted lost", unit: "count", variants: [
+                ("peerd", { self.slowDatagramReader() }),
+            ]),
+            Comparison(name: "datagram flood, 100,000 forged a second for 10 s: receiving peerd's private memory growth", unit: "MB", variants: [
+                ("peerd", { self.datagramFlood() }),
+            ]),
         ]
     }
 
@@ -78,6 +84,69 @@ extension Bench {
         note("datagrams of \(count) sent at full speed", "lost at the receiving client", "count", received["lost"].flatMap(Double.init))
         note("datagrams of \(count) sent at full speed", "refused by the sending daemon (its UDP socket full)", "count", sent["refused"].flatMap(Double.init))
         return got / (last - start)
+    }
+
+    /// 20,000 datagrams a second for 3 s to a client on host 2 that pauses
+    /// 100 µs after each (it reads at most about 10,000 a second): the
+    /// datagrams sent less those the client read and those the daemon
+    /// counted lost for it (0 when every drop is counted exactly), with the
+    /// counts and host 2's private memory growth noted beside.
+    func slowDatagramReader() -> Double? {
+        guard connect(), let before = ProcessStats.memory(self.peerd2)?.private else { return nil }
+        let output = directory + "/dgram-slow.out"
+        unlink(output)
+        guard let receiver = lab.start(2, [bin + "/peerbench", "probe", "dgram-recv", lab["SOCK2"], "2", "100"], output: output) else { return nil }
+        guard lab.waitReady(output) else {
+            kill(receiver, SIGTERM)
+            _ = Subprocess.wait(receiver)
+            return nil
+        }
+        let sent = BenchLab.words(lab.probe(1, ["dgram-pace", lab["SOCK1"], "host2", "20000", "3"]).output)
+        guard Subprocess.wait(receiver) == 0 else { return nil }
+        let after = ProcessStats.memory(self.peerd2)?.private
+        let words = BenchLab.words(BenchLab.read(output))
+        let figure = "datagrams to a client reading at half their rate"
+        note(figure, "sent", "count", sent["sent"].flatMap(Double.init))
+        note(figure, "read by the client", "count", words["received"].flatMap(Double.init))
+        note(figure, "lost, as the daemon counted", "count", words["lost"].flatMap(Double.init))
+        note(figure, "receiving peerd's private memory growth", "MB", after.map { ($0 - before) / 1e6 })
+        // The losses after the last record read are said only in the answer:
+        // the records' sum may be short of it by those.
+        note(figure, "lost, as the records said", "count", words["lostSaid"].flatMap(Double.init))
+        guard let total = sent["sent"].flatMap(Double.init), let counted = words["lost"].flatMap(Double.init),
+              let answered = words["answered"].flatMap(Double.init), let read = words["received"].flatMap(Double.init), answered == read else { return nil }
+        return total - read - counted
+    }
+
+    /// Forged datagrams at 100,000 a second for 10 s from host 1 at host
+    /// 2's UDP port, while real round trips go every 20 ms: host 2's
+    /// private memory growth (what the flood costs it), with the real
+    /// datagrams' p99 and losses and the flood's count noted beside.
+    func datagramFlood() -> Double? {
+        guard connect(), let peerd2 = ProcessStats.memory(self.peerd2)?.private else { return nil }
+        let status = { () -> DaemonStatus? in
+            let output = self.lab.run(2, [self.bin + "/peerctl", "--socket", self.lab["SOCK2"], "--json", "status"]).output
+            return try? JSONDecoder().decode(DaemonStatus.self, from: Data(output.utf8))
+        }
+        guard let port = status()?.datagrams?.port else { return nil }
+        let junkBefore = status()?.datagrams?.junk ?? 0
+        let pings = startDatagramPings()
+        let flood = lab.probe(1, ["udp-flood", lab["ADDR2"], String(port), "100000", "10"])
+        let after = ProcessStats.memory(self.peerd2)?.private
+        _ = Subprocess.run(["touch", directory + "/dgram-ping.stop"])
+        if let pinger = pings.pinger { _ = Subprocess.wait(pinger) }
+        if let echo = pings.echo {
+            kill(echo, SIGTERM)
+            _ = Subprocess.wait(echo)
+        }
+        let words = BenchLab.words(BenchLab.read(directory + "/dgram-ping.out"))
+        let sent = BenchLab.words(flood.output)["sent"].flatMap(Double.init)
+        note("datagram flood, 100,000 forged a second for 10 s", "forged datagrams sent", "count", sent)
+        note("datagram flood, 100,000 forged a second for 10 s", "counted as junk by peerd", "count", (status()?.datagrams?.junk).map { Double($0 - junkBefore) })
+        note("datagram flood, 100,000 forged a second for 10 s", "real round trips, p99", "ms", words["p99"].flatMap(Double.init))
+        note("datagram flood, 100,000 forged a second for 10 s", "real round trips lost", "count", words["lost"].flatMap(Double.init))
+        guard flood.status == 0, let after else { return nil }
+        return (after - peerd2) / 1e6
     }
 
     /// 100-byte datagram round trips every 20 ms from host 1 to an echo

@@ -101,22 +101,47 @@ enum DatagramProbes {
         say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) max=\(sorted.last ?? 0) count=\(sorted.count) lost=\(lost)")
     }
 
-    /// `dgram-recv SOCKET SECONDS`: counts datagrams until nothing came for
-    /// SECONDS; prints how many, what was lost here, and the time from the
-    /// first to the last.
-    static func count(socket: String, idle: Int) throws {
+    /// `dgram-recv SOCKET SECONDS [PAUSE_US]`: counts datagrams until
+    /// nothing came for SECONDS, pausing PAUSE_US after each (a slow
+    /// reader); prints how many, the losses the records said (`lostSaid`)
+    /// and the daemon's own count in its answer (`lost`), and the time from
+    /// the first to the last.
+    static func count(socket: String, idle: Int, pause: Int = 0) throws {
         var received = 0
+        var lostSaid: UInt64 = 0
         var first = 0.0, last = 0.0
         let result = try withDatagrams(socket: socket) { fd in
             say("ready")
             var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
-            while receive(fd, into: &buffer, seconds: Double(idle)) != nil {
+            while let count = receive(fd, into: &buffer, seconds: Double(idle)) {
                 if received == 0 { first = Probes.monotonic() }
                 received += 1
                 last = Probes.monotonic()
+                lostSaid += UInt64(DatagramRecord.parseReceived(Array(buffer[0..<count]))?.lost ?? 0)
+                if pause > 0 { usleep(useconds_t(pause)) }
             }
         }
-        say("received=\(received) lost=\(result.lost) first=\(first) last=\(last)")
+        say("received=\(received) lostSaid=\(lostSaid) lost=\(result.lost) answered=\(result.received) first=\(first) last=\(last)")
+    }
+
+    /// `dgram-pace SOCKET PEER RATE SECONDS`: datagrams of 100 bytes at
+    /// RATE a second for SECONDS; prints the daemon's counts.
+    static func pace(socket: String, peer: String, rate: Int, seconds: Int) throws {
+        let target = try peerID(socket: socket, peer: peer)
+        let record = DatagramRecord.send(to: target, [UInt8](repeating: 0x57, count: 100))
+        let result = try withDatagrams(socket: socket) { fd in
+            let start = Probes.monotonic()
+            var sent = 0
+            while Probes.monotonic() - start < Double(seconds) {
+                let due = Int((Probes.monotonic() - start) * Double(rate))
+                while sent < due {
+                    _ = record.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+                    sent += 1
+                }
+                usleep(1_000)
+            }
+        }
+        say("sent=\(result.sent) refused=\(result.refused)")
     }
 
     /// `dgram-send SOCKET PEER COUNT SIZE`: COUNT datagrams of SIZE bytes
@@ -179,6 +204,38 @@ enum DatagramProbes {
         }
         let sorted = times.sorted()
         say("median=\(BenchSummary.quantile(sorted, 0.5)) p99=\(BenchSummary.quantile(sorted, 0.99)) max=\(sorted.last ?? 0) count=\(sorted.count) lost=\(lost)")
+    }
+
+    /// `udp-flood HOST PORT RATE SECONDS`: forged datagrams (the right
+    /// kind and length, random index, counter and bytes) at RATE a second
+    /// for SECONDS: what an attacker on the link can send without a key.
+    static func udpFlood(host: String, port: UInt16, rate: Int, seconds: Int) throws {
+        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1,
+              withUnsafePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0
+        else { throw ProbeError("UDP \(host):\(port): \(String(cString: strerror(errno)))") }
+        var datagram = [UInt8](repeating: 0, count: DatagramHeader.length + 100 + DatagramHeader.tagLength)
+        var generator = SystemRandomNumberGenerator()
+        for index in datagram.indices { datagram[index] = UInt8.random(in: 0...255, using: &generator) }
+        datagram[0] = DatagramHeader.dataKind
+        let start = Probes.monotonic()
+        var sent = 0
+        while Probes.monotonic() - start < Double(seconds) {
+            // Paced per millisecond: RATE / 1000 each, then wait for the next.
+            let due = Int((Probes.monotonic() - start) * Double(rate))
+            while sent < due {
+                // A fresh random index and counter each (the body stays random from the start).
+                let word = generator.next()
+                for index in 0..<8 { datagram[1 + index] = UInt8(truncatingIfNeeded: word >> (8 * UInt64(index))) }
+                _ = datagram.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
+                sent += 1
+            }
+            usleep(1_000)
+        }
+        say("sent=\(sent) seconds=\(Probes.monotonic() - start)")
     }
 
     private static func say(_ words: String) { Probes.say(words) }

@@ -49,9 +49,11 @@ first makes channel-send and channel-recv act for that app):
   peerkit-echo SOCKET PEER COUNT        peerkit-pipe SOCKET PEER NAME TEXT
   peerkit-events SOCKET COUNT
   dgram-echo SOCKET IDLE_SECONDS        dgram-ping SOCKET PEER COUNT SIZE
-  dgram-recv SOCKET IDLE_SECONDS        dgram-send SOCKET PEER COUNT SIZE
+  dgram-recv SOCKET IDLE_SECONDS [PAUSE_US]
+  dgram-send SOCKET PEER COUNT SIZE     dgram-pace SOCKET PEER RATE SECONDS
   dgram-ping-until SOCKET PEER STOPFILE SIZE
   udp-echo-server PORT                  udp-ping HOST PORT COUNT SIZE
+  udp-flood HOST PORT RATE SECONDS
                                         (the peerkit-* probes: PeerKit against a daemon)
 """
 
@@ -113,9 +115,11 @@ func positive(_ option: String, _ text: String) -> Int {
     case "dgram-echo": try DatagramProbes.echo(socket: text(0), idle: int(1))
     case "dgram-ping": try DatagramProbes.ping(socket: text(0), peer: text(1), count: int(2), size: int(3))
     case "dgram-ping-until": try DatagramProbes.pingUntil(socket: text(0), peer: text(1), stopFile: text(2), size: int(3))
-    case "dgram-recv": try DatagramProbes.count(socket: text(0), idle: int(1))
+    case "dgram-recv": try DatagramProbes.count(socket: text(0), idle: int(1), pause: args.count > 2 ? int(2) : 0)
+    case "dgram-pace": try DatagramProbes.pace(socket: text(0), peer: text(1), rate: int(2), seconds: int(3))
     case "dgram-send": try DatagramProbes.blast(socket: text(0), peer: text(1), count: int(2), size: int(3))
     case "udp-echo-server": try DatagramProbes.udpEchoServer(port: UInt16(int(0)))
+    case "udp-flood": try DatagramProbes.udpFlood(host: text(0), port: UInt16(int(1)), rate: int(2), seconds: int(3))
     case "udp-ping": try DatagramProbes.udpPing(host: text(0), port: UInt16(int(1)), count: int(2), size: int(3))
     case "wait-found": try Probes.waitFound(socket: text(0), name: text(1))
     case "wait-peers": try ScaleProbes.waitPeers(socket: text(0), count: int(1), seconds: int(2))
