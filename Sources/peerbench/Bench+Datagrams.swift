@@ -133,13 +133,7 @@ extension Bench {
         let pings = startDatagramPings()
         let flood = lab.probe(1, ["udp-flood", lab["ADDR2"], String(port), "100000", "10"])
         let after = ProcessStats.memory(self.peerd2)?.private
-        _ = Subprocess.run(["touch", directory + "/dgram-ping.stop"])
-        if let pinger = pings.pinger { _ = Subprocess.wait(pinger) }
-        if let echo = pings.echo {
-            kill(echo, SIGTERM)
-            _ = Subprocess.wait(echo)
-        }
-        let words = BenchLab.words(BenchLab.read(directory + "/dgram-ping.out"))
+        let words = endDatagramPings(pings)
         let sent = BenchLab.words(flood.output)["sent"].flatMap(Double.init)
         note("datagram flood, 100,000 forged a second for 10 s", "forged datagrams sent", "count", sent)
         note("datagram flood, 100,000 forged a second for 10 s", "counted as junk by peerd", "count", (status()?.datagrams?.junk).map { Double($0 - junkBefore) })
@@ -163,15 +157,20 @@ extension Bench {
         return (pinger, echo)
     }
 
-    /// Stops the datagram round trips and notes their p99, worst and losses `during` the run.
-    func stopDatagramPings(_ pings: (pinger: pid_t?, echo: pid_t?), during: String) {
+    /// Stops the datagram round trips: what the pinger said.
+    private func endDatagramPings(_ pings: (pinger: pid_t?, echo: pid_t?)) -> [String: String] {
         _ = Subprocess.run(["touch", directory + "/dgram-ping.stop"])
         if let pinger = pings.pinger { _ = Subprocess.wait(pinger) }
         if let echo = pings.echo {
             kill(echo, SIGTERM)
             _ = Subprocess.wait(echo)
         }
-        let words = BenchLab.words(BenchLab.read(directory + "/dgram-ping.out"))
+        return BenchLab.words(BenchLab.read(directory + "/dgram-ping.out"))
+    }
+
+    /// Stops the datagram round trips and notes their p99, worst and losses `during` the run.
+    func stopDatagramPings(_ pings: (pinger: pid_t?, echo: pid_t?), during: String) {
+        let words = endDatagramPings(pings)
         note("round trip of 100 B during a \(bulkMiB) MiB \(during), p99", "peerd datagram, every 20 ms", "ms", words["p99"].flatMap(Double.init))
         note("worst round trip of 100 B during a \(bulkMiB) MiB \(during)", "peerd datagram, every 20 ms", "ms", words["max"].flatMap(Double.init))
         note("datagram round trips lost during a \(bulkMiB) MiB \(during)", "peerd datagram, every 20 ms", "count", words["lost"].flatMap(Double.init))

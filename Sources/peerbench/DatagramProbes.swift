@@ -11,14 +11,7 @@ enum DatagramProbes {
     /// Runs `body` with the `datagrams` socket (ours of a SEQPACKET pair)
     /// until it returns, then ends it and gives the daemon's counts.
     static func withDatagrams(socket: String, _ body: (Int32) -> Void) throws -> DatagramsResult {
-        var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
-            throw ProbeError("socketpair: \(String(cString: strerror(errno)))")
-        }
-        let mine = fds[0], theirs = FileDescriptor(rawValue: fds[1])
-        var size: Int32 = 4 << 20
-        setsockopt(mine, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(mine, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        let (mine, theirs) = try Probes.socketPair(Int32(SOCK_SEQPACKET.rawValue))
         let client = try ControlClient(path: socket)
         client.responseTimeout = .seconds(600)
         defer { close(mine) }
@@ -184,8 +177,8 @@ enum DatagramProbes {
         }
     }
 
-    /// `udp-ping HOST PORT COUNT SIZE`: raw UDP round trips.
-    static func udpPing(host: String, port: UInt16, count: Int, size: Int) throws {
+    /// A UDP socket connected to `host`:`port` (IPv4, as the lab's addresses are).
+    private static func udpSocket(connectedTo host: String, port: UInt16) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -193,6 +186,12 @@ enum DatagramProbes {
         guard inet_pton(AF_INET, host, &address.sin_addr) == 1,
               withUnsafePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0
         else { throw ProbeError("UDP \(host):\(port): \(String(cString: strerror(errno)))") }
+        return fd
+    }
+
+    /// `udp-ping HOST PORT COUNT SIZE`: raw UDP round trips.
+    static func udpPing(host: String, port: UInt16, count: Int, size: Int) throws {
+        let fd = try udpSocket(connectedTo: host, port: port)
         var times: [Double] = []
         var lost = 0
         let payload = [UInt8](repeating: 0x66, count: size)
@@ -210,13 +209,7 @@ enum DatagramProbes {
     /// kind and length, random index, counter and bytes) at RATE a second
     /// for SECONDS: what an attacker on the link can send without a key.
     static func udpFlood(host: String, port: UInt16, rate: Int, seconds: Int) throws {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = port.bigEndian
-        guard inet_pton(AF_INET, host, &address.sin_addr) == 1,
-              withUnsafePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }) == 0
-        else { throw ProbeError("UDP \(host):\(port): \(String(cString: strerror(errno)))") }
+        let fd = try udpSocket(connectedTo: host, port: port)
         var datagram = [UInt8](repeating: 0, count: DatagramHeader.length + 100 + DatagramHeader.tagLength)
         var generator = SystemRandomNumberGenerator()
         for index in datagram.indices { datagram[index] = UInt8.random(in: 0...255, using: &generator) }

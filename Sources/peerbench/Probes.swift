@@ -35,15 +35,21 @@ enum Probes {
     /// Opens a channel to `peer` through the daemon at `socket` (for `app`,
     /// registered first on the same connection, or the default app) and
     /// runs `body` on this end while it is open; returns the daemon's answer.
-    static func withChannel(socket: String, peer: String, app: String? = nil, _ body: (Int32) -> Void) throws -> ChannelInfo {
+    /// A Unix socket pair of `type` (stream or seqpacket) with 4 MiB buffers
+    /// on our end: ours, and the end that goes to peerd.
+    static func socketPair(_ type: Int32) throws -> (mine: Int32, theirs: FileDescriptor) {
         var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
+        guard socketpair(AF_UNIX, type | Int32(SOCK_CLOEXEC.rawValue), 0, &fds) == 0 else {
             throw ProbeError("socketpair: \(String(cString: strerror(errno)))")
         }
-        let mine = fds[0], theirs = FileDescriptor(rawValue: fds[1])
         var size: Int32 = 4 << 20
-        setsockopt(mine, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        setsockopt(mine, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        setsockopt(fds[0], SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        return (fds[0], FileDescriptor(rawValue: fds[1]))
+    }
+
+    static func withChannel(socket: String, peer: String, app: String? = nil, _ body: (Int32) -> Void) throws -> ChannelInfo {
+        let (mine, theirs) = try socketPair(Int32(SOCK_STREAM.rawValue))
         let client = try ControlClient(path: socket)
         client.responseTimeout = .seconds(600)
         defer { close(mine) }

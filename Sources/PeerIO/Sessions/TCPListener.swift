@@ -13,38 +13,13 @@ public struct TCPListener: Sendable {
 
     /// Binds to `port` (0: any free port) and listens.
     public init(port: UInt16, backlog: Int32 = 64) throws(SystemError) {
-        let streamFlags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        var fd = socket(AF_INET6, streamFlags, 0)
-        let dualStack = fd >= 0
-        if !dualStack {
-            guard errno == EAFNOSUPPORT else { throw SystemError("socket", errno: errno, context: "AF_INET6") }
-            fd = try Syscall.call("socket", "AF_INET") { socket(AF_INET, streamFlags, 0) }
-        }
-        let descriptor = FileDescriptor(rawValue: fd)
+        let (descriptor, dualStack) = try DualStackSocket.open(type: Int32(SOCK_STREAM.rawValue), what: "TCP")
         do {
             var on: Int32 = 1
-            var off: Int32 = 0
-            try Syscall.call("setsockopt", "SO_REUSEADDR") { setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) }
-            if dualStack {
-                try Syscall.call("setsockopt", "IPV6_V6ONLY") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size)) }
-                var address = sockaddr_in6()
-                address.sin6_family = sa_family_t(AF_INET6)
-                address.sin6_port = port.bigEndian
-                address.sin6_addr = in6addr_any
-                try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
-                    try Syscall.call("bind", "[::]:\(port)") { bind(fd, pointer, length) }
-                }
-            } else {
-                var address = sockaddr_in()
-                address.sin_family = sa_family_t(AF_INET)
-                address.sin_port = port.bigEndian
-                address.sin_addr.s_addr = INADDR_ANY
-                try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
-                    try Syscall.call("bind", "0.0.0.0:\(port)") { bind(fd, pointer, length) }
-                }
-            }
-            try Syscall.call("listen", "port \(port)") { listen(fd, backlog) }
-            self.port = try Self.boundPort(of: fd)
+            try Syscall.call("setsockopt", "SO_REUSEADDR") { setsockopt(descriptor.rawValue, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size)) }
+            try DualStackSocket.bind(descriptor, port: port, dualStack: dualStack, what: "TCP")
+            try Syscall.call("listen", "port \(port)") { listen(descriptor.rawValue, backlog) }
+            self.port = try DualStackSocket.boundPort(of: descriptor)
         } catch {
             descriptor.close()
             throw error
@@ -66,18 +41,4 @@ public struct TCPListener: Sendable {
 
     /// Closes the listener.
     public func close() { descriptor.close() }
-
-    private static func boundPort(of fd: Int32) throws(SystemError) -> UInt16 {
-        var storage = sockaddr_storage()
-        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-        _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
-            try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa throws(SystemError) in
-                try Syscall.call("getsockname") { getsockname(fd, sa, &length) }
-            }
-        }
-        if Int32(storage.ss_family) == AF_INET6 {
-            return withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in6.self).sin6_port.bigEndian }
-        }
-        return withUnsafeBytes(of: storage) { $0.load(as: sockaddr_in.self).sin_port.bigEndian }
-    }
 }

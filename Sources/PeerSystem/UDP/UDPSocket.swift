@@ -24,19 +24,9 @@ public struct UDPSocket: Sendable {
     /// Binds to `port`; when it is taken (`EADDRINUSE`) and `fallBack`,
     /// to any free port instead.
     public init(port: UInt16, fallBack: Bool = true) throws(SystemError) {
-        let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        var fd = socket(AF_INET6, flags, 0)
-        let dualStack = fd >= 0
-        if !dualStack {
-            guard errno == EAFNOSUPPORT else { throw SystemError("socket", errno: errno, context: "AF_INET6, SOCK_DGRAM") }
-            fd = try Syscall.call("socket", "AF_INET, SOCK_DGRAM") { socket(AF_INET, flags, 0) }
-        }
-        let descriptor = FileDescriptor(rawValue: fd)
+        let (descriptor, dualStack) = try DualStackSocket.open(type: Int32(SOCK_DGRAM.rawValue), what: "UDP")
+        let fd = descriptor.rawValue
         do {
-            if dualStack {
-                var off: Int32 = 0
-                try Syscall.call("setsockopt", "IPV6_V6ONLY") { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size)) }
-            }
             // Room for bursts (the kernel caps it at net.core.rmem_max and
             // wmem_max), and the count of what a full buffer dropped
             // (SO_RXQ_OVFL: said with each datagram read).
@@ -45,43 +35,16 @@ public struct UDPSocket: Sendable {
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(fd, SOL_SOCKET, Self.rxqOverflow, &on, socklen_t(MemoryLayout<Int32>.size))
-            do { try Self.bind(fd, port: port, dualStack: dualStack) } catch where error.errno == EADDRINUSE && fallBack && port != 0 {
-                try Self.bind(fd, port: 0, dualStack: dualStack)
+            do { try DualStackSocket.bind(descriptor, port: port, dualStack: dualStack, what: "UDP") } catch where error.errno == EADDRINUSE && fallBack && port != 0 {
+                try DualStackSocket.bind(descriptor, port: 0, dualStack: dualStack, what: "UDP")
             }
-            var storage = sockaddr_storage()
-            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
-            _ = try withUnsafeMutablePointer(to: &storage) { pointer throws(SystemError) in
-                try pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { sa throws(SystemError) in
-                    try Syscall.call("getsockname", "UDP") { getsockname(fd, sa, &length) }
-                }
-            }
-            self.port = DatagramAddress(storage: storage, length: length).port
+            self.port = try DualStackSocket.boundPort(of: descriptor)
         } catch {
             descriptor.close()
             throw error
         }
         self.descriptor = descriptor
         self.dualStack = dualStack
-    }
-
-    private static func bind(_ fd: Int32, port: UInt16, dualStack: Bool) throws(SystemError) {
-        if dualStack {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = port.bigEndian
-            address.sin6_addr = in6addr_any
-            try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
-                try Syscall.call("bind", "UDP [::]:\(port)") { Glibc.bind(fd, pointer, length) }
-            }
-        } else {
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = INADDR_ANY
-            try SocketAddress.withSockaddr(address) { pointer, length throws(SystemError) in
-                try Syscall.call("bind", "UDP 0.0.0.0:\(port)") { Glibc.bind(fd, pointer, length) }
-            }
-        }
     }
 
     /// Sends `bytes` as one datagram to `address`, now or never.
