@@ -21,10 +21,12 @@ extension PeerClient {
 
     /// One datagram to `peer`, sent now or dropped now. A peer whose release
     /// has no datagrams throws `unsupported`; a path UDP does not cross,
-    /// `unreachable`.
-    public func datagram(_ data: [UInt8], to peer: UUID, app: String? = nil) async throws(PeerError) -> DatagramSendResult {
+    /// `unreachable`, unless `fallback` carries it in the session then
+    /// (dropped rather than queued behind much; its result says `via`).
+    public func datagram(_ data: [UInt8], to peer: UUID, app: String? = nil, fallback: Bool = false) async throws(PeerError) -> DatagramSendResult {
         var params = ControlParams(peer: peer.uuidString.lowercased(), data: Data(data).base64EncodedString())
         params.app = app
+        params.fallback = fallback ? true : nil
         return try await requests.call(.datagram, params)
     }
 

@@ -124,8 +124,8 @@ struct PeerctlCommands {
             return try answerTransfer(.cancelTransfer, id: id, files: nil)
         case .pipe(let selector, let name):
             return try pipe(selector, name: name)
-        case .dgramSend(let selector, let text, let lines):
-            return try dgramSend(selector, text: text, lines: lines)
+        case .dgramSend(let selector, let text, let lines, let fallback):
+            return try dgramSend(selector, text: text, lines: lines, fallback: fallback)
         case .dgramRecv(let count):
             return try dgramRecv(count: count)
         case .add(let address, let context, let timeout, let wait):

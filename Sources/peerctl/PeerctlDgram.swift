@@ -9,11 +9,12 @@ import PeerSystem
 extension PeerctlCommands {
     /// One datagram through `datagram`, or each stdin line through a
     /// `datagrams` socket (`lines`).
-    func dgramSend(_ selector: String, text: String, lines: Bool) throws(ControlClientError) -> Int32 {
+    func dgramSend(_ selector: String, text: String, lines: Bool, fallback: Bool) throws(ControlClientError) -> Int32 {
         if lines { return try dgramSendLines(selector) }
         let data = text == "-" ? readStandardInput() : Array(text.utf8)
         var params = scoped(ControlParams(peer: selector))
         params.data = Data(data).base64EncodedString()
+        params.fallback = fallback ? true : nil
         let result = try client.call(.datagram, params: params)
         if json {
             emit(PeerctlRenderer.json(result))

@@ -60,7 +60,7 @@ final class PeerHelloTests: XCTestCase {
             (.bulk(.transferDone(flow)), [.files]), (.bulk(.streamOpen(flow, name: "x")), [.streams]),
             (.bulk(.streamEnd(flow)), [.streams]), (.bulk(.credit(flow, bytes: 1)), [.files, .streams]),
             (.bulk(.cancel(flow, reason: .cancelled, text: "")), [.files, .streams]),
-            (.datagramPath(index: 1, port: 2), [.datagrams]),
+            (.datagramPath(index: 1, port: 2), [.datagrams]), (.datagramFrame(app: "", data: [1]), [.datagrams]),
         ]
         let streamsOnly = PeerHello(release: "9", names: ["streams"])
         for (message, needed) in table {

@@ -13,6 +13,7 @@ final class WireCodecTests: XCTestCase {
             .ping(42), .pong(UInt64.max),
             .close(reason: .keepaliveLost, text: ""),
             .datagramPath(index: 0xDEAD_BEEF, port: 0), .datagramPath(index: 1, port: 65_535),
+            .datagramFrame(app: "", data: []), .datagramFrame(app: "chat", data: [UInt8](repeating: 7, count: 1_196)),
         ]
         for message in messages {
             XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
@@ -35,6 +36,8 @@ final class WireCodecTests: XCTestCase {
         // datagramPath (protocol.md §11): index u32, port u16.
         XCTAssertEqual(WireCodec.encode(.datagramPath(index: 0x0A0B_0C0D, port: 46_201)), [0x01, 0x30, 0x0A, 0x0B, 0x0C, 0x0D, 0xB4, 0x79])
         XCTAssertEqual(WireCodec.datagramPathType, 0x30)
+        XCTAssertEqual(WireCodec.encode(.datagramFrame(app: "chat", data: [0x68, 0x69])), [0x01, 0x31, 0x04, 0x63, 0x68, 0x61, 0x74, 0x68, 0x69])
+        XCTAssertEqual(WireCodec.datagramFrameType, 0x31)
     }
 
     func testMalformedInputIsATypedError() {
@@ -54,6 +57,9 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x04, 2], .unknownFlags("data flags", 2)),
             ([1, 0x30, 0, 0, 0, 1, 0], .truncated("datagramPath port")),
             ([1, 0x30, 0, 0, 0, 1, 0, 1, 9], .trailingBytes("message type 0x30")),
+            ([1, 0x31, 16] + [UInt8](repeating: 0x61, count: 16), .fieldTooLong("datagramFrame app", 16)),
+            ([1, 0x31, 0] + [UInt8](repeating: 0, count: 1_201), .fieldTooLong("datagramFrame data", 1_201)),
+            ([1, 0x31, 4, 0x61], .truncated("datagramFrame app")),
         ]
         for (bytes, expected) in cases {
             XCTAssertThrowsError(try WireCodec.decode(bytes), "\(bytes)") { XCTAssertEqual($0 as? WireError, expected, "\(bytes)") }

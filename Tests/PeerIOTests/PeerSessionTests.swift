@@ -53,6 +53,7 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
     func sessionCanSendBulk(_ session: PeerSession) {}
     func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) { datagramPaths.append((index, port)) }
+    func session(_ session: PeerSession, datagramFrame data: [UInt8], app: String) {}
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) { finished.append((reason, text)) }
 }
 

@@ -109,3 +109,34 @@ test_a_game_stream_of_datagrams_during_a_send_file() {
     [ "$got" -ge 1620 ] || fail "only $got of 1800 datagrams arrived"
     ! grep -q "send-file failed" "$LAB_DIR/transfers.out" || fail "a send-file failed: $(cat "$LAB_DIR/transfers.out")"
 }
+
+# UDP blocked between the hosts (nftables on host 2, before the session):
+# both paths end `blocked` within seconds, a datagram is refused as
+# unreachable and never moved onto the session by itself, doctor names
+# the ports, and `--fallback` carries it in the session on request.
+test_a_blocked_datagram_path_says_so_and_falls_back_only_on_request() {
+    two_peers
+    local port; port=$(json 2 status | jq .datagrams.port)
+    lab_exec 2 nft add table inet filter
+    lab_exec 2 nft add chain inet filter input '{ type filter hook input priority 0; policy accept; }'
+    lab_exec 2 nft add rule inet filter input udp dport "$port" drop
+    connect_peers
+    lab_wait_for 10 datagram_path_is 1 host2 blocked || fail "host1's path is not blocked: $(datagram_row 1 host2)"
+    lab_wait_for 10 datagram_path_is 2 host1 blocked || fail "host2's path is not blocked: $(datagram_row 2 host1)"
+    local out rc
+    out=$(ctl 1 dgram send host2 "over udp" 2>&1); rc=$?
+    expect_eq "$rc" 1 "a datagram on a blocked path"
+    echo "$out" | grep -q "unreachable" || fail "the blocked send's error code: $out"
+    echo "$out" | grep -q "do not cross between this host and 'host2'" || fail "the blocked send's words: $out"
+    ctl 1 doctor host2 >"$LAB_DIR/doctor.out" 2>&1
+    grep -q "datagrams do not cross between this host and 'host2'" "$LAB_DIR/doctor.out" || fail "doctor: $(cat "$LAB_DIR/doctor.out")"
+    grep -q "let UDP port $port on 'host2'" "$LAB_DIR/doctor.out" || fail "doctor's fix: $(grep -A3 datagrams "$LAB_DIR/doctor.out")"
+    lab_spawn 2 "$LAB_DIR/recv2.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json dgram recv --count 1
+    local reader=$LAB_PID
+    lab_wait_for 5 datagram_readers_are 2 1 || fail "dgram recv did not open its socket"
+    out=$(json 1 dgram send --fallback host2 "in the session") || fail "a fallback datagram: $out"
+    expect_eq "$(echo "$out" | jq -r '"\(.sent) \(.via)"')" "true session" "the fallback's result"
+    lab_wait_for 5 sh -c "! kill -0 $reader 2>/dev/null" || fail "the fallback datagram did not arrive"
+    expect_eq "$(jq -r '.data | @base64d' "$LAB_DIR/recv2.jsonl")" "in the session" "what host2 got"
+    expect_eq "$(peer_state 1 host2)" connected "the session after it all"
+}

@@ -28,6 +28,8 @@ public enum InboundRoute: Sendable, Equatable {
     case app(AppMessage)
     /// Where the peer takes datagrams for this session (`datagramPath`).
     case datagramPath(index: UInt32, port: UInt16)
+    /// A datagram the peer carried in the session (`datagramFrame`).
+    case datagramFrame(app: String, data: [UInt8])
     /// Not allowed now: the session ends with these words.
     case violation(String)
 
@@ -59,6 +61,9 @@ public enum InboundRoute: Sendable, Equatable {
         case .datagramPath(let index, let port):
             guard canSendData else { return .violation("a datagramPath outside an accepted session") }
             return .datagramPath(index: index, port: port)
+        case .datagramFrame(let app, let data):
+            guard canSendData else { return .violation("a datagramFrame outside an accepted session") }
+            return .datagramFrame(app: app, data: data)
         case .bulk(let bulk):
             if let violation = bulkViolation(canSendData: canSendData) { return .violation(violation) }
             return .bulk(bulk)

@@ -359,6 +359,7 @@ public struct SessionLifecycle: Sendable {
         case .bulk: return "transfer or stream message"
         case .app: return "app message"
         case .datagramPath: return "datagramPath"
+        case .datagramFrame: return "datagramFrame"
         }
     }
 }

@@ -22,6 +22,7 @@
 /// | 0x10–0x1B | bulk   | ``BulkCodec`` (transfers and streams) |
 /// | 0x20–0x2A | app    | ``AppCodec`` (apps; feature `apps`) |
 /// | 0x30 | datagramPath | index u32, port u16 (feature `datagrams`) |
+/// | 0x31 | datagramFrame | app_len u8, app, data (feature `datagrams`) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -40,6 +41,8 @@ public enum WireCodec {
     public static let maxText = 1024
     /// The type of `datagramPath` (feature `datagrams`).
     public static let datagramPathType: UInt8 = 0x30
+    /// The type of `datagramFrame` (feature `datagrams`).
+    public static let datagramFrameType: UInt8 = 0x31
 
     /// Encodes a message.
     public static func encode(_ message: WireMessage) -> [UInt8] {
@@ -116,6 +119,12 @@ public enum WireCodec {
             out.append(datagramPathType)
             appendU32(index, to: &out)
             appendU16(port, to: &out)
+        case .datagramFrame(let app, let data):
+            let name = Array(app.utf8.prefix(AppName.maxLength))
+            out.append(datagramFrameType)
+            out.append(UInt8(name.count))
+            out += name
+            out += data.prefix(DatagramBody.maxData - name.count)
         }
         return out
     }
@@ -191,6 +200,13 @@ public enum WireCodec {
             message = .app(try AppCodec.decodeBody(type: type, &reader))
         case datagramPathType:
             message = .datagramPath(index: try reader.u32("datagramPath index"), port: try reader.u16("datagramPath port"))
+        case datagramFrameType:
+            let length = Int(try reader.u8("datagramFrame app length"))
+            guard length <= AppName.maxLength else { throw .fieldTooLong("datagramFrame app", length) }
+            let app = try reader.text(length, "datagramFrame app")
+            let data = reader.rest()
+            guard data.count <= DatagramBody.maxData - length else { throw .fieldTooLong("datagramFrame data", data.count) }
+            message = .datagramFrame(app: app, data: data)
         default:
             throw .unknownType(type)
         }

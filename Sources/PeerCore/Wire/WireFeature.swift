@@ -48,7 +48,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .invite(_, _, _, _, let app): app.isEmpty ? [] : [.apps]
         case .bulk(let bulk): needed(for: bulk)
         case .app: [.apps]
-        case .datagramPath: [.datagrams]
+        case .datagramPath, .datagramFrame: [.datagrams]
         case .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
              .pairReject, .unpair, .ack:
             []

@@ -49,4 +49,8 @@ public enum WireMessage: Equatable, Sendable {
     /// the session, which every datagram to it carries, and its UDP port
     /// (0: it has no datagram path).
     case datagramPath(index: UInt32, port: UInt16)
+    /// A datagram carried in the session (type 0x31, feature `datagrams`,
+    /// docs/protocol.md §11, "In the session"): only when the sender's
+    /// client asked for it, and dropped rather than queued behind much.
+    case datagramFrame(app: String, data: [UInt8])
 }

@@ -27,7 +27,7 @@ extension ControlRouter {
         switch target {
         case .success((let app, let peer)):
             return .from(.datagram, datagramData(params, app: app).flatMap { data in
-                data.withUnsafeBytes { datagrams.send(to: peer, app: app, $0) }
+                data.withUnsafeBytes { datagrams.send(to: peer, app: app, $0, fallback: params.fallback ?? false) }
             })
         case .failure(let error):
             return .error(error)

@@ -235,6 +235,11 @@ extension SessionDirector {
         datagrams.session(session, datagramPath: index, port: port)
     }
 
+    /// A datagram carried in the session: the datagram path's clients get it.
+    public func session(_ session: PeerSession, datagramFrame data: [UInt8], app: String) {
+        datagrams.session(session, datagramFrame: data, app: app)
+    }
+
     /// Transfers and streams are the data plane's.
     public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }

@@ -81,6 +81,19 @@ public final class DatagramDesk {
         }
     }
 
+    /// A datagram the peer carried in the session: its clients get it, as
+    /// if it had come over UDP (the link's counts and audience).
+    public func session(_ session: PeerSession, datagramFrame data: [UInt8], app text: String) {
+        let number = session.number
+        let app = (try? AppName(text, allowDefault: true)) ?? nil
+        engine.sync { engine in
+            guard let link = engine.link(ofSession: number) else { return }
+            guard let app else { return link.counters.drop(.malformed) }
+            link.counters.received += 1
+            data.withUnsafeBytes { engine.deliver($0, app: app, on: link) }
+        }
+    }
+
     /// The session ended: its link goes, and its keys with it.
     public func sessionDown(_ session: PeerSession) {
         let number = session.number
@@ -148,8 +161,10 @@ public final class DatagramDesk {
 
     /// Sends `data` of `app` to `peer` now, or says why it cannot go. The
     /// caller checked that the client holds the app, and the size
-    /// (``DatagramBody/maxData(for:)``).
-    public func send(to peer: PeerSnapshot, app: AppName, _ data: UnsafeRawBufferPointer) -> Result<DatagramSendResult, ControlError> {
+    /// (``DatagramBody/maxData(for:)``). With `fallback`, a datagram that
+    /// cannot go over UDP (the path not up) goes in the session instead,
+    /// dropped rather than queued behind much (``PeerSession/sendDatagramFrame(app:data:)``).
+    public func send(to peer: PeerSnapshot, app: AppName, _ data: UnsafeRawBufferPointer, fallback: Bool = false) -> Result<DatagramSendResult, ControlError> {
         guard let session = sessions[peer.id], session.isConnected else {
             return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first"))
         }
@@ -162,22 +177,31 @@ public final class DatagramDesk {
         guard session.speaksDatagrams else {
             return .failure(.unsupported(.datagrams, peer: peer.name, release: session.remoteHello?.release ?? PeerHello.silentRelease))
         }
-        guard engine.socket != nil else {
-            return .failure(ControlError(.unreachable, "this host has no datagram socket (\(socketError ?? "not opened")); see peerctl status"))
+        let number = session.number
+        let state: DatagramPath.State? = link(for: session) == nil ? nil : engine.sync { $0.link(ofSession: number)?.path.state }
+        if fallback, engine.socket == nil || state != .up {
+            let sent = session.sendDatagramFrame(app: app, data: Array(data))
+            engine.sync { engine in
+                guard let link = engine.link(ofSession: number) else { return }
+                if sent { link.counters.sent += 1 } else { link.counters.drop(.wouldBlock) }
+            }
+            return .success(DatagramSendResult(sent: sent, dropped: sent ? nil : DatagramDrop.wouldBlock.rawValue, bytes: data.count, via: "session"))
         }
-        guard link(for: session) != nil else {
+        guard engine.socket != nil else {
+            return .failure(ControlError(.unreachable, "this host has no datagram socket (\(socketError ?? "not opened")); see peerctl status, or send with fallback to carry it in the session"))
+        }
+        guard state != nil else {
             return .failure(ControlError(.notConnected, "the session with '\(peer.name)' carries no datagrams"))
         }
-        let number = session.number
         let outcome: Result<DatagramDrop?, ControlError> = engine.sync { engine in
             guard let link = engine.link(ofSession: number) else {
                 return .failure(ControlError(.notConnected, "the session with '\(peer.name)' carries no datagrams"))
             }
             switch link.path.state {
             case .off:
-                return .failure(ControlError(.unreachable, "'\(peer.name)' has no datagram socket; its log says why"))
+                return .failure(ControlError(.unreachable, "'\(peer.name)' has no datagram socket (its log says why); send with fallback to carry it in the session"))
             case .blocked:
-                return .failure(ControlError(.unreachable, "datagrams do not cross between this host and '\(peer.name)': no probe was answered (is UDP port \(link.remotePort ?? 0) blocked?); see peerctl doctor \(peer.name)"))
+                return .failure(ControlError(.unreachable, "datagrams do not cross between this host and '\(peer.name)': no probe was answered (is UDP port \(link.remotePort ?? 0) blocked?); see peerctl doctor \(peer.name), or send with fallback to carry it in the session"))
             case .waiting:
                 link.counters.drop(.noPath)
                 return .success(.noPath)
@@ -185,7 +209,7 @@ public final class DatagramDesk {
                 return .success(engine.sendData(data, app: app, on: link))
             }
         }
-        return outcome.map { dropped in DatagramSendResult(sent: dropped == nil, dropped: dropped?.rawValue, bytes: data.count) }
+        return outcome.map { dropped in DatagramSendResult(sent: dropped == nil, dropped: dropped?.rawValue, bytes: data.count, via: "udp") }
     }
 
     // MARK: Clients

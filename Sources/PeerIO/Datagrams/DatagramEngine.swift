@@ -269,7 +269,7 @@ final class DatagramEngine: @unchecked Sendable {
     }
 
     /// Hands data of `app` to each of the app's clients taking datagrams.
-    private func deliver(_ bytes: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) {
+    func deliver(_ bytes: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) {
         guard link.audience.admits(app), let peer = link.audience.peer else { return link.counters.drop(.noReceiver) }
         // The record: its header, then the data, built once in the send
         // buffer (free again by now) for every client of the app.

@@ -20,6 +20,20 @@ extension PeerSession {
         transmit(.datagramPath(index: index, port: port))
     }
 
+    /// The most bytes waiting to be written for a datagram carried in the
+    /// session to go: beyond, it is dropped rather than queued behind them.
+    public static let datagramFrameRoom = 64 * 1024
+
+    /// Carries a datagram in the session (`datagramFrame`), when the peer
+    /// speaks datagrams and at most ``datagramFrameRoom`` bytes wait to be
+    /// written; false when it was dropped (it waits behind what is queued
+    /// at most, never behind more).
+    public func sendDatagramFrame(app: AppName, data: [UInt8]) -> Bool {
+        guard speaksDatagrams, isConnected, queuedBytes <= Self.datagramFrameRoom else { return false }
+        transmit(.datagramFrame(app: app.text, data: data))
+        return true
+    }
+
     /// The peer's address as this session's connection sees it, at UDP
     /// `port`; `mapped` gives an IPv4 peer as IPv6 (a dual-stack socket).
     public func datagramAddress(port: UInt16, mapped: Bool) -> DatagramAddress? {

@@ -263,6 +263,7 @@ public final class PeerSession {
                 delegate?.session(self, bulk: message, app: .none)
             case .app(let message): received(app: message)
             case .datagramPath(let index, let port): delegate?.session(self, datagramPath: index, port: port)
+            case .datagramFrame(let app, let data): delegate?.session(self, datagramFrame: data, app: app)
             case .ignore, .violation, .lifecycle: break
             }
         } catch let error as NoiseError {

@@ -52,6 +52,9 @@ public protocol PeerSessionDelegate: AnyObject {
     /// The peer said where it takes datagrams for this session
     /// (`datagramPath`, docs/protocol.md §11).
     func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16)
+    /// A datagram the peer carried in the session (`datagramFrame`), for
+    /// the clients of `app` (a name as the peer sent it; empty: the default app).
+    func session(_ session: PeerSession, datagramFrame data: [UInt8], app: String)
     /// The session ended (the socket is closed).
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String)
 }

@@ -62,6 +62,10 @@ public struct ControlParams: Codable, Sendable, Equatable {
     /// `channel` (since 0.3.0): true asks for a `channelOpened` event on
     /// the connection once the channel is open.
     public var opened: Bool?
+    /// `datagram` (since 0.3.0): true carries the datagram in the session
+    /// when it cannot cross over UDP (the path not up), dropped rather than
+    /// queued behind much.
+    public var fallback: Bool?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,

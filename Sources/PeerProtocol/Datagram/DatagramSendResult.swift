@@ -6,11 +6,15 @@ public struct DatagramSendResult: Codable, Sendable, Equatable {
     public var dropped: String?
     /// The data bytes.
     public var bytes: Int
+    /// How it went: `udp`, or `session` (carried in the session, asked
+    /// for with `fallback` while the path was not up).
+    public var via: String?
 
     /// Creates the result.
-    public init(sent: Bool, dropped: String? = nil, bytes: Int) {
+    public init(sent: Bool, dropped: String? = nil, bytes: Int, via: String? = nil) {
         self.sent = sent
         self.dropped = dropped
         self.bytes = bytes
+        self.via = via
     }
 }

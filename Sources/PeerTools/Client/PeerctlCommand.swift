@@ -57,7 +57,7 @@ public enum PeerctlCommand: Equatable, Sendable {
     /// Join stdin and stdout to a named stream with a peer.
     case pipe(peer: String, name: String)
     /// Send a datagram (TEXT, stdin with `-`, each stdin line with `lines`).
-    case dgramSend(peer: String, text: String, lines: Bool)
+    case dgramSend(peer: String, text: String, lines: Bool, fallback: Bool = false)
     /// Print datagrams as they arrive (`count` of them, or until interrupted).
     case dgramRecv(count: Int?)
     /// Dial a peer at an address, with no mDNS; with `wait`, block until connected or refused.

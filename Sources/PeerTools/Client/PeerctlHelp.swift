@@ -210,7 +210,7 @@ public enum PeerctlHelp {
             """
         case "dgram":
             return """
-            Usage: peerctl [--json] [--app NAME] dgram send PEER TEXT|- [--lines]
+            Usage: peerctl [--json] [--app NAME] dgram send PEER TEXT|- [--lines | --fallback]
                    peerctl [--json] [--app NAME] dgram recv [--count N]
 
             Datagrams are MultipeerConnectivity's unreliable mode: each is sent now or
@@ -225,6 +225,9 @@ public enum PeerctlHelp {
                     sent; 1 when dropped or refused, with the reason: 'unreachable'
                     (UDP does not cross: 'peerctl doctor PEER'), 'unsupported' (the
                     peer's release has no datagrams), or the socket was full.
+                    With --fallback, a datagram that cannot cross over UDP goes
+                    in the encrypted session instead, dropped if more than 64 KiB
+                    wait there: it may wait behind those (head-of-line).
             recv    print each datagram as one line, as it arrives; with --json one
                     object per line: peer, data (base64), lost, time. Datagrams the
                     daemon could not hand over because this reader was behind are

@@ -75,8 +75,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                     'peerctl pipe' runs with the same name (netcat, encrypted)
 
     Datagrams (sent now or dropped, never queued; at most 1,200 bytes):
-      dgram send PEER TEXT|- [--lines]
-                    send one datagram (stdin with -; each line one with --lines)
+      dgram send PEER TEXT|- [--lines] [--fallback]
+                    send one datagram (stdin with -; each line one with --lines;
+                    in the session when UDP does not cross, with --fallback)
       dgram recv [--count N]
                     print datagrams as they arrive, and how many were lost
 
@@ -133,6 +134,7 @@ public struct PeerctlInvocation: Equatable, Sendable {
         var timeout: Double?
         var wait = false
         var lines = false
+        var fallback = false
         var from: String?
         var count: Int?
         var state: ConnectionState?
@@ -183,6 +185,9 @@ public struct PeerctlInvocation: Equatable, Sendable {
                 case "--wait" where name == "invite" || name == "add":
                     try cursor.flag(option)
                     wait = true
+                case "--fallback" where name == "dgram":
+                    try cursor.flag(option)
+                    fallback = true
                 case "--lines" where name == "send" || name == "dgram":
                     try cursor.flag(option)
                     lines = true
@@ -290,9 +295,10 @@ public struct PeerctlInvocation: Equatable, Sendable {
             case "send":
                 guard positionals.count == 3, count == nil else { throw UsageError("'dgram send' takes PEER and TEXT (or - for stdin)") }
                 guard !lines || positionals[2] == "-" else { throw UsageError("--lines reads stdin: use 'dgram send PEER - --lines'") }
-                command = .dgramSend(peer: positionals[1], text: positionals[2], lines: lines)
+                guard !(lines && fallback) else { throw UsageError("--fallback is for one datagram at a time, without --lines") }
+                command = .dgramSend(peer: positionals[1], text: positionals[2], lines: lines, fallback: fallback)
             case "recv":
-                guard positionals.count == 1, !lines else { throw UsageError("'dgram recv' takes no arguments but --count") }
+                guard positionals.count == 1, !lines, !fallback else { throw UsageError("'dgram recv' takes no arguments but --count") }
                 command = .dgramRecv(count: count)
             default:
                 throw UsageError("'dgram' takes 'send PEER TEXT' or 'recv'; see 'peerctl dgram --help'")

@@ -159,13 +159,14 @@ class Client:
         """Declines an invitation."""
         return await self.call("decline", invitation=invitation)
 
-    async def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False, mode: str = "reliable") -> Any:
+    async def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False, mode: str = "reliable",
+                   fallback: bool = False) -> Any:
         """Sends `data` to one peer or several; `mode="unreliable"`: one datagram (as `peerd.Client.send`)."""
         encoded = base64.b64encode(data).decode()
         if mode == "unreliable":
             if isinstance(to, list) or queued:
                 raise ValueError("an unreliable send goes to one peer, now, and is never queued")
-            return await self.call("datagram", peer=to, data=encoded, app=app)
+            return await self.call("datagram", peer=to, data=encoded, app=app, fallback=True if fallback else None)
         if mode != "reliable":
             raise ValueError(f"mode is 'reliable' or 'unreliable', not {mode!r}")
         if isinstance(to, list):

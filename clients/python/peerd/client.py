@@ -159,15 +159,17 @@ class Client:
 
     # Messages
 
-    def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False, mode: str = "reliable") -> Any:
+    def send(self, data: bytes, to: str | list[str], app: str | None = None, queued: bool = False, mode: str = "reliable",
+             fallback: bool = False) -> Any:
         """Sends `data` to one peer (its result) or several (a result each).
         `mode="unreliable"` sends one datagram instead (MPC's words): now or
-        never, at most 1,200 bytes; the result says `sent`, or why `dropped`."""
+        never, at most 1,200 bytes; the result says `sent`, or why `dropped`.
+        `fallback=True` carries it in the session when UDP does not cross."""
         encoded = base64.b64encode(data).decode()
         if mode == "unreliable":
             if isinstance(to, list) or queued:
                 raise ValueError("an unreliable send goes to one peer, now, and is never queued")
-            return self.call("datagram", peer=to, data=encoded, app=app)
+            return self.call("datagram", peer=to, data=encoded, app=app, fallback=True if fallback else None)
         if mode != "reliable":
             raise ValueError(f"mode is 'reliable' or 'unreliable', not {mode!r}")
         if isinstance(to, list):
