@@ -62,9 +62,19 @@ public enum DatagramBody: Sendable, Equatable {
         return out
     }
 
+    /// Reads a body opened in `buffer`: the receive path's, compiled here
+    /// for the buffer type so that it costs no generic dispatch per datagram.
+    public static func parse(_ buffer: UnsafeRawBufferPointer) throws(ParseError) -> DatagramBody {
+        try parseBody(buffer)
+    }
+
     /// Reads an opened body (any bytes with integer indices: an array, a
     /// slice, or the buffer it was opened in).
     public static func parse<Bytes: RandomAccessCollection<UInt8>>(_ body: Bytes) throws(ParseError) -> DatagramBody where Bytes.Index == Int {
+        try parseBody(body)
+    }
+
+    private static func parseBody<Bytes: RandomAccessCollection<UInt8>>(_ body: Bytes) throws(ParseError) -> DatagramBody where Bytes.Index == Int {
         guard let kind = body.first else { throw .tooShort(0) }
         let start = body.startIndex
         switch kind {

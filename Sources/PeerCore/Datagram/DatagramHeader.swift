@@ -50,12 +50,24 @@ public struct DatagramHeader: Sendable, Equatable {
     /// it is not one.
     public static func parse<Bytes: RandomAccessCollection<UInt8>>(_ datagram: Bytes) throws(ParseError) -> DatagramHeader
     where Bytes.Index == Int {
+        try parseHeader(datagram)
+    }
+
+    private static func parseHeader<Bytes: RandomAccessCollection<UInt8>>(_ datagram: Bytes) throws(ParseError) -> DatagramHeader
+    where Bytes.Index == Int {
         guard datagram.count >= length + tagLength else { throw .tooShort(datagram.count) }
         guard datagram.count <= length + maxPayload + tagLength else { throw .tooLong(datagram.count) }
         let start = datagram.startIndex
         guard datagram[start] == dataKind else { throw .unknownKind(datagram[start]) }
         return DatagramHeader(receiverIndex: UInt32(BigEndian.read(datagram, at: start + 1, width: 4)),
                               counter: BigEndian.read(datagram, at: start + 5, width: 8))
+    }
+
+    /// The header of the datagram in `buffer` (where it was read): the
+    /// receive path's, compiled here for the buffer type so that it costs
+    /// no generic dispatch per datagram.
+    public static func parse(_ buffer: UnsafeRawBufferPointer) throws(ParseError) -> DatagramHeader {
+        try parseHeader(buffer)
     }
 
     /// The 13 header bytes: the associated data of the seal, too.

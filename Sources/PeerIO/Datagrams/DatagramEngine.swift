@@ -270,7 +270,8 @@ final class DatagramEngine: @unchecked Sendable {
 
     /// Hands data of `app` to each of the app's clients taking datagrams.
     func deliver(_ bytes: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) {
-        guard link.audience.admits(app), let peer = link.audience.peer else { return link.counters.drop(.noReceiver) }
+        guard link.audience.admits(app) else { return link.counters.drop(.noReceiver) }
+        let peer = link.audience.peerBytes
         // The record: its header, then the data, built once in the send
         // buffer (free again by now) for every client of the app.
         let record = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<(DatagramRecord.receiveHeader + bytes.count)])

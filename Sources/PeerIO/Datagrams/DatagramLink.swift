@@ -14,13 +14,29 @@ final class DatagramLink {
     /// every second): the engine's queue never reads the main actor's state.
     struct Audience: Sendable, Equatable {
         /// The peer's row, once adopted.
-        var peer: UUID?
+        var peer: UUID? {
+            didSet { peerBytes = peer.map(DatagramRecord.uuidBytes) ?? [] }
+        }
+        /// Its 16 bytes, as records carry them (made once, not per datagram).
+        private(set) var peerBytes: [UInt8] = []
         /// Whether the session is its peer's current one.
         var current = false
         /// Whether it carries the default app.
         var carriesDefault = false
         /// The apps connected with the peer.
         var apps: Set<AppName> = []
+
+        /// Who may receive, as the session layer says.
+        init(peer: UUID?, current: Bool, carriesDefault: Bool, apps: Set<AppName>) {
+            self.peer = peer
+            peerBytes = peer.map(DatagramRecord.uuidBytes) ?? []
+            self.current = current
+            self.carriesDefault = carriesDefault
+            self.apps = apps
+        }
+
+        /// No one yet.
+        init() {}
 
         /// Whether datagrams of `app` may be delivered, or sent.
         func admits(_ app: AppName) -> Bool {

@@ -67,10 +67,10 @@ final class DatagramReceiver: @unchecked Sendable {
         return getsockopt(descriptor.rawValue, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == Int32(SOCK_SEQPACKET.rawValue)
     }
 
-    /// Writes one datagram from `peer` (the record's header goes in the
+    /// Writes one datagram from `peer` (its 16 bytes; the record's header goes in the
     /// first ``DatagramRecord/receiveHeader`` bytes of `record`, which the
     /// caller left free). False when the client's socket was full: lost.
-    func deliver(_ record: UnsafeMutableRawBufferPointer, from peer: UUID) -> Bool {
+    func deliver(_ record: UnsafeMutableRawBufferPointer, from peer: [UInt8]) -> Bool {
         guard !finished else { return false }
         DatagramRecord.writeReceived(from: peer, lost: lostSinceLast, into: record)
         let written = send(descriptor.rawValue, record.baseAddress, record.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))

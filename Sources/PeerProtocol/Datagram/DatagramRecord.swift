@@ -44,8 +44,22 @@ public enum DatagramRecord {
     /// Writes the header of a received record into the first
     /// ``receiveHeader`` bytes of `buffer`.
     public static func writeReceived(from peer: UUID, lost: UInt64, into buffer: UnsafeMutableRawBufferPointer) {
+        writeReceived(from: uuidBytes(peer), lost: lost, into: buffer)
+    }
+
+    /// The 16 bytes of `uuid`, as records carry them.
+    public static func uuidBytes(_ uuid: UUID) -> [UInt8] {
+        var out: [UInt8] = []
+        appendUUID(uuid, to: &out)
+        return out
+    }
+
+    /// ``writeReceived(from:lost:into:)`` with the peer's 16 bytes made
+    /// already (``uuidBytes(_:)``): the receive path's, per datagram.
+    public static func writeReceived(from peer: [UInt8], lost: UInt64, into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(peer.count == 16 && buffer.count >= receiveHeader, "a record header needs 16 UUID bytes and 21 bytes of room")
         buffer[0] = datagramKind
-        withUnsafeBytes(of: peer.uuid) { for index in 0..<16 { buffer[1 + index] = $0[index] } }
+        for index in 0..<16 { buffer[1 + index] = peer[index] }
         let saturated = UInt32(min(lost, UInt64(UInt32.max)))
         for index in 0..<4 { buffer[17 + index] = UInt8(truncatingIfNeeded: saturated >> (8 * UInt32(3 - index))) }
     }
