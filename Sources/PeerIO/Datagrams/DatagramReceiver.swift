@@ -89,6 +89,8 @@ final class DatagramReceiver: @unchecked Sendable {
     /// batch goes on in a later turn of the queue (a read source fires on
     /// new data, not on data left unread, so it must not wait for one).
     private func readable() {
+        // A later turn queued before the end finds the descriptor closed.
+        guard !finished else { return }
         defer { if !finished, batchFull { queue.async { [weak self] in self?.readable() } } }
         batchFull = false
         for _ in 0..<Self.readBatch {
