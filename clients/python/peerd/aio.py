@@ -12,6 +12,7 @@ from typing import Any
 
 from .client import MAX_LINE, socket_path
 from ._protocol import PASS, answer, file_entry, request_line, resume, transfer_step
+from .datagrams import MAX_DATAGRAM, parse, record
 from .errors import TransportError, Unreachable
 
 
@@ -240,6 +241,11 @@ class Client:
                 message["data"] = base64.b64decode(message["data"])
                 yield message
 
+    async def datagrams(self, app: str | None = None) -> AsyncDatagrams:
+        """A datagram socket of `app` on a connection of its own (as `peerd.Client.datagrams`):
+        `send(data, to)` now or never, and `async for` over the datagrams that arrive."""
+        return await AsyncDatagrams.open(self.socket, app, self._apps.get(app or "", {}))
+
     async def channel(self, peer: str, app: str | None = None) -> Channel:
         """A message channel to `peer`, on a connection of its own (as `peerd.Client.channel`)."""
         return await Channel.open(self.socket, peer, app, self._apps.get(app or "", {}))
@@ -326,3 +332,81 @@ class Channel:
         finally:
             self._writer.close()
             self._connection.close()
+
+
+class AsyncDatagrams:
+    """A `datagrams` socket from asyncio: `send(data, to)` now or never (False when
+    dropped here), `receive()` and `async for` give `{"peer", "data", "lost"}`,
+    `close()` returns the daemon's counts."""
+
+    def __init__(self, connection: _Connection, sock: socket.socket) -> None:
+        self._connection = connection
+        self.socket = sock
+
+    @classmethod
+    async def open(cls, path: str, app: str | None, info: dict[str, str]) -> AsyncDatagrams:
+        connection = await _Connection.open(path)
+        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        try:
+            if app is not None:
+                await connection.call("register", {"app": app, "info": _info(info)})
+            params: dict[str, Any] = {"app": app} if app is not None else {}
+            raw = connection.writer.get_extra_info("socket")
+            copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
+            try:
+                socket.send_fds(copy, [request_line("datagrams", "datagrams", params)], [theirs.fileno()])
+            finally:
+                copy.close()
+        except BaseException:
+            mine.close()
+            connection.close()
+            raise
+        finally:
+            theirs.close()
+        mine.setblocking(False)
+        return cls(connection, mine)
+
+    def send(self, data: bytes, to: str) -> bool:
+        """Sends one datagram to the peer with UUID `to`; False when it was dropped here."""
+        if len(data) > MAX_DATAGRAM:
+            raise ValueError(f"a datagram carries at most {MAX_DATAGRAM} bytes; this one has {len(data)}")
+        try:
+            return self.socket.send(record(to, data)) > 0
+        except BlockingIOError:
+            return False
+
+    async def receive(self) -> dict[str, Any] | None:
+        """The next datagram, or None once the socket ended."""
+        loop = asyncio.get_running_loop()
+        while True:
+            raw = await loop.sock_recv(self.socket, 21 + MAX_DATAGRAM + 1)
+            if not raw:
+                return None
+            datagram = parse(raw)
+            if datagram is not None:
+                return datagram
+
+    def __aiter__(self) -> AsyncDatagrams:
+        return self
+
+    async def __anext__(self) -> dict[str, Any]:
+        datagram = await self.receive()
+        if datagram is None:
+            raise StopAsyncIteration
+        return datagram
+
+    async def close(self) -> dict[str, Any]:
+        """Ends it; returns the daemon's counts (`sent`, `refused`, `received`, `lost`)."""
+        try:
+            self.socket.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        try:
+            while True:
+                result = answer(await self._connection.line(), "datagrams", [])
+                if result is not PASS:
+                    return result or {}
+        finally:
+            self.socket.close()
+            self._connection.close()
+

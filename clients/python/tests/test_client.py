@@ -174,3 +174,25 @@ def test_unreliable_sends_arrive_as_datagrams():
             assert got[0]["peer"] == next(p["id"] for p in two.peers() if p["name"] == "host1") == host1
         with pytest.raises(peerd.InvalidParams):
             one.send(b"x" * 1201, "host2", mode="unreliable")
+
+
+def test_the_asyncio_client_takes_datagrams():
+    async def run():
+        async with await peerd.aio.Client.connect(TWO) as two:
+            incoming = await two.datagrams()
+            host1 = next(p["id"] for p in await two.peers() if p["name"] == "host1")
+            with peerd.Client(ONE) as one:
+                async def first():
+                    while True:
+                        one.send(b"async cursor", "host2", mode="unreliable")
+                        try:
+                            return await asyncio.wait_for(incoming.receive(), 0.2)
+                        except asyncio.TimeoutError:
+                            continue
+                datagram = await asyncio.wait_for(first(), 10)
+            assert datagram == {"peer": host1, "data": b"async cursor", "lost": 0}
+            counts = await incoming.close()
+            assert counts["received"] >= 1
+
+    asyncio.run(run())
+
