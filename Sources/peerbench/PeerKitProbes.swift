@@ -7,8 +7,9 @@ import PeerKit
 /// its flows (Tests/integration/example_tests.sh): a channel both ways, a
 /// file with its progress, a pipe.
 enum PeerKitProbes {
-    /// Runs `body` to the end from this synchronous probe.
-    private static func wait(_ body: @escaping @Sendable () async throws -> Void) throws {
+    /// Runs `body` to the end from this synchronous probe (internal for
+    /// `PeerKitDatagramProbes.swift`, as is ``peer(_:named:)``).
+    static func wait(_ body: @escaping @Sendable () async throws -> Void) throws {
         let done = DispatchSemaphore(value: 0)
         let failure = FailureBox()
         Task {
@@ -19,7 +20,8 @@ enum PeerKitProbes {
         if let message = failure.message { throw ProbeFailure(message: message) }
     }
 
-    private static func peer(_ client: PeerClient, named name: String) async throws -> UUID {
+    /// The UUID of the row named `name`.
+    static func peer(_ client: PeerClient, named name: String) async throws -> UUID {
         guard let row = try await client.peers().first(where: { $0.name == name }) else { throw ProbeFailure(message: "no peer named \(name)") }
         return row.id
     }

@@ -32,9 +32,6 @@ enum Probes {
 
     // MARK: Message channels
 
-    /// Opens a channel to `peer` through the daemon at `socket` (for `app`,
-    /// registered first on the same connection, or the default app) and
-    /// runs `body` on this end while it is open; returns the daemon's answer.
     /// A Unix socket pair of `type` (stream or seqpacket) with 4 MiB buffers
     /// on our end: ours, and the end that goes to peerd.
     static func socketPair(_ type: Int32) throws -> (mine: Int32, theirs: FileDescriptor) {
@@ -48,6 +45,9 @@ enum Probes {
         return (fds[0], FileDescriptor(rawValue: fds[1]))
     }
 
+    /// Opens a channel to `peer` through the daemon at `socket` (for `app`,
+    /// registered first on the same connection, or the default app) and
+    /// runs `body` on this end while it is open; returns the daemon's answer.
     static func withChannel(socket: String, peer: String, app: String? = nil, _ body: (Int32) -> Void) throws -> ChannelInfo {
         let (mine, theirs) = try socketPair(Int32(SOCK_STREAM.rawValue))
         let client = try ControlClient(path: socket)

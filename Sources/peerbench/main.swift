@@ -48,6 +48,7 @@ first makes channel-send and channel-recv act for that app):
   peerkit-channel SOCKET PEER COUNT     peerkit-file SOCKET PEER PATH
   peerkit-echo SOCKET PEER COUNT        peerkit-pipe SOCKET PEER NAME TEXT
   peerkit-events SOCKET COUNT
+  peerkit-dgram-recv SOCKET COUNT       peerkit-dgram-send SOCKET PEER COUNT
   dgram-echo SOCKET IDLE_SECONDS        dgram-ping SOCKET PEER COUNT SIZE
   dgram-recv SOCKET IDLE_SECONDS [PAUSE_US]
   dgram-send SOCKET PEER COUNT SIZE     dgram-pace SOCKET PEER RATE SECONDS
@@ -109,6 +110,8 @@ func positive(_ option: String, _ text: String) -> Int {
     case "json-take": try JSONProbes.take(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-channel": try PeerKitProbes.channel(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-events": try PeerKitProbes.events(socket: text(0), count: int(1))
+    case "peerkit-dgram-recv": try PeerKitProbes.datagramReceive(socket: text(0), count: int(1))
+    case "peerkit-dgram-send": try PeerKitProbes.datagramSend(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-echo": try PeerKitProbes.echo(socket: text(0), peer: text(1), count: int(2))
     case "peerkit-file": try PeerKitProbes.file(socket: text(0), peer: text(1), path: text(2))
     case "peerkit-pipe": try PeerKitProbes.pipe(socket: text(0), peer: text(1), stream: text(2), text: text(3))

@@ -140,3 +140,21 @@ test_a_blocked_datagram_path_says_so_and_falls_back_only_on_request() {
     expect_eq "$(jq -r '.data | @base64d' "$LAB_DIR/recv2.jsonl")" "in the session" "what host2 got"
     expect_eq "$(peer_state 1 host2)" connected "the session after it all"
 }
+
+# PeerKit's datagrams (peerbench's PeerKit probes): MPC's send(_:to:mode:
+# .unreliable) and a PeerDatagrams socket on host 1, the AsyncSequence of
+# a PeerDatagrams on host 2.
+test_peerkit_sends_unreliably_and_reads_datagrams_as_a_sequence() {
+    two_peers
+    connect_peers
+    lab_wait_for 10 datagram_path_is 1 host2 up || fail "host1's path did not come up: $(datagram_row 1 host2)"
+    lab_spawn 2 "$LAB_DIR/kit-recv.out" "$BIN/peerbench" probe peerkit-dgram-recv "$(sock 2)" 40
+    local reader=$LAB_PID
+    lab_wait_for 10 grep -q ready "$LAB_DIR/kit-recv.out" || fail "host2's PeerDatagrams did not open: $(cat "$LAB_DIR/kit-recv.out")"
+    lab_wait_for 5 datagram_readers_are 2 1 || fail "host2's datagram socket is not open in the daemon"
+    local out; out=$(lab_exec 1 "$BIN/peerbench" probe peerkit-dgram-send "$(sock 1)" host2 20 2>&1) || fail "PeerKit's sends: $out"
+    echo "$out" | grep -q "unreliable=20 socket=20 sent=20 refused=0" || fail "what PeerKit sent: $out"
+    lab_wait_for 10 sh -c "! kill -0 $reader 2>/dev/null" || fail "host2 got: $(cat "$LAB_DIR/kit-recv.out")"
+    wait "$reader" || fail "host2's PeerDatagrams: $(cat "$LAB_DIR/kit-recv.out")"
+    grep -q "got=40 unreliable=20 socket=20 lost=0 answered=40" "$LAB_DIR/kit-recv.out" || fail "what host2 read: $(cat "$LAB_DIR/kit-recv.out")"
+}
