@@ -251,5 +251,6 @@ test_txt_record_order_on_the_wire() {
     local out
     out=$(ip netns exec "$(lab_ns 2)" python3 "$ROOT/Tests/lab/mdns-txt.py" host1 _peerd._tcp 10 "$(lab_address 2)" 2>&1) || fail "no TXT answer: $out"
     note "TXT on the wire: $(tr '\n' ' ' <<<"$out")"
-    expect_eq "$(tr '\n' ' ' <<<"$out")" "txtvers=1 id=$(status_field 1 .peerId) role=demo color=blue " "the TXT strings in wire order"
+    # The datagram path's UDP port comes last (since 0.3.0; protocol.md §1).
+    expect_eq "$(tr '\n' ' ' <<<"$out")" "txtvers=1 id=$(status_field 1 .peerId) role=demo color=blue dgram=$(status_field 1 .datagrams.port) " "the TXT strings in wire order"
 }
