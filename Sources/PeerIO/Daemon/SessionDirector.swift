@@ -55,8 +55,9 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     public let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
     let bulk: any BulkRoom
-    /// The datagram path: told of sessions and of the peers' `datagramPath`.
-    private let datagrams: DatagramDesk
+    /// The datagram path: told of sessions and of the peers' `datagramPath`
+    /// (internal for `SessionDirector+Datagrams.swift`).
+    let datagrams: DatagramDesk
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
@@ -228,17 +229,6 @@ extension SessionDirector {
         datagrams.sessionUp(session)
     }
 
-    /// Where the peer takes datagrams: the datagram path's. Taken from any
-    /// connected session, even one whose row is still being found: the
-    /// path is the session's, and ends with it.
-    public func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) {
-        datagrams.session(session, datagramPath: index, port: port)
-    }
-
-    /// A datagram carried in the session: the datagram path's clients get it.
-    public func session(_ session: PeerSession, datagramFrame data: [UInt8], app: String) {
-        datagrams.session(session, datagramFrame: data, app: app)
-    }
 
     /// Transfers and streams are the data plane's.
     public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
