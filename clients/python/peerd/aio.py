@@ -12,7 +12,7 @@ from typing import Any
 
 from .client import MAX_LINE, socket_path
 from ._protocol import PASS, answer, file_entry, request_line, resume, transfer_step
-from .datagrams import MAX_DATAGRAM, parse, record
+from .datagrams import MAX_DATAGRAM, parse, send_now
 from .errors import TransportError, Unreachable
 
 
@@ -95,6 +95,30 @@ class _Connection:
 
 def _info(info: dict[str, str]) -> list[str] | None:
     return [f"{key}={value}" for key, value in sorted(info.items())] or None
+
+
+async def _open_with_descriptor(path: str, method: str, params: dict[str, Any], app: str | None, info: dict[str, str],
+                                kind: int) -> tuple[_Connection, socket.socket]:
+    """A connection of its own that registered `app` and sent `method` with one
+    end of a new socket pair of `kind` (SCM_RIGHTS): the connection, and our end."""
+    connection = await _Connection.open(path)
+    mine, theirs = socket.socketpair(socket.AF_UNIX, kind)
+    try:
+        if app is not None:
+            await connection.call("register", {"app": app, "info": _info(info)})
+        raw = connection.writer.get_extra_info("socket")
+        copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
+        try:
+            socket.send_fds(copy, [request_line(method, method, params)], [theirs.fileno()])
+        finally:
+            copy.close()
+    except BaseException:
+        mine.close()
+        connection.close()
+        raise
+    finally:
+        theirs.close()
+    return connection, mine
 
 
 class Client:
@@ -284,26 +308,10 @@ class Channel:
 
     @classmethod
     async def open(cls, path: str, peer: str, app: str | None, info: dict[str, str]) -> Channel:
-        connection = await _Connection.open(path)
-        mine, theirs = socket.socketpair()
-        try:
-            if app is not None:
-                await connection.call("register", {"app": app, "info": _info(info)})
-            params: dict[str, Any] = {"peer": peer}
-            if app is not None:
-                params["app"] = app
-            raw = connection.writer.get_extra_info("socket")
-            copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
-            try:
-                socket.send_fds(copy, [request_line("channel", "channel", params)], [theirs.fileno()])
-            finally:
-                copy.close()
-        except BaseException:
-            mine.close()
-            connection.close()
-            raise
-        finally:
-            theirs.close()
+        params: dict[str, Any] = {"peer": peer}
+        if app is not None:
+            params["app"] = app
+        connection, mine = await _open_with_descriptor(path, "channel", params, app, info, socket.SOCK_STREAM)
         reader, writer = await asyncio.open_unix_connection(sock=mine, limit=MAX_LINE + 1)
         return cls(connection, reader, writer)
 
@@ -345,35 +353,14 @@ class AsyncDatagrams:
 
     @classmethod
     async def open(cls, path: str, app: str | None, info: dict[str, str]) -> AsyncDatagrams:
-        connection = await _Connection.open(path)
-        mine, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-        try:
-            if app is not None:
-                await connection.call("register", {"app": app, "info": _info(info)})
-            params: dict[str, Any] = {"app": app} if app is not None else {}
-            raw = connection.writer.get_extra_info("socket")
-            copy = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM, fileno=os.dup(raw.fileno()))
-            try:
-                socket.send_fds(copy, [request_line("datagrams", "datagrams", params)], [theirs.fileno()])
-            finally:
-                copy.close()
-        except BaseException:
-            mine.close()
-            connection.close()
-            raise
-        finally:
-            theirs.close()
+        params: dict[str, Any] = {"app": app} if app is not None else {}
+        connection, mine = await _open_with_descriptor(path, "datagrams", params, app, info, socket.SOCK_SEQPACKET)
         mine.setblocking(False)
         return cls(connection, mine)
 
     def send(self, data: bytes, to: str) -> bool:
         """Sends one datagram to the peer with UUID `to`; False when it was dropped here."""
-        if len(data) > MAX_DATAGRAM:
-            raise ValueError(f"a datagram carries at most {MAX_DATAGRAM} bytes; this one has {len(data)}")
-        try:
-            return self.socket.send(record(to, data)) > 0
-        except BlockingIOError:
-            return False
+        return send_now(self.socket, data, to)
 
     async def receive(self) -> dict[str, Any] | None:
         """The next datagram, or None once the socket ended."""

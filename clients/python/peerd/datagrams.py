@@ -30,6 +30,17 @@ def parse(raw: bytes) -> dict[str, Any] | None:
     return {"peer": str(uuid.UUID(bytes=raw[1:17])).upper(), "data": raw[21:], "lost": int.from_bytes(raw[17:21], "big")}
 
 
+def send_now(sock: socket.socket, data: bytes, to: str) -> bool:
+    """Writes one datagram to the peer with UUID `to` on a datagram socket,
+    without waiting; False when it was dropped here (the socket was full)."""
+    if len(data) > MAX_DATAGRAM:
+        raise ValueError(f"a datagram carries at most {MAX_DATAGRAM} bytes; this one has {len(data)}")
+    try:
+        return sock.send(record(to, data), socket.MSG_DONTWAIT) > 0
+    except BlockingIOError:
+        return False
+
+
 class Datagrams:
     """A `datagrams` socket (a SOCK_SEQPACKET pair, one record a datagram):
     `send(data, to)` now or never, iteration yields each datagram of the app
@@ -53,12 +64,7 @@ class Datagrams:
 
     def send(self, data: bytes, to: str) -> bool:
         """Sends one datagram to the peer with UUID `to`; False when it was dropped here (the socket was full)."""
-        if len(data) > MAX_DATAGRAM:
-            raise ValueError(f"a datagram carries at most {MAX_DATAGRAM} bytes; this one has {len(data)}")
-        try:
-            return self.socket.send(record(to, data), socket.MSG_DONTWAIT) > 0
-        except BlockingIOError:
-            return False
+        return send_now(self.socket, data, to)
 
     def receive(self) -> dict[str, Any] | None:
         """The next datagram, or None once the socket ended."""
