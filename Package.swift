@@ -49,13 +49,15 @@ let package = Package(
         .systemLibrary(name: "CFiles"),
         // epoll: peerd watches descriptors itself (PeerIO/Poll), not through Dispatch sources.
         .systemLibrary(name: "CPoll"),
+        // recvmmsg and sendmmsg: the datagram path moves many datagrams a system call.
+        .systemLibrary(name: "CSockets"),
         // The control protocol's types (docs/control-protocol.md): the daemon and every client use them.
         .target(name: "PeerProtocol", swiftSettings: strict),
         .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict),
         // The pure logic of the command-line tools: peerctl's parsing, help,
         // rendering, top and doctor, and peerbench's tables.
         .target(name: "PeerTools", dependencies: ["PeerCore"], swiftSettings: strict),
-        .target(name: "PeerSystem", dependencies: ["PeerProtocol", "CFiles", "CPoll"], swiftSettings: strict),
+        .target(name: "PeerSystem", dependencies: ["PeerProtocol", "CFiles", "CPoll", "CSockets"], swiftSettings: strict),
         // The client library: the control protocol from Swift, MultipeerConnectivity's shape.
         .target(name: "PeerKit", dependencies: ["PeerProtocol", "PeerSystem"], swiftSettings: strict),
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),

@@ -99,8 +99,8 @@ enum DatagramProbes {
     }
 
     /// `dgram-recv SOCKET SECONDS [PAUSE_US]`: counts datagrams until
-    /// nothing came for SECONDS, pausing PAUSE_US after each (a slow
-    /// reader); prints how many, the losses the records said (`lostSaid`)
+    /// nothing came for SECONDS, many records a `recvmmsg`, or pausing
+    /// PAUSE_US after each one read alone (a slow reader); prints how many, the losses the records said (`lostSaid`)
     /// and the daemon's own count in its answer (`lost`), and the time from
     /// the first to the last.
     static func count(socket: String, idle: Int, pause: Int = 0) throws {
@@ -109,14 +109,37 @@ enum DatagramProbes {
         var first = 0.0, last = 0.0
         let result = try withDatagrams(socket: socket) { fd in
             say("ready")
-            var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
-            while let count = receive(fd, into: &buffer, seconds: Double(idle)) {
+            // The record's `lost`, read in place (bytes 17 to 20, big-endian).
+            func lost(_ record: UnsafeRawBufferPointer) -> UInt64 {
+                record.count >= DatagramRecord.receiveHeader ? UInt64(record[17..<21].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) : 0
+            }
+            if pause > 0 {
+                var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
+                while let count = receive(fd, into: &buffer, seconds: Double(idle)) {
+                    if received == 0 { first = Probes.monotonic() }
+                    received += 1
+                    last = Probes.monotonic()
+                    lostSaid += buffer.withUnsafeBytes { lost(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                    usleep(useconds_t(pause))
+                }
+                return
+            }
+            // At full speed, as a client that keeps up would: many records a call.
+            let batch = MessageBatch(capacity: 64, slotSize: DatagramRecord.maxRecord + 1)
+            let descriptor = FileDescriptor(rawValue: fd)
+            while true {
+                guard case .received(let count) = batch.receive(from: descriptor, names: false, control: false) else {
+                    var watch = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                    guard poll(&watch, 1, Int32(idle * 1000)) == 1 else { return }
+                    continue
+                }
+                guard count > 0, batch.length(0) > 0 else { return }
                 if received == 0 { first = Probes.monotonic() }
-                received += 1
+                for index in 0..<count where batch.length(index) > 0 {
+                    received += 1
+                    lostSaid += lost(UnsafeRawBufferPointer(rebasing: batch.slot(index)[0..<min(batch.length(index), batch.slotSize)]))
+                }
                 last = Probes.monotonic()
-                // The record's `lost`, read in place (bytes 17 to 20, big-endian).
-                if count >= DatagramRecord.receiveHeader { lostSaid += UInt64(buffer[17..<21].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }) }
-                if pause > 0 { usleep(useconds_t(pause)) }
             }
         }
         say("received=\(received) lostSaid=\(lostSaid) lost=\(result.lost) answered=\(result.received) first=\(first) last=\(last)")
@@ -143,17 +166,31 @@ enum DatagramProbes {
     }
 
     /// `dgram-send SOCKET PEER COUNT SIZE`: COUNT datagrams of SIZE bytes
-    /// as fast as the socket to the daemon takes them (it blocks when full:
-    /// the daemon drops at the UDP socket, not here); prints the start and
-    /// the daemon's counts.
+    /// as fast as the socket to the daemon takes them, many records a
+    /// `sendmmsg` (it waits when the socket is full: the daemon drops at
+    /// the UDP socket, not here); prints the start and the daemon's counts.
     static func blast(socket: String, peer: String, count: Int, size: Int) throws {
         let target = try peerID(socket: socket, peer: peer)
         let record = DatagramRecord.send(to: target, [UInt8](repeating: 0x55, count: size))
         var start = 0.0
         let result = try withDatagrams(socket: socket) { fd in
+            // Many records a call, as a client sending fast would (sendmmsg).
+            let batch = MessageBatch(capacity: 64, slotSize: record.count)
+            for index in 0..<batch.capacity {
+                record.withUnsafeBytes { batch.slot(index).copyMemory(from: $0) }
+                batch.prepare(index, length: record.count, to: nil)
+            }
+            let descriptor = FileDescriptor(rawValue: fd)
             start = Probes.monotonic()
-            for _ in 0..<count {
-                guard record.withUnsafeBytes({ send(fd, $0.baseAddress, $0.count, 0) }) > 0 else { break }
+            var sent = 0
+            while sent < count {
+                switch batch.send(0..<min(batch.capacity, count - sent), on: descriptor) {
+                case .sent(let taken): sent += taken
+                case .wouldBlock:
+                    var watch = pollfd(fd: fd, events: Int16(POLLOUT), revents: 0)
+                    _ = poll(&watch, 1, 1_000)
+                case .failed: return
+                }
             }
         }
         say("start=\(start) sent=\(result.sent) refused=\(result.refused)")

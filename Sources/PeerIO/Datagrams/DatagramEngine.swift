@@ -13,15 +13,22 @@ import PeerSystem
 /// ``DatagramDesk`` (main actor) tells it of sessions and asks it for
 /// counts, through ``sync(_:)``.
 ///
-/// Nothing is queued: a send is one `sendto` now or a drop now; what
-/// arrives is checked cheapest first (length and kind, index, replay
-/// window, one decryption, the per-peer rate).
+/// Nothing is queued past the turn: a send goes in this turn's `sendmmsg`
+/// or is dropped in it (``DatagramOutbox``); what arrives is read many a
+/// `recvmmsg`, checked cheapest first (length and kind, index, replay
+/// window, one decryption, the per-peer rate), and handed to the clients
+/// many records a call (``DatagramDelivery``).
 /// `@unchecked Sendable` is safe: every field is touched on `queue` alone.
 final class DatagramEngine: @unchecked Sendable {
-    /// Datagrams taken from one peer in one second, at most.
-    static let maxPerPeerPerSecond = 200_000
+    /// Datagrams taken from one peer in one second, at most, by default.
+    static let maxPerPeerPerSecond = 500_000
     /// Datagrams read from the UDP socket at one wake-up.
     static let readBatch = 256
+    /// Datagrams read a `recvmmsg`.
+    static let receiveCapacity = 32
+    /// A received datagram's slot: the largest valid datagram is 1,232
+    /// bytes; a longer one is junk, whatever it says.
+    static let receiveSlot = 1_280
     /// Client `datagrams` sockets open at once.
     static let maxReceivers = 64
 
@@ -46,20 +53,26 @@ final class DatagramEngine: @unchecked Sendable {
     private var kernelDropped: UInt32 = 0
     private let logger: Logger
     private let clock: DaemonClock
-    /// One datagram being read, and one being built: allocated once.
-    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 16)
-    private let sendBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 2_048, alignment: 16)
+    /// Datagrams taken from one peer in one second, at most.
+    private let perPeerPerSecond: Int
+    /// Datagrams read from the UDP socket, a `recvmmsg` at a time.
+    private let inbound = MessageBatch(capacity: DatagramEngine.receiveCapacity, slotSize: DatagramEngine.receiveSlot)
+    /// Records read from the clients, a `recvmmsg` at a time (every client
+    /// reads into it, on this queue, one batch at a time).
+    private let records = MessageBatch(capacity: DatagramOutbox.capacity, slotSize: DatagramRecord.maxRecord + 1)
+    /// What this turn sends (nil without a socket).
+    private let outbox: DatagramOutbox?
+    /// What this turn hands to clients.
+    private let delivery = DatagramDelivery()
 
-    /// An engine over `socket` (nil: none could be opened).
-    init(socket: UDPSocket?, logger: Logger, clock: DaemonClock) {
+    /// An engine over `socket` (nil: none could be opened), taking at most
+    /// `perPeerPerSecond` datagrams a second from each peer.
+    init(socket: UDPSocket?, logger: Logger, clock: DaemonClock, perPeerPerSecond: Int = DatagramEngine.maxPerPeerPerSecond) {
         self.socket = socket
         self.logger = logger
         self.clock = clock
-    }
-
-    deinit {
-        readBuffer.deallocate()
-        sendBuffer.deallocate()
+        self.perPeerPerSecond = perPeerPerSecond
+        outbox = socket.map(DatagramOutbox.init)
     }
 
     /// Runs `body` on the engine's queue and returns what it gives.
@@ -136,7 +149,8 @@ final class DatagramEngine: @unchecked Sendable {
         ended.add(link.counters)
     }
 
-    /// Once a second: probes that are due, and the per-peer bound's second.
+    /// Once a second: probes that are due, and the per-peer bound's
+    /// second; buffers a burst used go back once idle.
     func tick(now: Date) {
         for link in links.values {
             link.thisSecond = 0
@@ -144,12 +158,14 @@ final class DatagramEngine: @unchecked Sendable {
             perform(link.path.tick(now: now), on: link)
             if link.path.state != before { logPath(link) }
         }
+        inbound.releaseIfIdle()
+        records.releaseIfIdle()
+        outbox?.releaseIfIdle()
+        delivery.releaseIfIdle()
     }
 
     private func perform(_ actions: [DatagramPath.Action], on link: DatagramLink) {
-        for case .probe(let id) in actions {
-            _ = DatagramBody.encodeProbe(id, reply: false).withUnsafeBytes { seal($0, on: link, to: link.address) }
-        }
+        for case .probe(let id) in actions { sendProbe(id, reply: false, on: link, to: link.address) }
     }
 
     private func logPath(_ link: DatagramLink) {
@@ -166,78 +182,95 @@ final class DatagramEngine: @unchecked Sendable {
 
     // MARK: Sending (on the queue)
 
-    /// A record a client wrote on its `datagrams` socket: true when sent.
-    private func sendRecord(_ record: UnsafeRawBufferPointer, app: AppName) -> Bool {
+    /// Records a client of `app` wrote, read into `batch`'s first `count`
+    /// slots, sent in one `sendmmsg`: how many went, and how many were
+    /// refused (not a record, too long, no such peer or app, no path, or
+    /// dropped by the socket).
+    private func sendRecords(_ batch: MessageBatch, count: Int, app: AppName) -> (sent: Int, refused: Int) {
+        guard let outbox else { return (0, count) }
+        for index in 0..<count {
+            let length = batch.length(index)
+            guard length <= DatagramRecord.maxRecord else { continue }
+            queueRecord(UnsafeRawBufferPointer(rebasing: batch.slot(index)[0..<length]), app: app, in: outbox)
+        }
+        let sent = outbox.flush().sent
+        return (sent, count - sent)
+    }
+
+    /// Prepares one record's datagram in `outbox`, when its peer, app and path allow.
+    private func queueRecord(_ record: UnsafeRawBufferPointer, app: AppName, in outbox: DatagramOutbox) {
         guard let (peer, offset) = DatagramRecord.parseSend(record), record.count - offset <= DatagramBody.maxData(for: app),
-              let index = byPeer[peer], let link = links[index], link.audience.admits(app) else { return false }
+              let index = byPeer[peer], let link = links[index], link.audience.admits(app) else { return }
         guard link.path.state == .up || link.path.state == .probing else {
             if link.path.state == .waiting { link.counters.drop(.noPath) }
-            return false
+            return
         }
-        return sendData(UnsafeRawBufferPointer(rebasing: record[offset...]), app: app, on: link) == nil
+        _ = addData(UnsafeRawBufferPointer(rebasing: record[offset...]), app: app, on: link, in: outbox)
     }
 
-    /// Seals and sends one data datagram, counted; nil when sent, or why it dropped.
+    /// Seals and sends one data datagram now, counted: nil when sent, or why it dropped.
     func sendData(_ data: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) -> DatagramDrop? {
-        // The body: kind, the app's name, the data (DatagramBody's layout).
-        let body = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[DatagramHeader.length...])
-        body[0] = DatagramBody.dataKind
-        var nameLength = 0
-        for byte in app.text.utf8 {
-            body[2 + nameLength] = byte
-            nameLength += 1
-        }
-        body[1] = UInt8(nameLength)
-        if data.count > 0 { UnsafeMutableRawBufferPointer(rebasing: body[(2 + nameLength)...]).copyMemory(from: data) }
-        let outcome = sealAndSend(count: 2 + nameLength + data.count, on: link, to: link.address)
-        if let outcome { link.counters.drop(outcome) } else { link.counters.sent += 1 }
-        return outcome
+        guard let outbox else { return .noPath }
+        if let dropped = addData(data, app: app, on: link, in: outbox) { return dropped }
+        let (sent, dropped) = outbox.flush()
+        return sent == 1 ? nil : dropped ?? .sendFailed
     }
 
-    /// Seals a probe's `body` and sends it to `address`. Probes are not
-    /// counted: the counts are the clients' data.
-    private func seal(_ body: UnsafeRawBufferPointer, on link: DatagramLink, to address: DatagramAddress?) -> DatagramDrop? {
-        UnsafeMutableRawBufferPointer(rebasing: sendBuffer[DatagramHeader.length..<(DatagramHeader.length + body.count)]).copyMemory(from: body)
-        return sealAndSend(count: body.count, on: link, to: address)
+    /// Prepares one data datagram in `outbox`: its body is the kind, the
+    /// app's name and the data (``DatagramBody``'s layout).
+    private func addData(_ data: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink, in outbox: DatagramOutbox) -> DatagramDrop? {
+        outbox.add(on: link, to: link.address, counted: true) { body in
+            body[0] = DatagramBody.dataKind
+            var nameLength = 0
+            for byte in app.text.utf8 {
+                body[2 + nameLength] = byte
+                nameLength += 1
+            }
+            body[1] = UInt8(nameLength)
+            if data.count > 0 { UnsafeMutableRawBufferPointer(rebasing: body[(2 + nameLength)...]).copyMemory(from: data) }
+            return 2 + nameLength + data.count
+        }
     }
 
-    /// Seals the `count` body bytes already in ``sendBuffer`` after the
-    /// header, with the next counter, and sends the datagram.
-    private func sealAndSend(count: Int, on link: DatagramLink, to address: DatagramAddress?) -> DatagramDrop? {
-        guard let socket, let address, let remoteIndex = link.remoteIndex else { return .noPath }
-        // The last counter is never used: its nonce is Noise's reserved one.
-        guard link.nextCounter < UInt64.max - 1 else { return .sendFailed }
-        let counter = link.nextCounter
-        link.nextCounter += 1
-        DatagramHeader(receiverIndex: remoteIndex, counter: counter).write(into: sendBuffer)
-        let datagram = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<(DatagramHeader.length + count + DatagramHeader.tagLength)])
-        link.sendCipher.seal(datagram, counter: counter, count: count)
-        switch socket.send(UnsafeRawBufferPointer(datagram), to: address) {
-        case .sent: return nil
-        case .wouldBlock: return .wouldBlock
-        case .failed: return .sendFailed
+    /// Sends a probe, or the answer to one, to `address` now. Probes are
+    /// not counted: the counts are the clients' data.
+    private func sendProbe(_ id: UInt64, reply: Bool, on link: DatagramLink, to address: DatagramAddress?) {
+        guard let outbox else { return }
+        let body = DatagramBody.encodeProbe(id, reply: reply)
+        let added = outbox.add(on: link, to: address, counted: false) { room in
+            body.withUnsafeBytes { room.copyMemory(from: $0) }
+            return body.count
         }
+        if added == nil { outbox.flush() }
     }
 
     // MARK: Receiving (on the queue)
 
-    /// Reads what waits on the UDP socket, a batch at a time; a full batch
-    /// goes on in a later turn of the queue (a read source fires on new
-    /// data, not on data left unread), so clients' sends get their turn.
+    /// Reads what waits on the UDP socket, a `recvmmsg` at a time, up to
+    /// ``readBatch`` datagrams; a full batch goes on in a later turn of
+    /// the queue (a read source fires on new data, not on data left
+    /// unread), so clients' sends get their turn.
     private func readable() {
         guard let socket, source != nil else { return }
-        for _ in 0..<Self.readBatch {
-            guard let (count, source, dropped) = socket.receive(into: readBuffer) else { return }
+        var read = 0
+        while read < Self.readBatch {
+            let (count, dropped) = socket.receive(into: inbound)
             if let dropped { kernelDropped = dropped }
-            received(count: count, from: source)
+            for index in 0..<count { received(index) }
+            // Answers to probes go now, the data to its clients.
+            outbox?.flush()
+            delivery.flush(to: receivers.values)
+            guard count == inbound.capacity else { return }
+            read += count
         }
         queue.async { [weak self] in self?.readable() }
     }
 
-    /// One datagram of `count` bytes in ``readBuffer``, checked cheapest first.
-    private func received(count: Int, from source: DatagramAddress) {
-        guard count <= readBuffer.count else { return junk += 1 }
-        let datagram = UnsafeMutableRawBufferPointer(rebasing: readBuffer[0..<count])
+    /// Datagram `slot` of ``inbound``, checked cheapest first.
+    private func received(_ slot: Int) {
+        let count = inbound.length(slot)
+        guard count <= Self.receiveSlot else { return junk += 1 }
+        let datagram = UnsafeMutableRawBufferPointer(rebasing: inbound.slot(slot)[0..<count])
         guard let header = try? DatagramHeader.parse(UnsafeRawBufferPointer(datagram)), let link = links[header.receiverIndex] else {
             return junk += 1
         }
@@ -250,7 +283,7 @@ final class DatagramEngine: @unchecked Sendable {
         link.window.accept(header.counter)
         // Counted once it authenticated: forgeries with a known index can
         // cost a decryption each, but never use up the real peer's second.
-        guard link.thisSecond < Self.maxPerPeerPerSecond else { return link.counters.drop(.rate) }
+        guard link.thisSecond < perPeerPerSecond else { return link.counters.drop(.rate) }
         link.thisSecond += 1
         // The body is read where it was opened: no copy.
         let body = UnsafeRawBufferPointer(rebasing: datagram[DatagramHeader.length..<(DatagramHeader.length + length)])
@@ -259,29 +292,19 @@ final class DatagramEngine: @unchecked Sendable {
         case .probe(let id):
             // Answered where it came from: an address that changed still
             // gets its answer, and moves nothing (the session keeps its own).
-            _ = DatagramBody.encodeProbe(id, reply: true).withUnsafeBytes { seal($0, on: link, to: source) }
+            sendProbe(id, reply: true, on: link, to: inbound.address(slot))
         case .probeReply(let id):
             if link.path.replied(id, now: clock.now()) { logPath(link) }
         case .data(let app, let from):
             link.counters.received += 1
-            deliver(UnsafeRawBufferPointer(rebasing: body[from...]), app: app, on: link)
+            delivery.add(UnsafeRawBufferPointer(rebasing: body[from...]), app: app, on: link)
         }
     }
 
-    /// Hands data of `app` to each of the app's clients taking datagrams.
+    /// Hands data of `app` that the session carried to each of the app's clients taking datagrams.
     func deliver(_ bytes: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) {
-        guard link.audience.admits(app) else { return link.counters.drop(.noReceiver) }
-        let peer = link.audience.peerBytes
-        // The record: its header, then the data, built once in the send
-        // buffer (free again by now) for every client of the app.
-        let record = UnsafeMutableRawBufferPointer(rebasing: sendBuffer[0..<(DatagramRecord.receiveHeader + bytes.count)])
-        if !bytes.isEmpty { UnsafeMutableRawBufferPointer(rebasing: record[DatagramRecord.receiveHeader...]).copyMemory(from: bytes) }
-        var audience = 0
-        for receiver in receivers.values where receiver.app == app && !receiver.finished {
-            audience += 1
-            if !receiver.deliver(record, from: peer) { link.counters.drop(.slowReceiver) }
-        }
-        if audience == 0 { link.counters.drop(.noReceiver) }
+        delivery.add(bytes, app: app, on: link)
+        delivery.flush(to: receivers.values)
     }
 
     // MARK: Clients (on the queue)
@@ -292,8 +315,8 @@ final class DatagramEngine: @unchecked Sendable {
             descriptor.close()
             return ControlError(.busy, "\(Self.maxReceivers) datagram sockets are open; try again later")
         }
-        let receiver = DatagramReceiver(descriptor: descriptor, app: app, queue: queue, answer: answer,
-                                        sendRecord: { [unowned self] record, app in self.sendRecord(record, app: app) },
+        let receiver = DatagramReceiver(descriptor: descriptor, app: app, queue: queue, records: records, answer: answer,
+                                        sendRecords: { [unowned self] batch, count, app in self.sendRecords(batch, count: count, app: app) },
                                         onFinished: { [unowned self] ended in self.receivers[ObjectIdentifier(ended)] = nil })
         receivers[ObjectIdentifier(receiver)] = receiver
         return nil

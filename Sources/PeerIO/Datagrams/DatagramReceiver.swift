@@ -26,8 +26,9 @@ final class DatagramReceiver: @unchecked Sendable {
     private let descriptor: FileDescriptor
     private var source: (any DispatchSourceRead)?
     private let answer: @MainActor (ControlReply) -> Void
-    /// Sends one record the client wrote; true when it went (given at init).
-    private let sendRecord: (UnsafeRawBufferPointer, AppName) -> Bool
+    /// Sends the records the client wrote, read into a batch's first
+    /// slots: how many went and how many were refused (given at init).
+    private let sendRecords: (MessageBatch, Int, AppName) -> (sent: Int, refused: Int)
     /// Told once it is over (given at init).
     private let onFinished: (DatagramReceiver) -> Void
     /// Whether it is over.
@@ -36,20 +37,22 @@ final class DatagramReceiver: @unchecked Sendable {
     private let queue: DispatchQueue
     /// Whether the last read took a whole batch (more may wait).
     private var batchFull = false
-    /// One record read at a time; a longer one is cut, and refused.
-    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: DatagramRecord.maxRecord + 1, alignment: 16)
+    /// Where records are read, many a call: the engine's, shared by every
+    /// client (all read on its one queue, each batch handled before the next).
+    private let records: MessageBatch
 
     /// The most records read from the client at one wake-up, so the
     /// peers' datagrams and other clients get their turn.
     static let readBatch = 256
 
-    /// Takes `descriptor` for `app`, read on `queue` (the engine's).
-    init(descriptor: FileDescriptor, app: AppName, queue: DispatchQueue, answer: @escaping @MainActor (ControlReply) -> Void,
-         sendRecord: @escaping (UnsafeRawBufferPointer, AppName) -> Bool, onFinished: @escaping (DatagramReceiver) -> Void) {
+    /// Takes `descriptor` for `app`, read on `queue` (the engine's) into `records`.
+    init(descriptor: FileDescriptor, app: AppName, queue: DispatchQueue, records: MessageBatch, answer: @escaping @MainActor (ControlReply) -> Void,
+         sendRecords: @escaping (MessageBatch, Int, AppName) -> (sent: Int, refused: Int), onFinished: @escaping (DatagramReceiver) -> Void) {
         self.app = app
         self.descriptor = descriptor
         self.answer = answer
-        self.sendRecord = sendRecord
+        self.records = records
+        self.sendRecords = sendRecords
         self.onFinished = onFinished
         self.queue = queue
         let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
@@ -58,8 +61,6 @@ final class DatagramReceiver: @unchecked Sendable {
         source.resume()
     }
 
-    deinit { readBuffer.deallocate() }
-
     /// Whether `descriptor` is a `SOCK_SEQPACKET` socket (one record, one datagram).
     static func isSeqPacket(_ descriptor: FileDescriptor) -> Bool {
         var type: Int32 = 0
@@ -67,43 +68,51 @@ final class DatagramReceiver: @unchecked Sendable {
         return getsockopt(descriptor.rawValue, SOL_SOCKET, SO_TYPE, &type, &length) == 0 && type == Int32(SOCK_SEQPACKET.rawValue)
     }
 
-    /// Writes one datagram from `peer` (its 16 bytes; the record's header goes in the
-    /// first ``DatagramRecord/receiveHeader`` bytes of `record`, which the
-    /// caller left free). False when the client's socket was full: lost.
-    func deliver(_ record: UnsafeMutableRawBufferPointer, from peer: [UInt8]) -> Bool {
-        guard !finished else { return false }
-        DatagramRecord.writeReceived(from: peer, lost: lostSinceLast, into: record)
-        let written = send(descriptor.rawValue, record.baseAddress, record.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
-        guard written == record.count else {
-            if written < 0, errno != EAGAIN, errno != EWOULDBLOCK, errno != ENOBUFS { finish() }
-            lostSinceLast += 1
-            result.lost += 1
-            return false
+    /// Writes `batch`'s first `count` records (prepared, each a datagram
+    /// that arrived), their first one told what was lost before it: how
+    /// many the client's socket took. The rest are lost for it, and said
+    /// in the next record written.
+    func deliver(_ batch: MessageBatch, count: Int) -> Int {
+        guard !finished, count > 0 else { return 0 }
+        DatagramRecord.writeLost(lostSinceLast, into: batch.slot(0))
+        var delivered = 0
+        switch batch.send(0..<count, on: descriptor) {
+        case .sent(let taken): delivered = taken
+        case .wouldBlock: break
+        case .failed: finish()
         }
-        lostSinceLast = 0
-        result.received += 1
-        return true
+        let lost = count - delivered
+        lostSinceLast = delivered > 0 ? UInt64(lost) : lostSinceLast + UInt64(lost)
+        result.received += UInt64(delivered)
+        result.lost += UInt64(lost)
+        return delivered
     }
 
-    /// Reads the client's records: each is a datagram to send. A full
-    /// batch goes on in a later turn of the queue (a read source fires on
-    /// new data, not on data left unread, so it must not wait for one).
+    /// Reads the client's records, many a call: each is a datagram to
+    /// send. A full batch goes on in a later turn of the queue (a read
+    /// source fires on new data, not on data left unread, so it must not
+    /// wait for one).
     private func readable() {
         // A later turn queued before the end finds the descriptor closed.
         guard !finished else { return }
         defer { if !finished, batchFull { queue.async { [weak self] in self?.readable() } } }
         batchFull = false
-        for _ in 0..<Self.readBatch {
-            let count = recv(descriptor.rawValue, readBuffer.baseAddress, readBuffer.count, Int32(MSG_DONTWAIT))
-            if count < 0 {
-                if errno == EINTR { continue }
-                if errno != EAGAIN, errno != EWOULDBLOCK { finish() }
-                return
+        var read = 0
+        while read < Self.readBatch {
+            let count: Int
+            switch records.receive(from: descriptor, names: false, control: false) {
+            case .received(let taken): count = taken
+            case .none: return
+            case .failed: return finish()
             }
-            // End of stream: the client closed its end (records are never empty).
-            guard count > 0 else { return finish() }
-            let sent = count <= DatagramRecord.maxRecord && sendRecord(UnsafeRawBufferPointer(rebasing: readBuffer[0..<count]), app)
-            if sent { result.sent += 1 } else { result.refused += 1 }
+            // A record of no bytes is the end: the client closed its end (records are never empty).
+            let ended = (0..<count).first { records.length($0) == 0 }
+            let (sent, refused) = sendRecords(records, ended ?? count, app)
+            result.sent += UInt64(sent)
+            result.refused += UInt64(refused)
+            if ended != nil || count == 0 { return finish() }
+            guard count == records.capacity else { return }
+            read += count
         }
         batchFull = true
     }

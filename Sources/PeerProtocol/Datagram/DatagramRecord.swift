@@ -60,6 +60,13 @@ public enum DatagramRecord {
         precondition(peer.count == 16 && buffer.count >= receiveHeader, "a record header needs 16 UUID bytes and 21 bytes of room")
         buffer[0] = datagramKind
         for index in 0..<16 { buffer[1 + index] = peer[index] }
+        writeLost(lost, into: buffer)
+    }
+
+    /// Writes a received record's `lost` (bytes 17 to 20, saturated) into
+    /// `buffer`, whose header is written already.
+    public static func writeLost(_ lost: UInt64, into buffer: UnsafeMutableRawBufferPointer) {
+        precondition(buffer.count >= receiveHeader, "a record header needs 21 bytes of room")
         let saturated = UInt32(min(lost, UInt64(UInt32.max)))
         for index in 0..<4 { buffer[17 + index] = UInt8(truncatingIfNeeded: saturated >> (8 * UInt32(3 - index))) }
     }

@@ -2,18 +2,9 @@ import Glibc
 
 /// A non-blocking UDP socket on all addresses, IPv4 and IPv6 (one
 /// `AF_INET6` socket with `IPV6_V6ONLY` off), or IPv4 only where the
-/// kernel has no IPv6: thin, typed `sendto` and `recvfrom`.
+/// kernel has no IPv6: thin, typed `sendmmsg` and `recvmmsg` over a
+/// ``MessageBatch``.
 public struct UDPSocket: Sendable {
-    /// What one `sendto` came to.
-    public enum SendOutcome: Sendable, Equatable {
-        /// The kernel took the datagram.
-        case sent
-        /// The socket's buffer is full (`EAGAIN`): the datagram is dropped.
-        case wouldBlock
-        /// Another error, with its errno (no route, unreachable, …).
-        case failed(Int32)
-    }
-
     /// The descriptor, non-blocking.
     public let descriptor: FileDescriptor
     /// The bound port.
@@ -47,71 +38,41 @@ public struct UDPSocket: Sendable {
         self.dualStack = dualStack
     }
 
-    /// Sends `bytes` as one datagram to `address`, now or never.
-    public func send(_ bytes: UnsafeRawBufferPointer, to address: DatagramAddress) -> SendOutcome {
-        var storage = address.storage
-        while true {
-            let sent = withUnsafePointer(to: &storage) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    sendto(descriptor.rawValue, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT), $0, address.length)
-                }
-            }
-            if sent >= 0 { return .sent }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK, ENOBUFS: return .wouldBlock
-            case let code: return .failed(code)
-            }
-        }
-    }
-
     /// `SO_RXQ_OVFL` (asm-generic/socket.h): each datagram read then says
     /// how many the socket has dropped so far for want of room.
     static let rxqOverflow: Int32 = 40
 
-    /// Reads one datagram into `buffer`: its length (a longer one is cut,
-    /// and said by a length past the buffer's), where it came from, and
-    /// how many datagrams the kernel has dropped at this socket so far
-    /// (its buffer was full; nil when the kernel did not say); nil when
-    /// none waits. An error the socket reports from an earlier send
-    /// (`ECONNREFUSED` from an ICMP answer) is read as nothing.
-    public func receive(into buffer: UnsafeMutableRawBufferPointer) -> (count: Int, from: DatagramAddress, kernelDropped: UInt32?)? {
+    /// Reads the datagrams that wait, up to the batch's capacity, into
+    /// `batch`'s slots `0..<count` (each slot's length, sender and control
+    /// data: ``MessageBatch``), never waiting: how many (0: none waits), and
+    /// how many datagrams the kernel has dropped at this socket so far (its
+    /// buffer was full), as the last one read said (nil: it did not say).
+    /// An error the socket reports from an earlier send (`ECONNREFUSED`
+    /// from an ICMP answer) is read past.
+    public func receive(into batch: MessageBatch) -> (count: Int, kernelDropped: UInt32?) {
         while true {
-            var storage = sockaddr_storage()
-            // One cmsghdr (16 bytes) and its 4-byte count, aligned: 24.
-            var control: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-            var vector = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
-            let outcome = withUnsafeMutablePointer(to: &storage) { name in
-                withUnsafeMutablePointer(to: &vector) { iov in
-                    withUnsafeMutableBytes(of: &control) { controlBytes -> (Int, socklen_t, Int) in
-                        var message = msghdr()
-                        message.msg_name = UnsafeMutableRawPointer(name)
-                        message.msg_namelen = socklen_t(MemoryLayout<sockaddr_storage>.size)
-                        message.msg_iov = iov
-                        message.msg_iovlen = 1
-                        message.msg_control = controlBytes.baseAddress
-                        message.msg_controllen = controlBytes.count
-                        let count = recvmsg(descriptor.rawValue, &message, Int32(MSG_TRUNC) | Int32(MSG_DONTWAIT))
-                        return (count, message.msg_namelen, message.msg_controllen)
-                    }
-                }
-            }
-            let (count, nameLength, controlLength) = outcome
-            if count >= 0 {
-                var dropped: UInt32?
-                withUnsafeBytes(of: control) { raw in
-                    // cmsg_len (size_t), cmsg_level, cmsg_type (Int32 each), then the data.
-                    guard controlLength >= 20, raw.load(fromByteOffset: 8, as: Int32.self) == SOL_SOCKET,
-                          raw.load(fromByteOffset: 12, as: Int32.self) == Self.rxqOverflow else { return }
-                    dropped = raw.load(fromByteOffset: 16, as: UInt32.self)
-                }
-                return (count, DatagramAddress(storage: storage, length: nameLength), dropped)
-            }
-            switch errno {
-            case EINTR, ECONNREFUSED, EHOSTUNREACH, ENETUNREACH: continue
-            default: return nil
+            switch batch.receive(from: descriptor, names: true, control: true) {
+            case .received(let count):
+                return (count, count > 0 ? Self.kernelDropped(in: batch.control(count - 1)) : nil)
+            case .failed(let code) where code == ECONNREFUSED || code == EHOSTUNREACH || code == ENETUNREACH:
+                continue
+            case .none, .failed:
+                return (0, nil)
             }
         }
+    }
+
+    /// Sends `batch`'s prepared datagrams `range` (``MessageBatch/prepare(_:length:to:)``).
+    public func send(_ batch: MessageBatch, _ range: Range<Int>) -> MessageBatch.SendOutcome {
+        batch.send(range, on: descriptor)
+    }
+
+    /// The `SO_RXQ_OVFL` count in a datagram's control data, if it is there.
+    static func kernelDropped(in control: UnsafeRawBufferPointer) -> UInt32? {
+        // cmsg_len (size_t), cmsg_level, cmsg_type (Int32 each), then the data.
+        guard control.count >= 20, control.load(fromByteOffset: 8, as: Int32.self) == SOL_SOCKET,
+              control.load(fromByteOffset: 12, as: Int32.self) == rxqOverflow else { return nil }
+        return control.load(fromByteOffset: 16, as: UInt32.self)
     }
 
     /// Closes the socket.

@@ -1,0 +1,222 @@
+import XCTest
+import Glibc
+import PeerCore
+import PeerSystem
+@testable import PeerIO
+
+/// The datagram engine on loopback (issue 26): two engines, each with its
+/// UDP socket and one link keyed as a session's would be, and a client's
+/// `datagrams` socket on the receiving side. What the lab cannot reach
+/// cheaply is checked here: the per-peer bound, an ended session's
+/// datagrams, the kernel's drop count, and batches larger than one call.
+final class DatagramEngineTests: XCTestCase {
+    private struct Pair {
+        let sender: DatagramEngine
+        let receiver: DatagramEngine
+        let senderLink: DatagramLink
+        let receiverLink: DatagramLink
+        /// The receiving client's end of its `datagrams` socket.
+        let client: FileDescriptor
+        let peer: UUID
+    }
+
+    private var opened: [FileDescriptor] = []
+    private var engines: [DatagramEngine] = []
+
+    override func tearDown() {
+        for engine in engines { engine.stop() }
+        for descriptor in opened { descriptor.close() }
+        super.tearDown()
+    }
+
+    private func engine(perPeer: Int = DatagramEngine.maxPerPeerPerSecond) throws -> DatagramEngine {
+        let made = DatagramEngine(socket: try UDPSocket(port: 0), logger: Logger(level: .error), clock: .system, perPeerPerSecond: perPeer)
+        engines.append(made)
+        return made
+    }
+
+    private func cipher(_ bytes: [UInt8]) -> DatagramCipher {
+        var key = bytes
+        return DatagramCipher(key: &key)
+    }
+
+    /// Where `engine` takes datagrams, on loopback, as its peer would name it.
+    private func loopback(of engine: DatagramEngine, mapped: Bool) throws -> DatagramAddress {
+        let socket = try XCTUnwrap(engine.socket)
+        let fd = Glibc.socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = socket.port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        XCTAssertEqual(connected, 0, "connect to loopback")
+        return try XCTUnwrap(DatagramAddress.peer(of: FileDescriptor(rawValue: fd), port: socket.port, mapped: mapped))
+    }
+
+    /// Two engines with one link each way, and a client of the default app
+    /// taking the receiver's datagrams; `start`: the receiver reads its socket.
+    private func pair(perPeer: Int = DatagramEngine.maxPerPeerPerSecond, start: Bool = true) throws -> Pair {
+        let sender = try engine(), receiver = try engine(perPeer: perPeer)
+        let forward = [UInt8](repeating: 0x11, count: 32), backward = [UInt8](repeating: 0x22, count: 32)
+        let peer = UUID()
+        let audience = DatagramLink.Audience(peer: peer, current: true, carriesDefault: true, apps: [])
+        let toReceiver = try loopback(of: receiver, mapped: try XCTUnwrap(sender.socket).dualStack)
+        let toSender = try loopback(of: sender, mapped: try XCTUnwrap(receiver.socket).dualStack)
+        let receiverLink = receiver.sync { engine in
+            let link = engine.addLink(session: 1, name: "sender", ciphers: (cipher(backward), cipher(forward)))
+            engine.setAudience(audience, of: link)
+            return link
+        }
+        let senderLink = sender.sync { engine in
+            let link = engine.addLink(session: 1, name: "receiver", ciphers: (cipher(forward), cipher(backward)))
+            engine.setAudience(audience, of: link)
+            engine.learned(link, index: receiverLink.localIndex, port: try! XCTUnwrap(receiver.socket).port, address: toReceiver, now: Date())
+            return link
+        }
+        receiver.sync { $0.learned(receiverLink, index: senderLink.localIndex, port: try! XCTUnwrap(sender.socket).port, address: toSender, now: Date()) }
+        var pair: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair), 0)
+        let client = FileDescriptor(rawValue: pair[0])
+        opened.append(client)
+        XCTAssertNil(receiver.sync { $0.open(FileDescriptor(rawValue: pair[1]), app: .none, answer: { _ in }) })
+        sender.start()
+        if start { receiver.start() }
+        return Pair(sender: sender, receiver: receiver, senderLink: senderLink, receiverLink: receiverLink, client: client, peer: peer)
+    }
+
+    /// Sends `count` data datagrams of `size` bytes from the sender: how many the kernel took.
+    @discardableResult
+    private func send(_ count: Int, size: Int = 100, on pair: Pair) -> Int {
+        let data = [UInt8](repeating: 0x5A, count: size)
+        return pair.sender.sync { engine in
+            (0..<count).reduce(0) { sent, _ in sent + (data.withUnsafeBytes { engine.sendData($0, app: .none, on: pair.senderLink) } == nil ? 1 : 0) }
+        }
+    }
+
+    /// Reads the client's records until none came for 0.5 s: their data.
+    private func drain(_ client: FileDescriptor) -> [[UInt8]] {
+        var records: [[UInt8]] = []
+        var buffer = [UInt8](repeating: 0, count: 2_048)
+        while true {
+            var watch = pollfd(fd: client.rawValue, events: Int16(POLLIN), revents: 0)
+            guard poll(&watch, 1, 500) == 1 else { return records }
+            let count = buffer.withUnsafeMutableBytes { recv(client.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { continue }
+            records.append(Array(buffer[0..<count]))
+        }
+    }
+
+    /// Waits up to 5 s for the receiver's link counts to say `condition`.
+    private func waitFor(_ pair: Pair, _ condition: (DatagramCounters) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(5)
+        while Date() < deadline {
+            if pair.receiver.sync({ _ in condition(pair.receiverLink.counters) }) { return true }
+            usleep(2_000)
+        }
+        return false
+    }
+
+    func testDatagramsCrossInBatchesInOrderAndEachRecordSaysItsPeer() throws {
+        let pair = try pair()
+        // 100 datagrams: more than one call's batch each way, each carrying its number.
+        let sent = pair.sender.sync { engine in
+            (0..<100).reduce(0) { sent, number in
+                let data: [UInt8] = [UInt8(number)] + [UInt8](repeating: 0x42, count: 99)
+                return sent + (data.withUnsafeBytes { engine.sendData($0, app: .none, on: pair.senderLink) } == nil ? 1 : 0)
+            }
+        }
+        XCTAssertEqual(sent, 100)
+        let records = drain(pair.client)
+        XCTAssertEqual(records.count, 100, "on loopback, with an idle reader, none is lost")
+        XCTAssertEqual(records.map { $0[DatagramRecord.receiveHeader] }, (0..<100).map { UInt8($0) }, "in the order sent")
+        for record in records {
+            let parsed = try XCTUnwrap(DatagramRecord.parseReceived(record))
+            XCTAssertEqual(parsed.peer, pair.peer)
+            XCTAssertEqual(parsed.lost, 0)
+            XCTAssertEqual(parsed.data.count, 100)
+        }
+        XCTAssertEqual(pair.sender.sync { _ in pair.senderLink.counters.sent }, 100)
+        XCTAssertEqual(pair.receiver.sync { _ in pair.receiverLink.counters.received }, 100)
+    }
+
+    func testThePerPeerBoundDropsWhatIsOverItAsRate() throws {
+        let pair = try pair(perPeer: 50)
+        // The probes count against the second too: once they are answered, a new second starts.
+        let deadline = Date().addingTimeInterval(5)
+        while pair.sender.sync({ _ in pair.senderLink.path.state }) != .up || pair.receiver.sync({ _ in pair.receiverLink.path.state }) != .up {
+            guard Date() < deadline else { return XCTFail("the probes are answered on loopback") }
+            usleep(2_000)
+        }
+        pair.receiver.sync { $0.tick(now: Date()) }
+        XCTAssertEqual(send(80, on: pair), 80)
+        // Within one second of the bound (no tick runs here): 50 taken, 30 over it.
+        XCTAssertTrue(waitFor(pair) { $0.received + $0.dropped[.rate, default: 0] == 80 }, "every datagram is accounted for")
+        let counters = pair.receiver.sync { _ in pair.receiverLink.counters }
+        XCTAssertEqual(counters.received, 50)
+        XCTAssertEqual(counters.dropped[.rate], 30)
+        XCTAssertEqual(drain(pair.client).count, 50)
+        // A new second: the peer's share is whole again.
+        pair.receiver.sync { $0.tick(now: Date()) }
+        XCTAssertEqual(send(10, on: pair), 10)
+        XCTAssertTrue(waitFor(pair) { $0.received == 60 })
+    }
+
+    func testAnEndedSessionsDatagramsAreJunkAndCostNoDecryption() throws {
+        let pair = try pair()
+        XCTAssertEqual(send(3, on: pair), 3)
+        XCTAssertTrue(waitFor(pair) { $0.received == 3 })
+        // The receiver's session ends; the sender still has the old key and index.
+        pair.receiver.sync { $0.removeLink(session: 1) }
+        let junkBefore = pair.receiver.sync { $0.status().junk }
+        XCTAssertEqual(send(5, on: pair), 5)
+        let deadline = Date().addingTimeInterval(5)
+        while pair.receiver.sync({ $0.status().junk }) < junkBefore + 5, Date() < deadline { usleep(2_000) }
+        let status = pair.receiver.sync { $0.status() }
+        XCTAssertEqual(status.junk, junkBefore + 5, "an index no session has is junk, before any crypto")
+        XCTAssertEqual(status.received, 3, "the ended link's counts are kept, and nothing more was taken")
+        XCTAssertEqual(status.dropped[DatagramDrop.authFailed.rawValue, default: 0], 0, "no decryption was tried")
+        XCTAssertEqual(drain(pair.client).count, 3)
+    }
+
+    func testTheKernelsDropsAreCountedWhenTheSocketOverflows() throws {
+        // The receiver does not read yet: its socket's buffer fills, and the kernel drops the rest.
+        let pair = try pair(start: false)
+        var sent = 0
+        for _ in 0..<40 where sent < 20_000 { sent += send(500, size: 1_200, on: pair) }
+        XCTAssertGreaterThan(sent, 0)
+        pair.receiver.start()
+        // The kernel tells its count with each datagram queued after a drop:
+        // those the full buffer held predate it, so one more is sent.
+        XCTAssertTrue(waitFor(pair) { $0.received > 0 })
+        _ = drain(pair.client)
+        XCTAssertEqual(send(1, on: pair), 1)
+        let deadline = Date().addingTimeInterval(5)
+        while pair.receiver.sync({ $0.status().kernelDropped }) == 0, Date() < deadline { usleep(2_000) }
+        let status = pair.receiver.sync { $0.status() }
+        XCTAssertGreaterThan(status.kernelDropped, 0, "\(sent) datagrams of 1,200 bytes are more than the socket holds")
+        XCTAssertLessThan(status.kernelDropped, UInt64(sent), "what the buffer held is read")
+    }
+
+    func testAClientThatDoesNotReadLosesDatagramsAndIsToldHowMany() throws {
+        let pair = try pair()
+        // The client reads nothing until 2,000 came: its socket holds some,
+        // the rest are lost for it. (A round at a time, so the UDP socket
+        // itself never overflows.)
+        for round in 1...20 {
+            XCTAssertEqual(send(100, on: pair), 100)
+            XCTAssertTrue(waitFor(pair) { $0.received == UInt64(round * 100) })
+        }
+        let lost = pair.receiver.sync { _ in pair.receiverLink.counters.dropped[.slowReceiver, default: 0] }
+        XCTAssertGreaterThan(lost, 0, "a socketpair holds fewer than 2,000 records")
+        let held = drain(pair.client)
+        XCTAssertEqual(UInt64(held.count) + lost, 2_000, "each datagram was either written or counted lost")
+        // The next datagram's record says how many were lost before it.
+        XCTAssertEqual(send(1, on: pair), 1)
+        let next = drain(pair.client)
+        XCTAssertEqual(next.count, 1)
+        XCTAssertEqual(try XCTUnwrap(next.first.flatMap(DatagramRecord.parseReceived)).lost, UInt32(lost))
+    }
+}
