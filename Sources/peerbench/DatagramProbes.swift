@@ -181,6 +181,9 @@ enum DatagramProbes {
                 batch.prepare(index, length: record.count, to: nil)
             }
             let descriptor = FileDescriptor(rawValue: fd)
+            // Room for what peerd has not read yet (records wait charged to this end).
+            var room: Int32 = 1 << 20
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &room, socklen_t(MemoryLayout<Int32>.size))
             start = Probes.monotonic()
             var sent = 0
             while sent < count {

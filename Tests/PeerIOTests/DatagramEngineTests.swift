@@ -57,8 +57,8 @@ final class DatagramEngineTests: XCTestCase {
     }
 
     /// Two engines with one link each way, and a client of the default app
-    /// taking the receiver's datagrams; `start`: the receiver reads its socket.
-    private func pair(perPeer: Int = DatagramEngine.maxPerPeerPerSecond, start: Bool = true) throws -> Pair {
+    /// taking the receiver's datagrams.
+    private func pair(perPeer: Int = DatagramEngine.maxPerPeerPerSecond) throws -> Pair {
         let sender = try engine(), receiver = try engine(perPeer: perPeer)
         let forward = [UInt8](repeating: 0x11, count: 32), backward = [UInt8](repeating: 0x22, count: 32)
         let peer = UUID()
@@ -81,9 +81,9 @@ final class DatagramEngineTests: XCTestCase {
         XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair), 0)
         let client = FileDescriptor(rawValue: pair[0])
         opened.append(client)
-        XCTAssertNil(receiver.sync { $0.open(FileDescriptor(rawValue: pair[1]), app: .none, answer: { _ in }) })
         sender.start()
-        if start { receiver.start() }
+        receiver.start()
+        XCTAssertNil(receiver.sync { $0.open(FileDescriptor(rawValue: pair[1]), app: .none, answer: { _ in }) })
         return Pair(sender: sender, receiver: receiver, senderLink: senderLink, receiverLink: receiverLink, client: client, peer: peer)
     }
 
@@ -104,7 +104,7 @@ final class DatagramEngineTests: XCTestCase {
             var watch = pollfd(fd: client.rawValue, events: Int16(POLLIN), revents: 0)
             guard poll(&watch, 1, 500) == 1 else { return records }
             let count = buffer.withUnsafeMutableBytes { recv(client.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-            guard count > 0 else { continue }
+            guard count > 0 else { return records }
             records.append(Array(buffer[0..<count]))
         }
     }
@@ -117,6 +117,19 @@ final class DatagramEngineTests: XCTestCase {
             usleep(2_000)
         }
         return false
+    }
+
+    private struct NotUp: Error, CustomStringConvertible {
+        var description: String { "the probes were not answered on loopback within 5 s" }
+    }
+
+    /// Waits up to 5 s until both sides' probes were answered (the test fails otherwise).
+    private func waitUntilUp(_ pair: Pair) throws {
+        let deadline = Date().addingTimeInterval(5)
+        while pair.sender.sync({ _ in pair.senderLink.path.state }) != .up || pair.receiver.sync({ _ in pair.receiverLink.path.state }) != .up {
+            guard Date() < deadline else { throw NotUp() }
+            usleep(2_000)
+        }
     }
 
     func testDatagramsCrossInBatchesInOrderAndEachRecordSaysItsPeer() throws {
@@ -145,11 +158,7 @@ final class DatagramEngineTests: XCTestCase {
     func testThePerPeerBoundDropsWhatIsOverItAsRate() throws {
         let pair = try pair(perPeer: 50)
         // The probes count against the second too: once they are answered, a new second starts.
-        let deadline = Date().addingTimeInterval(5)
-        while pair.sender.sync({ _ in pair.senderLink.path.state }) != .up || pair.receiver.sync({ _ in pair.receiverLink.path.state }) != .up {
-            guard Date() < deadline else { return XCTFail("the probes are answered on loopback") }
-            usleep(2_000)
-        }
+        try waitUntilUp(pair)
         pair.receiver.sync { $0.tick(now: Date()) }
         XCTAssertEqual(send(80, on: pair), 80)
         // Within one second of the bound (no tick runs here): 50 taken, 30 over it.
@@ -166,6 +175,8 @@ final class DatagramEngineTests: XCTestCase {
 
     func testAnEndedSessionsDatagramsAreJunkAndCostNoDecryption() throws {
         let pair = try pair()
+        // Once up, no probe comes for 15 s: the junk counted below is the data alone.
+        try waitUntilUp(pair)
         XCTAssertEqual(send(3, on: pair), 3)
         XCTAssertTrue(waitFor(pair) { $0.received == 3 })
         // The receiver's session ends; the sender still has the old key and index.
@@ -182,12 +193,14 @@ final class DatagramEngineTests: XCTestCase {
     }
 
     func testTheKernelsDropsAreCountedWhenTheSocketOverflows() throws {
-        // The receiver does not read yet: its socket's buffer fills, and the kernel drops the rest.
-        let pair = try pair(start: false)
+        // The receiver's queue is held: its socket's buffer fills, and the kernel drops the rest.
+        let pair = try pair()
+        let gate = DispatchSemaphore(value: 0)
+        pair.receiver.queue.async { gate.wait() }
         var sent = 0
         for _ in 0..<40 where sent < 20_000 { sent += send(500, size: 1_200, on: pair) }
         XCTAssertGreaterThan(sent, 0)
-        pair.receiver.start()
+        gate.signal()
         // The kernel tells its count with each datagram queued after a drop:
         // those the full buffer held predate it, so one more is sent.
         XCTAssertTrue(waitFor(pair) { $0.received > 0 })
@@ -202,17 +215,17 @@ final class DatagramEngineTests: XCTestCase {
 
     func testAClientThatDoesNotReadLosesDatagramsAndIsToldHowMany() throws {
         let pair = try pair()
-        // The client reads nothing until 2,000 came: its socket holds some,
-        // the rest are lost for it. (A round at a time, so the UDP socket
-        // itself never overflows.)
-        for round in 1...20 {
-            XCTAssertEqual(send(100, on: pair), 100)
-            XCTAssertTrue(waitFor(pair) { $0.received == UInt64(round * 100) })
+        // The client reads nothing until 10,000 came: its socket holds some
+        // (peerd's end has a 1 MiB buffer), the rest are lost for it. (A
+        // round at a time, so the UDP socket itself never overflows.)
+        for round in 1...50 {
+            XCTAssertEqual(send(200, on: pair), 200)
+            XCTAssertTrue(waitFor(pair) { $0.received == UInt64(round * 200) })
         }
         let lost = pair.receiver.sync { _ in pair.receiverLink.counters.dropped[.slowReceiver, default: 0] }
-        XCTAssertGreaterThan(lost, 0, "a socketpair holds fewer than 2,000 records")
+        XCTAssertGreaterThan(lost, 0, "a 1 MiB socket buffer holds fewer than 10,000 records")
         let held = drain(pair.client)
-        XCTAssertEqual(UInt64(held.count) + lost, 2_000, "each datagram was either written or counted lost")
+        XCTAssertEqual(UInt64(held.count) + lost, 10_000, "each datagram was either written or counted lost")
         // The next datagram's record says how many were lost before it.
         XCTAssertEqual(send(1, on: pair), 1)
         let next = drain(pair.client)

@@ -30,8 +30,8 @@ final class DatagramDelivery {
 
     /// An empty delivery.
     init() {
-        pending.reserveCapacity(DatagramEngine.readBatch)
-        audience.reserveCapacity(DatagramEngine.readBatch)
+        pending.reserveCapacity(Self.capacity)
+        audience.reserveCapacity(Self.capacity)
         chunk.reserveCapacity(Self.capacity)
     }
 
@@ -44,7 +44,7 @@ final class DatagramDelivery {
     }
 
     /// Writes every pending datagram to each of `receivers` of its app.
-    func flush(to receivers: Dictionary<ObjectIdentifier, DatagramReceiver>.Values) {
+    func flush(to receivers: some Sequence<DatagramReceiver>) {
         guard !pending.isEmpty else { return }
         for receiver in receivers where !receiver.finished {
             for index in pending.indices where pending[index].app == receiver.app {

@@ -1,4 +1,5 @@
 import FoundationEssentials
+import Glibc
 import PeerCore
 import PeerSystem
 
@@ -27,6 +28,9 @@ final class DatagramOutbox {
     private var sentEarlier = 0
     /// Why the last datagram dropped since the last ``flush()`` was dropped.
     private var lastDrop: DatagramDrop?
+    /// Whether datagrams go down the stack as trains (UDP GSO): until the
+    /// kernel or the device says it cannot segment them.
+    private(set) var trains = true
 
     /// An outbox sending on `socket`.
     init(socket: UDPSocket) {
@@ -73,7 +77,7 @@ final class DatagramOutbox {
     private func send() -> Int {
         var next = 0, sent = 0
         while next < owners.count {
-            switch socket.send(batch, next..<owners.count) {
+            switch socket.send(batch, next..<owners.count, trains: trains) {
             case .sent(let count):
                 for (link, counted) in owners[next..<(next + count)] where counted {
                     link.counters.sent += 1
@@ -85,6 +89,10 @@ final class DatagramOutbox {
                 for (link, counted) in owners[next...] where counted { link.counters.drop(.wouldBlock) }
                 lastDrop = .wouldBlock
                 next = owners.count
+            case .failed(let code) where trains && (code == EINVAL || code == EIO || code == EOPNOTSUPP):
+                // No segmentation here (an old kernel, a device without
+                // checksum offload): the same datagrams go singly from now on.
+                trains = false
             case .failed:
                 if owners[next].counted { owners[next].link.counters.drop(.sendFailed) }
                 lastDrop = .sendFailed

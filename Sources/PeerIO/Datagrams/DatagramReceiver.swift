@@ -8,9 +8,10 @@ import PeerSystem
 /// "Datagrams"): a `SOCK_SEQPACKET` socket on which each record is one
 /// datagram (``DatagramRecord``). The client writes datagrams to send;
 /// the daemon writes the datagrams of the client's app that arrive.
-/// It lives on the ``DatagramEngine``'s queue: its reads are that queue's
-/// read source, so a busy main actor never delays a datagram.
-/// `@unchecked Sendable` is safe: every use is on that one serial queue.
+/// It lives on the ``DatagramEngine``'s queue: its socket is watched by the
+/// engine's ``QueuePoller``, which reports on that queue, so a busy main
+/// actor never delays a datagram. `@unchecked Sendable` is safe: every use
+/// is on that one serial queue.
 ///
 /// Writing to the client never waits: a record its full socket does not
 /// take is lost, counted, and said in the next record's `lost`. So a slow
@@ -24,7 +25,10 @@ final class DatagramReceiver: @unchecked Sendable {
     /// Lost since the last record written.
     private var lostSinceLast: UInt64 = 0
     private let descriptor: FileDescriptor
-    private var source: (any DispatchSourceRead)?
+    /// Its token with the poller.
+    let token: UInt64
+    /// Watches it (the engine's).
+    private let poller: QueuePoller
     private let answer: @MainActor (ControlReply) -> Void
     /// Sends the records the client wrote, read into a batch's first
     /// slots: how many went and how many were refused (given at init).
@@ -33,32 +37,26 @@ final class DatagramReceiver: @unchecked Sendable {
     private let onFinished: (DatagramReceiver) -> Void
     /// Whether it is over.
     private(set) var finished = false
-    /// The engine's queue, which reads it.
-    private let queue: DispatchQueue
-    /// Whether the last read took a whole batch (more may wait).
-    private var batchFull = false
     /// Where records are read, many a call: the engine's, shared by every
     /// client (all read on its one queue, each batch handled before the next).
     private let records: MessageBatch
 
     /// The most records read from the client at one wake-up, so the
     /// peers' datagrams and other clients get their turn.
-    static let readBatch = 256
+    static let readBatch = 1_024
 
-    /// Takes `descriptor` for `app`, read on `queue` (the engine's) into `records`.
-    init(descriptor: FileDescriptor, app: AppName, queue: DispatchQueue, records: MessageBatch, answer: @escaping @MainActor (ControlReply) -> Void,
+    /// Takes `descriptor` for `app`, watched by `poller` under `token`
+    /// (already), read into `records`.
+    init(descriptor: FileDescriptor, token: UInt64, app: AppName, poller: QueuePoller, records: MessageBatch, answer: @escaping @MainActor (ControlReply) -> Void,
          sendRecords: @escaping (MessageBatch, Int, AppName) -> (sent: Int, refused: Int), onFinished: @escaping (DatagramReceiver) -> Void) {
         self.app = app
         self.descriptor = descriptor
+        self.token = token
+        self.poller = poller
         self.answer = answer
         self.records = records
         self.sendRecords = sendRecords
         self.onFinished = onFinished
-        self.queue = queue
-        let source = DispatchSource.makeReadSource(fileDescriptor: descriptor.rawValue, queue: queue)
-        self.source = source
-        source.setEventHandler { [weak self] in self?.readable() }
-        source.resume()
     }
 
     /// Whether `descriptor` is a `SOCK_SEQPACKET` socket (one record, one datagram).
@@ -88,21 +86,18 @@ final class DatagramReceiver: @unchecked Sendable {
         return delivered
     }
 
-    /// Reads the client's records, many a call: each is a datagram to
-    /// send. A full batch goes on in a later turn of the queue (a read
-    /// source fires on new data, not on data left unread, so it must not
-    /// wait for one).
-    private func readable() {
-        // A later turn queued before the end finds the descriptor closed.
+    /// Reads the client's records, many a call, up to ``readBatch``: each
+    /// is a datagram to send. Then its socket is watched again: what is
+    /// left reports again, after the others had their turn.
+    func readable() {
         guard !finished else { return }
-        defer { if !finished, batchFull { queue.async { [weak self] in self?.readable() } } }
-        batchFull = false
         var read = 0
         while read < Self.readBatch {
             let count: Int
             switch records.receive(from: descriptor, names: false, control: false) {
             case .received(let taken): count = taken
-            case .none: return
+            case .none: read = Self.readBatch
+                continue
             case .failed: return finish()
             }
             // A record of no bytes is the end: the client closed its end (records are never empty).
@@ -111,21 +106,19 @@ final class DatagramReceiver: @unchecked Sendable {
             result.sent += UInt64(sent)
             result.refused += UInt64(refused)
             if ended != nil || count == 0 { return finish() }
-            guard count == records.capacity else { return }
-            read += count
+            read += count < records.capacity ? Self.readBatch : count
         }
-        batchFull = true
+        do { try poller.rearm(descriptor, token: token) } catch { finish() }
     }
 
-    /// Ends it: the descriptor is closed and the request answered (on the
-    /// main actor, which owns the control connection).
+    /// Ends it: the descriptor is no longer watched and is closed now, and
+    /// the request answered (on the main actor, which owns the control
+    /// connection).
     func finish() {
         guard !finished else { return }
         finished = true
-        let descriptor = descriptor
-        source?.setCancelHandler { descriptor.close() }
-        source?.cancel()
-        source = nil
+        poller.forget(descriptor)
+        descriptor.close()
         let (answer, result) = (answer, result)
         DispatchQueue.main.async { MainActor.assumeIsolated { answer(.answer(.datagrams, result)) } }
         onFinished(self)

@@ -37,8 +37,9 @@ public final class MessageBatch {
     public let capacity: Int
     /// The bytes of one slot.
     public let slotSize: Int
-    /// Control bytes per slot: one `cmsghdr` (16) and a 4-byte value, aligned.
-    public static let controlSize = 32
+    /// Control bytes per slot: room for two `cmsghdr`s (16 bytes each) with a
+    /// 4-byte value, each aligned to 8 (24 bytes).
+    public static let controlSize = 64
 
     private let slots: UnsafeMutableRawPointer
     private let slotBytes: Int
@@ -46,6 +47,11 @@ public final class MessageBatch {
     private let vectors: UnsafeMutablePointer<iovec>
     private let names: UnsafeMutablePointer<sockaddr_storage>
     private let controls: UnsafeMutableRawPointer
+    /// The messages of one ``sendTrains(_:on:)`` call, each a train of slots.
+    private let trains: UnsafeMutablePointer<peerd_mmsghdr>
+    private let trainControls: UnsafeMutableRawPointer
+    /// Each train's number of slots, in the call being made.
+    private var trainSizes: [Int] = []
     /// Whether the slots were used since the last ``releaseIfIdle()``.
     private var usedSinceCheck = false
     /// Whether touched pages may be held.
@@ -66,6 +72,11 @@ public final class MessageBatch {
         names = .allocate(capacity: capacity)
         names.initialize(repeating: sockaddr_storage(), count: capacity)
         controls = .allocate(byteCount: capacity * Self.controlSize, alignment: 16)
+        trains = .allocate(capacity: capacity)
+        trains.initialize(repeating: peerd_mmsghdr(), count: capacity)
+        trainControls = .allocate(byteCount: capacity * Self.controlSize, alignment: 16)
+        trainControls.initializeMemory(as: UInt8.self, repeating: 0, count: capacity * Self.controlSize)
+        trainSizes.reserveCapacity(capacity)
     }
 
     deinit {
@@ -74,6 +85,8 @@ public final class MessageBatch {
         vectors.deallocate()
         names.deallocate()
         controls.deallocate()
+        trains.deallocate()
+        trainControls.deallocate()
     }
 
     /// Slot `index`'s whole buffer.
@@ -131,6 +144,23 @@ public final class MessageBatch {
         UnsafeRawBufferPointer(start: controls + index * Self.controlSize, count: min(headers[index].msg_hdr.msg_controllen, Self.controlSize))
     }
 
+    /// The 4-byte value of the control message at `level` and `type` in
+    /// message `index`'s control data, if the kernel gave one.
+    public func controlValue(_ index: Int, level: Int32, type: Int32) -> UInt32? {
+        let control = control(index)
+        var offset = 0
+        // Each: cmsg_len (size_t), cmsg_level, cmsg_type (Int32 each), the data, aligned to 8.
+        while offset + 20 <= control.count {
+            let length = control.load(fromByteOffset: offset, as: Int.self)
+            guard length >= 16, offset + length <= control.count else { return nil }
+            if control.load(fromByteOffset: offset + 8, as: Int32.self) == level, control.load(fromByteOffset: offset + 12, as: Int32.self) == type, length >= 20 {
+                return control.load(fromByteOffset: offset + 16, as: UInt32.self)
+            }
+            offset += (length + 7) & ~7
+        }
+        return nil
+    }
+
     // MARK: Sending
 
     /// Makes slot `index` the message of its first `length` bytes, to
@@ -166,6 +196,77 @@ public final class MessageBatch {
             case let code: return .failed(code)
             }
         }
+    }
+
+    /// `UDP_SEGMENT` (linux/udp.h), an option at `SOL_UDP` (17).
+    static let udpSegment: Int32 = 103
+    static let solUDP: Int32 = 17
+    /// Segments a train carries at most (the kernel's `UDP_MAX_SEGMENTS`
+    /// is 64 or more), and its bytes at most (one IP packet's room).
+    public static let maxTrainSegments = 64
+    public static let maxTrainBytes = 60_000
+
+    /// Sends the prepared UDP datagrams `range` as trains (UDP GSO): each
+    /// run of messages to one address, all of one length but the last,
+    /// which may be shorter, goes down the stack as one `UDP_SEGMENT`
+    /// message and leaves it as those same datagrams, so the route, the
+    /// netfilter hooks and the device are paid once a train instead of
+    /// once a datagram. What the kernel says is counted in messages, as
+    /// ``send(_:on:)``'s is: a train goes whole or not at all. A kernel or
+    /// device that cannot segment fails the first train of two or more
+    /// with `EINVAL`, `EIO` or `EOPNOTSUPP`; the caller then sends singly.
+    public func sendTrains(_ range: Range<Int>, on descriptor: FileDescriptor) -> SendOutcome {
+        precondition(range.lowerBound >= 0 && range.upperBound <= capacity, "messages of the batch")
+        guard !range.isEmpty else { return .sent(0) }
+        trainSizes.removeAll(keepingCapacity: true)
+        var start = range.lowerBound
+        while start < range.upperBound {
+            let size = Int(vectors[start].iov_len)
+            var end = start + 1, bytes = size
+            while end < range.upperBound, end - start < Self.maxTrainSegments, sameAddress(start, end) {
+                let length = Int(vectors[end].iov_len)
+                guard length <= size, bytes + length <= Self.maxTrainBytes else { break }
+                bytes += length
+                end += 1
+                // A shorter one ends the train.
+                if length < size { break }
+            }
+            var header = headers[start].msg_hdr
+            header.msg_iovlen = end - start
+            if end - start > 1 {
+                let control = trainControls + trainSizes.count * Self.controlSize
+                // One cmsghdr (length, level, type) and the segment size, a u16.
+                control.storeBytes(of: 18, toByteOffset: 0, as: Int.self)
+                control.storeBytes(of: Self.solUDP, toByteOffset: 8, as: Int32.self)
+                control.storeBytes(of: Self.udpSegment, toByteOffset: 12, as: Int32.self)
+                control.storeBytes(of: UInt16(size), toByteOffset: 16, as: UInt16.self)
+                header.msg_control = control
+                header.msg_controllen = 24
+            } else {
+                header.msg_control = nil
+                header.msg_controllen = 0
+            }
+            trains[trainSizes.count] = peerd_mmsghdr(msg_hdr: header, msg_len: 0)
+            trainSizes.append(end - start)
+            start = end
+        }
+        while true {
+            let count = peerd_sendmmsg(descriptor.rawValue, trains, UInt32(trainSizes.count), Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL))
+            if count > 0 { return .sent(trainSizes[0..<Int(count)].reduce(0, +)) }
+            if count == 0 { return .wouldBlock }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK, ENOBUFS: return .wouldBlock
+            case let code: return .failed(code)
+            }
+        }
+    }
+
+    /// Whether prepared messages `a` and `b` go to the same address.
+    private func sameAddress(_ a: Int, _ b: Int) -> Bool {
+        let length = headers[a].msg_hdr.msg_namelen
+        guard length == headers[b].msg_hdr.msg_namelen else { return false }
+        return length == 0 || memcmp(names + a, names + b, Int(length)) == 0
     }
 
     // MARK: Memory

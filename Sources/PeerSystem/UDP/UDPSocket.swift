@@ -26,6 +26,11 @@ public struct UDPSocket: Sendable {
             _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, socklen_t(MemoryLayout<Int32>.size))
             _ = setsockopt(fd, SOL_SOCKET, Self.rxqOverflow, &on, socklen_t(MemoryLayout<Int32>.size))
+            // Trains (a sender's UDP GSO, or the device's GRO) arrive whole,
+            // with their segment size, and are split here: one skb, one
+            // queue entry and one copy a train, not a datagram. Where the
+            // kernel has no UDP_GRO, datagrams arrive one by one, as before.
+            _ = setsockopt(fd, Self.solUDP, Self.udpGRO, &on, socklen_t(MemoryLayout<Int32>.size))
             do { try DualStackSocket.bind(descriptor, port: port, dualStack: dualStack, what: "UDP") } catch where error.errno == EADDRINUSE && fallBack && port != 0 {
                 try DualStackSocket.bind(descriptor, port: 0, dualStack: dualStack, what: "UDP")
             }
@@ -44,7 +49,8 @@ public struct UDPSocket: Sendable {
 
     /// Reads the datagrams that wait, up to the batch's capacity, into
     /// `batch`'s slots `0..<count` (each slot's length, sender and control
-    /// data: ``MessageBatch``), never waiting: how many (0: none waits), and
+    /// data: ``MessageBatch``; a slot may hold a train, ``segmentSize(of:in:)``),
+    /// never waiting: how many (0: none waits), and
     /// how many datagrams the kernel has dropped at this socket so far (its
     /// buffer was full), as the last one read said (nil: it did not say).
     /// An error the socket reports from an earlier send (`ECONNREFUSED`
@@ -53,7 +59,7 @@ public struct UDPSocket: Sendable {
         while true {
             switch batch.receive(from: descriptor, names: true, control: true) {
             case .received(let count):
-                return (count, count > 0 ? Self.kernelDropped(in: batch.control(count - 1)) : nil)
+                return (count, count > 0 ? batch.controlValue(count - 1, level: SOL_SOCKET, type: Self.rxqOverflow) : nil)
             case .failed(let code) where code == ECONNREFUSED || code == EHOSTUNREACH || code == ENETUNREACH:
                 continue
             case .none, .failed:
@@ -62,17 +68,21 @@ public struct UDPSocket: Sendable {
         }
     }
 
-    /// Sends `batch`'s prepared datagrams `range` (``MessageBatch/prepare(_:length:to:)``).
-    public func send(_ batch: MessageBatch, _ range: Range<Int>) -> MessageBatch.SendOutcome {
-        batch.send(range, on: descriptor)
+    /// Sends `batch`'s prepared datagrams `range` (``MessageBatch/prepare(_:length:to:)``),
+    /// as trains (UDP GSO, ``MessageBatch/sendTrains(_:on:)``) when `trains`.
+    public func send(_ batch: MessageBatch, _ range: Range<Int>, trains: Bool) -> MessageBatch.SendOutcome {
+        trains ? batch.sendTrains(range, on: descriptor) : batch.send(range, on: descriptor)
     }
 
-    /// The `SO_RXQ_OVFL` count in a datagram's control data, if it is there.
-    static func kernelDropped(in control: UnsafeRawBufferPointer) -> UInt32? {
-        // cmsg_len (size_t), cmsg_level, cmsg_type (Int32 each), then the data.
-        guard control.count >= 20, control.load(fromByteOffset: 8, as: Int32.self) == SOL_SOCKET,
-              control.load(fromByteOffset: 12, as: Int32.self) == rxqOverflow else { return nil }
-        return control.load(fromByteOffset: 16, as: UInt32.self)
+    /// `SOL_UDP` and its `UDP_GRO` option (linux/udp.h).
+    static let solUDP: Int32 = 17
+    static let udpGRO: Int32 = 104
+
+    /// The segment size of message `index` of `batch`, when it is a train
+    /// (several datagrams of that size, the last maybe shorter, back to
+    /// back); nil when it is one datagram.
+    public static func segmentSize(of index: Int, in batch: MessageBatch) -> Int? {
+        batch.controlValue(index, level: solUDP, type: udpGRO).map { Int($0) }.flatMap { $0 > 0 && $0 < batch.length(index) ? $0 : nil }
     }
 
     /// Closes the socket.
