@@ -1,6 +1,7 @@
 import XCTest
 import Glibc
 import PeerSystem
+import Foundation
 
 /// `MessageBatch` (PeerSystem): many messages a `sendmmsg` and a
 /// `recvmmsg`, on a `SOCK_SEQPACKET` pair as the datagram path's clients use.
@@ -81,5 +82,73 @@ final class MessageBatchTests: XCTestCase {
         XCTAssertEqual(batch.slot(1)[0], 0xCD, "used since the last tick: kept")
         batch.releaseIfIdle()
         XCTAssertEqual(batch.slot(1)[0], 0, "a whole period unused: handed back")
+    }
+}
+
+/// UDP trains on loopback: datagrams of one size to one address go down
+/// the stack as one `UDP_SEGMENT` message and come up whole to a socket
+/// with `UDP_GRO` (``UDPSocket``), split there at their segment size: the
+/// same datagrams, in order, either way.
+final class UDPTrainTests: XCTestCase {
+    func testATrainArrivesAsTheSameDatagramsInOrder() throws {
+        let receiver = try UDPSocket(port: 0)
+        defer { receiver.close() }
+        let sender = try UDPSocket(port: 0)
+        defer { sender.close() }
+        var v4 = sockaddr_in()
+        v4.sin_family = sa_family_t(AF_INET)
+        v4.sin_port = receiver.port.bigEndian
+        v4.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        var storage = sockaddr_storage()
+        withUnsafeMutableBytes(of: &storage) { $0.storeBytes(of: v4, as: sockaddr_in.self) }
+        var address = DatagramAddress(storage: storage, length: socklen_t(MemoryLayout<sockaddr_in>.size))
+        if sender.dualStack {
+            // A dual-stack socket names IPv4 peers in their mapped form.
+            var v6 = sockaddr_in6()
+            v6.sin6_family = sa_family_t(AF_INET6)
+            v6.sin6_port = receiver.port.bigEndian
+            withUnsafeMutableBytes(of: &v6.sin6_addr) { raw in
+                raw[10] = 0xFF
+                raw[11] = 0xFF
+                raw[12] = 127
+                raw[15] = 1
+            }
+            var mapped = sockaddr_storage()
+            withUnsafeMutableBytes(of: &mapped) { $0.storeBytes(of: v6, as: sockaddr_in6.self) }
+            address = DatagramAddress(storage: mapped, length: socklen_t(MemoryLayout<sockaddr_in6>.size))
+        }
+        // Five of 100 bytes and a shorter last one: one train.
+        let lengths = [100, 100, 100, 100, 100, 40]
+        let out = MessageBatch(capacity: 8, slotSize: 128)
+        for (index, length) in lengths.enumerated() {
+            let slot = out.slot(index)
+            for offset in 0..<length { slot[offset] = UInt8(index) }
+            out.prepare(index, length: length, to: address)
+        }
+        XCTAssertEqual(sender.send(out, 0..<lengths.count, trains: true), .sent(lengths.count), "a train goes whole")
+        XCTAssertEqual(sender.send(out, 0..<2, trains: false), .sent(2), "and singly, as before")
+
+        var watch = pollfd(fd: receiver.descriptor.rawValue, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&watch, 1, 2_000), 1)
+        let into = MessageBatch(capacity: 16, slotSize: 65_536)
+        var datagrams: [[UInt8]] = []
+        let deadline = Date().addingTimeInterval(2)
+        while datagrams.count < lengths.count + 2, Date() < deadline {
+            let (count, _) = receiver.receive(into: into)
+            for slot in 0..<count {
+                let length = into.length(slot)
+                let segment = UDPSocket.segmentSize(of: slot, in: into) ?? length
+                var offset = 0
+                repeat {
+                    let end = min(offset + segment, length)
+                    datagrams.append(Array(into.slot(slot)[offset..<end]))
+                    offset = end
+                } while offset < length
+            }
+            if count == 0 { usleep(1_000) }
+        }
+        XCTAssertEqual(datagrams.map(\.count), lengths + [100, 100], "each datagram whole, in order")
+        XCTAssertEqual(datagrams.map { $0.first ?? 0xFF }, [0, 1, 2, 3, 4, 5, 0, 1])
+        XCTAssertTrue(datagrams.allSatisfy { Set($0).count == 1 }, "no datagram carries another's bytes")
     }
 }
