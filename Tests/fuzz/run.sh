@@ -18,7 +18,7 @@ OUT="$ROOT/.build/fuzz"
 SWIFTC=${SWIFTC:-swiftc}
 mkdir -p "$OUT"
 FLAGS=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
-MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CCrypto" -I "$ROOT/Sources/CMalloc" -I "$ROOT/Sources/CFiles" -I "$ROOT/Sources/CPoll")
+MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CCrypto" -I "$ROOT/Sources/CMalloc" -I "$ROOT/Sources/CFiles" -I "$ROOT/Sources/CPoll" -I "$ROOT/Sources/CSockets")
 
 # A target's sources, in every folder below it (paths hold no spaces).
 sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }

@@ -92,12 +92,11 @@ final class DatagramReceiver: @unchecked Sendable {
     func readable() {
         guard !finished else { return }
         var read = 0
-        while read < Self.readBatch {
+        reading: while read < Self.readBatch {
             let count: Int
             switch records.receive(from: descriptor, names: false, control: false) {
             case .received(let taken): count = taken
-            case .none: read = Self.readBatch
-                continue
+            case .none: break reading
             case .failed: return finish()
             }
             // A record of no bytes is the end: the client closed its end (records are never empty).
@@ -106,7 +105,9 @@ final class DatagramReceiver: @unchecked Sendable {
             result.sent += UInt64(sent)
             result.refused += UInt64(refused)
             if ended != nil || count == 0 { return finish() }
-            read += count < records.capacity ? Self.readBatch : count
+            // A batch not full took what waited.
+            guard count == records.capacity else { break }
+            read += count
         }
         do { try poller.rearm(descriptor, token: token) } catch { finish() }
     }
