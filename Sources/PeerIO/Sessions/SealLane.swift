@@ -66,8 +66,7 @@ final class SealLane: @unchecked Sendable {
     func run(_ frame: consuming [UInt8], _ make: Make, done: @escaping @MainActor @Sendable (Outcome) -> Void) {
         let job = Job(frame: frame)
         queue.async { [self] in
-            BulkThread.stepBack()
-            let outcome = perform(job, make)
+            let outcome = BulkThread.run { perform(job, make) }
             DispatchQueue.main.async { MainActor.assumeIsolated { done(outcome) } }
         }
     }

@@ -37,11 +37,9 @@ extension PartialFile {
     /// actor, in the order the writes were queued.
     func writeLater(_ bytes: [UInt8], at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
         Self.hasher.async {
-            BulkThread.stepBack()
-            bytes.withUnsafeBytes { self.blockHasher.update($0) }
+            BulkThread.run { bytes.withUnsafeBytes { self.blockHasher.update($0) } }
             Self.writer.async {
-                BulkThread.stepBack()
-                let outcome = bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } }
+                let outcome = BulkThread.run { bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } } }
                 let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
                 DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
             }
