@@ -51,9 +51,22 @@ case .run(let parsed):
     config = parsed
 }
 
+// Before any thread exists: once, start again with glibc's thread stack
+// cache off (ThreadStackCache says why). The same process, arguments and
+// descriptors (systemd's socket and notify address included); if the exec
+// fails, the daemon runs on as it is.
+let inheritedTunables = getenv(ThreadStackCache.variable).map { String(cString: $0) }
+if let tunables = ThreadStackCache.tunables(from: inheritedTunables) {
+    setenv(ThreadStackCache.variable, tunables, 1)
+    execv("/proc/self/exe", CommandLine.unsafeArgv)
+    // Still here: the exec failed. What children inherit stays as it was.
+    if let inheritedTunables { setenv(ThreadStackCache.variable, inheritedTunables, 1) } else { unsetenv(ThreadStackCache.variable) }
+}
+
 // A client that vanishes mid-write must be EPIPE, not a fatal signal.
 signal(SIGPIPE, SIG_IGN)
 let logger = Logger(level: config.logLevel)
+logger.debug("glibc tunables: \(getenv(ThreadStackCache.variable).map { String(cString: $0) } ?? "none")")
 
 let activated: FileDescriptor?
 do {

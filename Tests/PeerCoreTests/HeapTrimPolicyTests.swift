@@ -8,16 +8,37 @@ final class HeapTrimPolicyTests: XCTestCase {
         var policy = HeapTrimPolicy()
         let start = Date(timeIntervalSince1970: 1_000)
         let rows: [(seconds: Double, free: Int, trim: Bool, why: String)] = [
-            (0, 128 << 10, false, "little free: nothing to do"),
-            (1, 300 << 10, true, "more than 256 KiB free: trim"),
+            (0, 48 << 10, false, "little free: nothing to do"),
+            (1, 300 << 10, true, "more than 64 KiB free: trim"),
             (2, 8 << 20, false, "again within the interval: wait"),
             (10.9, 8 << 20, false, "still within it"),
             (11, 8 << 20, true, "the interval passed"),
-            (30, 256 << 10, false, "exactly the limit is not over it"),
+            (30, 64 << 10, false, "exactly the limit is not over it"),
+            (40, 100 << 10, true, "an idle daemon's 100 KiB: its free pages go back (issue 25)"),
+            (45, 100 << 10, false, "and not before the interval again"),
         ]
         for row in rows {
             XCTAssertEqual(policy.tick(now: start.addingTimeInterval(row.seconds), freeBytes: row.free), row.trim, row.why)
         }
+        XCTAssertEqual(HeapTrimPolicy.freeLimit, 64 << 10)
+    }
+}
+
+/// Whether the daemon execs itself with glibc's stack cache off, as a table.
+final class ThreadStackCacheTests: XCTestCase {
+    func testTheTunableIsAddedOnceAndAUsersChoiceStands() {
+        let rows: [(current: String?, want: String?, why: String)] = [
+            (nil, "glibc.pthread.stack_cache_size=0", "unset: add it"),
+            ("", "glibc.pthread.stack_cache_size=0", "empty: add it"),
+            ("glibc.malloc.check=3", "glibc.malloc.check=3:glibc.pthread.stack_cache_size=0", "others kept, in front"),
+            ("glibc.pthread.stack_cache_size=0", nil, "peerd's own exec: no second"),
+            ("glibc.malloc.check=3:glibc.pthread.stack_cache_size=1048576", nil, "a user's value stands"),
+            ("glibc.pthread.stack_cache_size_extra=1", "glibc.pthread.stack_cache_size_extra=1:glibc.pthread.stack_cache_size=0", "a longer name is another tunable"),
+        ]
+        for row in rows {
+            XCTAssertEqual(ThreadStackCache.tunables(from: row.current), row.want, row.why)
+        }
+        XCTAssertEqual(ThreadStackCache.variable, "GLIBC_TUNABLES", "the name glibc reads")
     }
 }
 

@@ -39,6 +39,26 @@ final class StreamCreditTests: XCTestCase {
         XCTAssertEqual(total, 200 * (64 << 10))
     }
 
+    /// Issue 25: a file's window stays at 256 KiB however fast its reader;
+    /// a limit outside the wire's range is clamped to it.
+    func testAFileWindowDoesNotGrowAndLimitsAreClamped() {
+        for (limit, grows) in [(ReceiveWindow.fileLimit, ReceiveWindow.initial), (1, ReceiveWindow.initial),
+                               (1 << 30, ReceiveWindow.maximum), (ReceiveWindow.grownLimit, ReceiveWindow.grownLimit)] {
+            var receiver = ReceiveWindow(limit: limit)
+            var sender = SendCredit()
+            var now = start
+            for _ in 0..<400 {
+                let sent = sender.take(64 << 10)
+                XCTAssertTrue(receiver.received(sent, now: now))
+                now += 0.0001
+                if let credit = receiver.consumed(sent, now: now) { XCTAssertTrue(sender.grant(credit), "limit \(limit)") }
+            }
+            XCTAssertEqual(receiver.window, grows, "limit \(limit)")
+            XCTAssertEqual(receiver.limit, grows, "limit \(limit), as kept")
+        }
+        XCTAssertEqual(ReceiveWindow.fileLimit, 256 << 10)
+    }
+
     /// The wire's largest window and this receiver's own limit are pinned:
     /// an earlier release's peer grows to 4 MiB, and a sender here must
     /// take its credit (issue 25 lowered only what this receiver grants).

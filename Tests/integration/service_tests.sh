@@ -135,6 +135,23 @@ test_configuration_file() {
     ! echo "$out" | grep -q $'\e' || fail "the binary file reached the terminal raw"
 }
 
+# Issue 25 (idle memory): peerd execs itself once, before any thread, with
+# glibc's thread stack cache off; the same process, serving as before; a
+# value the user set for that tunable stands (no second exec).
+test_peerd_runs_with_the_thread_stack_cache_off() {
+    start_peerd 1
+    local pid; pid=$(cat "$LAB_DIR/h1/peerd.pid")
+    grep -q 'glibc tunables: glibc.pthread.stack_cache_size=0$' "$LAB_DIR/h1/peerd.log" \
+        || fail "the daemon does not run with the tunable: $(grep 'glibc tunables' "$LAB_DIR/h1/peerd.log")"
+    expect_eq "$(readlink "/proc/$pid/exe")" "$(readlink -f "$BIN/peerd")" "the pid that was started is peerd's own"
+    stop_peerd 1
+    # (glibc cuts the copy in /proc/PID/environ after the first tunable it
+    # knows, so the daemon's log says what it runs with.)
+    GLIBC_TUNABLES=glibc.malloc.arena_max=1:glibc.pthread.stack_cache_size=1048576 start_peerd 1
+    grep -q 'glibc tunables: glibc.malloc.arena_max=1:glibc.pthread.stack_cache_size=1048576$' "$LAB_DIR/h1/peerd.log" \
+        || fail "the user's own value did not stand: $(grep 'glibc tunables' "$LAB_DIR/h1/peerd.log")"
+}
+
 # More than 64 control clients: the one over the cap is refused cleanly.
 test_control_client_cap() {
     start_peerd 1

@@ -7,13 +7,16 @@ import FoundationEssentials
 /// freed heap behind; this catches it: once a tick, when more than
 /// ``freeLimit`` bytes lie free, at most every ``interval``.
 ///
-/// The limit was 2 MiB; the soak (issue 21, point 7) found daemons that
-/// kept up to that much after a burst, against 1.5-2.5 MB of private
-/// memory in all, so it is now 256 KiB: what a trim cannot give back
-/// (free chunks smaller than a page between live ones) stays under it.
+/// The limit was 2 MiB, then 256 KiB (the soak of issue 21 found daemons
+/// keeping up to 2 MiB after a burst). Under 256 KiB a trim still gives
+/// back the whole free pages between live chunks: 40 to 60 KB of an idle
+/// daemon's 2 MB (issue 25), so the limit is now 64 KiB. glibc's free
+/// figure does not change when it trims (the chunks stay free, only their
+/// pages go), so an idle daemon is trimmed again every interval; a trim of
+/// a small heap costs microseconds inside the tick and no wake-up.
 public struct HeapTrimPolicy: Sendable, Equatable {
     /// Free heap above which a trim is due.
-    public static let freeLimit = 256 << 10
+    public static let freeLimit = 64 << 10
     /// The least time between two trims: during bulk work the freed
     /// buffers are reused, and trimming every tick would only fault them
     /// back in.

@@ -50,7 +50,7 @@ final class IncomingTransfer {
     private(set) var accepted: [Int: IncomingFile] = [:]
     /// Files the user left out.
     private(set) var declined = Set<Int>()
-    private var window = ReceiveWindow()
+    private var window = ReceiveWindow(limit: ReceiveWindow.fileLimit)
     /// Which window bytes were received under: a resume starts a new
     /// window, and writes queued under the old one give no credit in it.
     private(set) var windowEpoch = 0
@@ -134,7 +134,7 @@ final class IncomingTransfer {
         let bytes = accepted.values.reduce(Int64(0)) { $0 + $1.offered.size }
         meter = ProgressMeter(totalBytes: bytes, totalFiles: accepted.count, now: now)
         _ = meter.advance(bytes: accepted.values.reduce(Int64(0)) { $0 + $1.bytesHeld }, filesDone: accepted.values.filter(\.done).count, now: now)
-        window = ReceiveWindow()
+        window = ReceiveWindow(limit: ReceiveWindow.fileLimit)
         windowEpoch += 1
         state = .active
         expires = nil
@@ -163,7 +163,7 @@ final class IncomingTransfer {
                 answers.append(FileAnswer(file: UInt32(index), verdict: .accepted, firstBlock: accepted[index]!.firstBlock))
             }
         }
-        window = ReceiveWindow()
+        window = ReceiveWindow(limit: ReceiveWindow.fileLimit)
         windowEpoch += 1
         state = .active
         return answers
