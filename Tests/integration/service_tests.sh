@@ -308,6 +308,18 @@ test_real_units_run_under_systemd_with_their_hardening() {
     expect_eq "$(inside awk '/^NoNewPrivs:/ {print $2}' /proc/"$pid"/status)" 1 "no_new_privs"
     expect_eq "$(inside awk '/^Uid:/ {print $2}' /proc/"$pid"/status)" "$gid" "the service's uid"
     expect_eq "$(inside awk '/^CapEff:/ {print $2}' /proc/"$pid"/status)" 0000000000000000 "effective capabilities"
+    # Issue 25: the filter lets bulk jobs step back (setpriority to nice 5
+    # passes it). Stepping forward again needs LimitNICE=+0, which systemd
+    # cannot apply where even root may not raise RLIMIT_NICE (this lab's
+    # machine: prlimit says EPERM); the daemon then says so and keeps bulk
+    # jobs at the normal priority.
+    ! grep -q "to nice 5: a system call filter" "$dir/peerd.log" || fail "the filter refuses setpriority: $(grep 'cannot step back' "$dir/peerd.log")"
+    if grep -q "cannot step back" "$dir/peerd.log"; then
+        ! prlimit --nice=20:20 true 2>/dev/null || fail "RLIMIT_NICE can be raised here, yet: $(grep 'cannot step back' "$dir/peerd.log")"
+    fi
+    # And it runs with glibc's thread stack cache off (its one exec).
+    inside sh -c "tr '\\0' '\\n' </proc/$pid/environ" | grep -qx 'GLIBC_TUNABLES=glibc.pthread.stack_cache_size=0' \
+        || fail "the service runs without the tunable: $(inside sh -c "tr '\\0' ' ' </proc/$pid/environ")"
     expect_eq "$(inside stat -c '%a %U' /var/lib/peerd/identity.key)" "600 peerd" "identity key in the StateDirectory"
     # Discovery through D-Bus and Avahi, and a Noise session (libsodium),
     # all under MemoryDenyWriteExecute and the filter.

@@ -248,6 +248,7 @@ public final class PeerDaemon {
         control.groupName = config.group
         control.policy = AccessPolicy(groupID: PeerCredentials.groupID(named: config.group), publicRead: config.publicRead)
         if control.policy.groupID == nil { logger.notice("group '\(config.group)' does not exist: only root may use the control socket") }
+        if let refused = BulkThread.refusal { logger.warning("bulk work cannot step back for small messages: \(refused.description)") }
         control.start(handler: router)
         director.start()
         datagrams.start()

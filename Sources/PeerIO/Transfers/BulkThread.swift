@@ -1,4 +1,5 @@
 import Glibc
+import PeerSystem
 
 /// The bulk lanes' jobs (sealing, hashing, writing a transfer's bytes)
 /// step back for latency: each runs at nice ``nice`` on its thread and
@@ -10,18 +11,28 @@ import Glibc
 ///
 /// Lowering a thread's priority needs no privilege. Putting it back needs
 /// `RLIMIT_NICE` to allow nice 0 (the service sets `LimitNICE=+0`, which
-/// permits nothing above the normal priority) or root; where neither
-/// holds, the job still runs, and the thread stays at nice 5.
-enum BulkThread {
+/// permits nothing above the normal priority) or `CAP_SYS_NICE`; and a
+/// system call filter may refuse `setpriority` itself (systemd's
+/// `@resources` group; the unit lets it back in). So the daemon tries
+/// both once, on a thread of its own (``refusal``): where either fails,
+/// bulk jobs run at the normal priority, and no shared thread is ever left
+/// at nice 5.
+public enum BulkThread {
     /// The nice value of a thread doing bulk work.
     static let nice: Int32 = 5
 
-    private static let which = __priority_which_t(PRIO_PROCESS.rawValue)
+    fileprivate static let which = __priority_which_t(PRIO_PROCESS.rawValue)
+
+    /// Why bulk jobs cannot step back here, or nil when they can: found
+    /// once, at first use, by lowering a throwaway thread to nice
+    /// ``nice`` and putting it back. The daemon logs it at start.
+    public static let refusal: SystemError? = probe()
 
     /// Runs `body` at nice ``nice`` on the calling thread (on Linux a nice
     /// value is a thread's, and `who` 0 names the calling thread), then
     /// puts the thread's own value back. Failures change nothing else.
     static func run<T>(_ body: () throws -> T) rethrows -> T {
+        guard refusal == nil else { return try body() }
         errno = 0
         let before = getpriority(which, 0)
         let known = errno == 0
@@ -29,4 +40,42 @@ enum BulkThread {
         defer { if lowered { _ = setpriority(which, 0, before) } }
         return try body()
     }
+
+    /// Steps a new thread back and returns it, and says what failed.
+    private static func probe() -> SystemError? {
+        let result = BulkProbe()
+        let context = Unmanaged.passRetained(result).toOpaque()
+        var thread = pthread_t()
+        let code = pthread_create(&thread, nil, bulkProbeMain, context)
+        guard code == 0 else {
+            Unmanaged<BulkProbe>.fromOpaque(context).release()
+            return SystemError("pthread_create", errno: code, context: "probing thread priorities")
+        }
+        pthread_join(thread, nil)
+        return result.refusal
+    }
+}
+
+/// What the probe thread found. `@unchecked Sendable`: written by the
+/// probe thread alone, read after `pthread_join`.
+private final class BulkProbe: @unchecked Sendable {
+    var refusal: SystemError?
+}
+
+/// The probe thread: lower itself to nice 5, then back. At file scope and
+/// nonisolated: called from C.
+private func bulkProbeMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    let probe = Unmanaged<BulkProbe>.fromOpaque(context!).takeRetainedValue()
+    let which = BulkThread.which
+    errno = 0
+    let before = getpriority(which, 0)
+    if errno != 0 {
+        probe.refusal = SystemError("getpriority", errno: errno, context: "bulk jobs run at normal priority")
+    } else if before < BulkThread.nice, setpriority(which, 0, BulkThread.nice) != 0 {
+        probe.refusal = SystemError("setpriority", errno: errno, context: "to nice \(BulkThread.nice): a system call filter? bulk jobs run at normal priority")
+    } else if before < BulkThread.nice, setpriority(which, 0, before) != 0 {
+        probe.refusal = SystemError("setpriority", errno: errno,
+                                    context: "back to nice \(before): RLIMIT_NICE (LimitNICE=+0) or CAP_SYS_NICE is needed; bulk jobs run at normal priority")
+    }
+    return nil
 }
