@@ -100,4 +100,7 @@ MainActor.assumeIsolated {
     }
 }
 
+// The main thread parks in dispatchMain() for good: the stack start-up
+// touched below here is never used again.
+ThreadStack.releaseBelowCurrentFrame()
 dispatchMain()

@@ -292,7 +292,12 @@ public final class PeerDaemon {
     /// watchdog is fed from here, so a wedged main actor stops it.
     private func tick() {
         let now = clock.now()
-        if heapTrim.tick(now: now, freeBytes: Int(mallinfo2().fordblks)) { malloc_trim(0) }
+        if heapTrim.tick(now: now, freeBytes: Int(mallinfo2().fordblks)) {
+            malloc_trim(0)
+            // The thread that runs the main queue ran deepest of all; what
+            // lies below this frame goes back with the heap's free pages.
+            ThreadStack.releaseBelowCurrentFrame()
+        }
         director.tick(now: now)
         control.tick(now: now)
         discovery.tick(now: now)
