@@ -84,6 +84,15 @@ final class PeerSelectorTests: XCTestCase {
         XCTAssertEqual(none.code, .notFound)
         guard case .failure(let empty) = PeerSelector.select("  ", from: peers) else { return XCTFail() }
         XCTAssertEqual(empty.code, .invalidParams)
+        // The message names each match, the count and the step.
+        XCTAssertEqual(name.message, "'twin' matches 2 peers by name: cd000000-0000-0000-0000-000000000003 (twin), ef000000-0000-0000-0000-000000000004 (twin); give more of the UUID")
+        XCTAssertEqual(prefix.message, "'ab' matches 2 peers by UUID prefix: ab000000-0000-0000-0000-000000000001 (alpha), ab100000-0000-0000-0000-000000000002 (Beta); give more of the UUID")
+        XCTAssertEqual(none.message, "no peer matches 'zz'")
+        // An exact name wins over a case-insensitive one.
+        let cased = peers + [peer("11000000-0000-0000-0000-000000000005", "beta")]
+        XCTAssertEqual(try PeerSelector.select("beta", from: cased).get().id.uuidString, "11000000-0000-0000-0000-000000000005")
+        guard case .failure(let folded) = PeerSelector.select("BETA", from: cased) else { return XCTFail() }
+        XCTAssertEqual(folded.code, .ambiguous)
     }
 }
 
