@@ -94,6 +94,41 @@ final class PeerSelectorTests: XCTestCase {
         guard case .failure(let folded) = PeerSelector.select("BETA", from: cased) else { return XCTFail() }
         XCTAssertEqual(folded.code, .ambiguous)
     }
+
+    /// The one-pass way decides only a full UUID or a unique exact name,
+    /// and then always as `select` does; every other selector is left to
+    /// `select` (nil).
+    func testTheDirectWayAgreesWithSelectOrStaysOut() {
+        // A row named like another row's UUID: the UUID wins.
+        let named = peer("22000000-0000-0000-0000-000000000006", "ab000000-0000-0000-0000-000000000001")
+        let cased = peer("11000000-0000-0000-0000-000000000005", "beta")
+        let sets = [peers, peers + [cased], peers + [named], [], [peers[0]]]
+        let table: [(query: String, decided: [Bool])] = [
+            // query, then whether `direct` decides it in each set above
+            ("alpha", [true, true, true, false, true]),
+            ("Beta", [true, true, true, false, false]),
+            ("beta", [false, true, false, false, false]),   // case-folded in set 1: select's later step
+            ("twin", [false, false, false, false, false]),  // ambiguous
+            ("ab000000-0000-0000-0000-000000000001", [true, true, true, false, true]),
+            ("AB000000-0000-0000-0000-000000000001", [true, true, true, false, true]),
+            ("ef000000-0000-0000-0000-000000000004", [true, true, true, false, false]),
+            ("ab1", [false, false, false, false, false]),   // prefix
+            (" alpha", [false, false, false, false, false]), // padded
+            ("alpha\n", [false, false, false, false, false]),
+            ("\u{00A0}alpha", [false, false, false, false, false]),
+            ("zz", [false, false, false, false, false]),
+            ("", [false, false, false, false, false]),
+        ]
+        for (query, decided) in table {
+            for (index, rows) in sets.enumerated() {
+                let direct = PeerSelector.direct(query, among: rows.map(\.id), name: { id in rows.first { $0.id == id }?.name })
+                XCTAssertEqual(direct != nil, decided[index], "'\(query)' in set \(index)")
+                if let direct {
+                    XCTAssertEqual(direct, try? PeerSelector.select(query, from: rows).get().id, "'\(query)' in set \(index)")
+                }
+            }
+        }
+    }
 }
 
 final class TextTableTests: XCTestCase {

@@ -29,4 +29,31 @@ public enum PeerSelector {
         }
         return .failure(ControlError(.notFound, "no peer matches '\(trimmed)'"))
     }
+
+    /// The two selectors scripts use, a full UUID and an exact name,
+    /// decided in one pass over the ids with no array built: the id
+    /// ``select(_:from:)`` would choose, or nil when only it can say (a
+    /// padded, case-folded, prefix, ambiguous or unknown selector). A row's
+    /// UUID wins over a name, as there. `name` gives a row's name; the
+    /// JSON `send` path asks this once a message (issue 25, point 4).
+    public static func direct(_ query: String, among ids: [UUID], name: (UUID) -> String?) -> UUID? {
+        guard let first = query.utf8.first, let last = query.utf8.last,
+              !isSpace(first), !isSpace(last) else { return nil }
+        let uuid = query.utf8.count == 36 ? UUID(uuidString: query) : nil
+        var named: UUID?
+        var names = 0
+        for id in ids {
+            if id == uuid { return id }
+            if names < 2, name(id) == query {
+                named = id
+                names += 1
+            }
+        }
+        return names == 1 ? named : nil
+    }
+
+    /// A first or last byte `select` might trim: ASCII controls and space,
+    /// and any byte of a multi-byte character (some are spaces); such a
+    /// selector goes the full way.
+    private static func isSpace(_ byte: UInt8) -> Bool { byte < 0x21 || byte >= 0x7F }
 }
