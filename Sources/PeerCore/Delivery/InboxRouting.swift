@@ -89,8 +89,10 @@ public struct InboxRouting: Sendable {
     /// Where a message of `size` bytes from `peerID` goes.
     public func route(from peerID: String, paired: Bool, size: Int, usage: Usage) -> Route {
         if usage.waitingFromSender == 0 {
-            let live = takers.filter { $0.value.wants(peerID) }.keys.sorted()
-            if !live.isEmpty { return .live(live) }
+            // A loop, not filter and sort of the keys: this runs once a message.
+            var live: [Int] = []
+            for (number, taker) in takers where taker.wants(peerID) { live.append(number) }
+            if !live.isEmpty { return .live(live.count == 1 ? live : live.sorted()) }
         }
         return admit(paired: paired, size: size, usage: usage).map(Route.refuse) ?? .store
     }

@@ -135,15 +135,20 @@ public final class InboxDelivery {
     }
 
     /// What the inbox holds and is storing, as the routing counts it.
+    /// Asked once a message: plain loops, no dictionary built (with an
+    /// empty inbox, the live case, they do nothing).
     private func usage(from peerID: String) -> InboxRouting.Usage {
-        var shares = index.bySender
-        for (sender, share) in storing {
-            let old = shares[sender] ?? InboxIndex.Share(count: 0, bytes: 0)
-            shares[sender] = InboxIndex.Share(count: old.count + share.count, bytes: old.bytes + share.bytes)
+        var usage = InboxRouting.Usage(bytes: 0, unpairedBytes: 0, waitingFromSender: 0)
+        func count(_ shares: [String: InboxIndex.Share]) {
+            for (sender, share) in shares {
+                usage.bytes += share.bytes
+                if !lookUp(sender).paired { usage.unpairedBytes += share.bytes }
+                if sender == peerID { usage.waitingFromSender += share.count }
+            }
         }
-        return InboxRouting.Usage(bytes: shares.values.reduce(0) { $0 + $1.bytes },
-                                  unpairedBytes: shares.filter { !lookUp($0.key).paired }.reduce(0) { $0 + $1.value.bytes },
-                                  waitingFromSender: shares[peerID]?.count ?? 0)
+        count(index.bySender)
+        count(storing)
+        return usage
     }
 
     private func store(_ data: [UInt8], from peerID: String, sender: InboxSender, now: Date,
