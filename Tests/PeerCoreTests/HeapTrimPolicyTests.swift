@@ -8,19 +8,20 @@ final class HeapTrimPolicyTests: XCTestCase {
         var policy = HeapTrimPolicy()
         let start = Date(timeIntervalSince1970: 1_000)
         let rows: [(seconds: Double, free: Int, trim: Bool, why: String)] = [
-            (0, 48 << 10, false, "little free: nothing to do"),
-            (1, 300 << 10, true, "more than 64 KiB free: trim"),
+            (0, 12 << 10, false, "little free: nothing to do"),
+            (1, 300 << 10, true, "more than 16 KiB free: trim"),
             (2, 8 << 20, false, "again within the interval: wait"),
             (10.9, 8 << 20, false, "still within it"),
             (11, 8 << 20, true, "the interval passed"),
-            (30, 64 << 10, false, "exactly the limit is not over it"),
+            (30, 16 << 10, false, "exactly the limit is not over it"),
             (40, 100 << 10, true, "an idle daemon's 100 KiB: its free pages go back (issue 25)"),
             (45, 100 << 10, false, "and not before the interval again"),
+            (60, 48 << 10, true, "an idle daemon's usual 50 KiB free: its whole pages go back too"),
         ]
         for row in rows {
             XCTAssertEqual(policy.tick(now: start.addingTimeInterval(row.seconds), freeBytes: row.free), row.trim, row.why)
         }
-        XCTAssertEqual(HeapTrimPolicy.freeLimit, 64 << 10)
+        XCTAssertEqual(HeapTrimPolicy.freeLimit, 16 << 10)
     }
 }
 

@@ -10,13 +10,16 @@ import FoundationEssentials
 /// The limit was 2 MiB, then 256 KiB (the soak of issue 21 found daemons
 /// keeping up to 2 MiB after a burst). Under 256 KiB a trim still gives
 /// back the whole free pages between live chunks: 40 to 60 KB of an idle
-/// daemon's 2 MB (issue 25), so the limit is now 64 KiB. glibc's free
+/// daemon's 2 MB (issue 25), so the limit became 64 KiB, then 16 KiB: an
+/// idle daemon holds about 50 KiB free, whose whole pages were kept
+/// (idle private memory 1.88 to 1.90 MB against 1.90 to 1.95, in
+/// turns). glibc's free
 /// figure does not change when it trims (the chunks stay free, only their
 /// pages go), so an idle daemon is trimmed again every interval; a trim of
 /// a small heap costs microseconds inside the tick and no wake-up.
 public struct HeapTrimPolicy: Sendable, Equatable {
     /// Free heap above which a trim is due.
-    public static let freeLimit = 64 << 10
+    public static let freeLimit = 16 << 10
     /// The least time between two trims: during bulk work the freed
     /// buffers are reused, and trimming every tick would only fault them
     /// back in.
