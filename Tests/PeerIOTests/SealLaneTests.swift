@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
@@ -64,6 +65,28 @@ final class SealLaneTests: XCTestCase {
                        "one nonce sequence, in the order queued; nothing sent spends no nonce")
     }
 
+    /// The lane's jobs run at the normal priority, not stepped back as
+    /// the receiver's hashing and writing are (``BulkThread``): the stream
+    /// waits on the lane, and at nice 5 a pipe ran 8 to 18% slower with
+    /// the round trips beside it unchanged (issue 25).
+    func testTheLaneDoesNotStepBack() async throws {
+        let lane = SealLane(cipher: NoiseCipherState(key: key))
+        let which = __priority_which_t(PRIO_PROCESS.rawValue)
+        let seen = NiceSeen()
+        var done = false
+        lane.run([UInt8](repeating: 0, count: 2 + 64 + 16), .fill({ room in
+            errno = 0
+            let nice = getpriority(which, 0)
+            seen.value.withLock { $0 = errno == 0 ? nice : nil }
+            return room.count
+        })) { _ in done = true }
+        let arrived = try await eventually { done }
+        XCTAssertTrue(arrived)
+        let nice = seen.value.withLock { $0 }
+        XCTAssertNotNil(nice, "getpriority answered")
+        XCTAssertLessThan(nice ?? .max, BulkThread.nice, "a lane job runs below the bulk step's nice value")
+    }
+
     /// The bytes are the cipher's, whichever thread sealed them: the same
     /// frames sealed one after another by a plain cipher state match.
     func testTheLaneChangesNoByteOnTheWire() async throws {
@@ -82,4 +105,9 @@ final class SealLaneTests: XCTestCase {
             XCTAssertEqual(Array(sealed[2...]), Array(expected[2...]))
         }
     }
+}
+
+/// What a lane job read of its thread's nice value, from the lane's thread.
+private final class NiceSeen: Sendable {
+    let value = Mutex<Int32?>(nil)
 }

@@ -65,8 +65,13 @@ final class SealLane: @unchecked Sendable {
     /// sealed; `done` gets the outcome on the main actor.
     func run(_ frame: consuming [UInt8], _ make: Make, done: @escaping @MainActor @Sendable (Outcome) -> Void) {
         let job = Job(frame: frame)
+        // At the normal priority, unlike the receiver's hasher and writer
+        // (``BulkThread``): the stream waits on this lane (one bulk frame
+        // in flight), so stepping it back slowed the transfer itself, by
+        // 8 to 18% for a pipe on two shared cores, and the round trips
+        // beside it measured the same either way (docs/performance.md).
         queue.async { [self] in
-            let outcome = BulkThread.run { perform(job, make) }
+            let outcome = perform(job, make)
             DispatchQueue.main.async { MainActor.assumeIsolated { done(outcome) } }
         }
     }

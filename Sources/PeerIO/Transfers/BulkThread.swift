@@ -1,13 +1,14 @@
 import Glibc
 import PeerSystem
 
-/// The bulk lanes' jobs (sealing, hashing, writing a transfer's bytes)
-/// step back for latency: each runs at nice ``nice`` on its thread and
+/// A received transfer's jobs (hashing and writing its bytes) step back
+/// for latency: each runs at nice ``nice`` on its thread and
 /// puts the thread's priority back after, so that on cores the bulk work
 /// saturates, the threads that carry small things (the main actor, the
 /// datagram engine's poller) run first when both are ready, and the
 /// shared Dispatch threads the jobs borrow (which also run the actors'
-/// jobs) go back to the pool as they came.
+/// jobs) go back to the pool as they came. The sender's seal lane does
+/// not step back: its transfer waits on it (``SealLane``).
 ///
 /// Lowering a thread's priority needs no privilege. Putting it back needs
 /// `RLIMIT_NICE` to allow nice 0 (the service sets `LimitNICE=+0`, which
