@@ -1,12 +1,19 @@
 # peerd: build, test and try it.
 #   make demo   install dependencies, build, start two lab hosts, show discovery
-#   make test   install dependencies, build, unit tests, two-host integration tests
+#   make check  the inner loop: build, unit tests, the docs snippet check, the fuzz smokes
+#               (at most 3 minutes warm)
+#   make test   everything CI runs: build, unit tests, fuzz smokes, the lab tests, the
+#               compatibility test and a 3-minute soak, phases side by side (make -j),
+#               ending with a table of where the time went (at most 12 minutes)
 #   make build  compile (warnings are errors)
+#   make unit   the unit tests and the docs snippet check
+#   make integration  the lab tests, LAB_JOBS (6) at a time, each in a lab of its own
 #   make fuzz   libFuzzer harnesses for every parser of outside input, FUZZ_RUNS executions each
 #   make compat every earlier release in Tests/compat/releases.txt, built from git history (cached
 #               under .build/compat), against this build in the lab (part of make test)
 #   make soak   four paired lab hosts under traffic and random faults for SOAK_MINUTES (20), then
 #               every message, file and pipe accounted for (Tests/soak/soak.sh); make test runs 3 minutes
+#               (make soak-smoke)
 
 SWIFT       ?= swift
 CONFIG      ?= debug
@@ -39,7 +46,9 @@ FUZZ_SMOKE_RUNS ?= 5000
 SOAK_MINUTES ?= 20
 SOAK_SMOKE_MINUTES ?= 3
 
-.PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke test demo bench bench-bulk clean install uninstall
+.PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke test check demo bench bench-bulk clean install uninstall \
+        test-build test-labs test-alone phase-build phase-examples phase-unit phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke \
+        phase-integration-alone
 
 all: build
 
@@ -58,6 +67,10 @@ build: deps
 unit: build
 	$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors
 	python3 Tests/docs/check_snippets.py
+
+# The inner loop (issue 41): what make test runs that needs no lab.
+check: build
+	$(MAKE) --no-print-directory -j2 phase-unit phase-fuzz-smoke
 
 # The example apps (issue 24), each its own package depending on this one by path.
 examples: build
@@ -85,7 +98,50 @@ soak: build
 soak-smoke: build
 	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_SMOKE_MINUTES) SOAK_MEMORY_CHECK=report Tests/soak/soak.sh
 
-test: unit fuzz-smoke integration compat soak-smoke
+# make test (issue 41): three stages, one after another, each of phases run
+# side by side (make -j); Tests/report/phase.sh prefixes each phase's lines
+# with its name and keeps its time and counts, and Tests/report/table.sh ends
+# the run with the table. Stage "build": the package with its tests, and
+# the example. Stage "tests": the unit tests, the fuzz smokes, the lab tests
+# (LAB_JOBS at a time), the earlier releases built and then tested against
+# this one, and the soak; they wait mostly on deadlines, not on the CPU.
+# Stage "alone": the lab tests that measure time, memory or rate, one at a
+# time with nothing beside them. A failed phase does not stop the others
+# (make -k); the table and the exit status say what failed.
+REPORT := $(CURDIR)/.build/test-report
+PHASE  := TEST_REPORT=$(REPORT) Tests/report/phase.sh
+STAGE  := TEST_REPORT=$(REPORT) Tests/report/stage.sh
+SUBMAKE := $(MAKE) --no-print-directory
+
+test:
+	@rm -rf $(REPORT) .build/lab && mkdir -p $(REPORT) && date +%s%N >$(REPORT)/begin
+	@$(STAGE) deps $(SUBMAKE) deps \
+	  && $(STAGE) build $(SUBMAKE) -j2 test-build \
+	  && { $(STAGE) tests $(SUBMAKE) -k -j5 test-labs; $(STAGE) alone $(SUBMAKE) test-alone; }; \
+	  TEST_REPORT=$(REPORT) Tests/report/table.sh
+
+test-build: phase-build phase-examples
+test-labs: phase-unit phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke
+test-alone: phase-integration-alone
+
+# The phases. Each assumes the build stage ran (make test) or its public
+# target's prerequisites did.
+phase-build:
+	@$(PHASE) build $(SWIFT) build -c $(CONFIG) --build-tests -Xswiftc -warnings-as-errors
+phase-examples:
+	@$(PHASE) examples $(SWIFT) build -c $(CONFIG) --package-path Examples/chat -Xswiftc -warnings-as-errors
+phase-unit:
+	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py'
+phase-fuzz-smoke:
+	@$(PHASE) fuzz-smoke env SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+phase-integration:
+	@$(PHASE) integration env LAB_GROUP=together PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
+phase-integration-alone:
+	@$(PHASE) integration-alone env LAB_GROUP=alone PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
+phase-compat:
+	@$(PHASE) compat env SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
+phase-soak-smoke:
+	@$(PHASE) soak-smoke env PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_SMOKE_MINUTES) SOAK_MEMORY_CHECK=report Tests/soak/soak.sh
 
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh
@@ -112,12 +168,15 @@ deb: deps
 	@if command -v lintian >/dev/null; then lintian --tag-display-limit 0 --fail-on error peerd_$(VERSION)_$$(dpkg --print-architecture).deb; \
 	  else echo "lintian is not installed (apt-get install lintian): the package is not checked"; fi
 
-# Installs the release build; honours PREFIX and DESTDIR.
+# Installs the release build; honours PREFIX and DESTDIR. INSTALL_CONFIG=debug
+# installs the debug build instead: the lab test of the layout uses it, so
+# make test does not compile the whole tree a second time, optimised.
+INSTALL_CONFIG ?= release
 install:
-	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
+	$(SWIFT) build -c $(INSTALL_CONFIG) -Xswiftc -warnings-as-errors
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
-	install -m 0755 .build/release/peerd .build/release/peerctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 .build/$(INSTALL_CONFIG)/peerd .build/$(INSTALL_CONFIG)/peerctl $(DESTDIR)$(BINDIR)/
 	sed 's|/usr/bin/peerd|$(BINDIR)/peerd|' systemd/peerd.service > $(DESTDIR)$(UNITDIR)/peerd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/peerd.service
 	install -m 0644 systemd/peerd.socket $(DESTDIR)$(UNITDIR)/peerd.socket

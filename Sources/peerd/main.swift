@@ -2,6 +2,7 @@ import Dispatch
 import Glibc
 import PeerCore
 import PeerIO
+import PeerSystem
 
 // peerd: parse flags, build the daemon (PeerDaemon) on the main actor, install
 // signal handlers, and hand the main thread to Dispatch (main-actor work
@@ -52,15 +53,22 @@ case .run(let parsed):
 }
 
 // Before any thread exists: once, start again with glibc's thread stack
-// cache off (ThreadStackCache says why). The same process, arguments and
-// descriptors (systemd's socket and notify address included); if the exec
-// fails, the daemon runs on as it is.
+// cache off (ThreadStackCache says why; the unit sets it, so systemd's
+// daemon never execs). The same process, arguments and descriptors
+// (systemd's socket and notify address included), exec'd by the binary's
+// own path so the process keeps its name; if the exec fails, the daemon
+// runs on as it is.
 let inheritedTunables = getenv(ThreadStackCache.variable).map { String(cString: $0) }
 if let tunables = ThreadStackCache.tunables(from: inheritedTunables) {
     setenv(ThreadStackCache.variable, tunables, 1)
-    execv("/proc/self/exe", CommandLine.unsafeArgv)
+    execv(ThreadStackCache.execPath(resolvedLink: ProcessName.executablePath()), CommandLine.unsafeArgv)
     // Still here: the exec failed. What children inherit stays as it was.
     if let inheritedTunables { setenv(ThreadStackCache.variable, inheritedTunables, 1) } else { unsetenv(ThreadStackCache.variable) }
+}
+// Exec'd through /proc/self/exe (no usable path above), the kernel named
+// the process `exe`: the name comes back before any thread copies it.
+if let name = ThreadStackCache.processName(current: ProcessName.current() ?? "", program: "peerd") {
+    ProcessName.set(name)
 }
 
 // A client that vanishes mid-write must be EPIPE, not a fatal signal.

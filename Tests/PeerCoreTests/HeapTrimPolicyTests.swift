@@ -41,6 +41,29 @@ final class ThreadStackCacheTests: XCTestCase {
         }
         XCTAssertEqual(ThreadStackCache.variable, "GLIBC_TUNABLES", "the name glibc reads")
     }
+
+    /// Issue 41: the exec keeps the process's name, which the kernel takes
+    /// from the path exec'd.
+    func testTheExecNamesTheBinaryByItsPath() {
+        let rows: [(link: String?, want: String, why: String)] = [
+            ("/usr/bin/peerd", "/usr/bin/peerd", "an installed daemon"),
+            ("/work/main/.build/debug/peerd", "/work/main/.build/debug/peerd", "a build"),
+            ("/usr/bin/peerd (deleted)", "/proc/self/exe", "replaced by an upgrade since it started: its path is another binary"),
+            (nil, "/proc/self/exe", "the link could not be read"),
+            ("peerd", "/proc/self/exe", "not absolute"),
+        ]
+        for row in rows {
+            XCTAssertEqual(ThreadStackCache.execPath(resolvedLink: row.link), row.want, row.why)
+        }
+    }
+
+    /// Issue 41: after an exec through /proc/self/exe the kernel calls the
+    /// process `exe`; it takes its program's name back, and only then.
+    func testTheNameComesBackOnlyFromExe() {
+        XCTAssertEqual(ThreadStackCache.processName(current: "exe", program: "peerd"), "peerd")
+        XCTAssertNil(ThreadStackCache.processName(current: "peerd", program: "peerd"), "already named")
+        XCTAssertNil(ThreadStackCache.processName(current: "peerd-test", program: "peerd"), "a name someone chose stands")
+    }
 }
 
 /// Issue 21, point 7: the daemon's clock runs on with `CLOCK_BOOTTIME`

@@ -6,8 +6,12 @@
 # does across an upgrade must work, or fail with words that say why.
 #
 # Usage: Tests/compat/run.sh [TEST_NAME...]   (default: every compat_ test)
-# Env:   PEERD_BIN  the current build (default .build/debug)
-#        RELEASES   the releases to test (default: every one in releases.txt)
+# Env:   PEERD_BIN        the current build (default .build/debug)
+#        RELEASES         the releases to test (default: every one in releases.txt)
+#        COMPAT_JOBS      tests run at once, each in a lab of its own (default 4)
+#        COMPAT_RESULTS   each test's log and results.tsv (default .build/lab/compat)
+#        COMPAT_BUILD_ONLY=1  build the releases (or find them cached) and stop:
+#                         make test builds them while the unit tests run
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -15,6 +19,7 @@ BIN=${PEERD_BIN:-$ROOT/.build/debug}
 BIN=$(cd "$BIN" 2>/dev/null && pwd) || { echo "no directory $BIN: build first (make build)"; exit 1; }
 NEW_BIN=$BIN
 . "$HERE/../lab/lab.sh"
+. "$HERE/../lab/pool.sh"
 . "$HERE/../integration/helpers.sh"
 . "$HERE/../integration/session_tests.sh"
 . "$HERE/../integration/pairing_tests.sh"
@@ -25,22 +30,28 @@ mapfile -t known < <(grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2')
 releases=(${RELEASES:-$(printf '%s\n' "${known[@]}" | awk '{print $1}')})
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || mapfile -t tests < <(declare -F | awk '{print $3}' | grep '^compat_')
-passed=0; failed=0; failures=()
+# Every release is built (or found in the cache) before any test starts.
 for release in "${releases[@]}"; do
     commit=$(printf '%s\n' "${known[@]}" | awk -v r="$release" '$1 == r {print $2}')
     [ -n "$commit" ] || { echo "no release $release in releases.txt"; exit 1; }
     "$HERE/build-release.sh" "$release" "$commit" || { echo "could not build release $release"; exit 1; }
-    OLD_BIN="$ROOT/.build/compat/$release/bin"
-    OLD_RELEASE=$release
-    for t in "${tests[@]}"; do
-        start=$(date +%s)
-        if ( lab_up_or_retry 2 || exit 1; "$t" ); then
-            echo "ok   $release $t ($(( $(date +%s) - start ))s)"; passed=$((passed + 1))
-        else
-            echo "FAIL $release $t ($(( $(date +%s) - start ))s)"; failed=$((failed + 1)); failures+=("$release $t")
-        fi
-    done
 done
-[ $failed -eq 0 ] || printf 'failed: %s\n' "${failures[@]}"
-echo "$passed passed, $failed failed"
-[ $failed -eq 0 ]
+[ -n "${COMPAT_BUILD_ONLY:-}" ] && exit 0
+
+# One job a release and test ("0.1.0 compat_messages_both_ways"), each in a
+# lab of its own, COMPAT_JOBS at once (Tests/lab/pool.sh).
+pool_job() {
+    OLD_RELEASE=${1%% *}
+    OLD_BIN="$ROOT/.build/compat/$OLD_RELEASE/bin"
+    lab_up_or_retry 2 || exit 1
+    "${1#* }"
+}
+jobs=()
+for release in "${releases[@]}"; do
+    for t in "${tests[@]}"; do jobs+=("$release $t"); done
+done
+POOL_FIRST=$(for release in "${releases[@]}"; do lab_tagged long "$HERE/compat_tests.sh" | sed "s/^/$release /"; done | tr '\n' '|')
+pool_run "${COMPAT_JOBS:-4}" "${COMPAT_RESULTS:-$ROOT/.build/lab/compat}" "${jobs[@]}"
+[ "$POOL_FAILED" -eq 0 ] || printf 'failed: %s\n' "${POOL_FAILURES[@]}"
+echo "$POOL_PASSED passed, $POOL_FAILED failed"
+[ "$POOL_FAILED" -eq 0 ]

@@ -23,20 +23,35 @@ MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/
 # A target's sources, in every folder below it (paths hold no spaces).
 sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }
 
+# One module: its static library and interface in $OUT.
+module() {
+    local name=$1; shift
+    (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "$@" -module-name "$name" -emit-module -emit-library -static -o "lib$name.a" $(sources "$name")) \
+        >"$OUT/build-$name.log" 2>&1
+}
+
 build() {
     # Rebuilt only when a source is newer than the binary.
     local newest; newest=$(ls -t $(sources PeerProtocol) $(sources PeerCore) $(sources PeerTools) $(sources PeerSystem) $(sources PeerIO) "$HERE"/FuzzTargets.swift | head -1)
     [ -x "$OUT/peerd-fuzz" ] && [ "$OUT/peerd-fuzz" -nt "$newest" ] && return 0
-    echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; log in $OUT/build.log)"
-    {
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerProtocol -emit-module -emit-library -static -o libPeerProtocol.a $(sources PeerProtocol)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerCore -emit-module -emit-library -static -o libPeerCore.a $(sources PeerCore)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" -module-name PeerTools -emit-module -emit-library -static -o libPeerTools.a $(sources PeerTools)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerSystem -emit-module -emit-library -static -o libPeerSystem.a $(sources PeerSystem)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name PeerIO -emit-module -emit-library -static -o libPeerIO.a $(sources PeerIO)) &&
-        (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerTools -lPeerCore -lPeerProtocol \
-            -lsodium -lavahi-client -lavahi-common -o peerd-fuzz)
-    } >"$OUT/build.log" 2>&1 || { grep -E "error" "$OUT/build.log" | head -20; return 1; }
+    echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; logs in $OUT/build-*.log)"
+    # The modules' own graph, side by side where it allows (issue 41):
+    # PeerProtocol; then PeerCore and PeerSystem; then PeerTools and PeerIO.
+    local status=0
+    module PeerProtocol || status=1
+    if [ $status = 0 ]; then
+        module PeerCore & local core=$!
+        module PeerSystem "${MODULES[@]}" || status=1
+        wait $core || status=1
+    fi
+    if [ $status = 0 ]; then
+        module PeerTools & local tools=$!
+        module PeerIO "${MODULES[@]}" || status=1
+        wait $tools || status=1
+    fi
+    [ $status = 0 ] && (cd "$OUT" && "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerTools -lPeerCore -lPeerProtocol \
+            -lsodium -lavahi-client -lavahi-common -o peerd-fuzz) >"$OUT/build-FuzzTargets.log" 2>&1 || status=1
+    [ $status = 0 ] || { cat "$OUT"/build-*.log | grep -E "error" | head -20; return 1; }
 }
 
 build || { echo "0 passed, 1 failed"; exit 1; }

@@ -63,6 +63,7 @@ for payload in [b'', b'x', b'\x01' * 29, b'\x02' + b'\0' * 40]:
 # latency (both hosts share one clock) and loss are reported. Speed goals
 # live in peerbench; this asserts that they arrive and never wait for the
 # transfer to end.
+# lab: alone (it bounds datagram loss beside back-to-back 256 MiB transfers, which take both cores)
 test_a_game_stream_of_datagrams_during_a_send_file() {
     paired_peers
     for i in 1 2; do

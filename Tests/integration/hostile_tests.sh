@@ -95,6 +95,7 @@ test_terminal_escapes_in_advertisements_are_escaped() {
 }
 
 # Point 4: pings without reading cannot grow memory; the peer is closed.
+# lab: alone (it bounds the daemon's RSS growth under a flood; a neighbour's load changes how far the flood gets)
 test_ping_flood_without_reading_is_bounded() {
     start_peerd 1 --auto-accept none
     # A subscriber is there, so the flooder's invitation waits for a decision
@@ -188,6 +189,7 @@ PY
 
 # Points 8 and 9: clients with huge unfinished lines, and a uid outside the
 # group holding connections, slow no one down; the outsider is capped.
+# lab: alone (it times status answers under load and bounds RSS)
 test_control_clients_cannot_stall_or_lock_out_root() {
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h1"
     start_peerd 1 --public-read
@@ -315,6 +317,7 @@ test_bad_frames_get_a_close_with_the_right_reason() {
 # in 10 s while the byte bound was 4.3 MB: each small pong cost more than its
 # bytes. The same flood stays under 6 MB of growth and is closed within 10 s
 # of the peer's last read.
+# lab: alone (it bounds the daemon's RSS growth under a flood)
 test_ping_flood_in_an_accepted_session_counts_what_frames_cost() {
     start_peerd 1 --auto-accept all
     ping_flood 20 accepted

@@ -7,6 +7,7 @@
 # inbox and hands it over from there, answers within 200 ms: its main actor
 # also decrypts and encodes each 1 MiB message for its client (tens of ms
 # in a debug build), but never waits for its disk.
+# lab: alone (it times status answers: 50 ms)
 test_status_answers_within_50_ms_while_a_64_mib_queue_drains() {
     two_peers
     pair_hosts 1 2

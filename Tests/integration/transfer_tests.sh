@@ -190,6 +190,7 @@ test_a_full_disk_fails_the_transfer_cleanly() {
 
 # 100-byte messages keep moving while a 1 GiB transfer fills the session:
 # bulk frames wait behind at most 1 MiB, never the other way round.
+# lab: alone (it times messages beside a 1 GiB transfer, which also takes both cores)
 test_small_messages_stay_under_100_ms_during_a_1_gib_transfer() {
     paired_peers
     make_file "$LAB_DIR/huge.bin" 1024

@@ -10,6 +10,7 @@ lab_up 2 || exit 1
 for i in 1 2; do
     lab_spawn "$i" "$LAB_DIR/h$i/peerd.log" "$BIN/peerd" --name "demo-host-$i" --info "role=demo" \
         --state-dir "$LAB_DIR/h$i/state" --socket "$LAB_DIR/h$i/peerd.sock"
+    pids[$i]=$LAB_PID
 done
 sees() { "$BIN/peerctl" --socket "$LAB_DIR/h$1/peerd.sock" --json peers 2>/dev/null | grep -q "\"name\":\"demo-host-$2\""; }
 if ! lab_wait_for 10 sees 1 2 || ! lab_wait_for 10 sees 2 1; then
@@ -24,6 +25,14 @@ for i in 1 2; do
     echo
     echo "== host $i: peerctl peers"
     "$BIN/peerctl" --socket "$LAB_DIR/h$i/peerd.sock" peers
+done
+# Each daemon goes by its own name (issue 41): what ps, pgrep, pidof and
+# killall find it by.
+echo
+echo "== pgrep -a -x peerd"
+pgrep -a -x peerd | grep -F "$LAB_DIR" || true
+for i in 1 2; do
+    pgrep -x peerd | grep -qx "${pids[$i]}" || { echo "demo: pgrep -x peerd does not find host $i's daemon (pid ${pids[$i]})" >&2; exit 1; }
 done
 echo
 echo "demo: both hosts discovered each other; tearing the lab down."

@@ -31,9 +31,19 @@ lab_up() {
         command -v "$tool" >/dev/null || { lab_log "missing $tool: run 'make deps'"; return 1; }
     done
     LAB_DIR=$(mktemp -d /tmp/peerd-lab.XXXXXX)
-    # A short id keeps interface names under IFNAMSIZ (15 chars).
-    LAB_ID=$(printf '%04x' $(( ($$ ^ RANDOM) & 0xffff )))
-    while ip netns list | grep -q "^pl$LAB_ID-"; do LAB_ID=$(printf '%04x' $(( RANDOM & 0xffff ))); done
+    # A short id keeps interface names under IFNAMSIZ (15 chars). Labs
+    # come up concurrently (Tests/lab/pool.sh), so the id is claimed, not
+    # checked: creating the switch's namespace fails when another lab holds
+    # that name, and then another id is drawn. The id comes from
+    # /dev/urandom, not $RANDOM: subshells share their parent's sequence,
+    # and the soak seeds it for its faults.
+    local tries=0
+    while :; do
+        LAB_ID=$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')
+        ip netns add "pl$LAB_ID-sw" 2>/dev/null && break
+        tries=$((tries + 1))
+        [ $tries -lt 50 ] || { lab_log "could not claim a lab id (ip netns add pl$LAB_ID-sw)"; return 1; }
+    done
     export LAB_DIR LAB_ID
     trap lab_down EXIT
     trap 'exit 130' INT TERM
@@ -41,7 +51,6 @@ lab_up() {
     # in captures; the segments are isolated L2 domains anyway.
     LAB_NET=$(( (0x$LAB_ID % 250) + 1 ))
     local sw; sw=$(lab_switch_ns)
-    ip netns add "$sw"
     ip -n "$sw" link add br0 type bridge mcast_snooping 0
     ip -n "$sw" link set br0 up
     for i in $(seq 1 "$count"); do lab_add_host "$i" || return 1; done
@@ -177,7 +186,9 @@ lab_down() {
     for ns in $(ip netns list | awk '{print $1}' | grep "^pl$LAB_ID-"); do
         for pid in $(ip netns pids "$ns" 2>/dev/null); do kill "$pid" 2>/dev/null; done
     done
-    for ns in $(ip netns list | awk '{print $1}' | grep "^pl$LAB_ID-"); do
+    # The switch's namespace goes last: it is the claim on the id (lab_up),
+    # and another lab may take the id as soon as it is gone.
+    for ns in $(ip netns list | awk '{print $1}' | grep "^pl$LAB_ID-" | sort -t- -k2,2); do
         for pid in $(ip netns pids "$ns" 2>/dev/null); do
             lab_wait_for 3 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
         done

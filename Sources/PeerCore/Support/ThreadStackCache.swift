@@ -12,7 +12,13 @@
 ///
 /// A glibc tunable is read only when a program starts, from the
 /// environment, so the daemon, before anything else, execs itself once
-/// with it added. The decision is here, pure; `peerd`'s `main` performs it.
+/// with it added; the unit sets it, so under systemd no exec happens. The
+/// decisions are here, pure; `peerd`'s `main` performs them.
+///
+/// The exec names the binary by its resolved path, not `/proc/self/exe`:
+/// the kernel names a process after the last part of the path it was
+/// exec'd by, and `exe` is not a name `pgrep peerd`, `pidof`, `killall`,
+/// `top` or journald's `_COMM` find (issue 41).
 public enum ThreadStackCache {
     /// The environment variable glibc reads its tunables from.
     public static let variable = "GLIBC_TUNABLES"
@@ -30,5 +36,25 @@ public enum ThreadStackCache {
         let names = current.split(separator: ":").map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
         if names.contains(tunable) { return nil }
         return current + ":" + setting
+    }
+
+    /// The path to exec, given what `readlink("/proc/self/exe")` gave
+    /// (nil: it failed): the binary's own path, so the process keeps its
+    /// name. `/proc/self/exe` only when there is no usable path (the link
+    /// could not be read, is not absolute, or the binary was deleted or
+    /// replaced since it started, which the kernel marks " (deleted)"):
+    /// the exec still works then, and `processName` puts the name back.
+    public static func execPath(resolvedLink: String?) -> String {
+        guard let resolvedLink, resolvedLink.hasPrefix("/"), !resolvedLink.hasSuffix(" (deleted)") else {
+            return "/proc/self/exe"
+        }
+        return resolvedLink
+    }
+
+    /// The name the process gives itself after starting (nil: keep it):
+    /// `program` when the kernel named it `exe`, which happens only after
+    /// an exec through `/proc/self/exe`.
+    public static func processName(current: String, program: String) -> String? {
+        current == "exe" && program != "exe" ? program : nil
     }
 }
