@@ -87,8 +87,9 @@ compat: build
 fuzz: deps
 	SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_RUNS)
 
+# The smoke builds its harnesses unoptimised (Tests/fuzz/run.sh says why).
 fuzz-smoke: deps
-	SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+	FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 
 soak: build
 	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_MINUTES) Tests/soak/soak.sh
@@ -133,7 +134,7 @@ phase-examples:
 phase-unit:
 	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py'
 phase-fuzz-smoke:
-	@$(PHASE) fuzz-smoke env SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+	@$(PHASE) fuzz-smoke env FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 phase-integration:
 	@$(PHASE) integration env LAB_GROUP=together PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
 phase-integration-alone:

@@ -187,10 +187,10 @@ PY
     [ "$ok" -ge 9 ] || fail "only $ok of 10 real invitations got through the flood"
 }
 
-# Points 8 and 9: clients with huge unfinished lines, and a uid outside the
-# group holding connections, slow no one down; the outsider is capped.
+# Point 8: clients with huge unfinished lines slow no one down, and the
+# daemon gives their memory back once they leave.
 # lab: alone (it times status answers under load and bounds RSS)
-test_control_clients_cannot_stall_or_lock_out_root() {
+test_control_clients_with_huge_lines_cannot_stall_the_daemon() {
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h1"
     start_peerd 1 --public-read
     local before; before=$(rss_kb 1)
@@ -223,6 +223,15 @@ PY
     note "$(cat "$LAB_DIR/lines.out"); RSS before $before kB, after $(rss_kb 1) kB"
     lab_wait_for 10 sh -c "[ \$(awk '/^VmRSS/ {print \$2}' /proc/$(cat "$LAB_DIR/h1/peerd.pid")/status) -lt $((before + 32768)) ]" \
         || fail "the daemon kept $(( $(rss_kb 1) - before )) kB after the clients left"
+}
+
+# Point 9: a uid outside the group holding connections is capped, and
+# cannot lock out root. (Apart from the test above since issue 41: it
+# waits 30 s for the idle outsider to be closed, and measures nothing a
+# neighbour's load could move by seconds.)
+test_an_outsider_is_capped_and_cannot_lock_out_root() {
+    chmod 0755 "$LAB_DIR" "$LAB_DIR/h1"
+    start_peerd 1 --public-read
     # An outsider (nobody) is capped and cannot lock out root.
     lab_exec 1 setpriv --reuid 65534 --regid 65534 --clear-groups /usr/bin/python3 - "$(sock 1)" >"$LAB_DIR/outsider.out" 2>&1 <<'PY'
 import json, socket, sys, time

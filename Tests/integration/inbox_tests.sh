@@ -78,6 +78,7 @@ test_a_full_inbox_answers_busy_and_the_sender_keeps_its_queue() {
 
 # A full disk on the receiver: nothing is acknowledged that was not stored,
 # the sender keeps the messages, and they arrive whole once there is room.
+# lab: long (it waits for the disk-full retry to come round: 35 s alone)
 test_a_full_disk_on_the_receiver_keeps_messages_with_the_sender() {
     mkdir -p "$LAB_DIR/h2/state"
     mount -t tmpfs -o size=256k tmpfs "$LAB_DIR/h2/state" || fail "cannot mount a small tmpfs"

@@ -158,6 +158,7 @@ test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
 # A partition of 20 s: the session is lost, messages queued meanwhile
 # survive a restart of the sender, and after the heal the peers reconnect
 # within 5 s and the messages arrive in order.
+# lab: long (it waits out a partition: 26 s alone)
 test_partition_heals_and_queued_messages_arrive_in_order() {
     two_peers
     pair_hosts 1 2
@@ -194,6 +195,7 @@ test_partition_heals_and_queued_messages_arrive_in_order() {
 
 # peerd SIGKILLed 50 times in the middle of trust-store writes: the store
 # always loads, and no completed pairing is lost.
+# lab: long (50 daemons killed and started again, each start waited for: 35 s alone, up to 65 s beside others)
 test_trust_store_survives_50_sigkills_during_writes() {
     # Pairing invitations count toward the invitation rate: 50 rounds need more than 30 a minute.
     two_peers --invitation-rate 600

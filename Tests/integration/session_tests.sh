@@ -114,6 +114,7 @@ test_session_without_a_deciding_client_is_declined() {
 }
 
 # Both sides invite at the same moment, 50 times: always exactly one session.
+# lab: long (50 rounds of crossing invitations, each waited for in full: 14 s alone, up to 60 s beside others)
 test_crossing_invitations_collapse_into_one_session() {
     two_peers
     # Subscribers on both hosts: a session sets up in about 2 ms, faster than
@@ -310,6 +311,7 @@ test_plain_send_ok_and_delivered_mean_what_they_say() {
 
 # Issue 10, point 6: a recv client that keeps up is never dropped; when it
 # falls behind, the session stops reading until it catches up.
+# lab: long (300 messages of 64 KiB and 20 of 1 MiB through JSON clients: 19 s alone, up to 60 s beside others)
 test_a_receiving_client_that_keeps_up_is_not_dropped() {
     two_peers
     connect_peers

@@ -10,6 +10,7 @@ paired_peers() {
 # make_file PATH MIB: a file of MIB MiB of random bytes.
 make_file() { head -c "$(( $2 << 20 ))" /dev/urandom >"$1"; }
 
+# lab: long (100 MiB and 2,000 files through two debug daemons, hashed on both: 24 s alone, up to 60 s beside others)
 test_send_file_of_100_mib_and_a_directory_of_2000_small_files() {
     paired_peers
     local src="$LAB_DIR/src"; mkdir -p "$src/tree"
@@ -83,8 +84,11 @@ resume_case() {
     [ -z "$(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*')" ] || fail "partial files or records left"
 }
 
+# lab: long (it waits out a partition long enough to end the session: 34 s alone)
 test_a_transfer_resumes_after_the_link_goes_down() { resume_case link; }
+# lab: long (a transfer, a kill, and the rest of it: 18 s alone, up to 47 s beside others)
 test_a_transfer_resumes_after_the_receiving_daemon_is_killed() { resume_case kill; }
+# lab: long (a transfer, a restart, and the rest of it: 20 s alone, up to 50 s beside others)
 test_send_file_resume_after_the_sending_daemon_restarts() { resume_case sender; }
 
 # Names a receiver must refuse, sent by a peer that does not check them.
@@ -244,6 +248,7 @@ PY
 }
 
 # pipe: 256 MiB one way, then the other side answers after it saw the end.
+# lab: long (256 MiB each way through two debug daemons: 13 s alone, up to 44 s beside others)
 test_pipe_of_256_mib_matches_and_half_close_works_both_ways() {
     paired_peers
     make_file "$LAB_DIR/data.bin" 256
@@ -276,6 +281,7 @@ test_a_pipe_reset_exits_non_zero_on_both_sides() {
 
 # A stream and a big transfer share the session: the stream is not held
 # behind the transfer, it finishes while the transfer still runs.
+# lab: long (a big transfer through two debug daemons beside a stream: 24 s alone, up to 60 s beside others)
 test_a_stream_and_a_big_transfer_share_the_session() {
     paired_peers
     make_file "$LAB_DIR/big.bin" 512

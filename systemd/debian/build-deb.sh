@@ -21,12 +21,17 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-echo "deb: building peerd $version (release) from $src"
+# DEB_CONFIG=debug builds the binaries unoptimised: the compatibility test
+# packages an earlier release that way, only to upgrade from it (issue 41:
+# a release build is a minute and a half of both cores). A package to
+# ship is always release.
+config=${DEB_CONFIG:-release}
+echo "deb: building peerd $version ($config) from $src"
 for product in peerd peerctl; do
-    "$SWIFT" build -c release --package-path "$src" --scratch-path "$scratch" --product "$product" \
+    "$SWIFT" build -c "$config" --package-path "$src" --scratch-path "$scratch" --product "$product" \
         -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
 done
-bin="$scratch/release"
+bin="$scratch/$config"
 
 install -d "$stage/usr/bin" "$stage$runtime" "$stage/lib/systemd/system" "$stage/usr/lib/sysusers.d" \
     "$stage/usr/lib/tmpfiles.d" "$stage/usr/share/man/man8" "$stage/usr/share/man/man1" \
