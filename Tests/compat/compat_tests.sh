@@ -291,16 +291,20 @@ compat_state_written_by_the_old_release_is_kept() {
 }
 
 # deb_of RELEASE: the package of an earlier release (its own tree through
-# this build-deb.sh, unoptimised: it is only upgraded from; cached beside
-# its build), or of this tree ("current", release, as it ships). Built at
-# a lower priority than the lab tests beside it (issue 41).
+# this build-deb.sh, cached beside its build), or of this tree ("current").
+# Both are built unoptimised (COMPAT_DEB_CONFIG=release for the shipping
+# build): what this test checks is the package (its files, maintainer
+# scripts, units, the upgrade and the purge), and an optimised build of
+# each is a minute and a half of both cores, which make test cannot spend
+# (issue 41); make deb builds the release package. At a lower priority than
+# the lab tests beside it.
 deb_of() {
-    local release=$1 out src version config=debug
+    local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug}
     if [ "$release" = current ]; then
-        src=$ROOT out="$ROOT/.build/compat/current-deb" config=release
+        src=$ROOT out="$ROOT/.build/compat/current-deb"
         version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' "$ROOT/Sources/PeerCore/Configuration/PeerdVersion.swift")
     else
-        src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb" version=$release
+        src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb-$config" version=$release
     fi
     local deb="$out/peerd_${version}_$(dpkg --print-architecture).deb"
     if [ "$release" = current ] || [ ! -f "$deb" ]; then
@@ -314,7 +318,7 @@ deb_of() {
 # throwaway copy of the machine's root (Tests/lab/overlay-root.sh): the
 # old release's package is installed and paired with host 2, this
 # release's is installed over it, and then purged.
-# lab: long (it builds two packages, the current one optimised, and boots systemd twice: 90 s alone, up to 260 s beside others)
+# lab: long (it builds two packages and boots systemd: a minute alone, up to three beside others)
 compat_the_package_upgrades_in_place_and_purges_clean() {
     # From the newest earlier release, the upgrade users make: each
     # package is a build of its own (deb_of), so older ones are not built

@@ -9,8 +9,8 @@ pair_hosts() {
     local pairer=$!
     lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
     PAIR_CODE=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
-    lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
-        || fail "host$b has no pairing request waiting for a code"
+    lab_wait_for 15 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
+        || fail "host$b has no pairing request waiting for a code: $(json "$b" pairings)"
     local id; id=$(json "$b" pairings | jq -r '.pairings[0].id')
     # Passkey entry (issue 21, point 2): the responder never shows a code;
     # its user types the one host A shows.

@@ -93,7 +93,8 @@ for a in $(seq 1 $HOSTS); do
 done
 for a in $(seq 1 $HOSTS); do
     for b in $(seq $((a + 1)) $HOSTS); do
-        ( pair_hosts "$a" "$b" ) >/dev/null 2>&1 || { echo "pairing host$a with host$b failed"; exit 1; }
+        ( pair_hosts "$a" "$b" ) >"$SOAK/pair-$a-$b.log" 2>&1 \
+            || { echo "pairing host$a with host$b failed:"; sed 's/^/    /' "$SOAK/pair-$a-$b.log"; exit 1; }
     done
 done
 all_connected() {

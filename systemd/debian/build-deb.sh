@@ -22,9 +22,8 @@ mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
 # DEB_CONFIG=debug builds the binaries unoptimised: the compatibility test
-# packages an earlier release that way, only to upgrade from it (issue 41:
-# a release build is a minute and a half of both cores). A package to
-# ship is always release.
+# packages that way (issue 41: a release build is a minute and a half of
+# both cores). A package to ship is always release (make deb).
 config=${DEB_CONFIG:-release}
 echo "deb: building peerd $version ($config) from $src"
 for product in peerd peerctl; do
