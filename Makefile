@@ -47,7 +47,8 @@ SOAK_MINUTES ?= 20
 SOAK_SMOKE_MINUTES ?= 3
 
 .PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke test check demo bench bench-bulk clean install uninstall \
-        test-build test-labs test-alone phase-build phase-examples phase-unit phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke \
+        test-build test-labs test-alone phase-build phase-examples phase-unit phase-fuzz-smoke phase-integration phase-compat-build \
+        phase-compat phase-soak-smoke \
         phase-integration-alone
 
 all: build
@@ -102,13 +103,15 @@ soak-smoke: build
 # make test (issue 41): three stages, one after another, each of phases run
 # side by side (make -j); Tests/report/phase.sh prefixes each phase's lines
 # with its name and keeps its time and counts, and Tests/report/table.sh ends
-# the run with the table. Stage "build": the package with its tests, and
-# the example. Stage "tests": the unit tests, the fuzz smokes, the lab tests
-# (LAB_JOBS at a time), the earlier releases built and then tested against
-# this one, and the soak; they wait mostly on deadlines, not on the CPU.
-# Stage "alone": the lab tests that measure time, memory or rate, one at a
-# time with nothing beside them. A failed phase does not stop the others
-# (make -k); the table and the exit status say what failed.
+# the run with the table. Stage "build": the package with its tests and then
+# the unit tests, the example, and beside them the earlier releases and the
+# upgrade test's packages. Stage "labs": the fuzz smokes (their harnesses
+# built at the lowest priority), the lab tests (LAB_JOBS at a time), the
+# compatibility tests and the soak; these wait mostly on deadlines, and no
+# build but the fuzz harnesses' takes CPU from them. Stage "alone": the lab
+# tests that measure time, memory or rate, one at a time with nothing
+# beside them. A failed phase does not stop the others (make -k); the table
+# and the exit status say what failed.
 REPORT := $(CURDIR)/.build/test-report
 PHASE  := TEST_REPORT=$(REPORT) Tests/report/phase.sh
 STAGE  := TEST_REPORT=$(REPORT) Tests/report/stage.sh
@@ -117,12 +120,12 @@ SUBMAKE := $(MAKE) --no-print-directory
 test:
 	@rm -rf $(REPORT) .build/lab && mkdir -p $(REPORT) && date +%s%N >$(REPORT)/begin
 	@$(STAGE) deps $(SUBMAKE) deps \
-	  && $(STAGE) build $(SUBMAKE) -j2 test-build \
-	  && { $(STAGE) tests $(SUBMAKE) -k -j5 test-labs; $(STAGE) alone $(SUBMAKE) test-alone; }; \
+	  && $(STAGE) build $(SUBMAKE) -k -j3 test-build \
+	  && { $(STAGE) labs $(SUBMAKE) -k -j4 test-labs; $(STAGE) alone $(SUBMAKE) test-alone; }; \
 	  TEST_REPORT=$(REPORT) Tests/report/table.sh
 
-test-build: phase-build phase-examples
-test-labs: phase-unit phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke
+test-build: phase-build phase-examples phase-unit phase-compat-build
+test-labs: phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke
 test-alone: phase-integration-alone
 
 # The phases. Each assumes the build stage ran (make test) or its public
@@ -131,7 +134,7 @@ phase-build:
 	@$(PHASE) build $(SWIFT) build -c $(CONFIG) --build-tests -Xswiftc -warnings-as-errors
 phase-examples:
 	@$(PHASE) examples $(SWIFT) build -c $(CONFIG) --package-path Examples/chat -Xswiftc -warnings-as-errors
-phase-unit:
+phase-unit: phase-build
 	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py'
 phase-fuzz-smoke:
 	@$(PHASE) fuzz-smoke env FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
@@ -139,6 +142,8 @@ phase-integration:
 	@$(PHASE) integration env LAB_GROUP=together PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
 phase-integration-alone:
 	@$(PHASE) integration-alone env LAB_GROUP=alone PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
+phase-compat-build:
+	@$(PHASE) compat-build env COMPAT_BUILD_ONLY=1 SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
 phase-compat:
 	@$(PHASE) compat env SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
 phase-soak-smoke:

@@ -53,7 +53,7 @@ pair_across() {
     [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/w$b.jsonl"
     ctl "$a" pair "host$b" >"$LAB_DIR/pair$a.out" 2>&1 &
     local pairer=$!
-    lab_wait_for 15 grep -q 'Pairing code' "$LAB_DIR/pair$a.out" || { cat "$LAB_DIR/pair$a.out" >&2; fail "host$a showed no code"; }
+    lab_wait_for 15 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair$a.out" || { cat "$LAB_DIR/pair$a.out" >&2; fail "host$a showed no code"; }
     local code id
     code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair$a.out" | awk '{print $3}')
     lab_wait_for 10 sh -c "[ -n \"\$(\"$(bin_of "$b")/peerctl\" --socket '$(sock "$b")' --json pairings | jq -r '.pairings[0].id // empty')\" ]" \
@@ -290,14 +290,17 @@ compat_state_written_by_the_old_release_is_kept() {
     fi
 }
 
+# The newest earlier release, which users upgrade from.
+newest_release() { grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2 {r = $1} END {print r}'; }
+
 # deb_of RELEASE: the package of an earlier release (its own tree through
 # this build-deb.sh, cached beside its build), or of this tree ("current").
 # Both are built unoptimised (COMPAT_DEB_CONFIG=release for the shipping
 # build): what this test checks is the package (its files, maintainer
 # scripts, units, the upgrade and the purge), and an optimised build of
 # each is a minute and a half of both cores, which make test cannot spend
-# (issue 41); make deb builds the release package. At a lower priority than
-# the lab tests beside it.
+# (issue 41); make deb builds the release package. At the lowest priority
+# (Tests/lab/low-priority), beside the lab tests.
 deb_of() {
     local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug}
     if [ "$release" = current ]; then
@@ -308,8 +311,9 @@ deb_of() {
     fi
     local deb="$out/peerd_${version}_$(dpkg --print-architecture).deb"
     if [ "$release" = current ] || [ ! -f "$deb" ]; then
-        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config nice -n 10 "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$LAB_DIR/deb-$release.log" 2>&1 \
-            || { cat "$LAB_DIR/deb-$release.log" >&2; fail "cannot build the $release package"; }
+        mkdir -p "$out"
+        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
+            || { cat "$out/build.log" >&2; fail "cannot build the $release package"; }
     fi
     echo "$deb"
 }
@@ -323,7 +327,7 @@ compat_the_package_upgrades_in_place_and_purges_clean() {
     # From the newest earlier release, the upgrade users make: each
     # package is a build of its own (deb_of), so older ones are not built
     # again for this (the other tests cover them).
-    local newest; newest=$(grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2 {r = $1} END {print r}')
+    local newest; newest=$(newest_release)
     if [ "$OLD_RELEASE" != "$newest" ]; then note "the package upgrade is tested from $newest, the newest earlier release"; return 0; fi
     [ -x /lib/systemd/systemd ] || fail "no /lib/systemd/systemd (package systemd)"
     local old_deb new_deb dir=$LAB_DIR/sd
@@ -366,7 +370,7 @@ compat_the_package_upgrades_in_place_and_purges_clean() {
     watch_on 2 "$LAB_DIR/w2.jsonl"
     inside "${ctl1[@]}" pair host2 >"$dir/pair.out" 2>&1 &
     local pairer=$!
-    lab_wait_for 15 grep -q 'Pairing code' "$dir/pair.out" || fail "no pairing code: $(cat "$dir/pair.out")"
+    lab_wait_for 15 grep -Eq 'Pairing code: [0-9]{6}' "$dir/pair.out" || fail "no pairing code: $(cat "$dir/pair.out")"
     lab_wait_for 10 sh -c "[ -n \"\$('$NEW_BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -r '.pairings[0].id // empty')\" ]" || fail "host2 has no pairing request"
     ctl 2 pair-accept "$(json 2 pairings | jq -r '.pairings[0].id')" --code "$(grep -o 'Pairing code: [0-9]*' "$dir/pair.out" | awk '{print $3}')" >/dev/null \
         || fail "pair-accept on host2 failed"

@@ -10,8 +10,9 @@
 #        RELEASES         the releases to test (default: every one in releases.txt)
 #        COMPAT_JOBS      tests run at once, each in a lab of its own (default 4)
 #        COMPAT_RESULTS   each test's log and results.tsv (default .build/lab/compat)
-#        COMPAT_BUILD_ONLY=1  build the releases (or find them cached) and stop:
-#                         make test builds them while the unit tests run
+#        COMPAT_BUILD_ONLY=1  build the releases and the upgrade test's packages
+#                         (or find them cached) and stop: make test builds
+#                         them beside its own build and unit tests
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -36,7 +37,15 @@ for release in "${releases[@]}"; do
     [ -n "$commit" ] || { echo "no release $release in releases.txt"; exit 1; }
     "$HERE/build-release.sh" "$release" "$commit" || { echo "could not build release $release"; exit 1; }
 done
-[ -n "${COMPAT_BUILD_ONLY:-}" ] && exit 0
+if [ -n "${COMPAT_BUILD_ONLY:-}" ]; then
+    # And the two packages the upgrade test installs (deb_of), so make
+    # test builds everything before its lab stage (issue 41).
+    for release in "$(newest_release)" current; do
+        echo "compat: the $release package"
+        deb_of "$release" >/dev/null || { echo "could not build the $release package"; exit 1; }
+    done
+    exit 0
+fi
 
 # One job a release and test ("0.1.0 compat_messages_both_ways"), each in a
 # lab of its own, COMPAT_JOBS at once (Tests/lab/pool.sh).

@@ -33,7 +33,7 @@ sources() { find "$ROOT/Sources/$1" -name '*.swift' | sort; }
 # One module: its static library and interface in $OUT.
 module() {
     local name=$1; shift
-    (cd "$OUT" && nice -n 10 "$SWIFTC" "${FLAGS[@]}" "$@" -module-name "$name" -emit-module -emit-library -static -o "lib$name.a" $(sources "$name")) \
+    (cd "$OUT" && "$ROOT/Tests/lab/low-priority" "$SWIFTC" "${FLAGS[@]}" "$@" -module-name "$name" -emit-module -emit-library -static -o "lib$name.a" $(sources "$name")) \
         >"$OUT/build-$name.log" 2>&1
 }
 
@@ -44,7 +44,8 @@ build() {
     echo "building the fuzz harnesses (swiftc -sanitize=fuzzer,address; logs in $OUT/build-*.log)"
     # The modules' own graph, side by side where it allows (issue 41):
     # PeerProtocol; then PeerCore and PeerSystem; then PeerTools and PeerIO.
-    # At nice 10: make test builds them beside the lab tests.
+    # At the lowest priority (Tests/lab/low-priority): make test builds them
+    # beside the lab tests.
     local status=0
     module PeerProtocol || status=1
     if [ $status = 0 ]; then
@@ -57,7 +58,7 @@ build() {
         module PeerIO "${MODULES[@]}" || status=1
         wait $tools || status=1
     fi
-    [ $status = 0 ] && (cd "$OUT" && nice -n 10 "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerTools -lPeerCore -lPeerProtocol \
+    [ $status = 0 ] && (cd "$OUT" && "$ROOT/Tests/lab/low-priority" "$SWIFTC" "${FLAGS[@]}" "${MODULES[@]}" -module-name FuzzTargets "$HERE/FuzzTargets.swift" -lPeerIO -lPeerSystem -lPeerTools -lPeerCore -lPeerProtocol \
             -lsodium -lavahi-client -lavahi-common -o peerd-fuzz) >"$OUT/build-FuzzTargets.log" 2>&1 || status=1
     [ $status = 0 ] || { cat "$OUT"/build-*.log | grep -E "error" | head -20; return 1; }
 }

@@ -7,7 +7,7 @@ pair_hosts() {
     [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/pair-w$b.jsonl"
     ctl "$a" pair "${3:-host$b}" >"$LAB_DIR/pair.out" 2>&1 &
     local pairer=$!
-    lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
+    lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
     PAIR_CODE=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
     lab_wait_for 15 sh -c "'$BIN/peerctl' --socket '$(sock "$b")' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
         || fail "host$b has no pairing request waiting for a code: $(json "$b" pairings)"
@@ -28,7 +28,7 @@ begin_pairing() {
     PAIRER=$!
     lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
         || return 1
-    lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || return 1
+    lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || return 1
     CODE1=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
 }
 
@@ -52,7 +52,7 @@ test_pairing_with_a_wrong_code_fails_and_locks_out_after_three() {
     for attempt in 1 2 3; do
         ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
         local pairer=$!
-        lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || fail "attempt $attempt: no code"
+        lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || fail "attempt $attempt: no code"
         local code wrong id; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
         wrong=$(printf '%06d' $(( (10#$code + 1) % 1000000 )))
         lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings | length == 1'" || fail "attempt $attempt: no request on host2"
@@ -121,7 +121,7 @@ test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
     # Pair host3 with host2.
     [ "$(status_field 2 .subscribers)" -gt 0 ] || watch_on 2 "$LAB_DIR/pw2.jsonl"
     ctl 3 pair host2 >"$LAB_DIR/pair.out" 2>&1 & local pairer=$!
-    lab_wait_for 10 grep -q 'Pairing code' "$LAB_DIR/pair.out" || fail "no code"
+    lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || fail "no code"
     local code; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
     lab_wait_for 5 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings | length == 1'" || fail "no request"
     ctl 2 pair-accept "$(json 2 pairings | jq -r '.pairings[0].id')" --code "$code" >/dev/null || fail "pairing failed"
