@@ -294,25 +294,27 @@ compat_state_written_by_the_old_release_is_kept() {
 newest_release() { grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2 {r = $1} END {print r}'; }
 
 # deb_of RELEASE: the package of an earlier release (its own tree through
-# this build-deb.sh, cached beside its build), or of this tree ("current").
-# Both are built unoptimised (COMPAT_DEB_CONFIG=release for the shipping
-# build): what this test checks is the package (its files, maintainer
-# scripts, units, the upgrade and the purge), and an optimised build of
-# each is a minute and a half of both cores, which make test cannot spend
-# (issue 41); make deb builds the release package. At the lowest priority
-# (Tests/lab/low-priority), beside the lab tests.
+# this build-deb.sh, holding the binaries make compat built of it, cached
+# beside them), or of this tree ("current", built by build-deb.sh,
+# unoptimised; COMPAT_DEB_CONFIG=release for the shipping build). What this
+# test checks is the package (its files, maintainer scripts, units, the
+# runtime beside the binaries, the upgrade and the purge); an optimised
+# build is a minute and a half of both cores, which make test cannot spend
+# (issue 41), and make deb builds the release package. At the lowest
+# priority (Tests/lab/low-priority).
 deb_of() {
-    local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug}
+    local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug} prebuilt=
     if [ "$release" = current ]; then
         src=$ROOT out="$ROOT/.build/compat/current-deb"
         version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' "$ROOT/Sources/PeerCore/Configuration/PeerdVersion.swift")
     else
-        src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb-$config" version=$release
+        src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb" version=$release
+        prebuilt="$ROOT/.build/compat/$release/bin"
     fi
     local deb="$out/peerd_${version}_$(dpkg --print-architecture).deb"
     if [ "$release" = current ] || [ ! -f "$deb" ]; then
         mkdir -p "$out"
-        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
+        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config DEB_BIN=$prebuilt "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
             || { cat "$out/build.log" >&2; fail "cannot build the $release package"; }
     fi
     echo "$deb"

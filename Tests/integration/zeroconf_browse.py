@@ -1,7 +1,7 @@
 """Browses an app's DNS-SD subtype with python-zeroconf, a foreign mDNS
 stack (not Avahi): prints the first instance whose name starts with the
 wanted one, with its TXT as JSON, and exits 0; exits 1 when none is seen
-in time. Usage: zeroconf_browse.py SUBTYPE INSTANCE SECONDS
+in time, or its TXT cannot be read in time. Usage: zeroconf_browse.py SUBTYPE INSTANCE SECONDS
 (SUBTYPE such as _chat._sub._peerd._tcp.local.)."""
 import json
 import sys
@@ -26,13 +26,16 @@ status = 1
 while time.monotonic() < deadline:
     hits = [name for name in found if name.startswith(wanted + ".")]
     if hits:
-        info = zc.get_service_info(service_type, hits[0], timeout=3000)
-        txt = {}
+        # The instance is seen; its TXT is asked for until the deadline (a
+        # loaded machine can take longer than one query's wait to answer).
+        left = max(0.1, deadline - time.monotonic())
+        info = zc.get_service_info(service_type, hits[0], timeout=int(min(left, 3) * 1000))
         if info is not None:
             txt = {k.decode(): (v.decode() if v is not None else None) for k, v in info.properties.items()}
-        print(json.dumps({"name": hits[0], "txt": txt}))
-        status = 0
-        break
+            print(json.dumps({"name": hits[0], "txt": txt}))
+            status = 0
+            break
+        continue
     time.sleep(0.05)
 zc.close()
 sys.exit(status)

@@ -24,13 +24,22 @@ out=$(cd "$out" && pwd)
 # DEB_CONFIG=debug builds the binaries unoptimised: the compatibility test
 # packages that way (issue 41: a release build is a minute and a half of
 # both cores). A package to ship is always release (make deb).
+# DEB_BIN=DIR packages the peerd and peerctl already built there instead
+# (they keep the toolchain's runpath): the compatibility test packages an
+# earlier release that way, from the build make compat made of it, only
+# to upgrade from it.
 config=${DEB_CONFIG:-release}
-echo "deb: building peerd $version ($config) from $src"
-for product in peerd peerctl; do
-    "$SWIFT" build -c "$config" --package-path "$src" --scratch-path "$scratch" --product "$product" \
-        -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
-done
-bin="$scratch/$config"
+if [ -n "${DEB_BIN:-}" ]; then
+    echo "deb: packaging peerd $version from $DEB_BIN"
+    bin=$DEB_BIN
+else
+    echo "deb: building peerd $version ($config) from $src"
+    for product in peerd peerctl; do
+        "$SWIFT" build -c "$config" --package-path "$src" --scratch-path "$scratch" --product "$product" \
+            -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
+    done
+    bin="$scratch/$config"
+fi
 
 install -d "$stage/usr/bin" "$stage$runtime" "$stage/lib/systemd/system" "$stage/usr/lib/sysusers.d" \
     "$stage/usr/lib/tmpfiles.d" "$stage/usr/share/man/man8" "$stage/usr/share/man/man1" \
