@@ -51,6 +51,7 @@ disconnect_both() {
 pair_across() {
     local a=$1 b=$2
     [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/w$b.jsonl"
+    : >"$LAB_DIR/pair$a.out"
     ctl "$a" pair "host$b" >"$LAB_DIR/pair$a.out" 2>&1 &
     local pairer=$!
     lab_wait_for 15 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair$a.out" || { cat "$LAB_DIR/pair$a.out" >&2; fail "host$a showed no code"; }
@@ -370,6 +371,7 @@ compat_the_package_upgrades_in_place_and_purges_clean() {
     lab_wait_for 20 sh -c "nsenter -t $manager -m -p -n ${ctl1[*]} --json peers | jq -en 'input | .peers[] | select(.name == \"host2\" and .lost == false)'" >/dev/null \
         || fail "the packaged $OLD_RELEASE did not discover host2"
     watch_on 2 "$LAB_DIR/w2.jsonl"
+    : >"$dir/pair.out"
     inside "${ctl1[@]}" pair host2 >"$dir/pair.out" 2>&1 &
     local pairer=$!
     lab_wait_for 15 grep -Eq 'Pairing code: [0-9]{6}' "$dir/pair.out" || fail "no pairing code: $(cat "$dir/pair.out")"

@@ -5,6 +5,8 @@
 pair_hosts() {
     local a=$1 b=$2
     [ "$(status_field "$b" .subscribers)" -gt 0 ] || watch_on "$b" "$LAB_DIR/pair-w$b.jsonl"
+    : >"$LAB_DIR/pair.out"   # emptied before the child opens it: a poll must
+    # never read the code of the pairing before (issue 41)
     ctl "$a" pair "${3:-host$b}" >"$LAB_DIR/pair.out" 2>&1 &
     local pairer=$!
     lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || { cat "$LAB_DIR/pair.out" >&2; fail "host$a showed no code"; }
@@ -24,6 +26,7 @@ pair_hosts() {
 # The code comes from host1's output, never from host2: only the initiator
 # shows one (passkey entry).
 begin_pairing() {
+    : >"$LAB_DIR/pair.out"
     ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
     PAIRER=$!
     lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 2)' --json pairings | jq -en 'input | .pairings[0].awaitingCode // empty'" >/dev/null \
@@ -50,6 +53,7 @@ test_pairing_with_a_wrong_code_fails_and_locks_out_after_three() {
     watch_on 2 "$LAB_DIR/w2.jsonl"
     local attempt
     for attempt in 1 2 3; do
+        : >"$LAB_DIR/pair.out"
         ctl 1 pair host2 >"$LAB_DIR/pair.out" 2>&1 &
         local pairer=$!
         lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || fail "attempt $attempt: no code"
@@ -120,6 +124,7 @@ test_three_hosts_rogue_claiming_a_paired_peer_is_refused() {
     lab_wait_for 5 sees 2 host3 || fail "host2 did not see host3"
     # Pair host3 with host2.
     [ "$(status_field 2 .subscribers)" -gt 0 ] || watch_on 2 "$LAB_DIR/pw2.jsonl"
+    : >"$LAB_DIR/pair.out"
     ctl 3 pair host2 >"$LAB_DIR/pair.out" 2>&1 & local pairer=$!
     lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || fail "no code"
     local code; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')

@@ -90,13 +90,13 @@ pool_run() {
     pool_report "$dir" "${names[@]}"
 }
 
-# lab_tagged TAG FILE...: the tests whose comment block, right above their
-# definition, has a line "# lab: TAG (why)" or "# lab: TAG, TAG (why)"
-# (alone, long).
+# lab_tagged TAG FILE...: the tests (test_..., compat_...) whose comment
+# block, right above their definition, has a line "# lab: TAG (why)" or
+# "# lab: TAG, TAG (why)" (alone, long).
 lab_tagged() {
     local tag=$1; shift
     awk -v tag="$tag" '
         /^#/ { if ($0 ~ "^# lab: ([a-z]+, )*" tag "([ ,]|$)") tagged = 1; next }
-        /^test_[A-Za-z0-9_]+\(\)/ { if (tagged) { sub(/\(\).*/, ""); print } }
+        /^[a-z][A-Za-z0-9_]*\(\)/ { if (tagged) { sub(/\(\).*/, ""); print } }
         { tagged = 0 }' "$@"
 }
