@@ -200,7 +200,7 @@ test_partition_heals_and_queued_messages_arrive_in_order() {
 
 # peerd SIGKILLed 50 times in the middle of trust-store writes: the store
 # always loads, and no completed pairing is lost.
-# lab: long (50 daemons killed and started again, each start waited for: 35 s alone, up to 65 s beside others)
+# lab: long (50 daemons killed and started again, each start waited for: 35 s alone, up to 85 s beside others)
 test_trust_store_survives_50_sigkills_during_writes() {
     # Pairing invitations count toward the invitation rate: 50 rounds need more than 30 a minute.
     two_peers --invitation-rate 600

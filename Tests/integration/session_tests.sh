@@ -114,7 +114,7 @@ test_session_without_a_deciding_client_is_declined() {
 }
 
 # Both sides invite at the same moment, 50 times: always exactly one session.
-# lab: long (50 rounds of crossing invitations, each waited for in full: 14 s alone, up to 60 s beside others)
+# lab: long (50 rounds of crossing invitations, each waited for in full: 14 s alone, up to 65 s beside others)
 test_crossing_invitations_collapse_into_one_session() {
     two_peers
     # Subscribers on both hosts: a session sets up in about 2 ms, faster than
