@@ -135,11 +135,6 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     /// Sessions open now (connected or being set up).
     public var count: Int { table.count }
 
-    /// Dials a paired peer at `endpoints` (for ``ReconnectController``).
-    public func dialPaired(_ peer: UUID, endpoints: [Endpoint], peerID: String) {
-        opener.dial(peer, endpoints: opener.dialOrder(endpoints), expected: peerID, context: [], timeout: 30)
-    }
-
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
     private static func knownAddresses(directory: PeerDirectory, trust: TrustDesk) -> Set<String> {
         Set(directory.endpointAddresses + trust.records.flatMap { ($0.addresses ?? []).map(\.address) })
@@ -393,8 +388,9 @@ extension SessionDirector {
         pairing.perform(action, on: session, now: clock.now())
     }
 
-    /// The peer removed its trust in us: remove ours.
+    /// The peer removed its trust in us: remove ours, and end a dial made
+    /// on it (``trustEnded(for:)``).
     public func sessionUnpaired(_ session: PeerSession) {
-        trust.unpairedByPeer(session)
+        trust.unpairedByPeer(session) { [weak self] peer in self?.trustEnded(for: peer) }
     }
 }

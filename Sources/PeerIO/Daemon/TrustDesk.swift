@@ -114,8 +114,9 @@ public final class TrustDesk {
         })
     }
 
-    /// The peer removed its trust in us: remove ours.
-    public func unpairedByPeer(_ session: PeerSession) {
+    /// The peer removed its trust in us: remove ours; `removed` gets the
+    /// peer once the trust store no longer holds it.
+    public func unpairedByPeer(_ session: PeerSession, then removed: @escaping @MainActor (UUID) -> Void) {
         guard let peerID = session.remotePeerID, let peer = session.peerUUID, isPaired(peerID) else { return }
         keeper.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
             guard let self else { return }
@@ -128,6 +129,7 @@ public final class TrustDesk {
                 self.directory.refresh(peer)
                 self.logger.notice("'\(self.directory.row(peer)?.name ?? peerID)' unpaired us; trust removed")
                 self.emit(ControlEvent(seq: 0, type: .unpaired, time: self.clock.now(), peer: self.directory.row(peer)))
+                removed(peer)
             }
         })
     }

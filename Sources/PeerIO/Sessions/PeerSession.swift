@@ -38,6 +38,10 @@ public final class PeerSession {
     public private(set) var handshakeHash: [UInt8] = []
     /// Set when this side also invited (crossing invitations): accept automatically.
     public var autoAccept = false
+    /// Set on a dial made only because the peer is paired (a reconnect):
+    /// if that trust ends before the peer accepts, the dial ends too, or
+    /// the peer would hold it as an invitation nobody asked for.
+    public var dialledOnTrust = false
     /// What the remote said of itself in the handshake (its release and
     /// features), once it is done.
     public private(set) var remoteHello: PeerHello?
