@@ -21,6 +21,11 @@ final class AddTargetTests: XCTestCase {
             (.ipv6, "::ffff:127.0.0.1", true),
             (.ipv6, "::ffff:192.0.2.7", false),
             (.ipv6, "fe80::1", true),               // this host
+            (.ipv6, "::ffff:169.254.1.2", true),    // this host's IPv4, mapped (issue 42)
+            (.ipv6, "::FFFF:A9FE:0102", true),      // the same, in hex
+            (.ipv6, "fe80:0:0::0:1", true),         // this host, spelt long
+            (.ipv6, "fe80::1%eth0", true),          // this host, with its scope
+            (.ipv6, "::ffff:169.254.1.3", false),
             (.ipv6, "fe80::2", false),
             (.ipv6, "2001:db8::5", false),
         ]

@@ -92,6 +92,11 @@ final class AppRegistryTests: XCTestCase {
             ([TXTEntry(key: "abcdefghij", value: "x")], .keyTooLong(key: "abcdefghij", characters: 10)),
             ([TXTEntry(key: "a b", value: "x")], .keyInvalid("a b")),
             ([TXTEntry(key: "Room", value: "x"), TXTEntry(key: "room", value: "y")], .duplicateKey("room")),
+            ([TXTEntry(key: "room", value: "a\u{1B}[2Jb")], .valueInvalid(key: "room")),    // ESC (issue 42)
+            ([TXTEntry(key: "room", value: "ding\u{07}")], .valueInvalid(key: "room")),     // BEL
+            ([TXTEntry(key: "room", value: "x\u{7F}")], .valueInvalid(key: "room")),        // DEL
+            ([TXTEntry(key: "room", value: "x\u{85}")], .valueInvalid(key: "room")),        // C1 NEL
+            ([TXTEntry(key: "room", value: "café lobby")], nil),
             ([TXTEntry(key: "k", value: String(repeating: "v", count: 250))], .pairTooLong(key: "k", bytes: 257)),
             ((0..<4).map { TXTEntry(key: "k\($0)", value: String(repeating: "v", count: 100)) }, .tooLong(bytes: 436)),
         ]

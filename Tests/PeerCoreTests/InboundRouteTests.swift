@@ -28,6 +28,12 @@ final class InboundRouteTests: XCTestCase {
             ("data goes to the lifecycle", data, true, true, 0, .none, .lifecycle(data)),
             ("a ping goes to the lifecycle", .ping(7), false, false, 0, .none, .lifecycle(.ping(7))),
             ("an invitation goes to the lifecycle", .accept(), false, false, 0, .none, .lifecycle(.accept())),
+            ("a datagram path", .datagramPath(index: 9, port: 7717), true, true, 0, .none, .datagramPath(index: 9, port: 7717)),
+            ("a datagram path that is off", .datagramPath(index: 9, port: 0), true, true, 0, .none, .datagramPath(index: 9, port: 0)),
+            ("a datagram path with index 0 (issue 42)", .datagramPath(index: 0, port: 7717), true, true, 0, .none,
+             .violation("a datagramPath with index 0")),
+            ("a datagram path before acceptance", .datagramPath(index: 9, port: 7717), false, false, 0, .none,
+             .violation("a datagramPath outside an accepted session")),
         ]
         for (name, message, canSendData, canCarryPairing, sent, pairing, expected) in rows {
             XCTAssertEqual(InboundRoute.of(message, canSendData: canSendData, canCarryPairing: canCarryPairing, sent: sent, pairing: pairing),

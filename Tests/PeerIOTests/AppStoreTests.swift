@@ -41,5 +41,12 @@ final class AppStoreTests: XCTestCase {
         try AtomicFile.write(store.path, contents: Array(#"{"v":1,"apps":[{"name":"Bad","uid":1,"info":[]},{"name":"ok","uid":2,"info":["a=1"]}]}"#.utf8))
         XCTAssertNil(store.unreadable())
         XCTAssertEqual(store.load().map(\.name.text), ["ok"], "the entry that breaks the name rule is skipped, the rest kept")
+        // Info written before the control-character rule (issue 42): the
+        // declaration stays, without its info.
+        try AtomicFile.write(store.path, contents: Array(#"{"v":1,"apps":[{"name":"game","uid":3,"info":["room=a\u001bb"]}]}"#.utf8))
+        let loaded = store.load()
+        XCTAssertEqual(loaded.map(\.name.text), ["game"])
+        XCTAssertEqual(loaded.first?.info, .empty)
+        XCTAssertEqual(loaded.first?.uid, 3)
     }
 }

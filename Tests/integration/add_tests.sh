@@ -73,6 +73,9 @@ test_add_is_not_a_port_scanner() {
     out=$(ctl 1 add 127.0.0.1:22 2>&1) && fail "loopback was dialled: $out"
     grep -q -- "--allow-local-add" <<<"$out" || fail "the loopback refusal does not name the flag: $out"
     out=$(ctl 1 add "[::1]:22" 2>&1) && fail "IPv6 loopback was dialled: $out"
+    # This host's IPv4 address mapped into IPv6 is still this host (issue 42).
+    out=$(ctl 1 add "[::ffff:$(lab_address 1)]:22" 2>&1) && fail "this host's mapped IPv4 address was dialled: $out"
+    grep -q "an address of this host" <<<"$out" || fail "the mapped address was not refused as this host's: $out"
     # An SSH-like banner on host 2: its first bytes once came back as "frame length 21331".
     lab_spawn 2 "$LAB_DIR/banner.log" python3 -c '
 import socket

@@ -62,6 +62,10 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
     expect_eq "$(peer_field 2 host1 .id)" "$id" "host1's UUID on host2 after the TXT change"
     expect_eq "$(peer_field 2 host1 .lost)" false "host1 stays present: the service was not withdrawn"
     # A second app with info; then the first one's client goes.
+    # Info with a control character never reaches the TXT record (issue 42):
+    # other mDNS browsers would show the ESC raw.
+    local out; out=$(ctl 1 apps add clip --info "room=a$(printf '\033')[2Jb" 2>&1) && fail "info with an ESC was taken: $out"
+    grep -q "control character" <<<"$out" || fail "the refusal does not name the control character: $out"
     ctl 1 apps add clip --info room=lobby >/dev/null || fail "apps add clip failed"
     lab_wait_for 2 app_txt_has 2 host1 _clip._sub._peerd._tcp clip.room=lobby \
         || fail "clip's info did not reach host2's avahi-browse within 2 s"

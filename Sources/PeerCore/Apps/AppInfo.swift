@@ -3,7 +3,8 @@
 /// `NAME.KEY=VALUE` strings (docs/protocol.md §2).
 ///
 /// Keys follow peerd's own `--info` keys (1 to 9 printable ASCII
-/// characters, no `=`, no two alike ignoring case); each published string
+/// characters, no `=`, no two alike ignoring case); values hold no control
+/// character (C0, DEL, C1); each published string
 /// fits one TXT string (255 bytes, the app's name and the dot included);
 /// and one app's strings take at most ``maxBytes`` of the record, so one
 /// app cannot crowd the others out of the host's 1300 bytes.
@@ -28,6 +29,9 @@ public struct AppInfo: Equatable, Sendable {
             if entry.key.count > TXTRecord.maxKeyLength { throw .keyTooLong(key: entry.key, characters: entry.key.count) }
             if !entry.key.unicodeScalars.allSatisfy({ $0.value >= 0x21 && $0.value <= 0x7E && $0 != "=" }) {
                 throw .keyInvalid(entry.key)
+            }
+            if entry.value.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+                throw .valueInvalid(key: entry.key)
             }
             if !seen.insert(entry.key.lowercased()).inserted { throw .duplicateKey(entry.key) }
             let bytes = Self.published(entry, for: app).encoded.utf8.count

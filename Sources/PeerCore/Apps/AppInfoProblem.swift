@@ -7,6 +7,10 @@ public enum AppInfoProblem: Error, Equatable, Sendable, CustomStringConvertible 
     case keyTooLong(key: String, characters: Int)
     /// A key with a character outside printable ASCII, a space or an `=`.
     case keyInvalid(String)
+    /// A value with a control character (C0, DEL or C1): other mDNS
+    /// browsers show TXT strings raw, so an ESC or a BEL would reach their
+    /// users' terminals (issue 42).
+    case valueInvalid(key: String)
     /// The same key twice (ignoring case).
     case duplicateKey(String)
     /// `NAME.KEY=VALUE` over 255 bytes.
@@ -20,6 +24,7 @@ public enum AppInfoProblem: Error, Equatable, Sendable, CustomStringConvertible 
         case .emptyKey(let pair): "info '\(pair)': the key is empty"
         case .keyTooLong(let key, let count): "info key '\(key)' is \(count) characters; at most \(TXTRecord.maxKeyLength) are allowed"
         case .keyInvalid(let key): "info key '\(key)' must be printable ASCII without spaces or '='"
+        case .valueInvalid(let key): "info '\(key)=…' has a control character in its value; values are text without control characters"
         case .duplicateKey(let key): "info key '\(key)' is given more than once"
         case .pairTooLong(let key, let bytes):
             "info '\(key)=…' is \(bytes) bytes as published (with the app's name); one pair may be at most \(TXTRecord.maxPairBytes)"

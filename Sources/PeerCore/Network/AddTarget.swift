@@ -19,10 +19,26 @@ public enum AddTarget {
         if let kind {
             return ControlError(.permissionDenied, "'\(endpoint.address)' is \(kind); peerd dials it only with --allow-local-add")
         }
-        if own.contains(endpoint.address) || own.contains(endpoint.address.lowercased()) {
+        // Compared as numbers, not text: `::ffff:169.254.1.2` and
+        // `fe80:0::1` are this host's `169.254.1.2` and `fe80::1` (issue 42).
+        if let address = numeric(endpoint.address), own.contains(where: { numeric($0) == address }) {
             return ControlError(.permissionDenied, "'\(endpoint.address)' is an address of this host; peerd dials it only with --allow-local-add")
         }
         return nil
+    }
+
+    /// The address as the bytes it names, an IPv4 address mapped into IPv6
+    /// as the IPv4 address itself; the scope (`%eth0`) is left out. Nil for
+    /// text that is no numeric address.
+    static func numeric(_ text: String) -> [UInt8]? {
+        let bare = text.split(separator: "%", omittingEmptySubsequences: false).first.map(String.init) ?? text
+        var v4 = in_addr()
+        if inet_pton(AF_INET, bare, &v4) == 1 { return withUnsafeBytes(of: v4) { Array($0) } }
+        var v6 = in6_addr()
+        guard inet_pton(AF_INET6, bare, &v6) == 1 else { return nil }
+        let bytes = withUnsafeBytes(of: v6) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xFF, bytes[11] == 0xFF { return Array(bytes[12...]) }
+        return bytes
     }
 
     private static func v4Kind(_ text: String) -> String? {

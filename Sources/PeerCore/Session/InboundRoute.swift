@@ -60,6 +60,8 @@ public enum InboundRoute: Sendable, Equatable {
             return .app(app)
         case .datagramPath(let index, let port):
             guard canSendData else { return .violation("a datagramPath outside an accepted session") }
+            // §11: an index is never 0 (port 0 is allowed: the path is off).
+            guard index != 0 else { return .violation("a datagramPath with index 0") }
             return .datagramPath(index: index, port: port)
         case .datagramFrame(let app, let data):
             guard canSendData else { return .violation("a datagramFrame outside an accepted session") }

@@ -9,8 +9,9 @@ import PeerCore
 /// Layout (docs/architecture.md, "State across releases"):
 /// `{"v":1,"apps":[{"name":"chat","uid":1001,"info":["room=lobby"]}]}`.
 /// A file of another version stops start-up, so a downgrade never
-/// rewrites what it cannot read; an entry that is no longer valid (a name
-/// or info that breaks the rules) is skipped with a warning, never fatal.
+/// rewrites what it cannot read; an entry whose name breaks the rules is
+/// skipped with a warning, and one whose info does keeps no info; neither
+/// is fatal.
 struct AppStore {
     /// The layout this release writes.
     static let version = 1
@@ -55,14 +56,19 @@ struct AppStore {
         }
         guard let bytes, let file = try? JSONDecoder().decode(File.self, from: Data(bytes)), file.v == Self.version else { return [] }
         return file.apps.compactMap { entry in
-            do {
-                let name = try AppName(entry.name)
-                let info = try AppInfo(entry.info.map(TXTEntry.init(raw:)), for: name)
-                return AppRegistration(name: name, uid: entry.uid, info: info, declared: true)
-            } catch {
+            let name: AppName
+            do { name = try AppName(entry.name) } catch {
                 logger.warning("declared app '\(entry.name)' in \(path) skipped: \(error)")
                 return nil
             }
+            // Info a rule added since refuses (control characters, issue 42)
+            // costs the app its info, not its declaration.
+            let info: AppInfo
+            do { info = try AppInfo(entry.info.map(TXTEntry.init(raw:)), for: name) } catch {
+                logger.warning("declared app '\(entry.name)' in \(path) keeps no info: \(error)")
+                info = .empty
+            }
+            return AppRegistration(name: name, uid: entry.uid, info: info, declared: true)
         }
     }
 
