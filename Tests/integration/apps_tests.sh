@@ -147,6 +147,11 @@ test_a_declared_app_follows_the_service_through_a_rename() {
     start_peerd 2 --name host1
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq -r .publication)\" = established ]" \
         || fail "host2 did not establish 'host1'"
+    # host 2's 'host1' in host 1's avahi cache first: established on host 2
+    # is not yet heard on host 1, and a probe that crossed its announcement
+    # once renamed host 2 instead (issue 41, run 6).
+    lab_wait_for 10 sh -c "ip netns exec $(lab_ns 1) env DBUS_SYSTEM_BUS_ADDRESS=unix:path=$LAB_DIR/h1/bus.sock avahi-browse -tp _peerd._tcp 2>/dev/null | grep -q ';host1;'" \
+        || fail "host1's avahi-daemon never heard host2's 'host1'"
     start_peerd 1
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .name)\" = 'host1 #2' ]" \
         || fail "host1 was not renamed: $(status_field 1 .name)"
