@@ -1,6 +1,6 @@
 # Helpers shared by the integration tests (sourced by run.sh).
 
-fail() { echo "    FAIL: $*" >&2; dump_logs; exit 1; }
+fail() { echo "    FAIL: $*" >&2; dump_logs; save_logs; exit 1; }
 note() { echo "    $*" >&2; }
 
 dump_logs() {
@@ -10,6 +10,20 @@ dump_logs() {
         echo "    --- ${f#$LAB_DIR/} (last 25 lines)" >&2
         tail -n 25 "$f" | sed 's/^/    | /' >&2
     done
+}
+
+# save_logs: a failed test's whole host logs go to POOL_SAVE (set by
+# pool.sh), so a flake seen once can be read after its lab is gone.
+save_logs() {
+    [ -n "${POOL_SAVE:-}" ] && [ -d "${LAB_DIR:-}" ] || return 0
+    local d
+    for d in "$LAB_DIR"/h*/; do
+        [ -d "$d" ] || continue
+        mkdir -p "$POOL_SAVE/$(basename "$d")"
+        cp "$d"/*.log "$d"/*.txt "$d"/*.jsonl "$POOL_SAVE/$(basename "$d")/" 2>/dev/null
+    done
+    cp "$LAB_DIR"/*.txt "$LAB_DIR"/*.jsonl "$LAB_DIR"/*.out "$POOL_SAVE/" 2>/dev/null
+    echo "    (whole logs kept in $POOL_SAVE)" >&2
 }
 
 sock() { echo "$LAB_DIR/h$1/peerd.sock"; }

@@ -26,7 +26,10 @@ pool_start() {
     local dir=$1 name=$2 file start rc
     file=$(pool_file "$name")
     start=$(date +%s%N)
-    ( pool_job "$name" ) >"$dir/$file.log" 2>&1 </dev/null
+    rm -rf "$dir/$file.saved"
+    # A failing job may keep its whole logs here (save_logs, helpers.sh):
+    # the report shows only their tails.
+    ( POOL_SAVE="$dir/$file.saved" pool_job "$name" ) >"$dir/$file.log" 2>&1 </dev/null
     rc=$?
     echo "$rc $(( ($(date +%s%N) - start) / 1000000 ))" >"$dir/$file.rc.part"
     mv "$dir/$file.rc.part" "$dir/$file.rc"
