@@ -100,7 +100,9 @@ extension PeerctlCommands {
                 var params = scoped(ControlParams(transfer: result.transfers[0].id))
                 params.offset = last.index + 1
                 let next = try client.call(.transfers, params: params)
-                guard let more = next.transfers.first?.files, !more.isEmpty else { break }
+                // A page that does not move on ends the listing (a daemon
+                // before 0.4.0 repeats an ended transfer's summary).
+                guard let more = next.transfers.first?.files, let first = more.first, first.index > last.index else { break }
                 files += more
                 pages += 1
                 if more.last!.index + 1 >= next.transfers[0].totalFiles { break }

@@ -57,20 +57,23 @@ func probeOfferOnly(_ connection: ProbeConnection, flow hex: String, wait: Doubl
                 let leaf = String(n) + String(repeating: "x", count: max(0, length - String(n).count))
                 files.append(OfferedFile(name: Array("d\(n / 10)/\(leaf)".utf8), size: 0, mode: 0o644, mtime: 1_764_460_800))
             }
-        } else if parts.count == 3, let size = Int64(parts[1]), let mode = UInt32(parts[2], radix: 8) {
-            files.append(OfferedFile(name: unescape(parts[0]), size: size, mode: mode, mtime: 1_764_460_800))
+        } else if parts.count == 3, let size = UInt64(parts[1]), let mode = UInt32(parts[2], radix: 8) {
+            // Sizes are unsigned on the wire: up to 2^64 − 1, top bit and all.
+            files.append(OfferedFile(name: unescape(parts[0]), size: Int64(bitPattern: size), mode: mode, mtime: 1_764_460_800))
         } else {
             throw ProbeError("a file is NAME:SIZE:MODE or many:COUNT:NAMELEN")
         }
     }
     // Parts of at most 60,000 bytes of plaintext, as a sender must.
-    let total = files.reduce(Int64(0)) { $0 + $1.size }
+    // The unsigned sum, as a sender adds them ($PROBE_TOTAL overrides it).
+    let total = getenv("PROBE_TOTAL").flatMap { UInt64(String(cString: $0)) }
+        ?? files.reduce(UInt64(0)) { $0 &+ UInt64(bitPattern: $1.size) }
     var start = 0
     repeat {
         var end = start, bytes = 0
         while end < files.count, bytes + files[end].name.count + 32 < 60_000 { bytes += files[end].name.count + 32; end += 1 }
         // $PROBE_UNFINISHED: even the last part says more follow.
-        try connection.send(.bulk(.offer(flow, more: end < files.count || getenv("PROBE_UNFINISHED") != nil, totalFiles: UInt32(files.count), totalBytes: UInt64(total),
+        try connection.send(.bulk(.offer(flow, more: end < files.count || getenv("PROBE_UNFINISHED") != nil, totalFiles: UInt32(files.count), totalBytes: total,
                                          files: Array(files[start..<end]))))
         start = end
     } while start < files.count

@@ -19,8 +19,13 @@ final class TransferLifecycleRulesTests: XCTestCase {
             ([([file("a", 1)], false)], 2, 1, .refused("an offer whose files do not add up to its totals")),
             ([([file("a", 1)], false)], 1, 5, .refused("an offer whose files do not add up to its totals")),
             ([([file("a", 1), file("b", 1)], true)], 1, 2, .refused("an offer of more than 1 files")),
-            ([([file("a", .max), file("b", .max)], false)], 2, .max, .refused("an offer whose sizes overflow")),
+            ([([file("a", .max), file("b", .max)], false)], 2, .max, .refused("an offer whose files do not add up to its totals")),  // 2^64 − 2
             ([([file("a", 1)], false), ([file("b", 1)], false)], 1, 1, .refused("an offer part after the last one")),
+            // Issue 42, point 5: sizes add up as unsigned 64-bit numbers; a
+            // top-bit size is the file's verdict 4, not the offer's end.
+            ([([file("a", 10), file("b", .min)], false)], 2, (1 << 63) + 10, .complete),
+            ([([file("a", 10), file("b", -11)], false)], 2, .max, .complete),
+            ([([file("a", .min), file("b", .min)], false)], 2, 0, .refused("an offer whose sizes overflow")),
         ]
         for (index, (parts, totalFiles, totalBytes, expected)) in rows.enumerated() {
             var assembly = OfferAssembly()

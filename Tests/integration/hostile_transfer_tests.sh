@@ -128,3 +128,22 @@ test_huge_offers_make_small_events_and_unfinished_lists_are_bounded() {
     local out; out=$(cat "$LAB_DIR/endless.out")
     case "$out" in "cancelled busy: the offer lists still arriving"*) ;; *) fail "an endless offer list was not refused: $out" ;; esac
 }
+
+# Issue 42, point 5: sizes are unsigned 64-bit numbers and so is their sum.
+# A file whose size has its top bit set is refused alone (verdict 4), and
+# the rest of the offer is answered; 0.3.0 cancelled the whole offer as one
+# whose files "do not add up". A sum past 2^64 - 1 cannot be declared.
+test_an_offer_with_a_top_bit_size_is_answered_file_by_file() {
+    start_peerd 2 --auto-accept all
+    local out size
+    for size in 9223372036854775808 18446744073709551605; do
+        out=$(lab_exec 1 "$BIN/peerprobe" offer-only "$(lab_address 2)" "$(status_field 2 .port)" "$(flow_of "top$size")" 10 \
+            small.txt:10:644 "huge.bin:$size:644")
+        expect_eq "$out" "0=accepted@0 1=badSize" "the answer to sizes 10 and $size"
+    done
+    out=$(lab_exec 1 env PROBE_TOTAL=0 "$BIN/peerprobe" offer-only "$(lab_address 2)" "$(status_field 2 .port)" "$(flow_of overflow)" 10 \
+        a.bin:9223372036854775808:644 b.bin:9223372036854775808:644)
+    expect_eq "$out" "cancelled protocolError: an offer whose sizes overflow" "the answer to sizes whose sum passes 2^64 - 1"
+    grep -q "panic\|Fatal error" "$LAB_DIR/h2/peerd.log" && fail "peerd crashed"
+    ctl 2 status >/dev/null || fail "peerd on host 2 stopped answering"
+}

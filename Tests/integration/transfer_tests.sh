@@ -315,3 +315,30 @@ test_pipe_json_answer_is_bare_json() {
     expect_eq "$(jq -r .state <"$LAB_DIR/pipe1.err")" closed "the answer's state, parsed as JSON"
     expect_eq "$(jq -r .name <"$LAB_DIR/pipe2.err")" j "host2's answer, parsed as JSON"
 }
+
+# Issue 42, point 5: an ended transfer keeps only its summary (16 files);
+# paging it with `offset` pages that summary, so following the documented
+# paging ends. 0.3.0 answered every offset with files 0-15, and
+# `peerctl --json transfers ID` printed them 1,000 times.
+test_paging_an_ended_transfer_ends() {
+    two_peers --auto-accept none
+    connect_peers
+    local src="$LAB_DIR/src" n; mkdir -p "$src"
+    for n in $(seq -w 1 20); do echo "file $n" >"$src/f$n.txt"; done
+    lab_spawn 1 "$LAB_DIR/s.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$src"/f*.txt
+    local sender=$LAB_PID
+    lab_wait_for 10 has_offer 2 || fail "host2 got no offer"
+    ctl 2 accept-transfer "$(offer_id 2)" >/dev/null || fail "accept-transfer"
+    wait "$sender" || fail "send-file of 20 files: $(cat "$LAB_DIR/s.out")"
+    local id; id=$(json 2 transfers | jq -r '.transfers[0] | select(.state == "completed") | .id')
+    [ -n "$id" ] || fail "no completed transfer on host2: $(json 2 transfers | jq -c '.transfers[0] | {state}')"
+    page() {
+        printf '{"v":1,"id":1,"method":"transfers","params":{"transfer":"%s","offset":%s}}\n' "$id" "$1" \
+            | timeout 5 python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(sys.stdin.buffer.read()); s.shutdown(socket.SHUT_WR); sys.stdout.buffer.write(s.makefile("rb").readline())' "$(sock 2)" \
+            | jq -c '.result.transfers[0] | {first: (.files[0].index // null), n: (.files | length), omitted: .filesOmitted}'
+    }
+    expect_eq "$(page 0)" '{"first":0,"n":16,"omitted":4}' "offset 0"
+    expect_eq "$(page 4)" '{"first":4,"n":12,"omitted":8}' "offset 4"
+    expect_eq "$(page 16)" '{"first":null,"n":0,"omitted":20}' "offset 16, past the summary"
+    expect_eq "$(timeout 10 "$BIN/peerctl" --socket "$(sock 2)" --json transfers "$id" | jq '.transfers[0].files | length')" 16 "files peerctl lists"
+}

@@ -22,8 +22,11 @@ public struct OfferAssembly: Sendable, Equatable {
     public private(set) var files: [OfferedFile] = []
     /// `total_files` as the first part declared it.
     public private(set) var declaredFiles = 0
-    /// `total_bytes` as the first part declared it (clamped to `Int64`).
-    public private(set) var declaredBytes: Int64 = 0
+    /// `total_bytes` as the first part declared it, clamped to `Int64` for
+    /// showing (a top-bit total only comes with a top-bit size, verdict 4).
+    public var declaredBytes: Int64 { Int64(clamping: declaredTotal) }
+    /// `total_bytes` as the first part declared it, unsigned as on the wire.
+    public private(set) var declaredTotal: UInt64 = 0
     /// Whether the last part has come and the list adds up.
     public private(set) var isComplete = false
     private var nameBytes = 0
@@ -40,7 +43,7 @@ public struct OfferAssembly: Sendable, Equatable {
         guard !isComplete else { return .refused("an offer part after the last one") }
         if files.isEmpty {
             declaredFiles = Int(totalFiles)
-            declaredBytes = Int64(clamping: totalBytes)
+            declaredTotal = totalBytes
         }
         files += part
         nameBytes += part.reduce(0) { $0 + $1.name.count }
@@ -49,14 +52,16 @@ public struct OfferAssembly: Sendable, Equatable {
         }
         guard nameBytes <= Self.maxNameBytes else { return .refused("an offer whose names pass \(Self.maxNameBytes) bytes") }
         guard !more else { return .needMore }
-        // A hostile peer's sizes must not overflow the sum (nor be negative).
-        var sum: Int64 = 0
+        // Sizes are unsigned 64-bit numbers on the wire (a top-bit size is
+        // refused file by file, verdict 4, not here), and so is their sum:
+        // one that passes 2^64 − 1 cannot be declared.
+        var sum: UInt64 = 0
         for file in files {
-            let (next, overflow) = sum.addingReportingOverflow(max(0, file.size))
+            let (next, overflow) = sum.addingReportingOverflow(UInt64(bitPattern: file.size))
             guard !overflow else { return .refused("an offer whose sizes overflow") }
             sum = next
         }
-        guard files.count == declaredFiles, sum == declaredBytes else {
+        guard files.count == declaredFiles, sum == declaredTotal else {
             return .refused("an offer whose files do not add up to its totals")
         }
         isComplete = true

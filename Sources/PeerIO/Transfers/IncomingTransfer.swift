@@ -131,7 +131,8 @@ final class IncomingTransfer {
                 answers.append(FileAnswer(file: UInt32(index), verdict: .accepted, firstBlock: file.firstBlock))
             }
         }
-        let bytes = accepted.values.reduce(Int64(0)) { $0 + $1.offered.size }
+        // Saturating: up to 100,000 accepted sizes of 2^50 pass Int64.
+        let bytes = accepted.values.reduce(DiskBudget.Cost.zero) { $0 + DiskBudget.Cost(bytes: $1.offered.size, inodes: 0) }.bytes
         meter = ProgressMeter(totalBytes: bytes, totalFiles: accepted.count, now: now)
         _ = meter.advance(bytes: accepted.values.reduce(Int64(0)) { $0 + $1.bytesHeld }, filesDone: accepted.values.filter(\.done).count, now: now)
         window = ReceiveWindow(limit: ReceiveWindow.fileLimit)

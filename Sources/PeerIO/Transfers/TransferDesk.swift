@@ -148,7 +148,16 @@ public final class TransferDesk {
         let live = (outgoing.live(files: listing) + incoming.live(files: listing)).filter { $0.app == tag }
         let all = live + history.recent.reversed().filter { $0.app == tag }.map { ended in
             var brief = ended
-            if id == nil { (brief.files, brief.filesOmitted) = (nil, nil) }
+            if id == nil {
+                (brief.files, brief.filesOmitted) = (nil, nil)
+            } else if let summary = ended.files {
+                // An ended transfer keeps only its summary: the page is the
+                // part of it from `offset`, so paging ends (issue 42, point 5).
+                let range = FileListingPage.page(count: summary.count, offset: offset.map { start in summary.firstIndex { $0.index >= start } ?? summary.count },
+                                                 max: max, nameSize: { summary[$0].name.utf8.count })
+                brief.files = Array(summary[range])
+                brief.filesOmitted = ended.totalFiles - range.count
+            }
             return brief
         }
         guard let id else { return .success(TransfersResult(transfers: all)) }
