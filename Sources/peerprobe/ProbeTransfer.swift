@@ -54,7 +54,9 @@ func probeOfferOnly(_ connection: ProbeConnection, flow hex: String, wait: Doubl
         let parts = spec.split(separator: ":").map(String.init)
         if parts.count == 3, parts[0] == "many", let count = Int(parts[1]), let length = Int(parts[2]) {
             for n in 0..<count {
-                let leaf = String(n) + String(repeating: "x", count: max(0, length - String(n).count))
+                var leaf = String(n) + String(repeating: "x", count: max(0, length - String(n).count))
+                // A component is at most 255 bytes: a longer name is folders.
+                for cut in stride(from: 200, to: leaf.utf8.count, by: 201) { leaf.insert("/", at: leaf.index(leaf.startIndex, offsetBy: cut)) }
                 files.append(OfferedFile(name: Array("d\(n / 10)/\(leaf)".utf8), size: 0, mode: 0o644, mtime: 1_764_460_800))
             }
         } else if parts.count == 3, let size = UInt64(parts[1]), let mode = UInt32(parts[2], radix: 8) {
@@ -68,15 +70,23 @@ func probeOfferOnly(_ connection: ProbeConnection, flow hex: String, wait: Doubl
     // The unsigned sum, as a sender adds them ($PROBE_TOTAL overrides it).
     let total = getenv("PROBE_TOTAL").flatMap { UInt64(String(cString: $0)) }
         ?? files.reduce(UInt64(0)) { $0 &+ UInt64(bitPattern: $1.size) }
-    var start = 0
-    repeat {
-        var end = start, bytes = 0
-        while end < files.count, bytes + files[end].name.count + 32 < 60_000 { bytes += files[end].name.count + 32; end += 1 }
-        // $PROBE_UNFINISHED: even the last part says more follow.
-        try connection.send(.bulk(.offer(flow, more: end < files.count || getenv("PROBE_UNFINISHED") != nil, totalFiles: UInt32(files.count), totalBytes: total,
-                                         files: Array(files[start..<end]))))
-        start = end
-    } while start < files.count
+    // $PROBE_OFFERS=N: the same list under N transfer ids (FLOW's last
+    // byte plus 0…N−1), all on this one session; the answer printed is FLOW's.
+    let offers = getenv("PROBE_OFFERS").flatMap { Int(String(cString: $0)) } ?? 1
+    for k in 0..<max(1, offers) {
+        var bytes = flow.bytes
+        bytes[15] = bytes[15] &+ UInt8(truncatingIfNeeded: k)
+        let id = FlowID(bytes: bytes)!
+        var start = 0
+        repeat {
+            var end = start, bytes = 0
+            while end < files.count, bytes + files[end].name.count + 32 < 60_000 { bytes += files[end].name.count + 32; end += 1 }
+            // $PROBE_UNFINISHED: even the last part says more follow.
+            try connection.send(.bulk(.offer(id, more: end < files.count || getenv("PROBE_UNFINISHED") != nil, totalFiles: UInt32(files.count), totalBytes: total,
+                                             files: Array(files[start..<end]))))
+            start = end
+        } while start < files.count
+    }
     let began = clock.now
     var verdicts: [String] = []
     while case let left = wait - seconds(since: began), left > 0, let message = try connection.next(timeout: left) {

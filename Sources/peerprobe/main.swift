@@ -24,7 +24,7 @@ modes:
                                (mode $PROBE_MODE, octal, default 644; $PROBE_BAD_HASH: a wrong block hash)
   offer-only FLOW WAIT SPEC... invite, offer SPEC (NAME:SIZE:MODE, or many:COUNT:NAMELEN) under transfer id
                                FLOW, print the answer within WAIT s, send no bytes and hang up
-                               ($PROBE_UNFINISHED: the list never ends)
+                               ($PROBE_UNFINISHED: the list never ends; $PROBE_OFFERS=N: N offers of it)
 Keys are fresh each run, or kept in $PROBE_KEY_FILE (the same peer every run).
 Prints one line of results; exits 0 unless the probe itself failed.
 """

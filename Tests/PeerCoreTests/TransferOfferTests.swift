@@ -9,7 +9,7 @@ final class TransferOfferTests: XCTestCase {
     func testEachFileIsAcceptedOrRefusedWithItsReason() throws {
         let offer = [file("a/b.txt"), file("../x"), file("a/b.txt"), file("c"), file("c/d"), file("e", -1), file("f/g", 5)]
         let verdict = try XCTUnwrap(OfferCheck.check(offer))
-        XCTAssertEqual(verdict.files.map { result in (try? result.get().description) ?? "refused: \(result.refusalReason)" }, [
+        XCTAssertEqual(verdict.results(in: OfferList(offer)).map { result in (try? result.get().description) ?? "refused: \(result.refusalReason)" }, [
             "a/b.txt",
             "refused: dotComponent",
             "refused: duplicate",
@@ -24,7 +24,7 @@ final class TransferOfferTests: XCTestCase {
         // A hostile peer's sizes: over the limit refused, totals never overflow.
         let huge = try XCTUnwrap(OfferCheck.check([file("h1", .max), file("h2", OfferCheck.maxFileSize)] +
                                                   (0..<9000).map { file("p\($0)", OfferCheck.maxFileSize) }))
-        XCTAssertEqual(huge.files[0].refusalReason, "badSize")
+        XCTAssertEqual(huge.refusals[0]?.reason, "badSize")
         XCTAssertEqual(huge.acceptedBytes, .max, "saturated, not trapped")
     }
 

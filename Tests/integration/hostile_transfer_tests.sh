@@ -147,3 +147,41 @@ test_an_offer_with_a_top_bit_size_is_answered_file_by_file() {
     grep -q "panic\|Fatal error" "$LAB_DIR/h2/peerd.log" && fail "peerd crashed"
     ctl 2 status >/dev/null || fail "peerd on host 2 stopped answering"
 }
+
+# private_kib I: host I's peerd's private memory (smaps_rollup), in KiB.
+private_kib() { awk '/^Private_(Clean|Dirty)/ {s += $2} END {print s}' "/proc/$(cat "$LAB_DIR/h$1/peerd.pid")/smaps_rollup"; }
+
+# Issue 42, point 1: finished offers waiting for a decision count in the
+# same budget as the lists still arriving, at what they cost in memory,
+# and an undecided offer ends with its session. 0.3.0 held 8 finished
+# offers of 15 MiB of names from one peer (325 MB private) for the whole
+# offer timeout, still `offered` after the peer hung up.
+# lab: alone (it measures the daemon's memory)
+test_finished_offers_count_in_the_list_budget_and_end_with_their_session() {
+    start_peerd 2 --auto-accept none
+    watch_on 2 "$LAB_DIR/w2.jsonl"
+    local before; before=$(private_kib 2)
+    # 8 offers of 18,927 names of 786 bytes in components of 200 (14.2 MiB of names, 16.1 MB with
+    # the 64 bytes a file the list budget adds) each.
+    lab_spawn 1 "$LAB_DIR/p.out" env PROBE_OFFERS=${PROBE_OFFERS_N:-8} "$BIN/peerprobe" offer-only "$(lab_address 2)" "$(status_field 2 .port)" "$(flow_of finished)" 20 many:18927:776
+    local probe=$LAB_PID
+    lab_wait_for 10 has_invitation 2 || fail "no invitation"
+    ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept"
+    local peak=0 now slowest=0 t0 ms
+    lab_wait_for 20 has_event "$LAB_DIR/w2.jsonl" '.type == "transferOffered"' || fail "no offer was put to the user"
+    while kill -0 "$probe" 2>/dev/null; do
+        t0=$(date +%s%N); ctl 2 status >/dev/null; ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+        [ "$ms" -gt "$slowest" ] && slowest=$ms
+        now=$(private_kib 2); [ "$now" -gt "$peak" ] && peak=$now
+        sleep 0.2
+    done
+    local offered; offered=$(json 2 transfers | jq '[.transfers[] | select(.direction == "receive")] | length')
+    note "private before $before KiB, peak $peak KiB; slowest status ${slowest} ms; offers taken $offered of 8: $(cat "$LAB_DIR/p.out")"
+    [ $((peak - before)) -le $((24 * 1024)) ] || fail "private memory grew by $(( (peak - before) / 1024 )) MiB with 8 finished offers of 15 MiB of names"
+    # The peer hung up: its undecided offers end, and their memory goes.
+    lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json transfers | jq '[.transfers[] | select(.state == \"offered\")] | length')\" = 0 ]" \
+        || fail "offers still offered after the peer hung up: $(json 2 transfers | jq -c '[.transfers[] | .state]')"
+    has_event "$LAB_DIR/w2.jsonl" '.type == "transferFailed" and .transfer.state == "cancelled" and (.transfer.detail // "" | test("session ended"))' || fail "no transferFailed saying the session ended"
+    lab_wait_for 15 sh -c "[ \$(awk '/^Private_(Clean|Dirty)/ {s += \$2} END {print s}' /proc/$(cat "$LAB_DIR/h2/peerd.pid")/smaps_rollup) -le $(( before + before / 10 )) ]" \
+        || fail "private memory $(private_kib 2) KiB 15 s after the peer hung up, from $before KiB"
+}

@@ -5,8 +5,6 @@
 public struct OfferAssembly: Sendable, Equatable {
     /// The most bytes of names in one offer.
     public static let maxNameBytes = 16 << 20
-    /// What the heap pays per listed file beyond its name.
-    public static let bookkeepingPerFile = 64
 
     /// What a part did to the offer.
     public enum Outcome: Sendable, Equatable {
@@ -19,7 +17,7 @@ public struct OfferAssembly: Sendable, Equatable {
     }
 
     /// The files so far, in the offer's order.
-    public private(set) var files: [OfferedFile] = []
+    public private(set) var files = OfferList()
     /// `total_files` as the first part declared it.
     public private(set) var declaredFiles = 0
     /// `total_bytes` as the first part declared it, clamped to `Int64` for
@@ -29,14 +27,18 @@ public struct OfferAssembly: Sendable, Equatable {
     public private(set) var declaredTotal: UInt64 = 0
     /// Whether the last part has come and the list adds up.
     public private(set) var isComplete = false
-    private var nameBytes = 0
 
     /// An offer with no part yet.
     public init() {}
 
-    /// What the list costs in memory, counted the way the heap pays for it:
-    /// the names, and ``bookkeepingPerFile`` bytes a file.
-    public var listCost: Int { nameBytes + files.count * Self.bookkeepingPerFile }
+    /// What the list costs in memory, counted the way the heap pays for it
+    /// (``OfferList/memoryCost``).
+    public var listCost: Int { files.memoryCost }
+
+    /// What `part` will add to ``listCost`` once taken: asked before it is.
+    public static func cost(of part: [OfferedFile]) -> Int {
+        part.reduce(0) { $0 + $1.name.count + OfferList.entryCost } + 2 * OfferList.arrayCost + 64
+    }
 
     /// Takes one part: `totalFiles` and `totalBytes` count from the first.
     public mutating func add(_ part: [OfferedFile], more: Bool, totalFiles: UInt32, totalBytes: UInt64) -> Outcome {
@@ -45,19 +47,20 @@ public struct OfferAssembly: Sendable, Equatable {
             declaredFiles = Int(totalFiles)
             declaredTotal = totalBytes
         }
-        files += part
-        nameBytes += part.reduce(0) { $0 + $1.name.count }
-        guard files.count <= OfferCheck.maxFiles, files.count <= declaredFiles else {
+        guard files.count + part.count <= OfferCheck.maxFiles, files.count + part.count <= declaredFiles else {
             return .refused("an offer of more than \(min(declaredFiles, OfferCheck.maxFiles)) files")
         }
-        guard nameBytes <= Self.maxNameBytes else { return .refused("an offer whose names pass \(Self.maxNameBytes) bytes") }
+        guard files.nameBytes + part.reduce(0, { $0 + $1.name.count }) <= Self.maxNameBytes else {
+            return .refused("an offer whose names pass \(Self.maxNameBytes) bytes")
+        }
+        files.append(part)
         guard !more else { return .needMore }
         // Sizes are unsigned 64-bit numbers on the wire (a top-bit size is
         // refused file by file, verdict 4, not here), and so is their sum:
         // one that passes 2^64 − 1 cannot be declared.
         var sum: UInt64 = 0
-        for file in files {
-            let (next, overflow) = sum.addingReportingOverflow(UInt64(bitPattern: file.size))
+        for index in files.indices {
+            let (next, overflow) = sum.addingReportingOverflow(UInt64(bitPattern: files.size(index)))
             guard !overflow else { return .refused("an offer whose sizes overflow") }
             sum = next
         }

@@ -10,53 +10,69 @@ public enum OfferCheck {
 
     /// The verdict on an offer.
     public struct Verdict: Sendable, Equatable {
-        /// Per file, in the offer's order: its path, or why it is refused.
-        public var files: [Result<TransferPath, OfferRefusal>]
+        /// Per file, in the offer's order: nil when it may be accepted,
+        /// or why it is refused. A byte a file: the checked paths are not
+        /// kept beside the list (``result(_:in:)`` derives one again).
+        public var refusals: [OfferRefusal?]
         /// Bytes of the accepted files.
         public var acceptedBytes: Int64
         /// How many are accepted.
         public var acceptedCount: Int
+
+        /// File `index` of `list`: its path, or why it is refused. A peer's
+        /// names are refused, never rewritten, so the path is the name
+        /// as sent, checked again.
+        public func result(_ index: Int, in list: OfferList) -> Result<TransferPath, OfferRefusal> {
+            if let refusal = refusals[index] { return .failure(refusal) }
+            return TransferPath.check(list.name(index)).mapError { .name($0) }
+        }
+
+        /// Every file's ``result(_:in:)`` (for a short list, or a test).
+        public func results(in list: OfferList) -> [Result<TransferPath, OfferRefusal>] {
+            list.indices.map { result($0, in: list) }
+        }
     }
 
-    /// Checks `files`; nil when there are more than ``maxFiles`` (the
-    /// whole offer is refused then).
-    public static func check(_ files: [OfferedFile]) -> Verdict? {
-        guard files.count <= maxFiles else { return nil }
-        let paths = files.map { TransferPath.check($0.name) }
-        var seen: [TransferPath: Int] = [:]
-        for (index, path) in paths.enumerated() {
-            if case .success(let found) = path, seen[found] == nil { seen[found] = index }
-        }
-        var results: [Result<TransferPath, OfferRefusal>] = []
-        results.reserveCapacity(files.count)
-        var bytes: Int64 = 0
-        for (index, file) in files.enumerated() {
-            let result: Result<TransferPath, OfferRefusal>
-            switch paths[index] {
-            case .failure(let refusal):
-                result = .failure(.name(refusal))
-            case .success(let path):
-                if file.size < 0 || file.size > maxFileSize {
-                    result = .failure(.badSize)
-                } else if seen[path] != index {
-                    result = .failure(.duplicate)
-                } else if (1..<path.components.count).contains(where: { seen[TransferPath(prefixOf: path, count: $0)] != nil }) {
-                    result = .failure(.underAFile)
-                } else {
-                    result = .success(path)
-                }
+    /// Checks `files` (see ``check(_:)-OfferList``).
+    public static func check(_ files: [OfferedFile]) -> Verdict? { check(OfferList(files)) }
+
+    /// Checks `list`; nil when there are more than ``maxFiles`` (the
+    /// whole offer is refused then). Names are compared as bytes, read in
+    /// place: a checked name is its path, so two names are the same path
+    /// only when their bytes are equal, and `a/b` runs through the file
+    /// `a` when `a` is the bytes of `a/b` before a `/`.
+    public static func check(_ list: OfferList) -> Verdict? {
+        guard list.count <= maxFiles else { return nil }
+        var refusals: [OfferRefusal?] = []
+        refusals.reserveCapacity(list.count)
+        // The first file of each valid name.
+        var seen: [ArraySlice<UInt8>: Int] = [:]
+        for index in list.indices {
+            let name = list.name(index)
+            if case .failure(let refusal) = TransferPath.check(name) {
+                refusals.append(.name(refusal))
+            } else {
+                refusals.append(nil)
+                if seen[name] == nil { seen[name] = index }
             }
-            // Saturating: sizes come from a peer.
-            if case .success = result { bytes = bytes.addingReportingOverflow(file.size).overflow ? .max : bytes + file.size }
-            results.append(result)
         }
-        return Verdict(files: results, acceptedBytes: bytes, acceptedCount: results.filter { (try? $0.get()) != nil }.count)
-    }
-}
-
-extension TransferPath {
-    /// The first `count` components of `path` (already checked).
-    init(prefixOf path: TransferPath, count: Int) {
-        self.init(components: Array(path.components.prefix(count)))
+        var bytes: Int64 = 0
+        var accepted = 0
+        for index in list.indices where refusals[index] == nil {
+            let name = list.name(index)
+            let size = list.size(index)
+            if size < 0 || size > maxFileSize {
+                refusals[index] = .badSize
+            } else if seen[name] != index {
+                refusals[index] = .duplicate
+            } else if name.indices.contains(where: { name[$0] == UInt8(ascii: "/") && seen[name[..<$0]] != nil }) {
+                refusals[index] = .underAFile
+            } else {
+                // Saturating: sizes come from a peer.
+                bytes = bytes.addingReportingOverflow(size).overflow ? .max : bytes + size
+                accepted += 1
+            }
+        }
+        return Verdict(refusals: refusals, acceptedBytes: bytes, acceptedCount: accepted)
     }
 }

@@ -9,14 +9,31 @@ public enum OfferManifest {
     /// is left out: it does not change what lands or who may run it.
     public static func canonicalBytes(_ files: [OfferedFile]) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(4 + files.reduce(0) { $0 + 16 + $1.name.count })
-        BigEndian.append(UInt64(files.count), width: 4, to: &out)
-        for file in files {
-            BigEndian.append(UInt64(file.name.count), width: 4, to: &out)
-            out += file.name
-            BigEndian.append(UInt64(bitPattern: file.size), width: 8, to: &out)
-            BigEndian.append(UInt64(file.mode), width: 4, to: &out)
-        }
+        canonicalChunks(OfferList(files)) { out += $0 }
         return out
     }
+
+    /// ``canonicalBytes(_:)`` of `list`, handed to `sink` in pieces of
+    /// about ``chunkBytes``: a hash is taken of a list of 16 MiB of names
+    /// without a second copy of it (issue 42, point 1).
+    public static func canonicalChunks(_ list: OfferList, into sink: ([UInt8]) -> Void) {
+        var out: [UInt8] = []
+        out.reserveCapacity(chunkBytes + TransferPath.maxPathBytes + 16)
+        BigEndian.append(UInt64(list.count), width: 4, to: &out)
+        for index in list.indices {
+            let name = list.name(index)
+            BigEndian.append(UInt64(name.count), width: 4, to: &out)
+            out += name
+            BigEndian.append(UInt64(bitPattern: list.size(index)), width: 8, to: &out)
+            BigEndian.append(UInt64(list.mode(index)), width: 4, to: &out)
+            if out.count >= chunkBytes {
+                sink(out)
+                out.removeAll(keepingCapacity: true)
+            }
+        }
+        sink(out)
+    }
+
+    /// The size of the pieces ``canonicalChunks(_:into:)`` hands on.
+    public static let chunkBytes = 64 << 10
 }

@@ -14,8 +14,9 @@ public struct TransferPath: Sendable, Equatable, Hashable, CustomStringConvertib
     /// The path as offered: components joined by `/`.
     public var description: String { components.joined(separator: "/") }
 
-    /// Checks `bytes`, a name as it came off the wire.
-    public static func check(_ bytes: [UInt8]) -> Result<TransferPath, TransferPathRefusal> {
+    /// Checks `bytes`, a name as it came off the wire (or read in place
+    /// from an ``OfferList``).
+    public static func check<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<TransferPath, TransferPathRefusal> {
         guard !bytes.isEmpty else { return .failure(.empty) }
         guard bytes.count <= maxPathBytes else { return .failure(.tooLong) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.notUTF8) }
@@ -33,7 +34,7 @@ public struct TransferPath: Sendable, Equatable, Hashable, CustomStringConvertib
             if component.utf8.starts(with: reservedPrefix.utf8) { return .failure(.reservedName) }
         }
         // Compared as code units: equal Strings may still differ in form.
-        guard Array(text._nfcCodeUnits) == bytes else { return .failure(.notNFC) }
+        guard text._nfcCodeUnits.elementsEqual(bytes) else { return .failure(.notNFC) }
         return .success(TransferPath(components: components))
     }
 

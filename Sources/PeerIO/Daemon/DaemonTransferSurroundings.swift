@@ -1,4 +1,5 @@
 import CMalloc
+import Dispatch
 import FoundationEssentials
 import PeerCore
 
@@ -40,8 +41,12 @@ final class DaemonTransferSurroundings: TransferSurroundings {
     }
 
     func transferEvent(_ kind: EventKind, _ info: TransferInfo) {
-        // A finished transfer's buffers go back to the system.
-        if kind == .transferCompleted || kind == .transferFailed { malloc_trim(0) }
+        // A finished transfer's buffers go back to the system: on the next
+        // turn, once its owner has let go of it (issue 42, point 1: the
+        // list of an offer that ended stayed in the heap when trimmed here).
+        if kind == .transferCompleted || kind == .transferFailed {
+            DispatchQueue.main.async { malloc_trim(0) }
+        }
         let event = ControlEvent(seq: 0, type: kind, time: clock.now(), peer: directory.row(info.peer), transfer: info)
         // An app's transfer is its clients' alone: not kept for a replay
         // that any subscriber may ask for (as an app's invitations).

@@ -22,12 +22,12 @@ final class IncomingTransfer {
     /// The offer as its parts arrive (pure: ``OfferAssembly``).
     private var assembly = OfferAssembly()
     /// The offer's files, in order.
-    var files: [OfferedFile] { assembly.files }
+    var files: OfferList { assembly.files }
     /// `total_bytes` as the offer declared it.
     var declaredBytes: Int64 { assembly.declaredBytes }
     /// Whether the whole list has come and adds up.
     var manifestComplete: Bool { assembly.isComplete }
-    /// Per file: its path, or why it is refused (once the manifest is whole).
+    /// Per file: whether it is refused, and why (once the manifest is whole).
     private(set) var check: OfferCheck.Verdict?
     /// BLAKE2b of ``OfferManifest/canonicalBytes(_:)``, hex, once the
     /// manifest is whole: what an acceptance is bound to.
@@ -88,7 +88,10 @@ final class IncomingTransfer {
         // An app's acceptance is bound to the app too: the same files
         // offered for another app (or the default) are a new offer.
         let appBytes = app.isDefault ? [] : [0] + Array(app.text.utf8)
-        manifestHash = Hex.encode(Blake2b.hash(OfferManifest.canonicalBytes(files) + appBytes))
+        let hash = Blake2b()
+        OfferManifest.canonicalChunks(files) { hash.update($0) }
+        hash.update(appBytes)
+        manifestHash = Hex.encode(hash.finish())
         return check == nil ? "an offer of too many files" : nil
     }
 
@@ -96,8 +99,8 @@ final class IncomingTransfer {
     func cost(of chosen: Set<Int>?) -> DiskBudget.Cost {
         guard let check else { return .zero }
         var paths: [(path: TransferPath, size: Int64)] = []
-        for (index, result) in check.files.enumerated() where chosen?.contains(index) ?? true {
-            if case .success(let path) = result { paths.append((path, files[index].size)) }
+        for index in files.indices where chosen?.contains(index) ?? true {
+            if case .success(let path) = check.result(index, in: files) { paths.append((path, files.size(index))) }
         }
         return DiskBudget.cost(of: paths)
     }
@@ -115,8 +118,8 @@ final class IncomingTransfer {
     func accept(_ chosen: Set<Int>?, root: FileDescriptor, bootID: [UInt8], now: Date) -> [FileAnswer] {
         guard let check else { return [] }
         var answers: [FileAnswer] = []
-        for (index, result) in check.files.enumerated() {
-            switch result {
+        for index in files.indices {
+            switch check.result(index, in: files) {
             case .failure(let refusal):
                 answers.append(FileAnswer(file: UInt32(index), verdict: .refused(refusal)))
             case .success(let path):
@@ -146,8 +149,9 @@ final class IncomingTransfer {
     /// files, from what is verified now.
     func reanswer(root: FileDescriptor, bootID: [UInt8], now: Date) -> [FileAnswer] {
         var answers: [FileAnswer] = []
-        for (index, result) in (check?.files ?? []).enumerated() {
-            switch result {
+        guard let check else { return [] }
+        for index in files.indices {
+            switch check.result(index, in: files) {
             case .failure(let refusal):
                 answers.append(FileAnswer(file: UInt32(index), verdict: .refused(refusal)))
             case .success(let path):
@@ -318,7 +322,7 @@ final class IncomingTransfer {
                 verdict = "accepted"
             } else if declined.contains(index) {
                 verdict = "declined"
-            } else if case .failure(let refusal)? = check?.files[index] {
+            } else if let refusal = check?.refusals[index] {
                 verdict = refusal.reason
             } else {
                 verdict = "pending"
@@ -335,7 +339,7 @@ final class IncomingTransfer {
                                 totalFiles: files.count, totalBytes: declaredBytes, acceptedFiles: accepted.count,
                                 acceptedBytes: report.totalBytes, filesDone: report.files, bytes: report.bytes, rate: report.rate, eta: report.eta,
                                 reason: reason, detail: detail, directory: downloads + "/" + peerFolder, expires: expires)
-        if let range = listing.range(count: files.count, nameSize: { files[$0].name.count }) {
+        if let range = listing.range(count: files.count, nameSize: { files.name($0).count }) {
             info.files = fileInfos(range)
             info.filesOmitted = files.count - range.count
         }

@@ -44,6 +44,8 @@ final class IncomingTransfers {
     /// Where the desk logs.
     let logger: Logger
     private let clock: DaemonClock
+    /// What the offer lists held may cost, per peer and in all.
+    let listBudget = OfferListBudget()
 
     /// The receiving side: files land under `root`, acceptances are kept
     /// by `acceptances`, ends go to `history`.
@@ -71,9 +73,14 @@ final class IncomingTransfers {
     func progress(_ transfer: IncomingTransfer) { surroundings.transferEvent(.transferProgress, info(transfer)) }
 
     /// The session with `peer` ended: offers still arriving are dropped,
+    /// offers nobody decided yet end (the sender offers them again on its
+    /// next session, and they are decided then; issue 42, point 1), and
     /// active transfers wait for the sender to offer them again.
     func sessionDown(_ peer: UUID) {
         intake.sessionDown(peer)
+        for transfer in incoming.values where transfer.peer == peer && transfer.state == .offered {
+            end(transfer, .cancelled, .cancelled, "the session ended before anyone decided; the sender offers it again on its next session")
+        }
         for transfer in incoming.values where transfer.peer == peer && transfer.state == .active {
             transfer.state = .interrupted
             transfer.interruptedAt = now
@@ -98,8 +105,11 @@ final class IncomingTransfers {
             let fromPeer = incoming.values.filter { $0.peer == peer }.count + intake.count(from: peer)
             return incoming[flow] != nil || fromPeer < Self.maxIncomingPerPeer && incoming.count + intake.count < Self.maxIncoming
         }
+        // Every list held counts but the one this offer would replace.
+        let others = incoming.values.filter { $0.flow != flow }
+        let held = (peer: others.reduce(0) { $0 + ($1.peer == peer ? $1.listCost : 0) }, host: others.reduce(0) { $0 + $1.listCost })
         guard let transfer = intake.part(part, flow: flow, more: more, totalFiles: totalFiles, totalBytes: totalBytes, from: peer, peerID: peerID,
-                                         name: name, app: app, on: session, room: room, now: now) else { return }
+                                         name: name, app: app, on: session, room: room, held: held, budget: listBudget, now: now) else { return }
         let known = incoming[flow]
         let decision = ResumeDecision.decide(manifest: transfer.manifestHash, peerID: peerID,
                                              held: known.map { .init(manifest: $0.manifestHash, state: $0.state) },

@@ -4,14 +4,11 @@ import PeerCore
 /// Offers whose parts are still arriving (docs/protocol.md §8, `offer`
 /// with `more`): each is assembled in an ``IncomingTransfer`` until its
 /// manifest is whole, within the bounds on how many a peer may have
-/// open and what their lists may cost, and dropped when its parts stop
-/// coming. A whole one goes on to ``IncomingTransfers`` to be decided.
+/// open and what every list held costs (``OfferListBudget``), and dropped
+/// when its parts stop coming. A whole one goes on to
+/// ``IncomingTransfers`` to be decided.
 @MainActor
 final class OfferIntake {
-    /// What the offer lists still arriving from one peer may cost in
-    /// memory, all together (``IncomingTransfer/listCost``): 16 MiB.
-    static let maxPendingListBytes = 16 << 20
-
     /// Offers whose manifest is still arriving, by flow.
     private var pending: [FlowID: IncomingTransfer] = [:]
     private let surroundings: any TransferSurroundings
@@ -29,12 +26,20 @@ final class OfferIntake {
     var count: Int { pending.count }
     func count(from peer: UUID) -> Int { pending.values.filter { $0.peer == peer }.count }
 
+    /// What the lists still arriving cost: from `peer`, or from all when nil.
+    func listCost(from peer: UUID?) -> Int {
+        pending.values.reduce(0) { $0 + (peer == nil || $1.peer == peer ? $1.listCost : 0) }
+    }
+
     /// A part of an offer from `peer`. `room` says whether a new offer
-    /// may start (the caller counts the transfers it holds). Returns the
-    /// transfer once its manifest is whole; nil while more must come, or
-    /// after a refusal sent to the peer.
+    /// may start (the caller counts the transfers it holds); `held` what
+    /// the lists the caller holds cost, from this peer and from all
+    /// (those still arriving here are added). Returns the transfer once
+    /// its manifest is whole; nil while more must come, or after a refusal
+    /// sent to the peer.
     func part(_ part: [OfferedFile], flow: FlowID, more: Bool, totalFiles: UInt32, totalBytes: UInt64, from peer: UUID, peerID: String,
-              name: String, app: AppName, on session: any BulkSession, room: () -> Bool, now: Date) -> IncomingTransfer? {
+              name: String, app: AppName, on session: any BulkSession, room: () -> Bool, held: (peer: Int, host: Int),
+              budget: OfferListBudget, now: Date) -> IncomingTransfer? {
         let transfer: IncomingTransfer
         if let known = pending[flow] {
             // Every part of an offer comes for the same app.
@@ -52,13 +57,20 @@ final class OfferIntake {
                                         peerFolder: DownloadFolder.peerFolder(name: name, peerID: peerID, app: app), app: app, now: now)
             pending[flow] = transfer
         }
-        // The lists still arriving from one peer are bounded by what they
-        // cost, not by their count alone (issue 21, point 1.6).
-        let listing = pending.values.filter { $0.peer == peer }.reduce(0) { $0 + $1.listCost } + part.reduce(0) { $0 + $1.name.count + 64 }
-        guard listing <= Self.maxPendingListBytes else {
+        // Lists are bounded by what they cost, not by their count alone
+        // (issue 21, point 1.6), whole ones too, per peer and for the host
+        // (issue 42, point 1).
+        let verdict = budget.admit(part: OfferAssembly.cost(of: part), peerHeld: held.peer + listCost(from: peer),
+                                   hostHeld: held.host + listCost(from: nil))
+        guard verdict == .fits else {
             pending[flow] = nil
-            logger.warning("transfer \(flow) from '\(name)': the offers still arriving from this peer pass \(Self.maxPendingListBytes) bytes; refused")
-            session.sendBulk(.cancel(flow, reason: .busy, text: "the offer lists still arriving from you pass \(Self.maxPendingListBytes) bytes; finish one first"))
+            let words = switch verdict {
+            case .peerFull(let limit): "the offer lists this host holds from you pass \(limit) bytes; wait until one is decided or done"
+            case .hostFull(let limit): "the offer lists this host holds from all peers pass \(limit) bytes; try again later"
+            case .fits: ""
+            }
+            logger.warning("transfer \(flow) from '\(name)': \(words); refused")
+            session.sendBulk(.cancel(flow, reason: .busy, text: words))
             return nil
         }
         if let error = transfer.offerPart(part, more: more, totalFiles: totalFiles, totalBytes: totalBytes) {
