@@ -101,7 +101,7 @@ extension PeerctlCommands {
                 params.offset = last.index + 1
                 let next = try client.call(.transfers, params: params)
                 // A page that does not move on ends the listing (a daemon
-                // before 0.4.0 repeats an ended transfer's summary).
+                // from 0.3.0 as first released repeats an ended transfer's summary).
                 guard let more = next.transfers.first?.files, let first = more.first, first.index > last.index else { break }
                 files += more
                 pages += 1
