@@ -25,6 +25,8 @@ modes:
   offer-only FLOW WAIT SPEC... invite, offer SPEC (NAME:SIZE:MODE, or many:COUNT:NAMELEN) under transfer id
                                FLOW, print the answer within WAIT s, send no bytes and hang up
                                ($PROBE_UNFINISHED: the list never ends; $PROBE_OFFERS=N: N offers of it)
+  app-invite-flood APP COUNT SECONDS HOLD
+                               invite, then COUNT appInvites of APP over SECONDS; hold HOLD s; print the answers
 Keys are fresh each run, or kept in $PROBE_KEY_FILE (the same peer every run).
 Prints one line of results; exits 0 unless the probe itself failed.
 """
@@ -136,6 +138,13 @@ do {
         let connection = try ProbeConnection(address: address, port: port)
         _ = try connection.handshake()
         say(try probeOfferOnly(connection, flow: extra[0], wait: wait, specs: Array(extra.dropFirst(2))))
+    case "app-invite-flood":
+        guard extra.count == 4, let count = Int(extra[1]), let spread = Double(extra[2]), let hold = Double(extra[3]) else {
+            throw ProbeError("app-invite-flood APP COUNT SECONDS HOLD")
+        }
+        let connection = try ProbeConnection(address: address, port: port)
+        _ = try connection.handshake()
+        say(try probeAppInviteFlood(connection, app: extra[0], count: count, spread: spread, hold: hold))
     case "idle":
         let limit = Double(extra.first ?? "10") ?? 10
         let connection = try ProbeConnection(address: address, port: port)

@@ -32,6 +32,38 @@ final class AppPeerLifecycleTests: XCTestCase {
                        [.sendAccept, .stateChanged(.connected, reason: nil)])
     }
 
+    /// Issue 42, point 3: one invitation per app and peer; a repeat
+    /// replaces it; the rate is spent only by what reaches the clients.
+    func testRepeatedInvitationsReplaceOneAndSpendTheRate() {
+        var spent = 0
+        let allow = { spent += 1; return true }
+        let deny = { spent += 1; return false }
+        var lifecycle = AppPeerLifecycle()
+        XCTAssertEqual(lifecycle.peerInvited(context: [1], timeout: 30, clients: true, autoAccept: false, rateAllows: allow, now: t0),
+                       [.askClients(context: [1]), .stateChanged(.connecting, reason: nil)])
+        XCTAssertEqual(lifecycle.peerInvited(context: [2], timeout: 30, clients: true, autoAccept: false, rateAllows: allow, now: t0.addingTimeInterval(10)),
+                       [.updateAsk(context: [2])], "a repeat replaces the one waiting: no second connecting")
+        XCTAssertEqual(lifecycle.phase, .invited(deadline: t0.addingTimeInterval(40)), "with the repeat's deadline")
+        XCTAssertEqual(lifecycle.peerInvited(context: [3], timeout: 30, clients: true, autoAccept: false, rateAllows: deny, now: t0.addingTimeInterval(20)),
+                       [], "past the rate a repeat is dropped; the one waiting stands")
+        XCTAssertEqual(lifecycle.phase, .invited(deadline: t0.addingTimeInterval(40)))
+        XCTAssertEqual(spent, 3)
+
+        var first = AppPeerLifecycle()
+        XCTAssertEqual(first.peerInvited(context: [], timeout: 30, clients: true, autoAccept: false, rateAllows: deny, now: t0),
+                       [.declineOverRate], "past the rate a first one is declined, nobody asked")
+        XCTAssertEqual(first.phase, .notConnected(nil))
+        spent = 0
+        var auto = AppPeerLifecycle()
+        _ = auto.peerInvited(context: [], timeout: 30, clients: true, autoAccept: true, rateAllows: deny, now: t0)
+        XCTAssertEqual(auto.state, .connected, "an invitation accepted anyway spends nothing")
+        XCTAssertEqual(auto.peerInvited(context: [], timeout: 30, clients: true, autoAccept: false, rateAllows: deny, now: t0), [.sendAccept],
+                       "a connected app's repeat is answered")
+        var nobody = AppPeerLifecycle()
+        XCTAssertEqual(nobody.peerInvited(context: [], timeout: 30, clients: false, autoAccept: false, rateAllows: deny, now: t0), [.sendDecline(.noClient)])
+        XCTAssertEqual(spent, 0, "nor does one no client could be asked about")
+    }
+
     func testInvitingHereCrossingAndTimeouts() {
         var inviting = AppPeerLifecycle()
         XCTAssertEqual(inviting.invite(context: [7], timeout: 30, now: t0),

@@ -189,3 +189,37 @@ test_group_send_reaches_three_peers_four_hosts() {
         expect_eq "$(taken_texts "$i")" one,two,three "host$i's messages, in order"
     done
 }
+
+# private_kib_of I: host I's peerd's private memory (smaps_rollup), in KiB.
+private_kib_of() { awk '/^Private_(Clean|Dirty)/ {s += $2} END {print s}' "/proc/$(cat "$LAB_DIR/h$1/peerd.pid")/smaps_rollup"; }
+
+# Issue 42, point 3: a peer floods an app with invitations. At most one
+# waits per app and peer (a repeat replaces it), they spend from
+# --invitation-rate, and the app's client, paused meanwhile, is not
+# dropped. 0.3.0 gave the client 12,000 events for 6,000 invitations in
+# 4 s, took RSS from 26 to 114 MB, and dropped a client paused for 3 s
+# as overloaded.
+# lab: alone (it measures the daemon's memory)
+test_an_app_invitation_flood_leaves_one_invitation_and_keeps_the_client() {
+    start_peerd 2 --auto-accept all
+    lab_spawn 2 "$LAB_DIR/client.jsonl" "$BIN/peerctl" --socket "$(sock 2)" --json --app chat watch
+    local client=$LAB_PID
+    lab_wait_for 10 has_app 2 chat || fail "chat was not registered"
+    local before; before=$(private_kib_of 2)
+    lab_spawn 1 "$LAB_DIR/flood.out" "$BIN/peerprobe" app-invite-flood "$(lab_address 2)" "$(status_field 2 .port)" chat 6000 4 4
+    local probe=$LAB_PID
+    lab_wait_for 10 has_event "$LAB_DIR/client.jsonl" '.type == "invitation" and .invitation.app == "chat"' || fail "the client was not asked"
+    # The client stops reading for 3 s while the flood goes on.
+    kill -STOP "$client"; sleep 3; kill -CONT "$client"
+    local peak; peak=$(private_kib_of 2)
+    expect_eq "$(json 2 --app chat invitations | jq '[.invitations[] | select(.app == "chat")] | length')" 1 "invitations waiting for chat"
+    wait "$probe"
+    note "$(cat "$LAB_DIR/flood.out"); private before $before KiB, after the flood $peak KiB"
+    kill -0 "$client" 2>/dev/null || fail "the app's client was dropped: $(tail -c 300 "$LAB_DIR/client.jsonl")"
+    grep -q overloaded "$LAB_DIR/client.jsonl" && fail "the app's client was told overloaded"
+    local asked; asked=$(jq -s '[.[] | select(.type == "invitation")] | length' "$LAB_DIR/client.jsonl")
+    [ "$asked" -le 31 ] || fail "the client heard $asked invitation events (the rate is 30 a minute)"
+    expect_eq "$(jq -s '[.[] | select(.type == "appStateChanged" and .app.state == "connecting")] | length' "$LAB_DIR/client.jsonl")" 1 "connecting events"
+    grep -q "decline declined (too many invitations" "$LAB_DIR/flood.out" && fail "a repeat was declined while one waited: $(cat "$LAB_DIR/flood.out")"
+    [ $((peak - before)) -le 8192 ] || fail "private memory grew by $(( (peak - before) / 1024 )) MiB"
+}

@@ -60,8 +60,15 @@ public struct AppPeerLifecycle: Sendable, Equatable {
 
     /// The peer's app invites ours. `clients`: whether any client here
     /// holds the app; `autoAccept`: whether the app (kept here: held or
-    /// declared) accepts this peer without asking.
-    public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, clients: Bool, autoAccept: Bool, now: Date) -> [AppPeerAction] {
+    /// declared) accepts this peer without asking; `rateAllows`: asked
+    /// only for an invitation that would reach the clients (the first, or
+    /// a repeat that replaces it), so one accepted anyway spends nothing.
+    /// A repeat while one waits replaces it: one invitation per app and
+    /// peer, and no second `connecting` (issue 42, point 3). Past the rate
+    /// a first one is declined and a repeat dropped: the peer's excess
+    /// goes, never the clients' attention.
+    public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, clients: Bool, autoAccept: Bool,
+                                     rateAllows: () -> Bool = { true }, now: Date) -> [AppPeerAction] {
         switch phase {
         case .connected:
             return [.sendAccept]
@@ -74,7 +81,13 @@ public struct AppPeerLifecycle: Sendable, Equatable {
                 phase = .connected
                 return [.sendAccept, .stateChanged(.connected, reason: nil)]
             }
+            if case .invited = phase {
+                guard rateAllows() else { return [] }
+                phase = .invited(deadline: now.addingTimeInterval(timeout))
+                return [.updateAsk(context: context)]
+            }
             guard clients else { return [.sendDecline(.noClient)] }
+            guard rateAllows() else { return [.declineOverRate] }
             phase = .invited(deadline: now.addingTimeInterval(timeout))
             return [.askClients(context: context), .stateChanged(.connecting, reason: nil)]
         }

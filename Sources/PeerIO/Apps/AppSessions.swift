@@ -32,14 +32,21 @@ final class AppSessions {
     /// Whether an app accepts a peer's invitation without asking
     /// (`--app-auto-accept`; given at init).
     private let accepts: @MainActor (AppName, String) -> Bool
+    /// Whether a peer's app invitation may reach the clients now: the
+    /// invitation rate (peer UUID, peer id; given at init).
+    private let rateAllows: @MainActor (UUID, String) -> Bool
+    /// App invitations declined or dropped past the rate (logged once per 100).
+    private var overRate = 0
     private let logger: Logger
     private let clock: DaemonClock
 
     /// The apps' states over the sessions of `table`; `number` numbers an
-    /// event, `accepts` says whether an app auto-accepts a peer id.
+    /// event, `accepts` says whether an app auto-accepts a peer id,
+    /// `rateAllows` whether a peer's invitation may be asked now.
     init(table: SessionTable, directory: PeerDirectory, apps: AppDesk, control: ControlServer,
          number: @escaping @MainActor (ControlEvent) -> ControlEvent, accepts: @escaping @MainActor (AppName, String) -> Bool,
-         logger: Logger, clock: DaemonClock) {
+         rateAllows: @escaping @MainActor (UUID, String) -> Bool, logger: Logger, clock: DaemonClock) {
+        self.rateAllows = rateAllows
         self.table = table
         self.directory = directory
         self.apps = apps
@@ -224,8 +231,16 @@ final class AppSessions {
         switch message {
         case .invite(_, let timeout, let context):
             let kept = apps.keeps(app)
+            var allowed = true
             actions = lifecycle.peerInvited(context: context, timeout: max(1, min(300, TimeInterval(timeout) / 1000)),
-                                            clients: apps.hasClients(app), autoAccept: kept && accepts(app, peerID), now: clock.now())
+                                            clients: apps.hasClients(app), autoAccept: kept && accepts(app, peerID),
+                                            rateAllows: { allowed = rateAllows(peer, peerID); return allowed }, now: clock.now())
+            if !allowed {
+                if overRate % 100 == 0 {
+                    logger.warning("app invitations for '\(name)' from '\(directory.row(peer)?.name ?? peerID)' past the invitation rate: a first one is declined, a repeat dropped (\(overRate + 1) so far)")
+                }
+                overRate += 1
+            }
         case .accept:
             actions = lifecycle.peerAccepted()
         case .decline(_, let reason, let text), .leave(_, let reason, let text):
@@ -283,6 +298,10 @@ final class AppSessions {
                 session?.sendApp(.leave(name: name, reason: reason, text: words(reason, app: key.app)))
             case .askClients(let context):
                 ask(key, context: context, session: session)
+            case .updateAsk(let context):
+                ask(key, context: context, session: session, replacing: asking.first { $0.value == key }?.key)
+            case .declineOverRate:
+                session?.sendApp(.decline(name: name, reason: .declined, text: "too many invitations; try again later"))
             case .stateChanged(let state, let reason):
                 logger.info("app '\(name)' with '\(directory.row(key.peer)?.name ?? key.peer.uuidString)': \(state.rawValue)\(reason.map { " (\($0.rawValue))" } ?? "")")
                 announce(key, AppStateInfo(app: name, state: state, reason: reason, detail: detail))
@@ -313,9 +332,13 @@ final class AppSessions {
         }
     }
 
-    private func ask(_ key: QueueKey, context: [UInt8], session: PeerSession?) {
+    /// Asks the app's clients about the peer's invitation; `replacing`, the
+    /// id of the one it replaces, which the clients see again with the new
+    /// context and deadline (an `invitation` event under the same id).
+    private func ask(_ key: QueueKey, context: [UInt8], session: PeerSession?, replacing: String? = nil) {
         let row = directory.row(key.peer)
-        let id = UUID().uuidString.lowercased()
+        let id = replacing ?? UUID().uuidString.lowercased()
+        if replacing != nil { book.remove(id) }
         let expires: Date
         if case .invited(let deadline) = states[key]?.phase { expires = deadline } else { expires = clock.now().addingTimeInterval(30) }
         let info = InvitationInfo(id: id, peer: key.peer, name: row?.name ?? "", peerId: session?.remotePeerID ?? row?.peerId ?? "",

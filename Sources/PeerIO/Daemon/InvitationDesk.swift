@@ -13,6 +13,8 @@ public final class InvitationDesk {
     /// session's own invitation.
     private var sessions: [String: (session: PeerSession, join: Bool)] = [:]
     private var limiter: RateLimiter<Int>
+    /// Paired peers' app invitations: a bucket of the same rate each.
+    private var pairedAppLimiter: RateLimiter<UUID>
     private let rate: Int
     private let logger: Logger
     /// An invitation now waits for a client: the `invitation` event (given at init).
@@ -24,7 +26,17 @@ public final class InvitationDesk {
         self.onWaiting = onWaiting
         self.rate = rate
         limiter = RateLimiter<Int>(perSecond: Double(rate) / 60, burst: Double(rate))
+        pairedAppLimiter = RateLimiter<UUID>(perSecond: Double(rate) / 60, burst: Double(rate))
         self.logger = logger
+    }
+
+    /// Whether a peer's app invitation (`appInvite`) may reach the app's
+    /// clients now (issue 42, point 3): an unpaired peer's spend from the
+    /// same `--invitation-rate` as the session invitations of unpaired
+    /// peers; a paired peer has a bucket of that rate of its own, so no
+    /// stranger's flood holds back a paired peer's invitations.
+    public func allowsAppInvitation(from peer: UUID, paired: Bool, now: Date) -> Bool {
+        paired ? pairedAppLimiter.allow(peer, now: now) : limiter.allow(0, now: now)
     }
 
     /// The invitations waiting for a client, soonest to expire first.

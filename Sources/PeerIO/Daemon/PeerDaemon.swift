@@ -203,6 +203,8 @@ public final class PeerDaemon {
             case .paired: trustDesk.isPaired(peerID)
             case .none: false
             }
+        }, rateAllows: { [invitations, clock] peer, peerID in
+            invitations.allowsAppInvitation(from: peer, paired: trustDesk.isPaired(peerID), now: clock.now())
         }, logger: logger, clock: clock)
         pairing = PairingCoordinator(trust: trust, timeout: config.pairingTimeout, directory: directory, logger: logger, clock: clock,
                                      emit: events.emit, subscribers: { [control] in control.subscriberCount })
