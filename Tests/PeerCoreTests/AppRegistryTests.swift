@@ -75,14 +75,52 @@ final class AppRegistryTests: XCTestCase {
         XCTAssertEqual(registry.register(chat, info: info(["a": "2"], "chat"), client: 2, credentials: alice), .success([.republish]))
         let big = info(["k": String(repeating: "v", count: 100)], "big")
         // 1200 + "apps=big,chat" (14) + "big.k=" + 100 (107) + "chat.a=2" (9)
-        XCTAssertEqual(registry.register(name("big"), info: big, client: 3, credentials: alice),
-                       .failure(.recordFull(name: name("big"), bytes: 1330, max: 1300)))
+        XCTAssertEqual(registry.register(name("big"), info: big, client: 3, credentials: root),
+                       .failure(.recordFull(name: name("big"), bytes: 1330, max: 1300)), "root is held to the record, not to a share")
         XCTAssertNil(registry.apps[name("big")], "a refused registration leaves nothing")
 
         var full = AppRegistry(baseRecordBytes: 0)
-        for i in 0..<AppRegistry.maxApps { _ = full.register(name("app\(i)"), info: nil, client: i, credentials: alice) }
-        XCTAssertEqual(full.register(name("one-more"), info: nil, client: 99, credentials: alice), .failure(.tooMany(max: 15)))
+        for i in 0..<AppRegistry.maxApps { _ = full.register(name("app\(i)"), info: nil, client: i, credentials: root) }
+        XCTAssertEqual(full.register(name("one-more"), info: nil, client: 99, credentials: alice), .failure(.tooMany(max: 15, keptForReserved: 0)))
         XCTAssertLessThanOrEqual(full.txtEntries[0].encoded.utf8.count, TXTRecord.maxPairBytes)
+    }
+
+    /// Issue 42, point 2: each uid's share of the slots and of the record;
+    /// root and reserved names aside; reserved names keep their slots.
+    func testEachUIDHasAShareOfTheAppsAndTheRecord() {
+        var registry = AppRegistry(baseRecordBytes: 60)
+        for i in 0..<AppShares.appsPerUID {
+            XCTAssertEqual(registry.declare(name("a\(i)"), info: nil, credentials: alice), .success([.republish, .saveDeclared]))
+        }
+        XCTAssertEqual(registry.register(name("a-more"), info: nil, client: 1, credentials: alice),
+                       .failure(.shareFull(uid: 1001, what: "apps", holds: 5, share: 5)))
+        XCTAssertEqual(registry.register(name("b0"), info: nil, client: 2, credentials: bob), .success([.republish]),
+                       "a second uid registers while the first holds its whole share")
+        XCTAssertEqual(registry.declare(name("b1"), info: info(["k": String(repeating: "w", count: 20)], "b1"), credentials: bob),
+                       .success([.republish, .saveDeclared]))
+        XCTAssertEqual(registry.register(name("r0"), info: nil, client: 3, credentials: root), .success([.republish]), "root has no share")
+        // The record's bytes: a third of the 1240 left for apps (413) each.
+        XCTAssertEqual(registry.shares.bytesPerUID, 413)
+        let value = String(repeating: "v", count: 190)
+        let wide = info(["k": value, "l": value], "b2")
+        // b0 (its name and a comma), b1 (that and 1 + 25), b2 (that and two strings of 1 + 5 + 190).
+        XCTAssertEqual(registry.register(name("b2"), info: wide, client: 4, credentials: bob),
+                       .failure(.shareFull(uid: 1002, what: "bytes of the TXT record", holds: 3 + 3 + 26 + 3 + 2 * 196, share: 413)))
+        XCTAssertEqual(AppRefusal.shareFull(uid: 1002, what: "apps", holds: 5, share: 5).description,
+                       "uid 1002 holds 5 apps, its share of this host's is 5; remove one of its apps (peerctl apps) first")
+        XCTAssertTrue(AppRefusal.shareFull(uid: 1, what: "apps", holds: 5, share: 5).isPermission)
+
+        // Reserved names: their holder's share does not count them, and
+        // their slots are kept while nobody registers them.
+        let board = name("board")
+        var kept = AppRegistry(baseRecordBytes: 60, reservations: [board: .user(1001)])
+        for i in 0..<AppShares.appsPerUID { _ = kept.declare(name("a\(i)"), info: nil, credentials: alice) }
+        XCTAssertEqual(kept.register(board, info: nil, client: 1, credentials: alice), .success([.republish]), "a reservation is not in the share")
+        _ = kept.clientClosed(1)
+        for i in 0..<AppRegistry.maxApps - 6 { XCTAssertEqual(kept.register(name("r\(i)"), info: nil, client: 10 + i, credentials: root), .success([.republish])) }
+        XCTAssertEqual(kept.register(name("last"), info: nil, client: 99, credentials: root), .failure(.tooMany(max: 15, keptForReserved: 1)),
+                       "the last slot is board's")
+        XCTAssertEqual(kept.register(board, info: nil, client: 100, credentials: alice), .success([.republish]), "and board still gets it")
     }
 
     func testInfoRules() {

@@ -223,3 +223,38 @@ test_an_app_invitation_flood_leaves_one_invitation_and_keeps_the_client() {
     grep -q "decline declined (too many invitations" "$LAB_DIR/flood.out" && fail "a repeat was declined while one waited: $(cat "$LAB_DIR/flood.out")"
     [ $((peak - before)) -le 8192 ] || fail "private memory grew by $(( (peak - before) / 1024 )) MiB"
 }
+
+# Issue 42, point 2: each uid has a share of the host's apps (5 of 15) and
+# of the TXT bytes left for apps (a third). 0.3.0 let one member of group
+# peerd declare 14 apps and so refuse every other user's `register` and
+# `appAdd` ("this host has 15 apps registered"), across restarts.
+test_one_uid_cannot_take_every_app_slot() {
+    use_peerd_group
+    local gid=$PEERD_GID
+    chmod 0755 "$LAB_DIR" "$LAB_DIR/h1"
+    start_peerd 1
+    local first=(setpriv --reuid=65534 --regid=65534 --groups="$gid") second=(setpriv --reuid=65533 --regid=65533 --groups="$gid")
+    local n added=0
+    for n in $(seq 1 14); do
+        "${first[@]}" "$BIN/peerctl" --socket "$(sock 1)" apps add "first$n" >/dev/null 2>"$LAB_DIR/add.err" && added=$((added + 1))
+    done
+    expect_eq "$added" 5 "apps the first uid could declare"
+    grep -q "permissionDenied" "$LAB_DIR/add.err" && grep -q "uid 65534 holds 5 apps, its share of this host's is 5" "$LAB_DIR/add.err" \
+        || fail "the refusal does not name the share and its holder: $(cat "$LAB_DIR/add.err")"
+    # A second uid registers and declares while the first holds its share, across a restart.
+    stop_peerd 1
+    start_peerd 1
+    "${second[@]}" "$BIN/peerctl" --socket "$(sock 1)" apps add second1 >/dev/null || fail "a second uid could not declare an app"
+    "${second[@]}" "$BIN/peerctl" --socket "$(sock 1)" --app second2 watch >/dev/null 2>&1 &
+    local holder=$!
+    lab_wait_for 5 has_app 1 second2 || fail "a second uid could not register an app"
+    # The TXT bytes: a third of what the record has for apps (info of 180-byte values).
+    local value; value=$(head -c 180 /dev/zero | tr '\0' v)
+    "${second[@]}" "$BIN/peerctl" --socket "$(sock 1)" apps add second3 --info "a=$value" --info "b=$value" >/dev/null 2>"$LAB_DIR/txt.err" \
+        && "${second[@]}" "$BIN/peerctl" --socket "$(sock 1)" apps add second4 --info "a=$value" --info "b=$value" >/dev/null 2>>"$LAB_DIR/txt.err"
+    grep -q "uid 65533 holds .* bytes of the TXT record, its share of this host's is" "$LAB_DIR/txt.err" \
+        || fail "the TXT share was not refused by name: $(cat "$LAB_DIR/txt.err")"
+    ctl 1 apps add rootapp >/dev/null || fail "root is held to no share"
+    kill "$holder"; wait "$holder" 2>/dev/null
+    expect_eq "$(json 1 apps | jq '[.apps[] | select(.uid == 65534)] | length')" 5 "the first uid's apps after all that"
+}

@@ -19,6 +19,8 @@ public struct AppRegistry: Sendable {
     public let baseRecordBytes: Int
     /// Names the configuration keeps for a user or group.
     public let reservations: [AppName: AppReservation]
+    /// Each uid's share of the apps and of the record (issue 42, point 2).
+    public let shares: AppShares
     /// Every registered app.
     public private(set) var apps: [AppName: AppRegistration] = [:]
 
@@ -27,6 +29,7 @@ public struct AppRegistry: Sendable {
     public init(baseRecordBytes: Int, reservations: [AppName: AppReservation] = [:], declared: [AppRegistration] = []) {
         self.baseRecordBytes = baseRecordBytes
         self.reservations = reservations
+        shares = AppShares(baseRecordBytes: baseRecordBytes, reservations: reservations)
         for var app in declared.prefix(Self.maxApps) {
             app.clients = []
             app.declared = true
@@ -101,13 +104,14 @@ public struct AppRegistry: Sendable {
         if let refusal = refusal(toUse: name, by: credentials) { return .failure(refusal) }
         var app = apps[name] ?? AppRegistration(name: name, uid: credentials.uid, info: info ?? .empty)
         let isNew = apps[name] == nil
-        if isNew, apps.count >= Self.maxApps { return .failure(.tooMany(max: Self.maxApps)) }
         let infoChanged = info.map { $0 != app.info } ?? false
         if let info { app.info = info }
         if isNew || infoChanged {
+            if let refusal = shares.refusal(for: app, isNew: isNew, among: Array(apps.values)) { return .failure(refusal) }
             var after = apps
             after[name] = app
             let bytes = baseRecordBytes + TXTRecord.wireSize(of: Self.txtEntries(of: after.values.sorted { $0.name < $1.name }))
+                + shares.keptBytes(except: name, among: Array(apps.values))
             if bytes > TXTRecord.maxRecordBytes { return .failure(.recordFull(name: name, bytes: bytes, max: TXTRecord.maxRecordBytes)) }
         }
         hold(&app)
