@@ -94,6 +94,24 @@ test_terminal_escapes_in_advertisements_are_escaped() {
     ! grep -q $'\e' "$LAB_DIR/watch.txt" || fail "watch printed a raw escape"
 }
 
+# Issue 42, point 4: invisible characters in a stranger's name (a line
+# separator, a zero-width joiner, a bidi mark) are shown escaped, so the
+# name cannot pass for a paired peer's. 0.3.0 printed U+2028 raw.
+test_invisible_characters_in_peer_names_are_shown_escaped() {
+    start_peerd 1
+    lab_spawn 2 "$LAB_DIR/inv.log" avahi-publish -s $'host2 paired‍ ‎' _peerd._tcp 4999 txtvers=1 id=0123456789abcdef0123456789abcdef
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json peers | grep -q paired" || fail "the advertisement never arrived"
+    ctl 1 peers >"$LAB_DIR/peers.txt"
+    grep -qF 'host2\u{2028}paired\u{200d}\u{2029}\u{200e}' "$LAB_DIR/peers.txt" || fail "the name is not shown escaped: $(cat -v "$LAB_DIR/peers.txt")"
+    ! grep -q $' \|‍\|‎' "$LAB_DIR/peers.txt" || fail "peers printed an invisible character raw"
+    ctl 1 watch --since 0 >"$LAB_DIR/watch.txt" 2>&1 &
+    local watcher=$!
+    lab_wait_for 5 grep -q paired "$LAB_DIR/watch.txt" || fail "watch showed nothing"
+    kill "$watcher"
+    ! grep -q $' ' "$LAB_DIR/watch.txt" || fail "watch printed U+2028 raw"
+    json 1 peers | jq -e 'any(.peers[]; .name == "host2\u2028paired\u200d\u2029\u200e")' >/dev/null || fail "--json does not carry the name as it is"
+}
+
 # Point 4: pings without reading cannot grow memory; the peer is closed.
 # lab: alone (it bounds the daemon's RSS growth under a flood; a neighbour's load changes how far the flood gets)
 test_ping_flood_without_reading_is_bounded() {

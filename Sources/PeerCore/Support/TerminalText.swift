@@ -6,8 +6,8 @@
 /// forge lines. Human output passes every such field through ``escape(_:)``;
 /// `--json` output needs none of this, since JSON escapes controls itself.
 public enum TerminalText {
-    /// Returns `text` with every C0 control, DEL, C1 control and bidi
-    /// control written as a visible escape (`\n`, `\t`, `\x1b`, `\u{202e}`),
+    /// Returns `text` with every C0 control, DEL, C1 control and invisible
+    /// character written as a visible escape (`\n`, `\t`, `\x1b`, `\u{202e}`),
     /// and a backslash doubled so an escape cannot be forged by typing one.
     public static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
@@ -36,12 +36,15 @@ public enum TerminalText {
     }
 
     /// C1 controls (U+0080–U+009F, which some terminals obey like ESC
-    /// sequences) and the bidi controls that reorder what follows them.
+    /// sequences), and what a file name may not hold because it cannot be
+    /// seen (``TransferPath/isInvisible(_:)``): Bidi_Control, which
+    /// reorders what follows it; Default_Ignorable_Code_Point (zero-width
+    /// spaces and joiners, U+FEFF, variation selectors, Hangul fillers);
+    /// and the line and paragraph separators U+2028 and U+2029. Shown raw,
+    /// they let a stranger's name pass for a paired peer's (issue 42,
+    /// point 4).
     private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        switch scalar.value {
-        case 0x80...0x9F, 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: return true
-        default: return false
-        }
+        (0x80...0x9F).contains(scalar.value) || TransferPath.isInvisible(scalar)
     }
 
     private static func hex(_ value: UInt32, width: Int) -> String {
