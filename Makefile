@@ -68,6 +68,7 @@ build: deps
 unit: build
 	$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors
 	python3 Tests/docs/check_snippets.py
+	python3 Tests/docs/check_one_client.py
 
 # The inner loop (issue 41): what make test runs that needs no lab.
 check: build
@@ -135,7 +136,7 @@ phase-build:
 phase-examples:
 	@$(PHASE) examples $(SWIFT) build -c $(CONFIG) --package-path Examples/chat -Xswiftc -warnings-as-errors
 phase-unit: phase-build
-	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py'
+	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py && python3 Tests/docs/check_one_client.py'
 phase-fuzz-smoke:
 	@$(PHASE) fuzz-smoke env FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 phase-integration:

@@ -21,29 +21,25 @@ public final class PeerDatagrams: AsyncSequence, Sendable {
     /// Only PeerKit's errors.
     public typealias Failure = PeerError
 
-    private let socket: FileDescriptor
+    private let socket: DatagramSocket
     private let receiving = DispatchQueue(label: "PeerKit.datagrams.receive")
     /// The daemon's answer, which comes when the socket is closed.
     private let answer: Task<Result<DatagramsResult, PeerError>, Never>
 
     /// Datagrams on `socket`, whose daemon answer `answer` brings.
     init(socket: FileDescriptor, answer: Task<Result<DatagramsResult, PeerError>, Never>) {
-        self.socket = socket
+        self.socket = DatagramSocket(descriptor: socket)
         self.answer = answer
     }
 
-    deinit { socket.close() }
+    deinit { socket.descriptor.close() }
 
     /// Sends one datagram to `peer` now; false when it was dropped here
     /// (the socket to the daemon was full). The daemon drops what it cannot
     /// send in turn, and counts it (``close()``'s `refused`).
     @discardableResult
     public func send(_ data: [UInt8], to peer: UUID) throws(PeerError) -> Bool {
-        guard data.count <= 1_200 else { throw .daemon(.invalidParams, "a datagram carries at most 1200 bytes; this one has \(data.count)", field: nil) }
-        let record = DatagramRecord.send(to: peer, data)
-        let sent = record.withUnsafeBytes { Glibc.send(socket.rawValue, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT) | Int32(MSG_NOSIGNAL)) }
-        if sent < 0, errno != EAGAIN, errno != EWOULDBLOCK { throw .transport("the datagram socket is closed: \(String(cString: strerror(errno)))") }
-        return sent == record.count
+        try socket.send(data, to: peer, wait: false)
     }
 
     /// The next datagram, or nil once the socket is over. A socket the
@@ -51,15 +47,7 @@ public final class PeerDatagrams: AsyncSequence, Sendable {
     public func receive() async throws(PeerError) -> PeerDatagram? {
         let socket = socket
         let datagram = try await BlockingIO.run(on: receiving) { () -> Result<PeerDatagram?, PeerError> in
-            var buffer = [UInt8](repeating: 0, count: DatagramRecord.maxRecord + 1)
-            while true {
-                let count = buffer.withUnsafeMutableBytes { recv(socket.rawValue, $0.baseAddress, $0.count, 0) }
-                if count < 0, errno == EINTR { continue }
-                if count < 0 { return .failure(.transport("reading datagrams: \(String(cString: strerror(errno)))")) }
-                guard count > 0 else { return .success(nil) }
-                guard let record = DatagramRecord.parseReceived(Array(buffer[0..<count])) else { continue }
-                return .success(PeerDatagram(peer: record.peer, data: Array(record.data), lost: record.lost))
-            }
+            Result { () throws(PeerError) in try socket.receive() }
         }
         if datagram == nil, case .failure(let refusal) = await answer.value { throw refusal }
         return datagram
@@ -67,7 +55,7 @@ public final class PeerDatagrams: AsyncSequence, Sendable {
 
     /// Ends it: the daemon answers with what went through.
     public func close() async throws(PeerError) -> DatagramsResult {
-        shutdown(socket.rawValue, Int32(SHUT_RDWR))
+        socket.finish()
         return try await answer.value.get()
     }
 

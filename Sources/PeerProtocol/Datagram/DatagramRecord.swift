@@ -22,8 +22,10 @@ public enum DatagramRecord {
     public static let sendHeader = 17
     /// Bytes before the data of a record received.
     public static let receiveHeader = 21
-    /// The largest record either way: a received one of 1,200 data bytes.
-    public static let maxRecord = receiveHeader + 1_200
+    /// The most data bytes in one datagram (PeerCore's `DatagramBody.maxData`).
+    public static let maxData = 1_200
+    /// The largest record either way: a received one of ``maxData`` data bytes.
+    public static let maxRecord = receiveHeader + maxData
 
     /// A record to send `data` to `peer`.
     public static func send(to peer: UUID, _ data: some Collection<UInt8>) -> [UInt8] {
