@@ -38,6 +38,14 @@ final class SessionLifecycleTests: XCTestCase {
         _ = old.received(.invite(name: "alpha", context: [], timeoutMilliseconds: 30_000), now: at(1))
         XCTAssertEqual(old.decided(accept: true, now: at(2)), [.send(.accept(name: "")), .established],
                        "to a peer without accept-name (0.1.0), the old empty body")
+        // Issue 42, point 5: an app name the wire takes (up to 63 bytes)
+        // but the name rule refuses is a protocol error, not a default-app invitation.
+        for bad in ["Chat", "much-too-long-app-name", "a--b"] {
+            var forApp = SessionLifecycle(inviteeAt: t0, limits: limits)
+            _ = forApp.handshakeCompleted(remotePeerID: "a", expectedPeerID: nil, now: at(1))
+            XCTAssertEqual(forApp.received(.invite(name: "alpha", context: [], timeoutMilliseconds: 30_000, app: bad), now: at(1)).last,
+                           .finish(.protocolError, "an invitation for '\(bad)', which is no app name"), bad)
+        }
         XCTAssertNil(a.acceptedName)
         XCTAssertEqual(a.received(.accept(name: "bravo"), now: at(2)), [.established])
         XCTAssertEqual(a.acceptedName, "bravo", "the inviter learns the name")

@@ -254,3 +254,29 @@ test_txt_record_order_on_the_wire() {
     # The datagram path's UDP port comes last (since 0.3.0; protocol.md §1).
     expect_eq "$(tr '\n' ' ' <<<"$out")" "txtvers=1 id=$(status_field 1 .peerId) role=demo color=blue dgram=$(status_field 1 .datagrams.port) " "the TXT strings in wire order"
 }
+
+# Issue 42, point 5: a subscribed connection may still send requests (each
+# answer carries its id, among the events), and a second subscribe on it is
+# refused rather than replaying the events again.
+test_a_subscribed_connection_answers_requests_and_refuses_a_second_subscribe() {
+    start_peerd 1
+    local out
+    out=$(timeout 10 python3 - "$(sock 1)" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+f = s.makefile("rb")
+def ask(line):
+    s.sendall((json.dumps(line) + "\n").encode())
+    while True:
+        answer = json.loads(f.readline())
+        if answer.get("id") == line["id"]:
+            return answer
+ask({"v": 1, "id": 1, "method": "subscribe", "params": {"since": 0}})
+status = ask({"v": 1, "id": 2, "method": "status"})
+again = ask({"v": 1, "id": 3, "method": "subscribe", "params": {"since": 0}})
+print("status" if "result" in status else "no status", again.get("error", {}).get("code"), again.get("error", {}).get("message", ""))
+PY
+)
+    expect_eq "$out" "status invalidParams this connection is subscribed already; open another connection for another subscription" "requests on a subscribed connection"
+}

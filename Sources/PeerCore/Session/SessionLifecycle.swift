@@ -173,6 +173,11 @@ public struct SessionLifecycle: Sendable {
             return finish(local, text.isEmpty ? "the peer closed the session" : text, notify: false)
         case (.invite(_, _, _, true, let app), .awaitingInvite) where !app.isEmpty:
             return finish(.protocolError, "an invitation both to pair and for app '\(app)'", notify: true)
+        case (.invite(_, _, _, _, let app), .awaitingInvite) where !app.isEmpty && (try? AppName(app)) == nil:
+            // The wire takes 1 to 63 bytes; the name rule (§1) 1 to 15 of
+            // a-z, 0-9, '-'. Decided as the default app's, such an
+            // invitation would admit no app at all (issue 42, point 5).
+            return finish(.protocolError, "an invitation for '\(app)', which is no app name", notify: true)
         case (.invite(let name, let context, let timeout, let pairing, let app), .awaitingInvite):
             phase = .awaitingDecision
             forPairing = pairing

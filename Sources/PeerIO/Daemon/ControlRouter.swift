@@ -145,6 +145,11 @@ public final class ControlRouter: ControlRequestHandler {
             }
             return .from(method == .accept ? .accept : .decline, answered)
         case .subscribe:
+            // One subscription a connection: a second would replay the
+            // events again and take messages twice (issue 42, point 5).
+            if client.isSubscriber {
+                return .error(ControlError(.invalidParams, "this connection is subscribed already; open another connection for another subscription"))
+            }
             return apps.trafficApp(.subscribe, params, client: client).map { app in
                 // In an app, only events about peers that run it (and the app's own).
                 client.eventFilter = app.isDefault ? nil : AppEventFilter(app: app.text)
