@@ -104,7 +104,8 @@ test_partial_files_of_stopped_transfers_are_swept() {
 }
 
 # Points 1.5 and 1.6: an offer of 5,000 long names makes a small event, and
-# its list pages; lists that never end are bounded by what they cost.
+# its list pages; lists that never end are bounded by what they cost (one
+# list alone by its 16 MiB of names, a peer's together by its share).
 test_huge_offers_make_small_events_and_unfinished_lists_are_bounded() {
     start_peerd 2 --auto-accept none
     watch_on 2 "$LAB_DIR/w2.jsonl"
@@ -118,15 +119,17 @@ test_huge_offers_make_small_events_and_unfinished_lists_are_bounded() {
     expect_eq "$(echo "$line" | jq '.transfer.filesOmitted + (.transfer.files | length)')" 5000 "listed and omitted"
     expect_eq "$(json 2 transfers "${flow:0:8}" | jq '.transfers[0].files | length')" 5000 "files fetched page by page"
     expect_eq "$(ctl 2 transfers "${flow:0:8}" | grep -c 'xxxxxxxx')" 5000 "files listed by peerctl"
-    # 100,000 names of 200 bytes, never finished: refused once they pass 16 MiB.
-    lab_spawn 1 "$LAB_DIR/endless.out" env PROBE_UNFINISHED=1 "$BIN/peerprobe" offer-only "$(lab_address 2)" "$(status_field 2 .port)" \
-        "$(flow_of endless)" 10 many:100000:200
+    # Two lists of 60,000 names of 200 bytes, never finished: together they
+    # pass what one peer's lists may cost (issue 42, point 1), and the
+    # second is refused as busy while the first is held.
+    lab_spawn 1 "$LAB_DIR/endless.out" env PROBE_UNFINISHED=1 PROBE_OFFERS=2 "$BIN/peerprobe" offer-only "$(lab_address 2)" "$(status_field 2 .port)" \
+        "$(flow_of endless)" 10 many:60000:200
     local probe=$LAB_PID
     lab_wait_for 10 has_invitation 2 || fail "no second invitation"
     ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept the second invitation"
     wait "$probe"
     local out; out=$(cat "$LAB_DIR/endless.out")
-    case "$out" in "cancelled busy: the offer lists still arriving"*) ;; *) fail "an endless offer list was not refused: $out" ;; esac
+    case "$out" in "cancelled busy: the offer lists this host holds from you pass"*) ;; *) fail "endless offer lists were not refused: $out" ;; esac
 }
 
 # Issue 42, point 5: sizes are unsigned 64-bit numbers and so is their sum.
@@ -149,6 +152,8 @@ test_an_offer_with_a_top_bit_size_is_answered_file_by_file() {
 }
 
 # private_kib I: host I's peerd's private memory (smaps_rollup), in KiB.
+# It counts the pages of the program's own code too while no other process
+# maps them (about 6 MB of a debug build, faulted in as paths first run).
 private_kib() { awk '/^Private_(Clean|Dirty)/ {s += $2} END {print s}' "/proc/$(cat "$LAB_DIR/h$1/peerd.pid")/smaps_rollup"; }
 
 # Issue 42, point 1: finished offers waiting for a decision count in the
@@ -160,6 +165,19 @@ private_kib() { awk '/^Private_(Clean|Dirty)/ {s += $2} END {print s}' "/proc/$(
 test_finished_offers_count_in_the_list_budget_and_end_with_their_session() {
     start_peerd 2 --auto-accept none
     watch_on 2 "$LAB_DIR/w2.jsonl"
+    # Where it starts: a daemon that has taken an offer before (one small
+    # offer from the same probe key, left undecided; it ends with its
+    # session), so the code that parses offers is already in memory.
+    export PROBE_KEY_FILE="$LAB_DIR/probe.key"
+    lab_spawn 1 "$LAB_DIR/warm.out" "$BIN/peerprobe" offer-only "$(lab_address 2)" "$(status_field 2 .port)" "$(flow_of warm)" 2 many:100:100
+    local warm=$LAB_PID
+    lab_wait_for 10 has_invitation 2 || fail "no invitation for the first offer"
+    ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept the first offer's session"
+    wait "$warm"
+    lab_wait_for 10 has_event "$LAB_DIR/w2.jsonl" '.type == "transferFailed"' || fail "the first offer did not end with its session"
+    # A request is answered after the trims the session's end queued on
+    # the main queue before it: after this, the heap was handed back.
+    ctl 2 status >/dev/null || fail "status"
     local before; before=$(private_kib 2)
     # 8 offers of 18,927 names of 786 bytes in components of 200 (14.2 MiB of names, 16.1 MB with
     # the 64 bytes a file the list budget adds) each.
@@ -168,7 +186,7 @@ test_finished_offers_count_in_the_list_budget_and_end_with_their_session() {
     lab_wait_for 10 has_invitation 2 || fail "no invitation"
     ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept"
     local peak=0 now slowest=0 t0 ms
-    lab_wait_for 20 has_event "$LAB_DIR/w2.jsonl" '.type == "transferOffered"' || fail "no offer was put to the user"
+    lab_wait_for 20 sh -c "[ \$(grep -c transferOffered '$LAB_DIR/w2.jsonl') -ge 2 ]" || fail "no offer was put to the user"
     while kill -0 "$probe" 2>/dev/null; do
         t0=$(date +%s%N); ctl 2 status >/dev/null; ms=$(( ($(date +%s%N) - t0) / 1000000 ))
         [ "$ms" -gt "$slowest" ] && slowest=$ms
@@ -181,7 +199,8 @@ test_finished_offers_count_in_the_list_budget_and_end_with_their_session() {
     # The peer hung up: its undecided offers end, and their memory goes.
     lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json transfers | jq '[.transfers[] | select(.state == \"offered\")] | length')\" = 0 ]" \
         || fail "offers still offered after the peer hung up: $(json 2 transfers | jq -c '[.transfers[] | .state]')"
-    has_event "$LAB_DIR/w2.jsonl" '.type == "transferFailed" and .transfer.state == "cancelled" and (.transfer.detail // "" | test("session ended"))' || fail "no transferFailed saying the session ended"
+    expect_eq "$(grep -a '^{' "$LAB_DIR/w2.jsonl" | jq -s '[.[] | select(.type == "transferFailed" and .transfer.state == "cancelled" and (.transfer.detail // "" | test("session ended")))] | length')" 2 \
+        "transferFailed events saying the session ended (the first offer's and the big one's)"
     lab_wait_for 15 sh -c "[ \$(awk '/^Private_(Clean|Dirty)/ {s += \$2} END {print s}' /proc/$(cat "$LAB_DIR/h2/peerd.pid")/smaps_rollup) -le $(( before + before / 10 )) ]" \
-        || fail "private memory $(private_kib 2) KiB 15 s after the peer hung up, from $before KiB"
+        || { cp "/proc/$(cat "$LAB_DIR/h2/peerd.pid")/smaps" "$LAB_DIR/smaps.txt"; fail "private memory $(private_kib 2) KiB 15 s after the peer hung up, from $before KiB"; }
 }

@@ -332,8 +332,12 @@ extension SessionDirector {
         // The apps' states end with the peer's session (or the dial that
         // was to open it, for app invitations waiting on it).
         if let peer = session.peerUUID, wasCurrent || table[peer] == nil { appSessions.sessionDown(peer, reason: reason, text: text) }
-        // A session that queued much leaves free pages behind: hand them back.
-        if session.peakQueuedBytes > 1 << 20 { malloc_trim(0) }
+        // A session leaves free pages behind (what it queued, read and
+        // decoded, in whichever thread's arena): hand them back on the next
+        // turn, once the session is let go. Trimmed here, its buffers were
+        // still held (issue 42, point 1: a session that had brought 8
+        // offers left 4 MB behind under load). A trim of a tidy heap is cheap.
+        DispatchQueue.main.async { malloc_trim(0) }
         invitations.settled(session)
         addressDials.ended(session, reason: reason, text: text)
         logger.debug("session \(session.number) with \(session.remoteAddress) ended: \(reason.rawValue): \(text)")

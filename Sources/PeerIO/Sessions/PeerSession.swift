@@ -101,8 +101,6 @@ public final class PeerSession {
     var appBindings = AppBindings()
     /// The per-app flow both ways (``AppFlow``); internal for the same file.
     var appFlow = AppFlow()
-    /// The most bytes ever queued here, so the owner knows to give memory back.
-    public var peakQueuedBytes: Int { transport.peakQueuedBytes }
     /// Whether this is a dial whose TCP connect has not completed yet.
     public var isTCPConnecting: Bool { transport.connecting && !finished }
     /// Who holds reading back for the local clients (see ``holdReading(_:for:)``).

@@ -39,8 +39,6 @@ public final class SessionTransport {
     /// While closing with output left: the socket is closed by then at the latest.
     private var lingerUntil: Date?
     private var closed = false
-    /// The most bytes ever queued here, so the owner knows to give memory back.
-    public private(set) var peakQueuedBytes = 0
     /// Who holds reading back for the local clients (see ``holdReading(_:for:)``).
     public private(set) var readHolds: ReadHolds = []
     /// Bulk frame buffers, reused once written (no allocation per frame).
@@ -115,7 +113,6 @@ public final class SessionTransport {
     public func send(framed frame: [UInt8], answer: Bool = false) {
         guard !closed else { return }
         outbound.appendCoalescing(frame, answer: answer)
-        peakQueuedBytes = max(peakQueuedBytes, outbound.byteCount)
         checkWatermarks()
         scheduleFlush()
     }
