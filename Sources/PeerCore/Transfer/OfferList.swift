@@ -15,10 +15,15 @@ public struct OfferList: RandomAccessCollection, Sendable, Equatable {
     /// its part: 24 bytes. A part's names fit 16 bits (an `offer` is one
     /// message of at most 65,535 bytes; ``append(_:)`` splits a longer list).
     struct Entry: Sendable, Equatable {
+        /// The size as offered (a top-bit one kept as sent, refused later).
         var size: Int64
+        /// Seconds since the epoch.
         var mtime: Int64
+        /// The mode as offered.
         var mode: UInt32
+        /// Where its name starts in its part's names.
         var nameStart: UInt16
+        /// Its name's bytes (at most 4,096).
         var nameLength: UInt16
     }
 
@@ -26,7 +31,9 @@ public struct OfferList: RandomAccessCollection, Sendable, Equatable {
     struct Part: Sendable, Equatable {
         /// The number of its first file in the whole list.
         var first: Int
+        /// Its files' names, back to back, exactly as long as they are.
         var names: [UInt8]
+        /// Its files' other fields, one entry a file.
         var entries: [Entry]
     }
 
