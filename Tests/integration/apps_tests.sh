@@ -145,19 +145,21 @@ test_a_declared_app_follows_the_service_through_a_rename() {
     ctl 1 apps add notes >/dev/null || fail "root could not declare notes"
     stop_peerd 1
     start_peerd 2 --name host1
+    ctl 2 apps add notes >/dev/null || fail "root could not declare notes on host2"
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq -r .publication)\" = established ]" \
         || fail "host2 did not establish 'host1'"
-    # host 2's 'host1' in host 1's avahi cache first: established on host 2
-    # is not yet heard on host 1, and a probe that crossed its announcement
-    # once renamed host 2 instead (issue 41, run 6).
-    lab_wait_for 10 sh -c "ip netns exec $(lab_ns 1) env DBUS_SYSTEM_BUS_ADDRESS=unix:path=$LAB_DIR/h1/bus.sock avahi-browse -tp _peerd._tcp 2>/dev/null | grep -q ';host1;'" \
-        || fail "host1's avahi-daemon never heard host2's 'host1'"
     start_peerd 1
-    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq -r .name)\" = 'host1 #2' ]" \
-        || fail "host1 was not renamed: $(status_field 1 .name)"
+    # Which of the two is renamed is mDNS's race to settle, not ours: an
+    # established name usually wins, but under load host 1's announcement
+    # can reach host 2 before host 2 answers its probe, and then host 2 is
+    # renamed (runs 6 of one series and 2 of another). Both declare notes,
+    # so whichever is renamed, its subtype must follow it.
+    renamed() { [ "$(status_field 1 .name)|$(status_field 2 .name)" = "host1 #2|host1" ] || [ "$(status_field 1 .name)|$(status_field 2 .name)" = "host1|host1 #2" ]; }
+    lab_wait_for 10 renamed || fail "neither host was renamed: host1 '$(status_field 1 .name)', host2 '$(status_field 2 .name)'"
+    note "renamed: host1 '$(status_field 1 .name)', host2 '$(status_field 2 .name)'"
     # avahi-browse -p escapes the space as \032 and the # as \035.
-    lab_wait_for 5 lists_exactly 2 _notes._sub._peerd._tcp 'host1\032\0352' \
-        || fail "host2 does not list notes under 'host1 #2': $(app_hosts 2 _notes._sub._peerd._tcp)"
+    lab_wait_for 5 lists_exactly 2 _notes._sub._peerd._tcp "$(printf 'host1\nhost1\\032\\0352')" \
+        || fail "notes is not listed under both names in use: $(app_hosts 2 _notes._sub._peerd._tcp | tr '\n' ' ')"
 }
 
 # The texts taken from host I's inbox, in order, comma-separated.
