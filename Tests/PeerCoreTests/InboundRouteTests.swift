@@ -34,6 +34,13 @@ final class InboundRouteTests: XCTestCase {
              .violation("a datagramPath with index 0")),
             ("a datagram path before acceptance", .datagramPath(index: 9, port: 7717), false, false, 0, .none,
              .violation("a datagramPath outside an accepted session")),
+            ("a queued tag (issue 42, point 6)", .queued(QueueTag(epoch: 3, seq: 1)), true, true, 0, .none, .queued(QueueTag(epoch: 3, seq: 1))),
+            ("a queued tag with epoch 0", .queued(QueueTag(epoch: 0, seq: 1)), true, true, 0, .none,
+             .violation("a queued tag with epoch or seq 0")),
+            ("a queued tag with seq 0", .queued(QueueTag(epoch: 3, seq: 0)), true, true, 0, .none,
+             .violation("a queued tag with epoch or seq 0")),
+            ("a queued tag before acceptance", .queued(QueueTag(epoch: 3, seq: 1)), false, false, 0, .none,
+             .violation("a queued tag outside an accepted session")),
         ]
         for (name, message, canSendData, canCarryPairing, sent, pairing, expected) in rows {
             XCTAssertEqual(InboundRoute.of(message, canSendData: canSendData, canCarryPairing: canCarryPairing, sent: sent, pairing: pairing),

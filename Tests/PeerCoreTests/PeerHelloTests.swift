@@ -5,17 +5,17 @@ import XCTest
 /// what an old peer's silence means, and which messages need which feature.
 final class PeerHelloTests: XCTestCase {
     func testTheBytesArePinned() {
-        let hello = PeerHello(release: "0.3.0", names: ["accept-name", "files", "streams", "apps", "datagrams"])
-        XCTAssertEqual(Array(hello.encode()), [0x01, 0x05] + Array("0.3.0".utf8) + [0x05, 0x0b] + Array("accept-name".utf8)
+        let hello = PeerHello(release: "0.3.0", names: ["accept-name", "files", "streams", "apps", "datagrams", "once"])
+        XCTAssertEqual(Array(hello.encode()), [0x01, 0x05] + Array("0.3.0".utf8) + [0x06, 0x0b] + Array("accept-name".utf8)
                        + [0x05] + Array("files".utf8) + [0x07] + Array("streams".utf8) + [0x04] + Array("apps".utf8)
-                       + [0x09] + Array("datagrams".utf8))
+                       + [0x09] + Array("datagrams".utf8) + [0x04] + Array("once".utf8))
         XCTAssertEqual(PeerHello.ours, hello, "this release says 0.3.0 and every feature it has")
-        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps", "datagrams"])
+        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps", "datagrams", "once"])
         XCTAssertEqual(try PeerHello.decode(hello.encode()), hello)
     }
 
     func testVersionTextGivesTheReleaseThenTheWireAndFeatures() {
-        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps datagrams")
+        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps datagrams once")
         XCTAssertEqual(PeerdVersion.text(program: "peerctl").split(separator: "\n").first, "peerctl \(PeerdVersion.string)")
     }
 
@@ -61,6 +61,7 @@ final class PeerHelloTests: XCTestCase {
             (.bulk(.streamEnd(flow)), [.streams]), (.bulk(.credit(flow, bytes: 1)), [.files, .streams]),
             (.bulk(.cancel(flow, reason: .cancelled, text: "")), [.files, .streams]),
             (.datagramPath(index: 1, port: 2), [.datagrams]), (.datagramFrame(app: "", data: [1]), [.datagrams]),
+            (.queued(QueueTag(epoch: 1, seq: 1)), [.once]),
         ]
         let streamsOnly = PeerHello(release: "9", names: ["streams"])
         for (message, needed) in table {

@@ -14,6 +14,7 @@ final class WireCodecTests: XCTestCase {
             .close(reason: .keepaliveLost, text: ""),
             .datagramPath(index: 0xDEAD_BEEF, port: 0), .datagramPath(index: 1, port: 65_535),
             .datagramFrame(app: "", data: []), .datagramFrame(app: "chat", data: [UInt8](repeating: 7, count: 1_196)),
+            .queued(QueueTag(epoch: 1, seq: 1)), .queued(QueueTag(epoch: .max, seq: .max)),
         ]
         for message in messages {
             XCTAssertEqual(try WireCodec.decode(WireCodec.encode(message)), message)
@@ -38,6 +39,10 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(WireCodec.datagramPathType, 0x30)
         XCTAssertEqual(WireCodec.encode(.datagramFrame(app: "chat", data: [0x68, 0x69])), [0x01, 0x31, 0x04, 0x63, 0x68, 0x61, 0x74, 0x68, 0x69])
         XCTAssertEqual(WireCodec.datagramFrameType, 0x31)
+        // queued (protocol.md §5, "Exactly once"): epoch u64, seq u64.
+        XCTAssertEqual(WireCodec.encode(.queued(QueueTag(epoch: 0x0102_0304_0506_0708, seq: 9))),
+                       [0x01, 0x32, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 9])
+        XCTAssertEqual(WireCodec.queuedType, 0x32)
     }
 
     func testMalformedInputIsATypedError() {
@@ -56,6 +61,7 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
             ([1, 0x04, 2], .unknownFlags("data flags", 2)),
             ([1, 0x30, 0, 0, 0, 1, 0], .truncated("datagramPath port")),
+            ([1, 0x32, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0], .truncated("queued seq")),
             ([1, 0x30, 0, 0, 0, 1, 0, 1, 9], .trailingBytes("message type 0x30")),
             ([1, 0x31, 16] + [UInt8](repeating: 0x61, count: 16), .fieldTooLong("datagramFrame app", 16)),
             ([1, 0x31, 0] + [UInt8](repeating: 0, count: 1_201), .fieldTooLong("datagramFrame data", 1_201)),

@@ -31,11 +31,13 @@ final class InboxDeliveryTests: XCTestCase {
     }
 
     /// Waits for `arrived` to end in the disk's word: nil when stored.
-    private func store(_ text: String, in inbox: InboxDelivery) async -> String?? {
+    private func store(_ text: String, in inbox: InboxDelivery, tag: QueueTag? = nil) async -> String?? {
         await withCheckedContinuation { (done: CheckedContinuation<String??, Never>) in
-            switch inbox.arrived(Array(text.utf8), from: peer, now: Date(timeIntervalSince1970: 1), stored: { done.resume(returning: .some($0)) }) {
+            switch inbox.arrived(Array(text.utf8), from: peer, now: Date(timeIntervalSince1970: 1), tag: tag,
+                                 stored: { done.resume(returning: .some($0)) }) {
             case .storing: break
             case .accepted: done.resume(returning: .some("accepted by a client"))
+            case .repeated: done.resume(returning: .some("a repeat"))
             case .refused(let words): done.resume(returning: .some(words))
             }
         }
@@ -85,5 +87,33 @@ final class InboxDeliveryTests: XCTestCase {
         let second = await store("y", in: inbox)
         XCTAssertNotNil(second ?? nil, "a full inbox refuses")
         XCTAssertEqual(inbox.list(from: nil, max: 10).count, 1, "the refused message is not stored")
+    }
+
+    /// A queued message sent again (its acknowledgement was lost) is kept
+    /// once: the repeat is dropped, also after a restart, and a tagged
+    /// message is stored even while a client takes live (issue 42, point 6).
+    func testAQueuedMessageSentAgainIsKeptOnce() async throws {
+        let control = try ControlServer(path: socket, queueLimit: 1 << 20, logger: Logger(level: .error))
+        defer { control.stop(time: Date()) }
+        var inbox: InboxDelivery? = delivery(control: control)
+        let one = QueueTag(epoch: 77, seq: 1), two = QueueTag(epoch: 77, seq: 2)
+        let first = await store("one", in: inbox!, tag: one)
+        XCTAssertEqual(first, .some(nil), "stored")
+        let repeated = await store("one", in: inbox!, tag: one)
+        XCTAssertEqual(repeated, .some("a repeat"))
+        let second = await store("two", in: inbox!, tag: two)
+        XCTAssertEqual(second, .some(nil))
+        let plain = await store("plain", in: inbox!)
+        XCTAssertEqual(plain, .some(nil), "an untagged message is never taken for a repeat")
+        XCTAssertEqual(inbox!.list(from: nil, max: 10).count, 3)
+        let taken = await take(10, from: inbox!)
+        XCTAssertEqual(taken.texts, ["one", "two", "plain"])
+        inbox!.finishWriting()
+        inbox = nil
+        let reopened = delivery(control: control)
+        let afterRestart = await store("two", in: reopened, tag: two)
+        XCTAssertEqual(afterRestart, .some("a repeat"), "the mark outlasts a restart")
+        let third = await store("three", in: reopened, tag: QueueTag(epoch: 77, seq: 3))
+        XCTAssertEqual(third, .some(nil))
     }
 }

@@ -34,33 +34,33 @@ final class MessageQueueStoreTests: XCTestCase {
     func testARecordCutShortByACrashIsTrimmed() throws {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         _ = try store.append(Array("whole".utf8), for: peer)
-        let path = directory + "/queue/\(peer).queue2"
+        let path = directory + "/queue/\(peer).queue3"
         let handle = try XCTUnwrap(FileHandle(forWritingAtPath: path))
         handle.seekToEndOfFile()
         handle.write(Data([0, 0, 0, 9, 1, 2]))
         handle.closeFile()
         let reopened = try MessageQueueStore(stateDirectory: directory, logger: logger)
         XCTAssertEqual(try reopened.pending(peer), [Array("whole".utf8)])
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).count, 8 + 10 + 5, "the partial record was trimmed")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)).count, 16 + 18 + 5, "the partial record was trimmed")
     }
 
     func testCodecStopsAtAPartialRecord() {
-        let bytes = QueueFileCodec.encodeFile([[1, 2], []]) + [0xA5, 0x5A, 0, 0, 0, 5, 9]
+        let bytes = file([[1, 2], []]) + [0xA5, 0x5A, 0, 0, 0, 5, 9]
         let decoded = QueueFileCodec.decode(bytes)
         XCTAssertEqual(decoded.messages, [[1, 2], []])
-        XCTAssertEqual(decoded.wholeBytes, 8 + 12 + 10)
+        XCTAssertEqual(decoded.wholeBytes, 16 + 20 + 18)
         XCTAssertTrue(decoded.needsRewrite)
     }
 
     func testABadRecordCostsOnlyItself() {
-        var bytes = QueueFileCodec.encodeFile([Array("first".utf8), Array("second".utf8), Array("third".utf8)])
-        bytes[8 + 15 + 12] ^= 0xFF   // a byte of "second"
+        var bytes = file([Array("first".utf8), Array("second".utf8), Array("third".utf8)])
+        bytes[16 + 23 + 20] ^= 0xFF   // a byte of "second"
         let decoded = QueueFileCodec.decode(bytes)
         XCTAssertEqual(decoded.messages, [Array("first".utf8), Array("third".utf8)])
-        XCTAssertEqual(decoded.skippedBytes, 16)
+        XCTAssertEqual(decoded.skippedBytes, 24)
         // A record whose length swallows what follows is skipped the same way.
-        var swallowing = QueueFileCodec.encodeFile([Array("a".utf8)]) + [0xA5, 0x5A, 0, 0, 0x0B, 0xB8, 0, 0, 0, 0] + Array("part".utf8)
-        swallowing += QueueFileCodec.encode(Array("after".utf8))
+        var swallowing = file([Array("a".utf8)]) + [0xA5, 0x5A, 0, 0, 0x0B, 0xB8, 0, 0, 0, 0] + Array("part".utf8)
+        swallowing += QueueFileCodec.encode(seq: 2, message: Array("after".utf8))
         XCTAssertEqual(QueueFileCodec.decode(swallowing).messages, [Array("a".utf8), Array("after".utf8)])
     }
 
@@ -68,10 +68,10 @@ final class MessageQueueStoreTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: directory + "/queue", withIntermediateDirectories: true)
         let old = directory + "/queue/\(peer).queue"
         try Data([0, 0, 0, 2, 7, 8, 0, 0, 0, 1, 9]).write(to: URL(fileURLWithPath: old))
-        let store = try MessageQueueStore(stateDirectory: directory, logger: logger)
+        let store = try MessageQueueStore(stateDirectory: directory, logger: logger, newEpoch: { 7 })
         XCTAssertEqual(try store.pending(peer), [[7, 8], [9]])
-        let current = directory + "/queue/\(peer).queue2"
-        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: current))), QueueFileCodec.encodeFile([[7, 8], [9]]))
+        let current = directory + "/queue/\(peer).queue3"
+        XCTAssertEqual(Array(try Data(contentsOf: URL(fileURLWithPath: current))), QueueFileCodec.encodeFile(epoch: 7, records: [(1, [7, 8]), (2, [9])]))
         XCTAssertFalse(FileManager.default.fileExists(atPath: old), "0.1.0's file goes once its messages are in this release's")
     }
 
@@ -86,8 +86,8 @@ final class MessageQueueStoreTests: XCTestCase {
 
     func testAQueueFileOfAnotherLayoutIsRefusedAndLeftAsItIs() throws {
         try FileManager.default.createDirectory(atPath: directory + "/queue", withIntermediateDirectories: true)
-        let path = directory + "/queue/\(peer).queue2"
-        for (bytes, words) in [(Array("PEERDQ3\n".utf8) + [1, 2, 3], "another layout (its header says PEERDQ3?)"),
+        let path = directory + "/queue/\(peer).queue3"
+        for (bytes, words) in [(Array("PEERDQ4\n".utf8) + [1, 2, 3], "another layout (its header says PEERDQ4?)"),
                                ([0xff, 0, 1, 2, 3, 4, 5, 6, 7], "a damaged header")] {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             XCTAssertThrowsError(try MessageQueueStore(stateDirectory: directory, logger: logger)) { error in
@@ -103,7 +103,7 @@ final class MessageQueueStoreTests: XCTestCase {
     func testAFailedAppendLeavesTheFileAsItWas() throws {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         XCTAssertTrue(try store.append(Array("kept".utf8), for: peer))
-        let path = directory + "/queue/\(peer).queue2"
+        let path = directory + "/queue/\(peer).queue3"
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         // A file-size limit makes the next write stop part-way, as a full disk does.
         signal(SIGXFSZ, SIG_IGN)
@@ -127,7 +127,7 @@ final class MessageQueueStoreTests: XCTestCase {
     func testAcknowledgedMessagesAreMarkedInPlaceNotRewritten() throws {
         var store = try MessageQueueStore(stateDirectory: directory, logger: logger)
         for n in 1...5 { XCTAssertTrue(try store.append(Array("m\(n)".utf8), for: peer)) }
-        let path = directory + "/queue/\(peer).queue2"
+        let path = directory + "/queue/\(peer).queue3"
         let before = try FileManager.default.attributesOfItem(atPath: path)
         try store.removeFirst(2, for: peer)
         let after = try FileManager.default.attributesOfItem(atPath: path)
@@ -156,18 +156,75 @@ final class MessageQueueStoreTests: XCTestCase {
         for n in 1...6 { XCTAssertTrue(try store.append(Array(repeating: UInt8(n), count: 100), for: peer)) }
         XCTAssertEqual(store.count(peer), 6)
         XCTAssertEqual(store.bytes(peer), 600)
-        XCTAssertEqual(try store.read(peer, skip: 0, maxBytes: 250).map { $0[0] }, [1, 2], "as many as fit")
-        XCTAssertEqual(try store.read(peer, skip: 2, maxBytes: 1000, maxCount: 3).map { $0[0] }, [3, 4, 5], "at most maxCount")
+        XCTAssertEqual(try store.read(peer, skip: 0, maxBytes: 250).map { $0.data[0] }, [1, 2], "as many as fit")
+        XCTAssertEqual(try store.read(peer, skip: 2, maxBytes: 1000, maxCount: 3).map { $0.data[0] }, [3, 4, 5], "at most maxCount")
         XCTAssertEqual(try store.read(peer, skip: 0, maxBytes: 99), [], "none when the first does not fit")
         XCTAssertEqual(try store.read(peer, skip: 6, maxBytes: 1000), [], "nothing past the end")
         try store.removeFirst(2, for: peer)
-        XCTAssertEqual(try store.read(peer, skip: 1, maxBytes: 1000).map { $0[0] }, [4, 5, 6], "after an acknowledgement")
+        XCTAssertEqual(try store.read(peer, skip: 1, maxBytes: 1000).map { $0.data[0] }, [4, 5, 6], "after an acknowledgement")
         // The bytes on disk are what is read: change one, and the read shows it.
-        let path = directory + "/queue/\(peer).queue2"
+        let path = directory + "/queue/\(peer).queue3"
         let handle = try XCTUnwrap(FileHandle(forUpdatingAtPath: path))
-        handle.seek(toFileOffset: UInt64(8 + 5 * 110 + 10))
+        handle.seek(toFileOffset: UInt64(16 + 5 * 118 + 18))
         handle.write(Data([0xEE]))
         handle.closeFile()
-        XCTAssertEqual(try store.read(peer, skip: 3, maxBytes: 1000).first?.first, 0xEE)
+        XCTAssertEqual(try store.read(peer, skip: 3, maxBytes: 1000).first?.data.first, 0xEE)
+    }
+
+    /// A version 3 file of `messages`, seqs from 1, under epoch 1.
+    private func file(_ messages: [[UInt8]]) -> [UInt8] {
+        QueueFileCodec.encodeFile(epoch: 1, records: messages.enumerated().map { (UInt64($0.offset + 1), $0.element) })
+    }
+
+    /// Each message keeps its tag (the file's epoch, its seq) across
+    /// restarts and compactions; a file made anew once everything was
+    /// acknowledged starts a new epoch (issue 42, point 6).
+    func testTagsAreStableAndANewFileTakesANewEpoch() throws {
+        let epochs = EpochSource()
+        var store = try MessageQueueStore(stateDirectory: directory, logger: logger, newEpoch: epochs.next)
+        for n in 1...3 { XCTAssertTrue(try store.append(Array("m\(n)".utf8), for: peer)) }
+        XCTAssertEqual(try store.read(peer, skip: 0, maxBytes: .max).map(\.tag), (1...3).map { QueueTag(epoch: 1, seq: $0) })
+        try store.removeFirst(1, for: peer)
+        var reopened = try MessageQueueStore(stateDirectory: directory, logger: logger, newEpoch: epochs.next)
+        XCTAssertTrue(try reopened.append(Array("m4".utf8), for: peer))
+        XCTAssertEqual(try reopened.read(peer, skip: 0, maxBytes: .max).map(\.tag), (2...4).map { QueueTag(epoch: 1, seq: $0) },
+                       "the same tags after a restart, and the next seq goes on")
+        try reopened.removeFirst(3, for: peer)
+        XCTAssertTrue(try reopened.append(Array("m5".utf8), for: peer))
+        XCTAssertEqual(try reopened.read(peer, skip: 0, maxBytes: .max).map(\.tag), [QueueTag(epoch: 2, seq: 1)], "a new file, a new epoch")
+        // A compaction keeps the epoch and the seqs.
+        for _ in 1...4 { XCTAssertTrue(try reopened.append(Array(repeating: 7, count: 512 * 1024), for: peer)) }
+        try reopened.removeFirst(4, for: peer)
+        XCTAssertEqual(try MessageQueueStore(stateDirectory: directory, logger: logger, newEpoch: epochs.next).read(peer, skip: 0, maxBytes: .max)
+            .map(\.tag), [QueueTag(epoch: 2, seq: 5)])
+    }
+
+    /// 0.2.0's queues (`.queue2`, an app's `.appqueue`) are carried into
+    /// this release's files with tags, after what those hold, then removed.
+    func testA020QueueIsCarriedOverWithTags() throws {
+        var store = try MessageQueueStore(stateDirectory: directory, logger: logger, newEpoch: { 5 })
+        XCTAssertTrue(try store.append(Array("kept".utf8), for: peer))
+        let old = directory + "/queue/\(peer).queue2"
+        try Data(QueueFileCodec.encodeVersion2File([Array("two".utf8), Array("three".utf8)])).write(to: URL(fileURLWithPath: old))
+        let app = directory + "/queue/\(peer).chat.appqueue"
+        try Data(QueueFileCodec.encodeVersion2File([Array("for chat".utf8)])).write(to: URL(fileURLWithPath: app))
+        let carried = try MessageQueueStore(stateDirectory: directory, logger: logger, newEpoch: { 6 })
+        XCTAssertEqual(try carried.read(peer, skip: 0, maxBytes: .max).map { "\($0.tag) \(String(decoding: $0.data, as: UTF8.self))" },
+                       ["5:1 kept", "5:2 two", "5:3 three"])
+        XCTAssertEqual(try carried.read(peer + ".chat", skip: 0, maxBytes: .max).map { "\($0.tag) \(String(decoding: $0.data, as: UTF8.self))" },
+                       ["6:1 for chat"])
+        XCTAssertFalse(FileManager.default.fileExists(atPath: old))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: app))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: directory + "/queue/\(peer).chat.appqueue3"))
+    }
+
+    /// A counter for epochs: 1, 2, …
+    private final class EpochSource: @unchecked Sendable {
+        private var last: UInt64 = 0
+        /// The next epoch (tests run it on one thread).
+        func next() -> UInt64 {
+            last += 1
+            return last
+        }
     }
 }

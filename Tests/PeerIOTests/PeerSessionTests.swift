@@ -35,7 +35,7 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, acknowledged count: UInt64) { acknowledged.append(count) }
     func sessionUnpaired(_ session: PeerSession) {}
     func sessionEstablished(_ session: PeerSession) { established += 1 }
-    func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict {
+    func session(_ session: PeerSession, delivered message: [UInt8], app: AppName, tag: QueueTag?) -> DeliveryVerdict {
         if app.isDefault {
             delivered.append(message)
             return .safe

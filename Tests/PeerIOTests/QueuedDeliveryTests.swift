@@ -13,6 +13,8 @@ private final class FakeMessageSession: MessageSession {
     /// How many more messages it takes.
     var room: Int
     private(set) var sent: [String] = []
+    /// The tag each sent message went with.
+    private(set) var tags: [QueueTag?] = []
 
     init(peerID: String, room: Int) {
         remotePeerID = peerID
@@ -21,10 +23,11 @@ private final class FakeMessageSession: MessageSession {
 
     func appRefusal(_ app: AppName) -> AppSendRefusal? { nil }
 
-    func send(_ data: [UInt8], app: AppName) -> UInt64? {
+    func send(_ data: [UInt8], app: AppName, tag: QueueTag?) -> UInt64? {
         guard room > 0 else { return nil }
         room -= 1
         sent.append(String(decoding: data, as: UTF8.self))
+        tags.append(tag)
         return UInt64(sent.count)
     }
 }
@@ -78,7 +81,9 @@ final class QueuedDeliveryTests: XCTestCase {
         let second = FakeMessageSession(peerID: peerID, room: 10)
         delivery.drain(to: second, peer: peer, name: "alpha")
         try await eventually("the next session gets the rest") { second.sent.count == 2 }
-        XCTAssertEqual(second.sent, ["m2", "m3"], "at least once: the unacknowledged message is sent again, in order")
+        XCTAssertEqual(second.sent, ["m2", "m3"], "the unacknowledged message is sent again, in order")
+        XCTAssertEqual(second.tags.map { $0?.seq }, [2, 3], "with the tag it had, so the peer keeps it once")
+        XCTAssertEqual(second.tags[0], first.tags[1])
         delivery.acknowledged(2, peer: peer, peerID: peerID)
         let afterAll = try await stored(delivery)
         XCTAssertEqual(afterAll, 0, "every message acknowledged: the queue is empty")

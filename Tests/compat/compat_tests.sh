@@ -284,11 +284,18 @@ compat_state_written_by_the_old_release_is_kept() {
     lab_wait_for 30 sh -c "[ \"\$(grep -c . '$LAB_DIR/recv2.jsonl')\" -ge 3 ]" || fail "the messages queued under $OLD_RELEASE did not all arrive: $(cat "$LAB_DIR/recv2.jsonl")"
     expect_eq "$(jq -r '(.data // .message.data) | @base64d' "$LAB_DIR/recv2.jsonl" | tr '\n' '|')" \
         "queued by $OLD_RELEASE, 1 of 3|queued by $OLD_RELEASE, 2 of 3|queued by $OLD_RELEASE, 3 of 3|" "the queued messages, in order"
-    # 0.1.0's queue layout is carried into this release's; 0.2.0's is this one's.
-    if [ "$OLD_RELEASE" = 0.1.0 ]; then
-        grep -q "3 messages of an earlier release carried into" "$LAB_DIR/h1/peerd.log" || fail "host1 did not say it carried the old queue over"
-        [ -z "$(find "$LAB_DIR/h1/state/queue" -name '*.queue')" ] || fail "the old release's queue file is still there after it was carried over"
-    fi
+    # Both releases' queue layouts (0.1.0's `.queue`, 0.2.0's `.queue2`)
+    # are carried into this release's (`.queue3`, with tags), and 0.2.0's
+    # inbox into `inbox2`; the old files go once carried.
+    grep -q "3 messages of an earlier release carried into" "$LAB_DIR/h1/peerd.log" || fail "host1 did not say it carried the old queue over"
+    [ -z "$(find "$LAB_DIR/h1/state/queue" -name '*.queue' -o -name '*.queue2')" ] || fail "the old release's queue file is still there after it was carried over"
+    local i
+    for i in 1 2; do
+        if [ -f "$fixture/h$i/inbox" ]; then
+            [ ! -e "$LAB_DIR/h$i/state/inbox" ] || fail "host$i's old inbox file is still there after it was carried over"
+            [ -f "$LAB_DIR/h$i/state/inbox2" ] || fail "host$i has no inbox2 after the upgrade"
+        fi
+    done
 }
 
 # The newest earlier release, which users upgrade from.

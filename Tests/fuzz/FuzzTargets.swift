@@ -133,10 +133,15 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         // bad sector: either format, any bytes.
         _ = QueueFileCodec.decode(bytes)
         _ = QueueFileCodec.decode(QueueFileCodec.header + bytes)
-        let inbox = InboxFileCodec.decode(InboxFileCodec.header + bytes)
+        _ = QueueFileCodec.decode(QueueFileCodec.header2 + bytes)
+        // The inbox: the bytes as a whole file (header and marks included),
+        // after a valid header, and as an earlier release's file.
+        _ = InboxFileCodec.decode(InboxFileCodec.header + bytes)
+        _ = InboxFileCodec.decode(InboxFileCodec.header1 + bytes)
+        let file = InboxFileCodec.fileHeader(marks: [:]) + bytes
+        let inbox = InboxFileCodec.decode(file)
         for entry in inbox.entries.prefix(64) {
-            let end = min(bytes.count, entry.offset - InboxFileCodec.header.count + entry.recordSize)
-            _ = InboxFileCodec.data(ofRecord: Array(bytes[(entry.offset - InboxFileCodec.header.count)..<end]))
+            _ = InboxFileCodec.data(ofRecord: file, at: entry.offset, version: 2)
         }
     case "client":
         // What peerctl reads from tools and draws from peers: avahi-browse

@@ -47,7 +47,7 @@ test_two_apps_keep_their_messages_apart_through_every_path() {
     lab_wait_for 20 queue_empty 1 || fail "host1's queues did not empty: $(json 1 queue)"
     # Each app's inbox is its own file, and outlasts a restart.
     stop_peerd 2 KILL
-    [ -f "$LAB_DIR/h2/state/inbox.chat" ] && [ -f "$LAB_DIR/h2/state/inbox.clip" ] || fail "no per-app inbox files: $(ls "$LAB_DIR/h2/state")"
+    [ -f "$LAB_DIR/h2/state/inbox2.chat" ] && [ -f "$LAB_DIR/h2/state/inbox2.clip" ] || fail "no per-app inbox files: $(ls "$LAB_DIR/h2/state")"
     start_peerd 2
     expect_eq "$(app_inbox_count 2 chat),$(app_inbox_count 2 clip)" 2000,3000 "the apps' inboxes after SIGKILL and a restart"
     ctl 2 --app chat take >"$LAB_DIR/chat.txt" || fail "take for chat"

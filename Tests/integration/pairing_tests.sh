@@ -331,13 +331,14 @@ test_state_files_of_another_layout_stop_start_up_and_are_kept() {
     stop_peerd 1 TERM
     local state="$LAB_DIR/h1/state" out file
     mkdir -p "$state/queue"
-    for file in "queue/00112233445566778899aabbccddeeff.queue2" "inbox"; do
-        case $file in inbox) printf 'PEERDI9\nfuture' >"$state/$file" ;; *) printf 'PEERDQ9\nfuture' >"$state/$file" ;; esac
+    # This release's files and the earlier layouts it carries over alike.
+    for file in "queue/00112233445566778899aabbccddeeff.queue3" "queue/00112233445566778899aabbccddeeff.queue2" "inbox2" "inbox"; do
+        case $file in inbox*) printf 'PEERDI9\nfuture' >"$state/$file" ;; *) printf 'PEERDQ9\nfuture' >"$state/$file" ;; esac
         out=$(lab_exec 1 "$BIN/peerd" --name host1 --state-dir "$state" --socket "$(sock 1)" 2>&1); expect_eq $? 1 "peerd's exit over $file of another layout"
         echo "$out" | grep -q "$state/$file" || fail "the refusal does not name $file: $out"
         echo "$out" | grep -q "another layout" || fail "the refusal does not say what it found: $out"
         echo "$out" | grep -q "Nothing was changed" || fail "the refusal does not say nothing changed: $out"
-        expect_eq "$(head -c 7 "$state/$file")" "${out:+$(case $file in inbox) echo PEERDI9 ;; *) echo PEERDQ9 ;; esac)}" "$file after the refusal"
+        expect_eq "$(head -c 7 "$state/$file")" "${out:+$(case $file in inbox*) echo PEERDI9 ;; *) echo PEERDQ9 ;; esac)}" "$file after the refusal"
         rm -f "$state/$file"
     done
     printf '{"version": 2, "peers": []}' >"$state/trust.json"

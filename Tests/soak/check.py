@@ -61,6 +61,7 @@ def main():
     losses = []
     order_breaks = []
     strangers = []
+    duplicate_list = []
     for kind in ("Q", "C"):
         for sender in range(1, HOSTS + 1):
             for receiver in range(1, HOSTS + 1):
@@ -73,14 +74,26 @@ def main():
                 for r in received[receiver]:
                     parts = r["text"].split()
                     if len(parts) == 4 and parts[0] == kind and parts[1] == str(sender) and parts[2] == str(receiver):
-                        arrivals.append(int(parts[3]))
+                        arrivals.append((int(parts[3]), r.get("inbox")))
                 seen = set()
+                inbox_ids = {}
                 last = -1
                 duplicates = 0
-                for number in arrivals:
+                handed_again = 0
+                for number, inbox in arrivals:
                     if number in seen:
-                        duplicates += 1
+                        # The same inbox id: one stored copy handed out again
+                        # (the daemon died between writing the take answer
+                        # and marking it taken; the id lets an application
+                        # drop it). Another id: a second copy, which
+                        # exactly-once delivery must never make.
+                        if inbox is not None and inbox_ids.get(number) == inbox:
+                            handed_again += 1
+                        else:
+                            duplicates += 1
+                            duplicate_list.append("%s %d->%d: %d" % (kind, sender, receiver, number))
                         continue
+                    inbox_ids[number] = inbox
                     seen.add(number)
                     if number < last:
                         order_breaks.append("%s %d->%d: %d after %d" % (kind, sender, receiver, number, last))
@@ -94,7 +107,9 @@ def main():
                 totals[kind + " maybe"] += len(maybe)
                 totals[kind + " arrived"] += len(seen)
                 totals[kind + " duplicates"] += duplicates
+                totals[kind + " handed again"] += handed_again
     check("every confirmed queued and channel message arrived", not losses, "; ".join(losses[:6]))
+    check("no queued or channel message arrived twice", not duplicate_list, "; ".join(duplicate_list[:6]))
     check("in order per sender", not order_breaks, "; ".join(order_breaks[:6]))
     check("nothing arrived that was not sent", not strangers, "; ".join(strangers[:6]))
     plain_sent = sum(1 for i in sent for r in sent[i] if r.get("kind") == "P")
@@ -189,12 +204,12 @@ def main():
     print()
     print("faults injected      %s" % (", ".join("%s %d" % kv for kv in sorted(faults.items())) or "none"))
     print("                     total %d" % sum(faults.values()))
-    print("queued messages      %d confirmed, %d maybe, %d arrived, %d duplicates, %d lost" % (
+    print("queued messages      %d confirmed, %d maybe, %d arrived, %d duplicates, %d lost, %d handed again (same inbox id)" % (
         totals["Q confirmed"], totals["Q maybe"], totals["Q arrived"], totals["Q duplicates"],
-        sum(1 for l in losses if l.startswith("Q"))))
-    print("channel messages     %d confirmed, %d maybe, %d arrived, %d duplicates, %d lost" % (
+        sum(1 for l in losses if l.startswith("Q")), totals["Q handed again"]))
+    print("channel messages     %d confirmed, %d maybe, %d arrived, %d duplicates, %d lost, %d handed again (same inbox id)" % (
         totals["C confirmed"], totals["C maybe"], totals["C arrived"], totals["C duplicates"],
-        sum(1 for l in losses if l.startswith("C"))))
+        sum(1 for l in losses if l.startswith("C")), totals["C handed again"]))
     print("plain messages       %d sent, %d arrived (no promise across a fault)" % (totals["P sent"], totals["P arrived"]))
     print("files                %d sent: %s" % (len(file_rows), ", ".join("%s %d" % kv for kv in sorted(file_outcomes.items()))))
     print("pipes                %d run: %s" % (sum(pipe_outcomes.values()), ", ".join("%s %d" % kv for kv in sorted(pipe_outcomes.items()))))

@@ -196,8 +196,11 @@ def main():
         if errors[key] <= 3:
             print("%s: %s" % (key, (error or {}).get("message")), flush=True)
 
-    def record_received(text, via):
-        received.write(json.dumps({"text": text, "via": via, "at": time.time()}) + "\n")
+    def record_received(text, via, inbox=None):
+        # The inbox id (take answers): the same id twice is the daemon
+        # handing out again what it stored once (it died before marking it
+        # taken), not a second copy (check.py tells them apart).
+        received.write(json.dumps({"text": text, "via": via, "at": time.time(), "inbox": inbox}) + "\n")
 
     def take_all():
         while True:
@@ -209,7 +212,7 @@ def main():
                 data = message.get("data")
                 if data is None and isinstance(message.get("message"), dict):
                     data = message["message"].get("data")
-                record_received(base64.b64decode(data or "").decode(errors="replace"), "take")
+                record_received(base64.b64decode(data or "").decode(errors="replace"), "take", message.get("inbox"))
             if not messages or answer[0].get("remaining", 0) == 0:
                 return
 

@@ -13,14 +13,18 @@ public struct InboxEntry: Sendable, Equatable {
     public var size: Int
     /// Where its record starts in the inbox file.
     public var offset: Int
+    /// Its place in the sender's durable queue, if it came with one
+    /// (feature `once`).
+    public var tag: QueueTag?
 
     /// Creates an entry.
-    public init(id: UInt64, peerID: String, received: Date, size: Int, offset: Int) {
+    public init(id: UInt64, peerID: String, received: Date, size: Int, offset: Int, tag: QueueTag? = nil) {
         self.id = id
         self.peerID = peerID
         self.received = received
         self.size = size
         self.offset = offset
+        self.tag = tag
     }
 
     /// The bytes its record takes on disk (what the inbox limit counts).

@@ -86,9 +86,11 @@ public struct InboxRouting: Sendable {
     /// Record bytes unpaired peers' messages may hold together.
     public var unpairedLimit: Int { limit / 4 }
 
-    /// Where a message of `size` bytes from `peerID` goes.
-    public func route(from peerID: String, paired: Bool, size: Int, usage: Usage) -> Route {
-        if usage.waitingFromSender == 0 {
+    /// Where a message of `size` bytes from `peerID` goes. A `durable`
+    /// one (a queued message kept exactly once) is always stored first:
+    /// its record is its mark, and takers get it from the inbox.
+    public func route(from peerID: String, paired: Bool, size: Int, usage: Usage, durable: Bool = false) -> Route {
+        if usage.waitingFromSender == 0 && !durable {
             // A loop, not filter and sort of the keys: this runs once a message.
             var live: [Int] = []
             for (number, taker) in takers where taker.wants(peerID) { live.append(number) }

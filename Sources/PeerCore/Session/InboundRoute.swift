@@ -30,6 +30,9 @@ public enum InboundRoute: Sendable, Equatable {
     case datagramPath(index: UInt32, port: UInt16)
     /// A datagram the peer carried in the session (`datagramFrame`).
     case datagramFrame(app: String, data: [UInt8])
+    /// The next application message's place in the peer's durable queue
+    /// (`queued`, feature `once`).
+    case queued(QueueTag)
     /// Not allowed now: the session ends with these words.
     case violation(String)
 
@@ -66,6 +69,11 @@ public enum InboundRoute: Sendable, Equatable {
         case .datagramFrame(let app, let data):
             guard canSendData else { return .violation("a datagramFrame outside an accepted session") }
             return .datagramFrame(app: app, data: data)
+        case .queued(let tag):
+            guard canSendData else { return .violation("a queued tag outside an accepted session") }
+            // §5: an epoch is never 0 and a queue's messages count from 1.
+            guard tag.epoch != 0, tag.seq != 0 else { return .violation("a queued tag with epoch or seq 0") }
+            return .queued(tag)
         case .bulk(let bulk):
             if let violation = bulkViolation(canSendData: canSendData) { return .violation(violation) }
             return .bulk(bulk)

@@ -365,6 +365,7 @@ public struct SessionLifecycle: Sendable {
         case .app: return "app message"
         case .datagramPath: return "datagramPath"
         case .datagramFrame: return "datagramFrame"
+        case .queued: return "queued"
         }
     }
 }

@@ -23,6 +23,7 @@
 /// | 0x20–0x2A | app    | ``AppCodec`` (apps; feature `apps`) |
 /// | 0x30 | datagramPath | index u32, port u16 (feature `datagrams`) |
 /// | 0x31 | datagramFrame | app_len u8, app, data (feature `datagrams`) |
+/// | 0x32 | queued | epoch u64, seq u64 (feature `once`) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -43,6 +44,8 @@ public enum WireCodec {
     public static let datagramPathType: UInt8 = 0x30
     /// The type of `datagramFrame` (feature `datagrams`).
     public static let datagramFrameType: UInt8 = 0x31
+    /// The type of `queued` (feature `once`).
+    public static let queuedType: UInt8 = 0x32
 
     /// Encodes a message.
     public static func encode(_ message: WireMessage) -> [UInt8] {
@@ -125,6 +128,10 @@ public enum WireCodec {
             out.append(UInt8(name.count))
             out += name
             out += data.prefix(DatagramBody.maxData - name.count)
+        case .queued(let tag):
+            out.append(queuedType)
+            appendU64(tag.epoch, to: &out)
+            appendU64(tag.seq, to: &out)
         }
         return out
     }
@@ -207,6 +214,8 @@ public enum WireCodec {
             let data = reader.rest()
             guard data.count <= DatagramBody.maxData - length else { throw .fieldTooLong("datagramFrame data", data.count) }
             message = .datagramFrame(app: app, data: data)
+        case queuedType:
+            message = .queued(QueueTag(epoch: try reader.u64("queued epoch"), seq: try reader.u64("queued seq")))
         default:
             throw .unknownType(type)
         }

@@ -18,12 +18,16 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     /// Datagrams beside the session: message type 0x30 and the UDP path
     /// it opens (protocol.md §11).
     case datagrams = "datagrams"
+    /// Exactly-once queued messages: message type 0x32 (`queued`) tags
+    /// the next application message with its place in the sender's
+    /// durable queue (protocol.md §5, "Exactly once").
+    case once = "once"
 
     /// The release that added it.
     public var addedIn: String {
         switch self {
         case .acceptName, .files, .streams: "0.2.0"
-        case .apps, .datagrams: "0.3.0"
+        case .apps, .datagrams, .once: "0.3.0"
         }
     }
 
@@ -36,6 +40,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .streams: "open streams"
         case .apps: "carry app traffic"
         case .datagrams: "take datagrams"
+        case .once: "keep queued messages exactly once"
         }
     }
 
@@ -49,6 +54,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .bulk(let bulk): needed(for: bulk)
         case .app: [.apps]
         case .datagramPath, .datagramFrame: [.datagrams]
+        case .queued: [.once]
         case .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
              .pairReject, .unpair, .ack:
             []

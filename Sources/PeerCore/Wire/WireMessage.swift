@@ -53,4 +53,9 @@ public enum WireMessage: Equatable, Sendable {
     /// docs/protocol.md §11, "In the session"): only when the sender's
     /// client asked for it, and dropped rather than queued behind much.
     case datagramFrame(app: String, data: [UInt8])
+    /// The next application message to complete on this session is
+    /// message `tag.seq` of the sender's durable queue `tag.epoch` (type
+    /// 0x32, feature `once`, docs/protocol.md §5, "Exactly once"): the
+    /// receiver keeps it once, however often it comes.
+    case queued(QueueTag)
 }

@@ -102,7 +102,9 @@ public final class PeerDaemon {
         // A state file of a layout this release cannot read stops start-up
         // before anything could rewrite it (the queues and trust check their own).
         for app in [AppName.none] + InboxBook.existingApps(stateDirectory: config.stateDirectory) {
-            if let unreadable = MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory, fileName: InboxDelivery.fileName(of: app)) {
+            if let unreadable = MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory, fileName: InboxDelivery.fileName(of: app))
+                ?? MessageInbox.unreadableHeader(stateDirectory: config.stateDirectory, fileName: InboxDelivery.oldFileName(of: app),
+                                                 expected: InboxFileCodec.header1) {
                 throw .stateFile(path: unreadable.path, found: unreadable.found)
             }
         }

@@ -251,17 +251,21 @@ extension SessionDirector {
     /// A message of `app` arrived: that app's clients taking messages get
     /// it, or its inbox keeps it; if neither can, the words for the
     /// session's `busy` close (the default app) or for the app's `appBusy`.
-    public func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict {
+    /// A queued message with a `tag` from a paired peer is kept exactly
+    /// once: a repeat is dropped (and acknowledged), and a new one goes
+    /// to the inbox first, never straight to a channel or a taker.
+    public func session(_ session: PeerSession, delivered message: [UInt8], app: AppName, tag: QueueTag?) -> DeliveryVerdict {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
+        let once = tag.flatMap { inboxes.keepsOnce(from: peerID) ? $0 : nil }
         // A message channel for the peer and app takes it ahead of the inbox.
-        if table.isCurrent(session), bulk.deliver(message, app: app, from: session) == true { return .safe }
+        if once == nil, table.isCurrent(session), bulk.deliver(message, app: app, from: session) == true { return .safe }
         guard apps.keeps(app) else {
             return .appRefused("'\(discovery.name)' has no client of app '\(app.text)', and does not declare it")
         }
         guard app.isDefault || appSessions.state(peer, app) == .connected else {
             return .appRefused("app '\(app.text)' on '\(discovery.name)' is not connected with this peer: invite it first")
         }
-        let outcome = inboxes.arrived(message, from: peerID, app: app, now: clock.now()) { [weak self, weak session] refusal in
+        let outcome = inboxes.arrived(message, from: peerID, app: app, now: clock.now(), tag: once) { [weak self, weak session] refusal in
             guard let self, let session else { return }
             session.stored(refusal: refusal.map { app.isDefault ? self.busy(peer, peerID: peerID, $0) : self.appBusy(app, $0) })
         }
@@ -270,6 +274,8 @@ extension SessionDirector {
             // A subscriber is behind: hold the flow back (this session stops
             // reading) until it catches up, rather than queue more or drop it.
             hold.delivered(by: session, now: clock.now())
+            return .safe
+        case .repeated:
             return .safe
         case .storing:
             return .pending

@@ -31,10 +31,15 @@ public final class InboxBook {
     /// The apps whose inbox files are under `stateDirectory` (read at
     /// start-up; a file whose name is no app's is left alone).
     public nonisolated static func existingApps(stateDirectory: String) -> [AppName] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []).compactMap { name in
-            guard name.hasPrefix("inbox."), !name.contains(".tmp.") else { return nil }
-            return try? AppName(String(name.dropFirst("inbox.".count)))
-        }.sorted()
+        // Either layout's name: `inbox2.NAME`, or an earlier `inbox.NAME` to carry.
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []).compactMap { name -> AppName? in
+            guard !name.contains(".tmp.") else { return nil }
+            for prefix in ["inbox2.", "inbox."] where name.hasPrefix(prefix) {
+                return try? AppName(String(name.dropFirst(prefix.count)))
+            }
+            return nil
+        }
+        return Set(names).sorted()
     }
 
     /// `app`'s inbox, opened if need be.
@@ -52,12 +57,19 @@ public final class InboxBook {
     /// A whole message for `app` arrived from `peerID` (see
     /// ``InboxDelivery/arrived(_:from:now:stored:)``). An app's is refused
     /// when the apps' inboxes are full together.
-    public func arrived(_ data: [UInt8], from peerID: String, app: AppName, now: Date,
+    public func arrived(_ data: [UInt8], from peerID: String, app: AppName, now: Date, tag: QueueTag? = nil,
                         stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         if !app.isDefault, let refusal = share.refusal(size: data.count, appsBytes: apps.values.reduce(0) { $0 + $1.bytes }) {
             return .refused(refusal)
         }
-        return inbox(app).arrived(data, from: peerID, now: now, stored: stored)
+        return inbox(app).arrived(data, from: peerID, now: now, tag: tag, stored: stored)
+    }
+
+    /// Whether queued messages from `peerID` are kept exactly once
+    /// (``InboxDelivery/keepsOnce(from:)``; asked of the default app's
+    /// inbox, so asking opens no app's).
+    public func keepsOnce(from peerID: String) -> Bool {
+        main.keepsOnce(from: peerID)
     }
 
     /// Bytes were written to `connection` (every inbox's takers may go on).

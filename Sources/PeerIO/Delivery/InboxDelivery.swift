@@ -21,6 +21,8 @@ public final class InboxDelivery {
     /// the sender's later messages queue behind them.
     private var storing: [String: InboxIndex.Share] = [:]
     private var routing: InboxRouting
+    /// Which queued messages this inbox has (exactly once).
+    private var marks = DeliveryMarks()
     private let control: ControlServer
     private let logger: Logger
     private let lookUp: @MainActor (String) -> InboxSender
@@ -61,8 +63,10 @@ public final class InboxDelivery {
         self.app = app
         self.audience = audience
         do {
-            let store = try MessageInbox(stateDirectory: stateDirectory, fileName: Self.fileName(of: app), limit: limit, logger: logger)
+            let store = try MessageInbox(stateDirectory: stateDirectory, fileName: Self.fileName(of: app), oldFileName: Self.oldFileName(of: app),
+                                         limit: limit, logger: logger)
             index = store.index
+            marks = DeliveryMarks(stored: store.marks)
             worker = DiskWorker(label: "peerd.inbox", state: store)
             unavailable = nil
         } catch {
@@ -82,11 +86,25 @@ public final class InboxDelivery {
         }
     }
 
-    /// The inbox file of `app` under the state directory: `inbox` for the
-    /// default app (every release's), `inbox.NAME` for an app, which
-    /// earlier releases never open.
+    /// The inbox file of `app` under the state directory: `inbox2` for the
+    /// default app, `inbox2.NAME` for an app (``InboxFileCodec`` version 2,
+    /// under names no earlier release opens).
     public nonisolated static func fileName(of app: AppName) -> String {
+        app.isDefault ? "inbox2" : "inbox2." + app.text
+    }
+
+    /// The inbox file of `app` before exactly-once (version 1): `inbox`
+    /// (0.1.0 to 0.2.0 and after) and `inbox.NAME`; carried into
+    /// ``fileName(of:)`` at start-up, then removed.
+    public nonisolated static func oldFileName(of app: AppName) -> String {
         app.isDefault ? "inbox" : "inbox." + app.text
+    }
+
+    /// Whether a queued message from `peerID` is kept exactly once here:
+    /// the sender is paired (marks are kept only for paired peers, so they
+    /// are bounded by the trust store) and the inbox can store.
+    public func keepsOnce(from peerID: String) -> Bool {
+        worker != nil && lookUp(peerID).paired
     }
 
     /// The app's name in events and answers: nil for the default app.
@@ -107,10 +125,19 @@ public final class InboxDelivery {
     /// A whole message arrived from `peerID`. When the answer is
     /// ``InboxOutcome/storing``, `stored` is called later with nil (on disk:
     /// acknowledge it) or the words for a `busy` close.
-    public func arrived(_ data: [UInt8], from peerID: String, now: Date, stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
+    /// A `tag` (from ``keepsOnce(from:)``'s senders alone) makes it a
+    /// queued message kept exactly once: a repeat is dropped
+    /// (``InboxOutcome/repeated``), and a new one is stored first, its
+    /// mark in its record, before takers get it.
+    public func arrived(_ data: [UInt8], from peerID: String, now: Date, tag: QueueTag? = nil,
+                        stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         let sender = lookUp(peerID)
+        if let tag, marks.check(tag, from: peerID) == .repeated {
+            logger.debug("a queued message from \(peerID) came again (\(tag)); it is stored already, so it is dropped")
+            return .repeated
+        }
         let usage = usage(from: peerID)
-        switch routing.route(from: peerID, paired: sender.paired, size: data.count, usage: usage) {
+        switch routing.route(from: peerID, paired: sender.paired, size: data.count, usage: usage, durable: tag != nil) {
         case .live(let numbers):
             let event = number(ControlEvent(seq: 0, type: .message, time: now, peer: nil,
                                             message: MessageInfo(from: sender.uuid, peerId: peerID, data: Data(data).base64EncodedString(), size: data.count,
@@ -126,9 +153,9 @@ public final class InboxDelivery {
             if handed { return .accepted }
             // Every taker fell away: the inbox keeps it instead, if it can.
             if let refusal = routing.admit(paired: sender.paired, size: data.count, usage: usage) { return .refused(refusal.description) }
-            return store(data, from: peerID, sender: sender, now: now, stored: stored)
+            return store(data, from: peerID, sender: sender, now: now, tag: tag, stored: stored)
         case .store:
-            return store(data, from: peerID, sender: sender, now: now, stored: stored)
+            return store(data, from: peerID, sender: sender, now: now, tag: tag, stored: stored)
         case .refuse(let refusal):
             return .refused(refusal.description)
         }
@@ -151,16 +178,21 @@ public final class InboxDelivery {
         return usage
     }
 
-    private func store(_ data: [UInt8], from peerID: String, sender: InboxSender, now: Date,
+    private func store(_ data: [UInt8], from peerID: String, sender: InboxSender, now: Date, tag: QueueTag?,
                        stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         guard let worker else { return .refused(unavailable ?? "the inbox is not available") }
         let size = InboxFileCodec.recordSize(dataCount: data.count)
         storing[peerID, default: InboxIndex.Share(count: 0, bytes: 0)].count += 1
         storing[peerID]?.bytes += size
+        if let tag { marks.storing(tag, from: peerID) }
         worker.run({ inbox in
-            Result<InboxEntry, SystemError> { () throws(SystemError) in try inbox.append(data, from: peerID, at: now) }
+            Result<InboxEntry, SystemError> { () throws(SystemError) in try inbox.append(data, from: peerID, at: now, tag: tag) }
         }, then: { [weak self] result in
             guard let self else { return }
+            if let tag {
+                let ok = if case .success = result { true } else { false }
+                self.marks.stored(tag, from: peerID, ok: ok)
+            }
             if var share = self.storing[peerID] {
                 share.count -= 1
                 share.bytes -= size

@@ -3,7 +3,7 @@ import Glibc
 import PeerCore
 
 /// The durable inbox: messages that arrived while no client took them, in
-/// one append-only file, `<state-dir>/inbox` (``InboxFileCodec``).
+/// one append-only file, `<state-dir>/inbox2` (``InboxFileCodec``).
 ///
 /// Memory holds only the index; data is read back when a client takes it.
 /// An append is `fdatasync`ed before it returns, so the peer is acknowledged
@@ -12,6 +12,12 @@ import PeerCore
 /// rewrites the file whole from the index. Taking a message rewrites its one
 /// state byte; the file is emptied once nothing waits, and compacted when
 /// taken records make up most of it.
+///
+/// It also keeps the marks of exactly-once delivery (issue 42, point 6):
+/// per sender, the tag of the last queued message stored. A tagged
+/// message and its mark are one write (the mark is in its record); a
+/// compaction carries the marks of records it drops into the new file's
+/// header, in the same rename.
 public final class MessageInbox {
     /// The inbox file.
     public let path: String
@@ -19,6 +25,8 @@ public final class MessageInbox {
     public let limit: Int
     /// What waits, and where each record is.
     public private(set) var index: InboxIndex
+    /// Per sender, the tag of the last queued message stored here.
+    public private(set) var marks: [String: QueueTag]
     /// The waiting messages, oldest first.
     public var entries: ArraySlice<InboxEntry> { index.entries }
     /// Record bytes of the waiting messages.
@@ -31,26 +39,40 @@ public final class MessageInbox {
     private var damaged = false
 
     /// Opens (and creates) the inbox `fileName` under `stateDirectory`
-    /// (`inbox`, or an app's `inbox.NAME`), loading its index. Damaged
-    /// records are skipped and the file rewritten without them.
-    public init(stateDirectory: String, fileName: String = "inbox", limit: Int, logger: Logger) throws(SystemError) {
+    /// (`inbox2`, or an app's `inbox2.NAME`), loading its index and marks.
+    /// Damaged records are skipped and the file rewritten without them.
+    /// An earlier release's inbox, `oldFileName` (`inbox`, `inbox.NAME`),
+    /// is carried in after what the file holds (its messages take new
+    /// ids), then removed.
+    public init(stateDirectory: String, fileName: String = "inbox2", oldFileName: String? = "inbox", limit: Int,
+                logger: Logger) throws(SystemError) {
         self.limit = limit
         let path = stateDirectory + "/" + fileName
         self.path = path
         try AtomicFile.makeDirectories(stateDirectory)
         // Read whole, whatever --inbox-size is now: what was stored under a
         // larger limit is still delivered (new messages wait until it drains).
-        let existing = try AtomicFile.read(path, limit: Int(Int32.max)) ?? []
-        // A file of another layout is never rewritten (see ``unreadableHeader(_:)``).
+        var existing = try AtomicFile.read(path, limit: Int(Int32.max)) ?? []
+        // A file of another layout is never rewritten (see ``unreadableHeader(_:expected:)``).
         if let found = Self.unreadableHeader(existing) {
             throw SystemError("open", errno: EPROTO, context: "\(path): \(found)")
         }
+        let oldPath = oldFileName.map { stateDirectory + "/" + $0 }
+        if let oldPath, let old = try AtomicFile.read(oldPath, limit: Int(Int32.max)) {
+            if let found = Self.unreadableHeader(old, expected: InboxFileCodec.header1) {
+                throw SystemError("open", errno: EPROTO, context: "\(oldPath): \(found)")
+            }
+            existing = try Self.carry(old, from: oldPath, into: existing, at: path, logger: logger)
+        }
+        // Version 2, or no header at all (empty, or cut short): nothing then.
         let decoded = InboxFileCodec.decode(existing)
         nextID = decoded.lastID + 1
+        marks = decoded.marks
         let fd = try Syscall.call("open", path) { open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600) }
         descriptor = FileDescriptor(rawValue: fd)
         fileSize = existing.count
         index = InboxIndex(decoded.entries)
+        if decoded.marksDamaged { logger.warning("inbox \(path): its marks are damaged; a queued message sent again may be kept twice") }
         if existing.isEmpty || decoded.skippedBytes > 0 || decoded.wholeBytes != existing.count {
             if !existing.isEmpty {
                 logger.warning("inbox \(path): skipping \(existing.count - decoded.wholeBytes + decoded.skippedBytes) bytes of damaged or cut-short records; \(entries.count) messages kept")
@@ -60,38 +82,70 @@ public final class MessageInbox {
         }
     }
 
+    /// Carries an earlier release's inbox (`old`, version 1) into this
+    /// one's (`current`, version 2, possibly empty): the waiting messages of
+    /// both, the old ones after, written by rename; the old file is removed
+    /// only then. Returns the new file's bytes.
+    private static func carry(_ old: [UInt8], from oldPath: String, into current: [UInt8], at path: String,
+                              logger: Logger) throws(SystemError) -> [UInt8] {
+        let kept = InboxFileCodec.decode(current)
+        let carried = InboxFileCodec.decode(old)
+        var nextID = kept.lastID + 1
+        var file: [UInt8] = []
+        if kept.version == 2 {
+            for entry in kept.entries {
+                guard let data = InboxFileCodec.data(ofRecord: current, at: entry.offset, version: 2) else { continue }
+                file += InboxFileCodec.encode(id: entry.id, received: entry.received, peerID: entry.peerID, tag: entry.tag, data: data)
+            }
+        }
+        for entry in carried.entries where carried.version == 1 {
+            guard let data = InboxFileCodec.data(ofRecord: old, at: entry.offset, version: 1) else { continue }
+            file += InboxFileCodec.encode(id: nextID, received: entry.received, peerID: entry.peerID, data: data)
+            nextID += 1
+        }
+        file = InboxFileCodec.fileHeader(lastID: nextID - 1, marks: kept.version == 2 ? kept.marks : [:]) + file
+        try AtomicFile.write(path, contents: file)
+        try Syscall.call("unlink", oldPath) { unlink(oldPath) }
+        logger.notice("inbox \(oldPath): \(carried.entries.count) messages of an earlier release carried into \(path)")
+        return file
+    }
+
     deinit { descriptor.close() }
 
-    /// What is wrong with an inbox file's header, if anything: another
-    /// layout (a newer release's), or bytes that are no header. peerd
-    /// refuses to start on either rather than rewrite it (the daemon checks
-    /// before anything opens it).
-    public static func unreadableHeader(_ bytes: [UInt8]) -> String? {
+    /// What is wrong with an inbox file's header, if anything, given the
+    /// header its name promises: another layout (a newer release's), or
+    /// bytes that are no header. peerd refuses to start on either rather
+    /// than rewrite it (the daemon checks before anything opens it).
+    public static func unreadableHeader(_ bytes: [UInt8], expected: [UInt8] = InboxFileCodec.header) -> String? {
         // A header cut short by a crash holds nothing yet: rewritten as usual.
-        guard !bytes.isEmpty, !bytes.starts(with: InboxFileCodec.header), !InboxFileCodec.header.starts(with: bytes) else { return nil }
+        guard !bytes.isEmpty, !bytes.starts(with: expected), !expected.starts(with: bytes) else { return nil }
         let head = String(decoding: bytes.prefix(8).map { (0x20...0x7e).contains($0) ? $0 : 0x3f }, as: UTF8.self)
         if bytes.starts(with: Array("PEERDI".utf8)) { return "an inbox of another layout (its header says \(head))" }
         return "a damaged header (\(head))"
     }
 
-    /// ``unreadableHeader(_:)`` of the inbox under `stateDirectory`, read
-    /// from its first bytes; nil when it is absent or readable.
-    public static func unreadableHeader(stateDirectory: String, fileName: String = "inbox") -> (path: String, found: String)? {
+    /// ``unreadableHeader(_:expected:)`` of the inbox `fileName` under
+    /// `stateDirectory`, read from its first bytes; nil when it is absent
+    /// or readable. `expected` is the header its name promises.
+    public static func unreadableHeader(stateDirectory: String, fileName: String = "inbox2",
+                                        expected: [UInt8] = InboxFileCodec.header) -> (path: String, found: String)? {
         let path = stateDirectory + "/" + fileName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: InboxFileCodec.header.count)
+        var head = [UInt8](repeating: 0, count: expected.count)
         let count = read(fd, &head, head.count)
         guard count > 0 else { return nil }
-        return unreadableHeader(Array(head[0..<count])).map { (path, $0) }
+        return unreadableHeader(Array(head[0..<count]), expected: expected).map { (path, $0) }
     }
 
     /// Stores `data` from `peerID`, durably. Returns its entry; on an error
     /// nothing is stored and the file is as it was.
-    public func append(_ data: [UInt8], from peerID: String, at time: Date) throws(SystemError) -> InboxEntry {
+    /// `tag`, for a queued message, is stored in its record: the mark that
+    /// keeps a repeat out is written with the message, in one write.
+    public func append(_ data: [UInt8], from peerID: String, at time: Date, tag: QueueTag? = nil) throws(SystemError) -> InboxEntry {
         if damaged { try rewrite() }
-        let record = InboxFileCodec.encode(id: nextID, received: time, peerID: peerID, data: data)
+        let record = InboxFileCodec.encode(id: nextID, received: time, peerID: peerID, tag: tag, data: data)
         let start = fileSize
         do {
             try Syscall.call("pwrite", path) { record.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, off_t(start)) } }
@@ -103,7 +157,8 @@ public final class MessageInbox {
             throw error
         }
         let entry = InboxEntry(id: nextID, peerID: peerID, received: Date(timeIntervalSince1970: (time.timeIntervalSince1970 * 1000).rounded() / 1000),
-                               size: data.count, offset: start)
+                               size: data.count, offset: start, tag: tag)
+        if let tag { marks[peerID] = tag }
         nextID += 1
         fileSize += record.count
         index.append(entry)
@@ -138,7 +193,11 @@ public final class MessageInbox {
             try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
         }
         index.remove(ids)
-        if damaged || entries.isEmpty || fileSize > 2 * (bytes + InboxFileCodec.header.count) + (1 << 20) {
+        // Emptied at once when nothing waits and nothing is marked; with
+        // marks, compacted like any file (a rename a message would cost
+        // too much where every queued message passes through).
+        let head = InboxFileCodec.fixedHeaderSize + InboxFileCodec.markSize * marks.count
+        if damaged || (entries.isEmpty && marks.isEmpty) || fileSize > 2 * (bytes + head) + (1 << 20) {
             try rewrite()
         }
     }
@@ -146,13 +205,15 @@ public final class MessageInbox {
     /// Writes the waiting messages to a new file and renames it over the
     /// old one, streaming record by record (never the whole inbox in memory).
     private func rewrite() throws(SystemError) {
-        if entries.isEmpty {
-            // Nothing waits: the header alone, in place.
+        let head = InboxFileCodec.fileHeader(lastID: nextID - 1, marks: marks)
+        if entries.isEmpty && marks.isEmpty {
+            // Nothing waits and nothing is marked: the header alone, in
+            // place. (With marks, the rename below: they are never cut.)
             try Syscall.call("ftruncate", path) { ftruncate(descriptor.rawValue, 0) }
-            try Syscall.call("pwrite", path) { InboxFileCodec.header.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, 0) } }
-                .checkWhole(InboxFileCodec.header.count, path: path)
+            try Syscall.call("pwrite", path) { head.withUnsafeBytes { pwrite(descriptor.rawValue, $0.baseAddress, $0.count, 0) } }
+                .checkWhole(head.count, path: path)
             try Syscall.call("fdatasync", path) { fdatasync(descriptor.rawValue) }
-            fileSize = InboxFileCodec.header.count
+            fileSize = head.count
             index = InboxIndex()
             damaged = false
             return
@@ -162,11 +223,12 @@ public final class MessageInbox {
         let fd = try Syscall.call("open", temporary) { open(temporary, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         let file = FileDescriptor(rawValue: fd)
         var moved: [InboxEntry] = []
-        var size = InboxFileCodec.header.count
+        var size = head.count
         do {
-            try file.writeAll(InboxFileCodec.header, context: temporary)
+            try file.writeAll(head, context: temporary)
             for entry in entries {
-                let record = InboxFileCodec.encode(id: entry.id, received: entry.received, peerID: entry.peerID, data: try data(of: entry))
+                let record = InboxFileCodec.encode(id: entry.id, received: entry.received, peerID: entry.peerID, tag: entry.tag,
+                                                   data: try data(of: entry))
                 try file.writeAll(record, context: temporary)
                 var copy = entry
                 copy.offset = size

@@ -17,8 +17,10 @@ public protocol MessageSession: AnyObject {
     /// Sends one message of `app`: its number on the session (compare with
     /// acknowledgements), or nil, sending nothing, when the queue is full
     /// or the app cannot go now.
+    /// `tag` is its place in the durable queue (sent as `queued` to a
+    /// peer that speaks `once`).
     @discardableResult
-    func send(_ data: [UInt8], app: AppName) -> UInt64?
+    func send(_ data: [UInt8], app: AppName, tag: QueueTag?) -> UInt64?
     /// Why messages of `app` cannot go now, or nil when they can.
     func appRefusal(_ app: AppName) -> AppSendRefusal?
 }

@@ -94,7 +94,7 @@ public final class QueuedDelivery {
         let key = reads
         reading[queue] = key
         worker.run({ store in
-            Result<[[UInt8]], SystemError> { () throws(SystemError) in
+            Result<[MessageQueueStore.Queued], SystemError> { () throws(SystemError) in
                 try store.read(storeName, skip: skip, maxBytes: room, batchBytes: Self.batchBytes, maxCount: Self.batchCount)
             }
         }, then: { [weak self, weak session] result in
@@ -109,7 +109,7 @@ public final class QueuedDelivery {
             case .success(let messages):
                 var sent = 0
                 for message in messages {
-                    guard let number = session.send(message, app: queue.app) else { break }
+                    guard let number = session.send(message.data, app: queue.app, tag: message.tag) else { break }
                     self.flow.sent(number, of: queue)
                     sent += 1
                 }

@@ -10,8 +10,11 @@ extension PeerSession {
     /// queue is too full (the caller retries later) or `app` cannot go now
     /// (``appRefusal(_:)`` says why, and ``carriesDefault`` for the
     /// default app; callers ask them first).
+    /// `tag`, for a message of the durable queue, goes before it as a
+    /// `queued` message when the peer speaks `once`, so the peer keeps it
+    /// once however often it is sent.
     @discardableResult
-    public func send(_ data: [UInt8], app: AppName = .none) -> UInt64? {
+    public func send(_ data: [UInt8], app: AppName = .none, tag: QueueTag? = nil) -> UInt64? {
         guard isConnected, transport.queuedBytes + data.count <= sendLimit else { return nil }
         let fragments: [WireMessage]
         if app.isDefault {
@@ -24,6 +27,7 @@ extension PeerSession {
             fragments = AppCodec.fragments(of: data, number: binding.number)
         }
         lifecycle.noteSent(now: clock.now())
+        if let tag, remoteHello?.speaks(.once) == true { transmit(.queued(tag)) }
         for fragment in fragments { transmit(fragment) }
         return ledger.send()
     }
@@ -81,12 +85,15 @@ extension PeerSession {
     /// (the sender keeps the rest), or, for an app, that app alone is
     /// refused. False when the session ends.
     func deliver(_ message: [UInt8], app: AppName, number: UInt16) -> Bool {
+        // A tag names this message alone, whatever becomes of it.
+        let tag = pendingTag
+        pendingTag = nil
         // Refused already: the peer was told, and sends it again after `appRetry`.
         if !app.isDefault, !appFlow.takes(app) {
             made(safe: nil)
             return true
         }
-        switch delegate?.session(self, delivered: message, app: app) ?? .refused("the session has no owner") {
+        switch delegate?.session(self, delivered: message, app: app, tag: tag) ?? .refused("the session has no owner") {
         case .safe:
             made(safe: nil)
         case .pending:

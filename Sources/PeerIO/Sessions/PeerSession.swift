@@ -96,6 +96,9 @@ public final class PeerSession {
     /// app and number of one that is an app's.
     var storing = false
     var storingApp: (app: AppName, number: UInt16)?
+    /// The peer's `queued` tag for the next application message to
+    /// complete (feature `once`); internal for `PeerSession+Delivery.swift`.
+    var pendingTag: QueueTag?
     /// The app numbers both ways (``AppBindings``); internal, not private,
     /// only for `PeerSession+Apps.swift`.
     var appBindings = AppBindings()
@@ -266,6 +269,10 @@ public final class PeerSession {
             case .app(let message): received(app: message)
             case .datagramPath(let index, let port): delegate?.session(self, datagramPath: index, port: port)
             case .datagramFrame(let app, let data): delegate?.session(self, datagramFrame: data, app: app)
+            case .queued(let tag):
+                // §5: a tag names the next message; two in a row name none.
+                guard pendingTag == nil else { return fail("a second queued tag before an application message") }
+                pendingTag = tag
             case .ignore, .violation, .lifecycle: break
             }
         } catch let error as NoiseError {

@@ -22,7 +22,10 @@ public protocol PeerSessionDelegate: AnyObject {
     /// inbox is storing it, or neither can take it (the session then closes
     /// as `busy`, and the message is not acknowledged; or, for an app, that
     /// app alone is held back).
-    func session(_ session: PeerSession, delivered message: [UInt8], app: AppName) -> DeliveryVerdict
+    /// `tag` is the message's place in the peer's durable queue, when the
+    /// peer sent one (feature `once`): a message the receiver already
+    /// stored under it is dropped and counted as safe.
+    func session(_ session: PeerSession, delivered message: [UInt8], app: AppName, tag: QueueTag?) -> DeliveryVerdict
     /// The peer's daemon confirmed the apps registered there (`appList`).
     func session(_ session: PeerSession, confirmedApps names: [String])
     /// The peer refused this side's messages of `app` from session message

@@ -81,7 +81,7 @@ public enum DoctorPeerRules {
             return DoctorCheck("peer", .skipped, "no session with '\(peer.name)' has said its release yet", fix: "invite it, then ask again")
         }
         let announced = Set(peer.features ?? [])
-        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0 != .acceptName && $0 != .apps && $0 != .datagrams }
+        let missing = WireFeature.allCases.filter { !announced.contains($0.rawValue) && $0.addedIn == "0.2.0" && $0 != .acceptName }
         guard missing.isEmpty else {
             return DoctorCheck("peer", .warning, "'\(peer.name)' runs peerd \(release), which cannot \(missing.map(\.ability).joined(separator: " or "))",
                                detail: "it announced \(announced.isEmpty ? "no features" : "only " + announced.sorted().joined(separator: ", ")); messages, queues, pairing and channels work",
