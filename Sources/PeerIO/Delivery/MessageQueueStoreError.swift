@@ -15,7 +15,7 @@ public enum MessageQueueStoreError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .system(let error): "\(error)"
         case .unreadable(let path, let found):
-            "\(path): \(found); this release reads \(String(decoding: QueueFileCodec.header.dropLast(), as: UTF8.self)) files. Nothing was changed: run the release that wrote it, or move the file away to drop its messages"
+            "\(path): \(found); this release reads \(String(decoding: QueueFileCodec.header.dropLast(), as: UTF8.self)) files and carries \(String(decoding: QueueFileCodec.header2.dropLast(), as: UTF8.self)) ones in. Nothing was changed: run the release that wrote it, or move the file away to drop its messages"
         }
     }
 }
