@@ -94,7 +94,7 @@ public final class InboxDelivery {
     }
 
     /// The inbox file of `app` before exactly-once (version 1): `inbox`
-    /// (0.1.0 to 0.2.0 and after) and `inbox.NAME`; carried into
+    /// (0.2.0, and 0.3.0 as first released) and `inbox.NAME`; carried into
     /// ``fileName(of:)`` at start-up, then removed.
     public nonisolated static func oldFileName(of app: AppName) -> String {
         app.isDefault ? "inbox" : "inbox." + app.text
