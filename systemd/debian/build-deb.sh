@@ -67,7 +67,7 @@ install -m 0644 "$HERE/copyright" "$stage/usr/share/doc/peerd/copyright"
     echo
     if [ -f "$src/CHANGELOG.md" ]; then
         awk -v v="$version" '$0 ~ "^## " v {on = 1; next} on && /^## / {exit} on && NF {print "  " $0}' "$src/CHANGELOG.md" \
-            | sed 's/^  - /  * /; s/^  \([^ *]\)/  * \1/' | head -n 200
+            | sed 's/^  - /  * /; s/^  \([^ *]\)/  * \1/' | sed -n '1,200p'   # reads it all: head would close the pipe, and pipefail fail on awk's SIGPIPE
     fi
     echo "  * Release $version."
     echo
