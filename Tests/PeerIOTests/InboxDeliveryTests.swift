@@ -26,8 +26,8 @@ final class InboxDeliveryTests: XCTestCase {
     }
 
     private func delivery(limit: Int = 1 << 20, control: ControlServer) -> InboxDelivery {
-        InboxDelivery(stateDirectory: directory, limit: limit, budget: 1 << 20, control: control, logger: Logger(level: .error),
-                      lookUp: { _ in InboxSender(uuid: nil, name: "peer", paired: true) }, number: { $0 }, onRoom: {})
+        InboxDelivery(stateDirectory: directory, limit: limit, budget: 1 << 20, events: EventOutlet(history: 16, control: control),
+                      logger: Logger(level: .error), lookUp: { _ in InboxSender(uuid: nil, name: "peer", paired: true) }, onRoom: {})
     }
 
     /// Waits for `arrived` to end in the disk's word: nil when stored.

@@ -24,7 +24,7 @@ OPT=${FUZZ_OPT:--O}
 OUT="$ROOT/.build/fuzz"; [ "$OPT" = -O ] || OUT="$ROOT/.build/fuzz$OPT"
 SWIFTC=${SWIFTC:-swiftc}
 mkdir -p "$OUT"
-FLAGS=(-sanitize=fuzzer,address -parse-as-library "$OPT" -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
+FLAGS=(-sanitize=fuzzer,address -package-name peerd -parse-as-library "$OPT" -g -swift-version 6 -enable-upcoming-feature ExistentialAny -I "$OUT" -L "$OUT")
 MODULES=(-I "$ROOT/Sources/CAvahi" -I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CCrypto" -I "$ROOT/Sources/CMalloc" -I "$ROOT/Sources/CFiles" -I "$ROOT/Sources/CPoll" -I "$ROOT/Sources/CSockets")
 
 # A target's sources, in every folder below it (paths hold no spaces).

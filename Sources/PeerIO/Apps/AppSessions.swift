@@ -27,8 +27,8 @@ final class AppSessions {
     private let table: SessionTable
     private let directory: PeerDirectory
     private let apps: AppDesk
-    private let control: ControlServer
-    private let number: @MainActor (ControlEvent) -> ControlEvent
+    /// The daemon's one path for events (given at init).
+    private let events: EventOutlet
     /// Whether an app accepts a peer's invitation without asking
     /// (`--app-auto-accept`; given at init).
     private let accepts: @MainActor (AppName, String) -> Bool
@@ -40,18 +40,16 @@ final class AppSessions {
     private let logger: Logger
     private let clock: DaemonClock
 
-    /// The apps' states over the sessions of `table`; `number` numbers an
-    /// event, `accepts` says whether an app auto-accepts a peer id,
+    /// The apps' states over the sessions of `table`; `events` numbers and
+    /// sends its events, `accepts` says whether an app auto-accepts a peer id,
     /// `rateAllows` whether a peer's invitation may be asked now.
-    init(table: SessionTable, directory: PeerDirectory, apps: AppDesk, control: ControlServer,
-         number: @escaping @MainActor (ControlEvent) -> ControlEvent, accepts: @escaping @MainActor (AppName, String) -> Bool,
+    init(table: SessionTable, directory: PeerDirectory, apps: AppDesk, events: EventOutlet, accepts: @escaping @MainActor (AppName, String) -> Bool,
          rateAllows: @escaping @MainActor (UUID, String) -> Bool, logger: Logger, clock: DaemonClock) {
         self.rateAllows = rateAllows
         self.table = table
         self.directory = directory
         self.apps = apps
-        self.control = control
-        self.number = number
+        self.events = events
         self.accepts = accepts
         self.logger = logger
         self.clock = clock
@@ -347,13 +345,13 @@ final class AppSessions {
         book.add(info)
         asking[id] = key
         logger.info("app invitation \(id) for '\(key.app.text)' from '\(info.name)'")
-        control.broadcast(number(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: row, invitation: info))) { [apps] in
+        events.emit(ControlEvent(seq: 0, type: .invitation, time: clock.now(), peer: row, invitation: info)) { [apps] in
             apps.holds(key.app, $0)
         }
     }
 
     private func announce(_ key: QueueKey, _ info: AppStateInfo) {
-        control.broadcast(number(ControlEvent(seq: 0, type: .appStateChanged, time: clock.now(), peer: directory.row(key.peer), app: info))) { [apps] in
+        events.emit(ControlEvent(seq: 0, type: .appStateChanged, time: clock.now(), peer: directory.row(key.peer), app: info)) { [apps] in
             apps.holds(key.app, $0)
         }
     }

@@ -3,7 +3,7 @@ import PeerCore
 /// A callback from Avahi's thread, copied out of C memory into values that
 /// may cross threads. Each carries the generation of the client it came
 /// from, so events of a freed client are recognised and dropped.
-public enum AvahiBridgeEvent: Sendable, Equatable {
+package enum AvahiBridgeEvent: Sendable, Equatable {
     /// The client changed state.
     case clientState(generation: UInt64, AvahiConnectionState)
     /// Our entry group changed state.
@@ -23,7 +23,7 @@ public enum AvahiBridgeEvent: Sendable, Equatable {
     case resolveFailed(generation: UInt64, ServiceKey, String)
 
     /// The client generation the event belongs to.
-    public var generation: UInt64 {
+    package var generation: UInt64 {
         switch self {
         case .clientState(let g, _), .groupState(let g, _), .serviceFound(let g, _, _), .serviceRemoved(let g, _),
              .browserFailed(let g, _), .resolved(let g, _), .resolveFailed(let g, _, _):

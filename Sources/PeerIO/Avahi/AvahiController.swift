@@ -11,9 +11,9 @@ import PeerCore
 /// trampolines never call back into here). Freeing the client frees every
 /// browser, resolver and group made from it.
 @MainActor
-public final class AvahiController {
+package final class AvahiController {
     /// The outcome of registering our service.
-    public enum RegistrationOutcome: Equatable, Sendable {
+    package enum RegistrationOutcome: Equatable, Sendable {
         /// Committed; the group callback will say established or collision.
         case committed
         /// `add_service` said `AVAHI_ERR_COLLISION`: the name is taken locally.
@@ -34,10 +34,10 @@ public final class AvahiController {
     private var pollRunning = false
 
     /// The number of live resolvers.
-    public var resolverCount: Int { resolvers.count }
+    package var resolverCount: Int { resolvers.count }
 
     /// Creates the poll and starts its thread.
-    public init(continuation: AsyncStream<AvahiBridgeEvent>.Continuation) throws(AvahiError) {
+    package init(continuation: AsyncStream<AvahiBridgeEvent>.Continuation) throws(AvahiError) {
         guard let poll = avahi_threaded_poll_new() else { throw AvahiError(call: "avahi_threaded_poll_new", code: Int32(AVAHI_ERR_NO_MEMORY)) }
         self.poll = poll
         self.continuation = continuation
@@ -51,7 +51,7 @@ public final class AvahiController {
 
     /// Creates a client for `generation` with `AVAHI_CLIENT_NO_FAIL`, so an
     /// absent daemon is a CONNECTING state. Frees any previous client first.
-    public func createClient(generation: UInt64) throws(AvahiError) {
+    package func createClient(generation: UInt64) throws(AvahiError) {
         locked { freeClientLocked() }
         let sink = AvahiEventSink(generation: generation, continuation: continuation)
         self.sink = sink
@@ -67,13 +67,13 @@ public final class AvahiController {
     }
 
     /// Frees the client and, with it, every browser, resolver and group.
-    public func freeClient() {
+    package func freeClient() {
         locked { freeClientLocked() }
     }
 
     /// Starts one service browser per interface index (`AVAHI_IF_UNSPEC`
     /// when `interfaces` is empty), both protocols.
-    public func startBrowsing(type: String, interfaces: [Int32]) throws(AvahiError) {
+    package func startBrowsing(type: String, interfaces: [Int32]) throws(AvahiError) {
         guard let client, let sink else { return }
         let indexes = interfaces.isEmpty ? [AvahiIfIndex(AVAHI_IF_UNSPEC)] : interfaces
         for index in indexes {
@@ -88,7 +88,7 @@ public final class AvahiController {
 
     /// Frees the browsers and starts new ones: they report every service in
     /// Avahi's cache afresh. Resolvers stay as they are.
-    public func restartBrowsing(type: String, interfaces: [Int32]) throws(AvahiError) {
+    package func restartBrowsing(type: String, interfaces: [Int32]) throws(AvahiError) {
         let old = browsers
         browsers = []
         locked { for browser in old { _ = avahi_service_browser_free(browser) } }
@@ -99,7 +99,7 @@ public final class AvahiController {
     /// Avahi reports changed TXT or addresses, until ``stopResolver(_:)``.
     /// Returns false when it could not start (Avahi's object limit).
     @discardableResult
-    public func startResolver(_ key: ServiceKey) -> Bool {
+    package func startResolver(_ key: ServiceKey) -> Bool {
         guard resolvers[key] == nil else { return true }
         guard let client, let sink else { return false }
         let proto = AvahiProtocol(key.family == .ipv4 ? AVAHI_PROTO_INET : AVAHI_PROTO_INET6)
@@ -115,14 +115,14 @@ public final class AvahiController {
     }
 
     /// Frees the resolver for `key`, if any.
-    public func stopResolver(_ key: ServiceKey) {
+    package func stopResolver(_ key: ServiceKey) {
         guard let resolver = resolvers.removeValue(forKey: key) else { return }
         locked { _ = avahi_service_resolver_free(resolver) }
     }
 
     /// Resets the group and registers `name` on each interface (all when
     /// empty), then commits.
-    public func register(name: String, type: String, port: UInt16, txt: [TXTEntry], interfaces: [Int32]) -> RegistrationOutcome {
+    package func register(name: String, type: String, port: UInt16, txt: [TXTEntry], interfaces: [Int32]) -> RegistrationOutcome {
         guard let client, let sink else { return .failed("no Avahi client") }
         return locked { () -> RegistrationOutcome in
             if group == nil {
@@ -148,7 +148,7 @@ public final class AvahiController {
     /// Replaces our service's TXT record in place
     /// (`avahi_entry_group_update_service_txt_strlst`): browsers see the new
     /// strings, and no goodbye for the service. Nil, or the failure.
-    public func updateTXT(name: String, type: String, txt: [TXTEntry], interfaces: [Int32]) -> String? {
+    package func updateTXT(name: String, type: String, txt: [TXTEntry], interfaces: [Int32]) -> String? {
         guard let group else { return "no entry group" }
         return locked { () -> String? in
             let list = Self.stringList(txt)
@@ -163,7 +163,7 @@ public final class AvahiController {
     }
 
     /// The subtypes published (``publishSubtype(_:name:type:interfaces:)``).
-    public var subtypes: Set<String> { Set(subtypeGroups.keys) }
+    package var subtypes: Set<String> { Set(subtypeGroups.keys) }
 
     /// Publishes `subtype` (`_chat._sub._peerd._tcp`) for our service
     /// `name`, in an entry group of its own (issue 23): adding or
@@ -173,7 +173,7 @@ public final class AvahiController {
     /// not probed and cannot collide, and avahi-daemon adds it whatever
     /// group holds the service. The group has no callback: nothing in its
     /// states is ours to act on. Nil, or the failure.
-    public func publishSubtype(_ subtype: String, name: String, type: String, interfaces: [Int32]) -> String? {
+    package func publishSubtype(_ subtype: String, name: String, type: String, interfaces: [Int32]) -> String? {
         guard subtypeGroups[subtype] == nil else { return nil }
         guard let client else { return "no Avahi client" }
         return locked { () -> String? in
@@ -199,19 +199,19 @@ public final class AvahiController {
     }
 
     /// Withdraws `subtype` (its group's goodbye tells browsers of it).
-    public func withdrawSubtype(_ subtype: String) {
+    package func withdrawSubtype(_ subtype: String) {
         guard let subgroup = subtypeGroups.removeValue(forKey: subtype) else { return }
         locked { _ = avahi_entry_group_free(subgroup) }
     }
 
     /// Withdraws our records (the group stays for reuse).
-    public func resetGroup() {
+    package func resetGroup() {
         guard let group else { return }
         locked { _ = avahi_entry_group_reset(group) }
     }
 
     /// `avahi_alternative_service_name`: "name" → "name #2" → "name #3".
-    public func alternativeName(for name: String) -> String {
+    package func alternativeName(for name: String) -> String {
         guard let alternative = avahi_alternative_service_name(name) else { return name + " #2" }
         defer { avahi_free(alternative) }
         return String(cString: alternative)
@@ -219,7 +219,7 @@ public final class AvahiController {
 
     /// Frees everything and stops Avahi's thread. Freeing the group withdraws
     /// our service with goodbye packets.
-    public func shutdown() {
+    package func shutdown() {
         locked { freeClientLocked() }
         if pollRunning {
             avahi_threaded_poll_stop(poll)

@@ -4,28 +4,28 @@
 /// One sink per Avahi client. Its address is the `userdata` of that client's
 /// callbacks; the ``AvahiController`` keeps it alive until the client is
 /// freed, after which Avahi makes no more calls with it.
-public final class AvahiEventSink: Sendable {
+package final class AvahiEventSink: Sendable {
     /// The client generation.
-    public let generation: UInt64
+    package let generation: UInt64
     private let continuation: AsyncStream<AvahiBridgeEvent>.Continuation
 
     /// A sink for client `generation` feeding `continuation`.
-    public init(generation: UInt64, continuation: AsyncStream<AvahiBridgeEvent>.Continuation) {
+    package init(generation: UInt64, continuation: AsyncStream<AvahiBridgeEvent>.Continuation) {
         self.generation = generation
         self.continuation = continuation
     }
 
     /// Queues an event. `yield` on an unbounded stream never blocks, so
     /// Avahi's thread is never held up by the daemon.
-    public func send(_ event: AvahiBridgeEvent) {
+    package func send(_ event: AvahiBridgeEvent) {
         continuation.yield(event)
     }
 
     /// The `userdata` pointer handed to Avahi.
-    public var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+    package var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
 
     /// Recovers the sink from Avahi's `userdata`.
-    public static func from(_ userdata: UnsafeMutableRawPointer?) -> AvahiEventSink? {
+    package static func from(_ userdata: UnsafeMutableRawPointer?) -> AvahiEventSink? {
         guard let userdata else { return nil }
         return Unmanaged<AvahiEventSink>.fromOpaque(userdata).takeUnretainedValue()
     }

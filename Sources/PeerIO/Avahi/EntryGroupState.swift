@@ -1,5 +1,5 @@
 /// The states of an Avahi entry group (`AvahiEntryGroupState`) peerd acts on.
-public enum EntryGroupState: Sendable, Equatable {
+package enum EntryGroupState: Sendable, Equatable {
     /// `AVAHI_ENTRY_GROUP_UNCOMMITED` or `_REGISTERING`: nothing to do.
     case pending
     /// `AVAHI_ENTRY_GROUP_ESTABLISHED`.

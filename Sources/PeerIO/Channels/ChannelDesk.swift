@@ -7,9 +7,9 @@ import PeerCore
 /// it each message that arrives (a channel for the sender takes it ahead
 /// of the inbox), the peer's acknowledgements, and the session's room.
 @MainActor
-public final class ChannelDesk {
+package final class ChannelDesk {
     /// Channels open at once, over every peer.
-    public static let maxChannels = 64
+    package static let maxChannels = 64
 
     /// The default app's channels, by peer: the hot path of every message
     /// and acknowledgement looks up a peer alone, as before apps.
@@ -30,13 +30,16 @@ public final class ChannelDesk {
     private let sessions: SessionTable
     /// The daemon's clock (the time of a `channelOpened` event).
     private let clock: DaemonClock
+    /// The daemon's one path for events (a `channelOpened` goes through it).
+    private let events: EventOutlet
 
     /// A desk for messages of at most `maxMessage` bytes over the sessions
     /// of `sessions`.
-    public init(maxMessage: Int, sessions: SessionTable, clock: DaemonClock, logger: Logger) {
+    init(maxMessage: Int, sessions: SessionTable, clock: DaemonClock, events: EventOutlet, logger: Logger) {
         self.maxMessage = maxMessage
         self.sessions = sessions
         self.clock = clock
+        self.events = events
         self.logger = logger
     }
 
@@ -47,11 +50,11 @@ public final class ChannelDesk {
     private func ended() { malloc_trim(0) }
 
     /// Channels open now.
-    public var count: Int { defaults.count + appChannels.count }
+    package var count: Int { defaults.count + appChannels.count }
 
     /// Opens a channel to `peer` on `descriptor` for `client`; `answer` is
     /// called once it is over (or at once, with an error).
-    public func open(to peer: PeerSnapshot, app: AppName, options: ChannelOptions = ChannelOptions(), descriptor: FileDescriptor,
+    package func open(to peer: PeerSnapshot, app: AppName, options: ChannelOptions = ChannelOptions(), descriptor: FileDescriptor,
                      client: ControlConnection, answer: @escaping @MainActor (ControlReply) -> Void) {
         guard let session = session(peer.id), session.isConnected else {
             descriptor.close()
@@ -87,16 +90,14 @@ public final class ChannelDesk {
         logger.info("channel with '\(peer.name)': opened\(options.receive ? "" : " (sending alone)")")
         // The client learns the moment from which the channel is the
         // peer's way out (and in): before the request's own answer.
-        if options.announce, let line = try? JSONLines.encode(EventLine(ControlEvent(seq: 0, type: .channelOpened, time: clock.now(), peer: peer))) {
-            _ = client.send(line)
-        }
+        if options.announce { events.announce(ControlEvent(seq: 0, type: .channelOpened, time: clock.now(), peer: peer), on: client) }
         channel.pump()
     }
 
     /// A message from `session`'s peer: true when a channel took it (it is
     /// then the client's, and may be acknowledged). The session holds its
     /// reading while the channel's client is behind.
-    public func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
+    package func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
         guard let peer = session.peerUUID, let channel = self[ChannelKey(peer: peer, app: app)], channel.receiving, !channel.finished else {
             return false
         }
@@ -105,25 +106,25 @@ public final class ChannelDesk {
     }
 
     /// The peer acknowledged the session's first `count` messages.
-    public func acknowledged(_ count: UInt64, on session: PeerSession) {
+    package func acknowledged(_ count: UInt64, on session: PeerSession) {
         guard let peer = session.peerUUID else { return }
         forEachChannel(of: peer) { $0.acknowledged(upTo: count) }
     }
 
     /// The session has room again: its channel sends what waits.
-    public func room(on session: PeerSession) {
+    package func room(on session: PeerSession) {
         guard let peer = session.peerUUID else { return }
         forEachChannel(of: peer) { $0.pump() }
     }
 
     /// The session ended: its channel is reset.
-    public func sessionDown(_ peer: UUID) {
+    package func sessionDown(_ peer: UUID) {
         forEachChannel(of: peer) { $0.reset("the session with the peer ended") }
     }
 
     /// The peer refused `app`'s messages (`appBusy`): its channel is reset
     /// with the peer's words, since what it sent since was not delivered.
-    public func appBusy(_ app: AppName, on session: PeerSession, text: String) {
+    package func appBusy(_ app: AppName, on session: PeerSession, text: String) {
         guard let peer = session.peerUUID else { return }
         self[ChannelKey(peer: peer, app: app)]?.reset("the peer refused the app's messages: \(text)")
     }
@@ -139,14 +140,14 @@ public final class ChannelDesk {
     private var all: [MessageChannel] { Array(defaults.values) + Array(appChannels.values) }
 
     /// Clock tick: channels whose client went away are reset.
-    public func tick() {
+    package func tick() {
         for channel in all where channel.client.hasHungUp {
             channel.reset("the local program went away")
         }
     }
 
     /// Ends every channel (shutdown).
-    public func stop() {
+    package func stop() {
         for channel in all { channel.reset("peerd is stopping") }
     }
 }

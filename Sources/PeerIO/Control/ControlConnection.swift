@@ -16,22 +16,22 @@ import PeerCore
 /// connection's limit, and the owner is asked through `holding` before an
 /// unfinished line grows, so all clients together hold a bounded amount.
 @MainActor
-public final class ControlConnection {
+package final class ControlConnection {
     /// What the connection reports to its owner.
-    public struct Callbacks {
+    package struct Callbacks {
         /// A complete request line arrived.
-        public var line: @MainActor (ControlConnection, [UInt8]) -> Void
+        package var line: @MainActor (ControlConnection, [UInt8]) -> Void
         /// The connection closed and its descriptor was released.
-        public var closed: @MainActor (ControlConnection) -> Void
+        package var closed: @MainActor (ControlConnection) -> Void
         /// The unfinished line now holds this many bytes; false refuses it.
-        public var holding: @MainActor (ControlConnection, Int) -> Bool
+        package var holding: @MainActor (ControlConnection, Int) -> Bool
         /// The queue has just drained (the client caught up).
-        public var drained: @MainActor (ControlConnection) -> Void
+        package var drained: @MainActor (ControlConnection) -> Void
         /// Bytes were written to the socket (see ``writtenTotal``).
-        public var written: @MainActor (ControlConnection) -> Void
+        package var written: @MainActor (ControlConnection) -> Void
 
         /// Creates callbacks.
-        public init(line: @escaping @MainActor (ControlConnection, [UInt8]) -> Void,
+        package init(line: @escaping @MainActor (ControlConnection, [UInt8]) -> Void,
                     closed: @escaping @MainActor (ControlConnection) -> Void,
                     holding: @escaping @MainActor (ControlConnection, Int) -> Bool = { _, _ in true },
                     drained: @escaping @MainActor (ControlConnection) -> Void = { _ in },
@@ -45,14 +45,14 @@ public final class ControlConnection {
     }
 
     /// A number for logs.
-    public let number: Int
+    package let number: Int
     /// Whether the client asked for events.
-    public var isSubscriber = false
+    package var isSubscriber = false
     /// A subscription in an app: which broadcast events reach it.
-    public var eventFilter: AppEventFilter?
+    package var eventFilter: AppEventFilter?
 
     /// Whether a broadcast event reaches this subscriber.
-    public func admits(_ event: ControlEvent) -> Bool {
+    package func admits(_ event: ControlEvent) -> Bool {
         guard var filter = eventFilter else { return true }
         defer { eventFilter = filter }
         return filter.passes(event)
@@ -61,29 +61,29 @@ public final class ControlConnection {
     /// server's room for one largest message past the queue limit
     /// (``ControlServer/messageAllowance``), so a small event is not
     /// refused just because a message is still being written.
-    public var carriesMessages = false
+    package var carriesMessages = false
     /// Whether an answer is being worked on off the main actor (a write to
     /// disk): until it is sent, no further request is read or handled, so
     /// answers keep the order of their requests.
-    public private(set) var awaitingReply = false
+    package private(set) var awaitingReply = false
     /// Whole request lines read behind the one being answered, in order.
     private var parked: [[UInt8]] = []
     /// Descriptors the client sent (`SCM_RIGHTS`) that no request has
     /// taken yet, in order (docs/control-protocol.md, "File descriptors").
     private var descriptors: [FileDescriptor] = []
     /// Who the client is, from the kernel; nil if it could not be read.
-    public let credentials: ClientCredentials?
+    package let credentials: ClientCredentials?
     /// Who the client is, for admission and limits.
-    public let client: ClientAdmission.Client
+    package let client: ClientAdmission.Client
     /// Whether the connection is on its way out (dropped, finishing or closed).
-    public var isClosing: Bool { closing || closed }
+    package var isClosing: Bool { closing || closed }
     /// Bytes queued for the client and not yet written.
-    public var queuedBytes: Int { outbound.byteCount }
+    package var queuedBytes: Int { outbound.byteCount }
     /// Bytes ever queued for the client. A line queued when this was `n`
     /// is written whole once ``writtenTotal`` reaches `n + line.count`.
-    public private(set) var queuedTotal: UInt64 = 0
+    package private(set) var queuedTotal: UInt64 = 0
     /// Bytes ever written to the socket (the kernel has them).
-    public var writtenTotal: UInt64 { queuedTotal - UInt64(outbound.byteCount) }
+    package var writtenTotal: UInt64 { queuedTotal - UInt64(outbound.byteCount) }
     private let callbacks: Callbacks
     private let clock: DaemonClock
     private let logger: Logger
@@ -109,7 +109,7 @@ public final class ControlConnection {
     private var descriptor: FileDescriptor { channel.descriptor }
 
     /// Wraps an accepted, non-blocking descriptor and starts reading.
-    public init(descriptor: FileDescriptor, number: Int, credentials: ClientCredentials?, client: ClientAdmission.Client, now: Date,
+    package init(descriptor: FileDescriptor, number: Int, credentials: ClientCredentials?, client: ClientAdmission.Client, now: Date,
                 queueLimit: Int, maxLine: Int, logger: Logger, callbacks: Callbacks, clock: DaemonClock = .system) {
         self.clock = clock
         self.number = number
@@ -130,7 +130,7 @@ public final class ControlConnection {
     /// is full is dropped with ``drop(finalLine:)``).
     /// `extra` lets this one line pass the queue's limit by that much.
     @discardableResult
-    public func send(_ line: [UInt8], extra: Int = 0) -> Bool {
+    package func send(_ line: [UInt8], extra: Int = 0) -> Bool {
         guard !closing, !closed else { return false }
         guard outbound.append(line, extra: extra) else { return false }
         queuedTotal += UInt64(line.count)
@@ -141,7 +141,7 @@ public final class ControlConnection {
     }
 
     /// Drops queued output, sends `finalLine`, and closes once it drains.
-    public func drop(finalLine: [UInt8]) {
+    package func drop(finalLine: [UInt8]) {
         guard !closing, !closed else { return }
         outbound.truncateToCurrentLine()
         outbound.appendUnbounded(finalLine)
@@ -149,7 +149,7 @@ public final class ControlConnection {
     }
 
     /// Sends `finalLine` after what is queued, then closes.
-    public func finish(finalLine: [UInt8]) {
+    package func finish(finalLine: [UInt8]) {
         guard !closing, !closed else { return }
         outbound.appendUnbounded(finalLine)
         queuedTotal += UInt64(finalLine.count)
@@ -158,7 +158,7 @@ public final class ControlConnection {
 
     /// Whether the client closed its end, looked for without reading (for a
     /// connection waiting on a long answer, whose reading is paused).
-    public var hasHungUp: Bool {
+    package var hasHungUp: Bool {
         guard !closed else { return true }
         var byte: UInt8 = 0
         let count = recv(descriptor.rawValue, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
@@ -167,14 +167,14 @@ public final class ControlConnection {
 
     /// Takes the first `count` descriptors the client sent (in the order
     /// sent), now the caller's to close; nil, taking none, when fewer arrived.
-    public func takeDescriptors(_ count: Int) -> [FileDescriptor]? {
+    package func takeDescriptors(_ count: Int) -> [FileDescriptor]? {
         guard count >= 0, count <= descriptors.count else { return nil }
         defer { descriptors.removeFirst(count) }
         return Array(descriptors.prefix(count))
     }
 
     /// Closes now, discarding queued output.
-    public func close() {
+    package func close() {
         guard !closed else { return }
         closed = true
         closing = true
@@ -188,7 +188,7 @@ public final class ControlConnection {
 
     /// The clock: an unfinished line past its deadline ends the
     /// connection, and so does idleness for a client outside the group.
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         if let drainDeadline, now >= drainDeadline { close() }
         guard !closing, !closed else { return }
         if let lineStarted, now.timeIntervalSince(lineStarted) >= ControlProtocol.incompleteLineTimeout {
@@ -221,14 +221,14 @@ public final class ControlConnection {
 
     /// The answer to the request just handled comes later (see
     /// ``awaitingReply``): reading stops until ``replyCompleted()``.
-    public func replyDeferred() {
+    package func replyDeferred() {
         awaitingReply = true
         channel.pauseReading()
     }
 
     /// The deferred answer was sent: the requests read behind it are
     /// handled, in order, and reading resumes.
-    public func replyCompleted() {
+    package func replyCompleted() {
         guard awaitingReply else { return }
         awaitingReply = false
         while !parked.isEmpty, !awaitingReply, !closing {

@@ -2,7 +2,7 @@ import PeerCore
 
 /// What a request handler answers. The control layer alone encodes it and
 /// writes it to the client (``ControlServer/respond(_:id:to:)``).
-public enum ControlReply {
+package enum ControlReply {
     /// A result.
     case result(any Codable & Sendable)
     /// An error.
@@ -23,15 +23,15 @@ public enum ControlReply {
     /// `call`'s result. The table of calls (``ControlCall``, PeerProtocol)
     /// types it, as it types the clients' decoding: a method answers with
     /// its own result type, or this does not compile.
-    public static func answer<R>(_ call: ControlCall<R>, _ value: R) -> ControlReply { .result(value) }
+    package static func answer<R>(_ call: ControlCall<R>, _ value: R) -> ControlReply { .result(value) }
 
     /// `call`'s result, then `then` (``resultThen(_:then:)``), typed as ``answer(_:_:)``.
-    public static func answer<R>(_ call: ControlCall<R>, _ value: R, then: @escaping @MainActor (ControlConnection) -> Void) -> ControlReply {
+    package static func answer<R>(_ call: ControlCall<R>, _ value: R, then: @escaping @MainActor (ControlConnection) -> Void) -> ControlReply {
         .resultThen(value, then: then)
     }
 
     /// `call`'s result or an error, typed as ``answer(_:_:)``.
-    public static func from<R>(_ call: ControlCall<R>, _ outcome: Result<R, ControlError>) -> ControlReply {
+    package static func from<R>(_ call: ControlCall<R>, _ outcome: Result<R, ControlError>) -> ControlReply {
         switch outcome {
         case .success(let value): return .result(value)
         case .failure(let error): return .error(error)

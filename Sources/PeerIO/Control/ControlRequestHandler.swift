@@ -5,7 +5,7 @@ import PeerCore
 /// ``ControlServer/start(handler:)``: a server cannot run without one, so
 /// none of these can be left unheard.
 @MainActor
-public protocol ControlRequestHandler: AnyObject {
+package protocol ControlRequestHandler: AnyObject {
     /// Answers one well-formed request from `client`. The reply is encoded
     /// and sent by the control layer.
     func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply

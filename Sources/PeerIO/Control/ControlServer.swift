@@ -7,7 +7,7 @@ import PeerCore
 /// lines, hands well-formed requests to the handler, and fans events out to
 /// subscribers. It is the only part of peerd that talks to clients.
 @MainActor
-public final class ControlServer {
+package final class ControlServer {
     private let listener: UnixSocketListener
     private let logger: Logger
     private let queueLimit: Int
@@ -20,24 +20,24 @@ public final class ControlServer {
     private var heldTotal = 0
     private var nextNumber = 1
     /// Who may connect (see ``ClientAdmission``); set before ``start()``.
-    public var admission = ClientAdmission(maxClients: 64)
+    package var admission = ClientAdmission(maxClients: 64)
     /// Root's connections, and members' together; one more gets `overloaded`.
-    public var maxClients: Int {
+    package var maxClients: Int {
         get { admission.maxClients }
         set { admission = ClientAdmission(maxClients: newValue) }
     }
     /// Unfinished request bytes every connection may hold without drawing
     /// on the shared limit: any ordinary request fits.
-    public static let freeRequestBytes = 64 * 1024
+    package static let freeRequestBytes = 64 * 1024
     /// Unfinished request bytes all clients together may hold beyond their
     /// free allowance. A line that would pass it gets `overloaded`.
-    public let requestBytesLimit: Int
+    package let requestBytesLimit: Int
     /// The name of the group whose members may drive the daemon (`--group`), for messages.
-    public var groupName = "peerd"
+    package var groupName = "peerd"
     /// Who may do what; set before ``start()``.
-    public var policy = AccessPolicy(groupID: nil, publicRead: false)
+    package var policy = AccessPolicy(groupID: nil, publicRead: false)
     /// The daemon's clock; set before ``start()``.
-    public var clock = DaemonClock.system
+    package var clock = DaemonClock.system
     /// Answers requests and hears of clients (given to ``start(handler:)``;
     /// held weakly: the daemon owns it).
     private weak var handler: (any ControlRequestHandler)?
@@ -46,7 +46,7 @@ public final class ControlServer {
     /// client's unsent bytes.
     /// `requestBytesLimit` (default: twice `maxLine`, at least 32 MiB)
     /// bounds the unfinished request bytes of all clients together.
-    public init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger,
+    package init(path: String, queueLimit: Int, maxLine: Int = ControlProtocol.maxRequestLineBytes, logger: Logger,
                 activated: FileDescriptor? = nil, mode: mode_t = 0o660, group: gid_t? = nil, requestBytesLimit: Int? = nil) throws(SystemError) {
         if let activated {
             listener = UnixSocketListener(activated: activated, path: path)
@@ -60,21 +60,21 @@ public final class ControlServer {
     }
 
     /// The socket path.
-    public var path: String { listener.path }
+    package var path: String { listener.path }
 
     /// Connected clients.
-    public var clientCount: Int { connections.count }
+    package var clientCount: Int { connections.count }
 
     /// Clients subscribed to events.
-    public var subscriberCount: Int { connections.values.filter(\.isSubscriber).count }
+    package var subscriberCount: Int { connections.values.filter(\.isSubscriber).count }
 
     /// Clients subscribed to events that `audience` picks (an app's).
-    public func subscriberCount(where audience: (ControlConnection) -> Bool) -> Int {
+    package func subscriberCount(where audience: (ControlConnection) -> Bool) -> Int {
         connections.values.filter { $0.isSubscriber && audience($0) }.count
     }
 
     /// Starts accepting; `handler` answers the requests.
-    public func start(handler: any ControlRequestHandler) {
+    package func start(handler: any ControlRequestHandler) {
         self.handler = handler
         let source = DispatchSource.makeReadSource(fileDescriptor: listener.descriptor.rawValue, queue: .main)
         source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.acceptClients() } }
@@ -85,13 +85,13 @@ public final class ControlServer {
     /// Sends an event to every subscriber; one whose queue is full is dropped
     /// with a final `error` event, and logged once. (`message` events go
     /// only to the clients taking messages: see ``send(_:to:)``.)
-    public func broadcast(_ event: ControlEvent) {
+    package func broadcast(_ event: ControlEvent) {
         broadcast(event) { _ in true }
     }
 
     /// Sends an event to the subscribers `audience` picks (an app's events
     /// go to its clients alone).
-    public func broadcast(_ event: ControlEvent, to audience: (ControlConnection) -> Bool) {
+    package func broadcast(_ event: ControlEvent, to audience: (ControlConnection) -> Bool) {
         // Encoded once, and only when someone hears it: an event nobody
         // subscribes to (a `delivered` per acknowledgement) costs nothing.
         var line: [UInt8]?
@@ -106,7 +106,7 @@ public final class ControlServer {
     /// one largest message. Returns false when the subscriber was too far
     /// behind: it is dropped with a final `error` event.
     @discardableResult
-    public func send(_ event: ControlEvent, to connection: ControlConnection) -> Bool {
+    package func send(_ event: ControlEvent, to connection: ControlConnection) -> Bool {
         guard let line = try? JSONLines.encode(EventLine(event)) else { return false }
         return send(line, of: event, to: connection)
     }
@@ -125,13 +125,13 @@ public final class ControlServer {
     }
 
     /// The clock: unfinished lines and idle clients outside the group.
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         for connection in Array(connections.values) { connection.tick(now: now) }
     }
 
     /// The most bytes queued for any one subscriber: how far the slowest
     /// is behind, for holding back the flow toward subscribers.
-    public var subscriberBacklog: Int {
+    package var subscriberBacklog: Int {
         // Asked once a delivered message: a plain loop, no arrays made.
         var most = 0
         for connection in connections.values where connection.isSubscriber && !connection.isClosing {
@@ -144,11 +144,11 @@ public final class ControlServer {
     /// `message` event (set by the daemon from `--max-message`): the flow of
     /// messages is held back at half the limit, so one message that crosses
     /// it must still fit. Other events get no such room.
-    public var messageAllowance = 0
+    package var messageAllowance = 0
 
     /// Drops every subscriber more than `bytes` behind, with a final error:
     /// it did not catch up while the flow toward it was held back.
-    public func dropSubscribers(behindBy bytes: Int, now: Date) {
+    package func dropSubscribers(behindBy bytes: Int, now: Date) {
         for connection in connections.values where connection.isSubscriber && !connection.isClosing && connection.queuedBytes > bytes {
             logger.warning("control client \(connection.number) did not catch up with its events within the hold; dropping it")
             let error = ControlError(.overloaded, "subscriber too slow: \(connection.queuedBytes) bytes of events unread while the flow was held back; resubscribe")
@@ -158,10 +158,10 @@ public final class ControlServer {
     }
 
     /// Unfinished request bytes held beyond the free allowances, in all.
-    public var heldRequestBytes: Int { heldTotal }
+    package var heldRequestBytes: Int { heldTotal }
 
     /// Tells subscribers the daemon stops, closes every client, removes the socket.
-    public func stop(time: Date) {
+    package func stop(time: Date) {
         acceptSource?.cancel()
         let final = ControlEvent(seq: 0, type: .error, time: time, error: ControlError(.shuttingDown, "peerd is stopping"))
         let line = try? JSONLines.encode(EventLine(final))
@@ -309,7 +309,7 @@ public final class ControlServer {
     /// Encodes a handler's reply and sends it: the one place answers are
     /// written. A client that sends requests but does not read the answers
     /// fills its queue; it is dropped with a last error, not buffered for.
-    public func respond(_ reply: ControlReply, id: RequestID, to connection: ControlConnection) {
+    package func respond(_ reply: ControlReply, id: RequestID, to connection: ControlConnection) {
         switch reply {
         case .result(let value):
             deliver(encoded(value, id: id), id: id, to: connection)

@@ -2,9 +2,9 @@ import Glibc
 import PeerCore
 
 /// Reads a Unix socket peer's credentials from the kernel.
-public enum PeerCredentials {
+package enum PeerCredentials {
     /// `SO_PEERCRED` (pid, uid, gid) and `SO_PEERGROUPS` (supplementary groups).
-    public static func of(_ descriptor: FileDescriptor) throws(SystemError) -> ClientCredentials {
+    package static func of(_ descriptor: FileDescriptor) throws(SystemError) -> ClientCredentials {
         // struct ucred { pid_t pid; uid_t uid; gid_t gid; }, which Glibc's
         // module does not export without _GNU_SOURCE: read it as three words.
         var words = [UInt32](repeating: 0, count: 3)
@@ -20,13 +20,13 @@ public enum PeerCredentials {
     }
 
     /// The gid of group `name`, if it exists.
-    public static func groupID(named name: String) -> UInt32? {
+    package static func groupID(named name: String) -> UInt32? {
         guard let entry = getgrnam(name) else { return nil }
         return entry.pointee.gr_gid
     }
 
     /// The uid of user `name`, if it exists.
-    public static func userID(named name: String) -> UInt32? {
+    package static func userID(named name: String) -> UInt32? {
         guard let entry = getpwnam(name) else { return nil }
         return entry.pointee.pw_uid
     }
@@ -34,7 +34,7 @@ public enum PeerCredentials {
     /// A configured app reservation with its user or group found: digits
     /// are an id as they stand, a name is looked up; nil when no such user
     /// or group exists.
-    public static func reservation(_ rule: AppReservationRule) -> AppReservation? {
+    package static func reservation(_ rule: AppReservationRule) -> AppReservation? {
         switch rule {
         case .user(let who): (UInt32(who) ?? userID(named: who)).map(AppReservation.user)
         case .group(let who): (UInt32(who) ?? groupID(named: who)).map(AppReservation.group)

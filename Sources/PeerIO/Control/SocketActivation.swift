@@ -3,11 +3,11 @@ import Glibc
 /// systemd socket activation (`sd_listen_fds(3)` without libsystemd): when
 /// `LISTEN_PID` is this process and `LISTEN_FDS` ≥ 1, descriptor 3 is the
 /// control socket systemd bound for us.
-public enum SocketActivation {
+package enum SocketActivation {
     /// The first passed descriptor, checked to be a listening Unix stream
     /// socket and made non-blocking; nil without activation. The variables
     /// are removed so nothing we start inherits them.
-    public static func controlSocket() throws(SystemError) -> FileDescriptor? {
+    package static func controlSocket() throws(SystemError) -> FileDescriptor? {
         guard let pid = getenv("LISTEN_PID").map({ String(cString: $0) }), Int32(pid) == getpid(),
               let count = getenv("LISTEN_FDS").map({ String(cString: $0) }).flatMap(Int.init), count >= 1 else { return nil }
         unsetenv("LISTEN_PID")

@@ -6,17 +6,17 @@ import FoundationEssentials
 /// It refuses to steal the path from a live daemon, removes a stale socket
 /// left by a crash, never removes a non-socket file, and sets the mode
 /// explicitly (the umask must not decide who may talk to peerd).
-public struct UnixSocketListener: Sendable {
+package struct UnixSocketListener: Sendable {
     /// The listening descriptor, non-blocking.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
     /// The path it is bound to.
-    public let path: String
+    package let path: String
     /// Whether the socket came from systemd (which owns the path).
-    public let activated: Bool
+    package let activated: Bool
 
     /// Binds and listens at `path` with `mode`, creating the parent directory
     /// (0755) if needed.
-    public init(path: String, mode: mode_t = 0o660, group: gid_t? = nil, backlog: Int32 = 64) throws(SystemError) {
+    package init(path: String, mode: mode_t = 0o660, group: gid_t? = nil, backlog: Int32 = 64) throws(SystemError) {
         self.path = path
         activated = false
         try Self.prepareDirectory(of: path)
@@ -43,14 +43,14 @@ public struct UnixSocketListener: Sendable {
     /// Its path is the one the socket is bound to (`getsockname`), not the
     /// one configured: status and logs name the socket peerd was given.
     /// `path` is kept only when the kernel names none (an abstract socket).
-    public init(activated descriptor: FileDescriptor, path: String) {
+    package init(activated descriptor: FileDescriptor, path: String) {
         self.descriptor = descriptor
         self.path = Self.boundPath(of: descriptor) ?? path
         activated = true
     }
 
     /// The filesystem path a Unix socket is bound to, if any.
-    public static func boundPath(of descriptor: FileDescriptor) -> String? {
+    package static func boundPath(of descriptor: FileDescriptor) -> String? {
         var address = sockaddr_un()
         var length = socklen_t(MemoryLayout<sockaddr_un>.size)
         let ok = withUnsafeMutablePointer(to: &address) { pointer in
@@ -64,12 +64,12 @@ public struct UnixSocketListener: Sendable {
     }
 
     /// Accepts one client; nil when none is waiting.
-    public func accept() throws(SystemError) -> FileDescriptor? {
+    package func accept() throws(SystemError) -> FileDescriptor? {
         try descriptor.acceptConnection(context: path)
     }
 
     /// Closes the socket and removes its path (unless systemd owns it).
-    public func close() {
+    package func close() {
         descriptor.close()
         if !activated { unlink(path) }
     }

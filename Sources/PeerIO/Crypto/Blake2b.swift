@@ -3,13 +3,13 @@ import CSodium
 /// BLAKE2b-256, libsodium's `crypto_generichash`, fed piece by piece: the
 /// hash of every block of a transfer (docs/protocol.md §8). The state is
 /// one aligned allocation, reused for every block (``reset()``).
-public final class Blake2b {
+package final class Blake2b {
     /// The digest length.
-    public static let length = 32
+    package static let length = 32
     private let state: UnsafeMutableRawPointer
 
     /// A fresh hash.
-    public init() {
+    package init() {
         state = UnsafeMutableRawPointer.allocate(byteCount: crypto_generichash_statebytes(), alignment: 64)
         reset()
     }
@@ -20,23 +20,23 @@ public final class Blake2b {
     private var typed: OpaquePointer { OpaquePointer(state) }
 
     /// Starts over.
-    public func reset() {
+    package func reset() {
         crypto_generichash_init(typed, nil, 0, Self.length)
     }
 
     /// Adds bytes.
-    public func update(_ bytes: UnsafeRawBufferPointer) {
+    package func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         crypto_generichash_update(typed, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
     }
 
     /// Adds bytes.
-    public func update(_ bytes: [UInt8]) {
+    package func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// The digest of everything added since the last reset; then starts over.
-    public func finish() -> [UInt8] {
+    package func finish() -> [UInt8] {
         var out = [UInt8](repeating: 0, count: Self.length)
         out.withUnsafeMutableBufferPointer { buffer in _ = crypto_generichash_final(typed, buffer.baseAddress!, Self.length) }
         reset()
@@ -44,7 +44,7 @@ public final class Blake2b {
     }
 
     /// The digest of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8]) -> [UInt8] {
         let hasher = Blake2b()
         hasher.update(bytes)
         return hasher.finish()

@@ -10,11 +10,11 @@ import PeerCore
 /// the session ended, and with it the path. A class, so no copy of the
 /// key is ever made by passing it around. `@unchecked Sendable` is safe:
 /// the key never changes after init, and seal and open only read it.
-public final class DatagramCipher: @unchecked Sendable {
+package final class DatagramCipher: @unchecked Sendable {
     private let key: UnsafeMutableRawBufferPointer
 
     /// A cipher over `key` (32 bytes), which is wiped here once copied.
-    public init(key: inout [UInt8]) {
+    package init(key: inout [UInt8]) {
         precondition(key.count == 32, "a ChaCha20-Poly1305 key is 32 bytes")
         self.key = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 16)
         key.withUnsafeBytes { self.key.copyMemory(from: $0) }
@@ -30,7 +30,7 @@ public final class DatagramCipher: @unchecked Sendable {
     /// Seals the datagram in `buffer`: its ``DatagramHeader`` in the first
     /// 13 bytes (the associated data), then `count` payload bytes sealed
     /// where they are, the tag after them. `buffer` holds 13 + count + 16.
-    public func seal(_ buffer: UnsafeMutableRawBufferPointer, counter: UInt64, count: Int) {
+    package func seal(_ buffer: UnsafeMutableRawBufferPointer, counter: UInt64, count: Int) {
         let header = UnsafeRawBufferPointer(rebasing: buffer[0..<DatagramHeader.length])
         let body = UnsafeMutableRawBufferPointer(rebasing: buffer[DatagramHeader.length..<(DatagramHeader.length + count + DatagramHeader.tagLength)])
         Sodium.aeadSealInPlace(key: UnsafeRawBufferPointer(key), nonce: counter, buffer: body, count: count, ad: header)
@@ -39,7 +39,7 @@ public final class DatagramCipher: @unchecked Sendable {
     /// Opens the whole datagram in `buffer` (header, sealed payload, tag)
     /// where it is: the payload's length (it starts at byte 13), or nil
     /// when it does not authenticate.
-    public func open(_ buffer: UnsafeMutableRawBufferPointer, counter: UInt64) -> Int? {
+    package func open(_ buffer: UnsafeMutableRawBufferPointer, counter: UInt64) -> Int? {
         guard buffer.count >= DatagramHeader.length + DatagramHeader.tagLength else { return nil }
         let header = UnsafeRawBufferPointer(rebasing: buffer[0..<DatagramHeader.length])
         let body = UnsafeMutableRawBufferPointer(rebasing: buffer[DatagramHeader.length...])

@@ -1,7 +1,7 @@
 /// Lowercase hexadecimal, for keys and fingerprints.
-public enum Hex {
+package enum Hex {
     /// Encodes bytes.
-    public static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes {
@@ -12,7 +12,7 @@ public enum Hex {
     }
 
     /// Decodes an even-length hex string; nil on any other character.
-    public static func decode(_ text: some StringProtocol) -> [UInt8]? {
+    package static func decode(_ text: some StringProtocol) -> [UInt8]? {
         let chars = Array(text.utf8)
         guard chars.count % 2 == 0 else { return nil }
         func nibble(_ c: UInt8) -> UInt8? {

@@ -11,36 +11,36 @@ import PeerCore
 ///
 /// The peer id is the lowercase hex of the first 16 bytes of
 /// SHA-256(public key): 32 characters. docs/identity.md has the details.
-public struct IdentityKey: Sendable {
+package struct IdentityKey: Sendable {
     /// The file name inside the state directory.
-    public static let fileName = "identity.key"
+    package static let fileName = "identity.key"
     /// The first line of the file.
-    public static let header = "peerd-identity v1"
+    package static let header = "peerd-identity v1"
 
     /// The 32-byte X25519 secret key.
-    public let secretKey: [UInt8]
+    package let secretKey: [UInt8]
     /// The 32-byte X25519 public key.
-    public let publicKey: [UInt8]
+    package let publicKey: [UInt8]
 
     /// Derives the key pair from a secret key.
-    public init(secretKey: [UInt8]) {
+    package init(secretKey: [UInt8]) {
         self.secretKey = secretKey
         publicKey = Sodium.x25519PublicKey(secret: secretKey)
     }
 
     /// The advertised peer id: hex of the first 16 bytes of SHA-256(public key).
-    public var peerID: String { Self.fingerprint(of: publicKey) }
+    package var peerID: String { Self.fingerprint(of: publicKey) }
 
     /// The fingerprint of any static public key, as advertised in `id`.
-    public static func fingerprint(of publicKey: [UInt8]) -> String {
+    package static func fingerprint(of publicKey: [UInt8]) -> String {
         Hex.encode(Sodium.sha256(publicKey).prefix(16))
     }
 
     /// The file's contents.
-    public var fileContents: String { "\(Self.header)\nx25519 \(Hex.encode(secretKey))\n" }
+    package var fileContents: String { "\(Self.header)\nx25519 \(Hex.encode(secretKey))\n" }
 
     /// Parses a key file's contents.
-    public static func parse(_ text: String, path: String) throws(IdentityKeyError) -> IdentityKey {
+    package static func parse(_ text: String, path: String) throws(IdentityKeyError) -> IdentityKey {
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         guard lines.first == Substring(header) else {
             throw .corrupt(path: path, reason: "first line is not '\(header)'")
@@ -57,7 +57,7 @@ public struct IdentityKey: Sendable {
     /// Loads the key from `directory`, or makes one and stores it there
     /// (crash-safe: temporary file, fsync, rename, fsync of the directory).
     /// Returns the key and whether it was newly made.
-    public static func loadOrCreate(in directory: String) throws(IdentityKeyError) -> (key: IdentityKey, created: Bool) {
+    package static func loadOrCreate(in directory: String) throws(IdentityKeyError) -> (key: IdentityKey, created: Bool) {
         do {
             try AtomicFile.makeDirectories(directory)
             let path = directory + "/" + fileName

@@ -1,5 +1,5 @@
 /// Why the identity key could not be loaded or made.
-public enum IdentityKeyError: Error, CustomStringConvertible, Sendable {
+package enum IdentityKeyError: Error, CustomStringConvertible, Sendable {
     /// A system call failed.
     case system(SystemError)
     /// The key file exists but is not a valid key file. peerd never replaces
@@ -7,7 +7,7 @@ public enum IdentityKeyError: Error, CustomStringConvertible, Sendable {
     case corrupt(path: String, reason: String)
 
     /// A message naming the file.
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): return "identity key: \(error)"
         case .corrupt(let path, let reason):

@@ -5,15 +5,15 @@
 /// "The primitives"), never a wire one: frames of at least
 /// ``largeFrame`` bytes go through OpenSSL (``AEADContext``), smaller ones
 /// and the handshake's through libsodium, whose per-call cost is lower.
-public struct NoiseCipherState: Sendable {
+package struct NoiseCipherState: Sendable {
     /// The largest Noise message.
-    public static let maxMessageLength = 65535
+    package static let maxMessageLength = 65535
     /// The AEAD tag length.
-    public static let tagLength = 16
+    package static let tagLength = 16
     /// Plaintexts of at least this many bytes are sealed and opened by
     /// OpenSSL: measured on this machine, libsodium is faster below about
     /// 1 KiB (less setup per call), OpenSSL above (1.4× at 64 KiB).
-    public static let largeFrame = 1024
+    package static let largeFrame = 1024
 
     private var key: [UInt8]?
     private var nonce: UInt64 = 0
@@ -22,16 +22,16 @@ public struct NoiseCipherState: Sendable {
     private var context: AEADContext?
 
     /// A cipher state with no key: encryption is the identity.
-    public init() {}
+    package init() {}
 
     /// A cipher state with `key`, nonce 0.
-    public init(key: [UInt8]) { self.key = key }
+    package init(key: [UInt8]) { self.key = key }
 
     /// Whether a key is set.
-    public var hasKey: Bool { key != nil }
+    package var hasKey: Bool { key != nil }
 
     /// Encrypts with associated data `ad`, then advances the nonce.
-    public mutating func encrypt(ad: [UInt8], _ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func encrypt(ad: [UInt8], _ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
         guard let key else { return plaintext }
         // n = 2^64 − 1 is reserved (spec §5.1).
         guard nonce != UInt64.max else { throw .nonceExhausted }
@@ -41,7 +41,7 @@ public struct NoiseCipherState: Sendable {
     }
 
     /// Decrypts with associated data `ad`; the nonce advances only on success.
-    public mutating func decrypt(ad: [UInt8], _ ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func decrypt(ad: [UInt8], _ ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
         guard let key else { return ciphertext }
         guard nonce != UInt64.max else { throw .nonceExhausted }
         guard let plaintext = Sodium.aeadDecrypt(key: key, nonce: nonceBytes, ad: ad, ciphertext: ciphertext) else {
@@ -54,7 +54,7 @@ public struct NoiseCipherState: Sendable {
     /// Encrypts `count` plaintext bytes at `offset` in `buffer` where they
     /// are, the tag written after them (the buffer has the room); then
     /// advances the nonce. The bulk path: no allocation, no copy.
-    public mutating func sealInPlace(_ buffer: inout [UInt8], offset: Int, count: Int) throws(NoiseError) {
+    package mutating func sealInPlace(_ buffer: inout [UInt8], offset: Int, count: Int) throws(NoiseError) {
         guard let key else { return }
         guard nonce != UInt64.max else { throw .nonceExhausted }
         let nonce = nonce
@@ -73,7 +73,7 @@ public struct NoiseCipherState: Sendable {
     /// read); returns the plaintext's length: the first `count - 16` bytes.
     /// The nonce advances only on success; on failure the frame's bytes
     /// are not to be used (the session ends).
-    public mutating func openInPlace(_ buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int {
+    package mutating func openInPlace(_ buffer: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int {
         guard let key else { return buffer.count }
         guard nonce != UInt64.max else { throw .nonceExhausted }
         let nonce = nonce

@@ -1,5 +1,5 @@
 /// Why a Noise operation failed. Any of these ends the handshake or session.
-public enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
     /// A message was shorter than its tokens require.
     case truncated
     /// An AEAD tag did not verify: tampering, or the wrong key.
@@ -20,7 +20,7 @@ public enum NoiseError: Error, Equatable, Sendable, CustomStringConvertible {
     case sealFailed
 
     /// A sentence for logs.
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated: return "Noise message truncated"
         case .decryptFailed: return "Noise decryption failed (bad tag)"

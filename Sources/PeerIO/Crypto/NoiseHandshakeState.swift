@@ -6,23 +6,23 @@ import PeerCore
 /// Use: the initiator calls ``writeMessage(_:)`` first; the sides alternate;
 /// after the last message ``isComplete`` is true and ``split()`` gives the
 /// transport cipher states.
-public struct NoiseHandshakeState: Sendable {
+package struct NoiseHandshakeState: Sendable {
     /// Which side this is.
-    public let isInitiator: Bool
+    package let isInitiator: Bool
     private let pattern: NoiseHandshakePattern
     private var symmetric: NoiseSymmetricState
     private let localStatic: NoiseKeyPair?
     private var localEphemeral: NoiseKeyPair?
     private let fixedEphemeral: NoiseKeyPair?
     /// The remote static public key, once received (or given for K/I patterns).
-    public private(set) var remoteStatic: [UInt8]?
+    package private(set) var remoteStatic: [UInt8]?
     private var remoteEphemeral: [UInt8]?
     private var psks: [[UInt8]]
     private var messageIndex = 0
 
     /// Initialize(): `prologue` is bound into the hash; `fixedEphemeral` is
     /// for test vectors only (a real handshake generates a fresh one).
-    public init(pattern: NoiseHandshakePattern, initiator: Bool, prologue: [UInt8], localStatic: NoiseKeyPair?,
+    package init(pattern: NoiseHandshakePattern, initiator: Bool, prologue: [UInt8], localStatic: NoiseKeyPair?,
                 remoteStatic: [UInt8]? = nil, psks: [[UInt8]] = [], fixedEphemeral: NoiseKeyPair? = nil) throws(NoiseError) {
         self.pattern = pattern
         isInitiator = initiator
@@ -45,16 +45,16 @@ public struct NoiseHandshakeState: Sendable {
     }
 
     /// Whether every handshake message has been processed.
-    public var isComplete: Bool { messageIndex >= pattern.messages.count }
+    package var isComplete: Bool { messageIndex >= pattern.messages.count }
 
     /// Whether the next message is ours to write.
-    public var isOurTurn: Bool { !isComplete && (messageIndex % 2 == 0) == isInitiator }
+    package var isOurTurn: Bool { !isComplete && (messageIndex % 2 == 0) == isInitiator }
 
     /// `h`, the handshake hash (channel binding).
-    public var handshakeHash: [UInt8] { symmetric.handshakeHash }
+    package var handshakeHash: [UInt8] { symmetric.handshakeHash }
 
     /// WriteMessage(payload): the next handshake message.
-    public mutating func writeMessage(_ payload: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func writeMessage(_ payload: [UInt8]) throws(NoiseError) -> [UInt8] {
         guard isOurTurn else { throw .outOfOrder }
         var out: [UInt8] = []
         for token in pattern.messages[messageIndex] {
@@ -81,7 +81,7 @@ public struct NoiseHandshakeState: Sendable {
     }
 
     /// ReadMessage(message): returns the payload.
-    public mutating func readMessage(_ message: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func readMessage(_ message: [UInt8]) throws(NoiseError) -> [UInt8] {
         guard !isComplete, !isOurTurn else { throw .outOfOrder }
         guard message.count <= NoiseCipherState.maxMessageLength else { throw .messageTooLong(message.count) }
         var rest = message[...]
@@ -112,7 +112,7 @@ public struct NoiseHandshakeState: Sendable {
     }
 
     /// The transport cipher states: (send, receive) for this side.
-    public func split() throws(NoiseError) -> (send: NoiseCipherState, receive: NoiseCipherState) {
+    package func split() throws(NoiseError) -> (send: NoiseCipherState, receive: NoiseCipherState) {
         guard isComplete else { throw .outOfOrder }
         let pair = symmetric.split()
         return oriented(pair.initiatorToResponder, pair.responderToInitiator)
@@ -120,7 +120,7 @@ public struct NoiseHandshakeState: Sendable {
 
     /// The datagram path's keys for this side, (send, receive)
     /// (``NoiseSymmetricState/datagramKeys()``), once the handshake is complete.
-    public func datagramKeys() throws(NoiseError) -> (send: [UInt8], receive: [UInt8]) {
+    package func datagramKeys() throws(NoiseError) -> (send: [UInt8], receive: [UInt8]) {
         guard isComplete else { throw .outOfOrder }
         let pair = symmetric.datagramKeys()
         return oriented(pair.initiatorToResponder, pair.responderToInitiator)

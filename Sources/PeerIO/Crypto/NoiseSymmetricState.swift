@@ -1,39 +1,39 @@
 /// Noise SymmetricState (spec §5.2) with SHA-256: chaining key, handshake
 /// hash, and the cipher state they key.
-public struct NoiseSymmetricState: Sendable {
+package struct NoiseSymmetricState: Sendable {
     /// SHA-256 output length.
-    public static let hashLength = 32
+    package static let hashLength = 32
 
     /// The chaining key.
     private(set) var chainingKey: [UInt8]
     /// The handshake hash `h`.
-    public private(set) var handshakeHash: [UInt8]
+    package private(set) var handshakeHash: [UInt8]
     private(set) var cipher = NoiseCipherState()
 
     /// InitializeSymmetric(protocol_name).
-    public init(protocolName: String) {
+    package init(protocolName: String) {
         let name = Array(protocolName.utf8)
         handshakeHash = name.count <= Self.hashLength ? name + [UInt8](repeating: 0, count: Self.hashLength - name.count) : Sodium.sha256(name)
         chainingKey = handshakeHash
     }
 
     /// Whether the cipher has a key yet.
-    public var hasKey: Bool { cipher.hasKey }
+    package var hasKey: Bool { cipher.hasKey }
 
     /// MixKey(ikm).
-    public mutating func mixKey(_ ikm: [UInt8]) {
+    package mutating func mixKey(_ ikm: [UInt8]) {
         let outputs = Self.hkdf(chainingKey: chainingKey, ikm: ikm, count: 2)
         chainingKey = outputs[0]
         cipher = NoiseCipherState(key: outputs[1])
     }
 
     /// MixHash(data).
-    public mutating func mixHash(_ data: [UInt8]) {
+    package mutating func mixHash(_ data: [UInt8]) {
         handshakeHash = Sodium.sha256(handshakeHash + data)
     }
 
     /// MixKeyAndHash(ikm), for PSKs.
-    public mutating func mixKeyAndHash(_ ikm: [UInt8]) {
+    package mutating func mixKeyAndHash(_ ikm: [UInt8]) {
         let outputs = Self.hkdf(chainingKey: chainingKey, ikm: ikm, count: 3)
         chainingKey = outputs[0]
         mixHash(outputs[1])
@@ -41,34 +41,34 @@ public struct NoiseSymmetricState: Sendable {
     }
 
     /// EncryptAndHash(plaintext).
-    public mutating func encryptAndHash(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func encryptAndHash(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
         let ciphertext = try cipher.encrypt(ad: handshakeHash, plaintext)
         mixHash(ciphertext)
         return ciphertext
     }
 
     /// DecryptAndHash(ciphertext).
-    public mutating func decryptAndHash(_ ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func decryptAndHash(_ ciphertext: [UInt8]) throws(NoiseError) -> [UInt8] {
         let plaintext = try cipher.decrypt(ad: handshakeHash, ciphertext)
         mixHash(ciphertext)
         return plaintext
     }
 
     /// Split(): the initiator's sending and the responder's sending cipher states.
-    public func split() -> (initiatorToResponder: NoiseCipherState, responderToInitiator: NoiseCipherState) {
+    package func split() -> (initiatorToResponder: NoiseCipherState, responderToInitiator: NoiseCipherState) {
         let outputs = Self.hkdf(chainingKey: chainingKey, ikm: [], count: 2)
         return (NoiseCipherState(key: outputs[0]), NoiseCipherState(key: outputs[1]))
     }
 
     /// The label the datagram path's keys are derived under (issue 26).
-    public static let datagramLabel = Array("peerd datagram v1".utf8)
+    package static let datagramLabel = Array("peerd datagram v1".utf8)
 
     /// The datagram path's keys (issue 26): HKDF(ck, "peerd datagram v1"),
     /// two outputs, at the end of the handshake, beside Split(). Split()
     /// runs HKDF with an empty input, so these keys share nothing with the
     /// transport's, and their nonces (the datagrams' own counters) never
     /// meet the transport's.
-    public func datagramKeys() -> (initiatorToResponder: [UInt8], responderToInitiator: [UInt8]) {
+    package func datagramKeys() -> (initiatorToResponder: [UInt8], responderToInitiator: [UInt8]) {
         let outputs = Self.hkdf(chainingKey: chainingKey, ikm: Self.datagramLabel, count: 2)
         return (outputs[0], outputs[1])
     }

@@ -4,20 +4,20 @@ import PeerCore
 /// `Noise_XX_25519_ChaChaPoly_SHA256` handshake, then the two cipher states
 /// that seal and open every later frame. It holds keys and nonces, and
 /// does no I/O.
-public struct NoiseTransport {
+package struct NoiseTransport {
     /// The Noise prologue: binds the wire version into the handshake, so
     /// mismatched versions fail at once.
-    public static let prologue = Array("peerd/\(PeerdVersion.wire)".utf8)
+    package static let prologue = Array("peerd/\(PeerdVersion.wire)".utf8)
 
     /// What the handshake proved, once it is complete.
-    public struct Proof: Sendable, Equatable {
+    package struct Proof: Sendable, Equatable {
         /// The remote's static public key.
-        public let remoteStatic: [UInt8]
+        package let remoteStatic: [UInt8]
         /// The handshake hash (the pairing binds to it).
-        public let handshakeHash: [UInt8]
+        package let handshakeHash: [UInt8]
         /// What the remote said of itself (``PeerHello/silent`` when its
         /// payload was empty).
-        public let hello: PeerHello
+        package let hello: PeerHello
     }
 
     private var handshake: NoiseHandshakeState
@@ -37,7 +37,7 @@ public struct NoiseTransport {
     /// state can fail to be made (a pre-message key missing) cannot happen.
     /// `hello` is what this side says of itself (``PeerHello/ours``); nil
     /// says nothing, as 0.1.0 did (the tests' old peers).
-    public init(initiator: Bool, identity: IdentityKey, hello: PeerHello? = .ours) {
+    package init(initiator: Bool, identity: IdentityKey, hello: PeerHello? = .ours) {
         ownHello = hello?.encode() ?? []
         do {
             handshake = try NoiseHandshakeState(pattern: .xx, initiator: initiator, prologue: Self.prologue,
@@ -48,11 +48,11 @@ public struct NoiseTransport {
     }
 
     /// Whether the handshake is still running (frames are handshake messages).
-    public var isHandshaking: Bool { !handshake.isComplete }
+    package var isHandshaking: Bool { !handshake.isComplete }
 
     /// The initiator's first handshake message (its payload is empty: it
     /// is sent in the clear, before anything is authenticated).
-    public mutating func firstMessage() throws(NoiseError) -> [UInt8] {
+    package mutating func firstMessage() throws(NoiseError) -> [UInt8] {
         try handshake.writeMessage([])
     }
 
@@ -60,7 +60,7 @@ public struct NoiseTransport {
     /// is our turn, and the proof once the handshake completed (the cipher
     /// states are then ready).
     /// A hello that cannot be read fails the handshake (``NoiseError/payload(_:)``).
-    public mutating func readHandshake(_ frame: [UInt8]) throws(NoiseError) -> (reply: [UInt8]?, proof: Proof?) {
+    package mutating func readHandshake(_ frame: [UInt8]) throws(NoiseError) -> (reply: [UInt8]?, proof: Proof?) {
         let payload = try handshake.readMessage(frame)
         // The message that brings the remote's static key carries its hello
         // (message 2 to the initiator, 3 to the responder); message 1's
@@ -79,7 +79,7 @@ public struct NoiseTransport {
     }
 
     /// Encrypts one message after the handshake; nil before it.
-    public mutating func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8]? {
+    package mutating func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8]? {
         guard var cipher = sendCipher else { return nil }
         let sealed = try cipher.encrypt(ad: [], plaintext)
         sendCipher = cipher
@@ -89,14 +89,14 @@ public struct NoiseTransport {
     /// Decrypts one frame after the handshake, in place, where it was read:
     /// the plaintext's length (it starts the frame), or nil before the
     /// handshake is done.
-    public mutating func open(_ frame: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int? {
+    package mutating func open(_ frame: UnsafeMutableRawBufferPointer) throws(NoiseError) -> Int? {
         guard receiveCipher != nil else { return nil }
         return try receiveCipher!.openInPlace(frame)
     }
 
     /// Hands the datagram ciphers over, once: nil before the handshake
     /// and after the first call (one datagram path per session).
-    public mutating func takeDatagramCiphers() -> (send: DatagramCipher, receive: DatagramCipher)? {
+    package mutating func takeDatagramCiphers() -> (send: DatagramCipher, receive: DatagramCipher)? {
         defer { datagramCiphers = nil }
         return datagramCiphers
     }
@@ -111,7 +111,7 @@ public struct NoiseTransport {
 
     /// Seals, in place, the `count` plaintext bytes at `offset` of a frame
     /// being built (room for the tag after them); false before the handshake.
-    public mutating func seal(_ frame: inout [UInt8], offset: Int, count: Int) throws(NoiseError) -> Bool {
+    package mutating func seal(_ frame: inout [UInt8], offset: Int, count: Int) throws(NoiseError) -> Bool {
         guard sendCipher != nil else { return false }
         try sendCipher!.sealInPlace(&frame, offset: offset, count: count)
         return true

@@ -2,27 +2,27 @@ import CSodium
 
 /// The libsodium calls peerd uses. `sodium_init` must run before any other
 /// call (it picks implementations and seeds the RNG); it is idempotent.
-public enum Sodium {
+package enum Sodium {
     /// Thrown when libsodium cannot initialise (no entropy source).
-    public struct InitFailure: Error, CustomStringConvertible {
+    package struct InitFailure: Error, CustomStringConvertible {
         /// Says what failed.
-        public var description: String { "sodium_init failed: libsodium could not initialise" }
+        package var description: String { "sodium_init failed: libsodium could not initialise" }
     }
 
     /// Initialises libsodium.
-    public static func initialize() throws(InitFailure) {
+    package static func initialize() throws(InitFailure) {
         guard sodium_init() >= 0 else { throw InitFailure() }
     }
 
     /// `count` bytes from the system CSPRNG.
-    public static func randomBytes(_ count: Int) -> [UInt8] {
+    package static func randomBytes(_ count: Int) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
         bytes.withUnsafeMutableBytes { randombytes_buf($0.baseAddress!, $0.count) }
         return bytes
     }
 
     /// SHA-256 of `bytes`.
-    public static func sha256(_ bytes: [UInt8]) -> [UInt8] {
+    package static func sha256(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: Int(crypto_hash_sha256_BYTES))
         _ = digest.withUnsafeMutableBufferPointer { out in
             bytes.withUnsafeBufferPointer { input in crypto_hash_sha256(out.baseAddress!, input.baseAddress, UInt64(input.count)) }
@@ -31,7 +31,7 @@ public enum Sodium {
     }
 
     /// The X25519 public key of a 32-byte secret key.
-    public static func x25519PublicKey(secret: [UInt8]) -> [UInt8] {
+    package static func x25519PublicKey(secret: [UInt8]) -> [UInt8] {
         var publicKey = [UInt8](repeating: 0, count: Int(crypto_scalarmult_curve25519_BYTES))
         _ = publicKey.withUnsafeMutableBufferPointer { out in
             secret.withUnsafeBufferPointer { input in crypto_scalarmult_curve25519_base(out.baseAddress!, input.baseAddress!) }
@@ -40,7 +40,7 @@ public enum Sodium {
     }
 
     /// HMAC-SHA256 of `message` under `key` (any key length).
-    public static func hmacSHA256(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
+    package static func hmacSHA256(key: [UInt8], _ message: [UInt8]) -> [UInt8] {
         var state = crypto_auth_hmacsha256_state()
         var mac = [UInt8](repeating: 0, count: Int(crypto_auth_hmacsha256_BYTES))
         key.withUnsafeBufferPointer { k in _ = crypto_auth_hmacsha256_init(&state, k.baseAddress!, k.count) }
@@ -51,7 +51,7 @@ public enum Sodium {
 
     /// X25519(secret, public). Nil when the result is all zeros (a
     /// low-order public key): the Noise handshake must then fail.
-    public static func x25519(secret: [UInt8], public publicKey: [UInt8]) -> [UInt8]? {
+    package static func x25519(secret: [UInt8], public publicKey: [UInt8]) -> [UInt8]? {
         guard secret.count == 32, publicKey.count == 32 else { return nil }
         var shared = [UInt8](repeating: 0, count: 32)
         let result = shared.withUnsafeMutableBufferPointer { out in
@@ -63,7 +63,7 @@ public enum Sodium {
     }
 
     /// ChaCha20-Poly1305 (IETF) encryption: ciphertext followed by the 16-byte tag.
-    public static func aeadEncrypt(key: [UInt8], nonce: [UInt8], ad: [UInt8], plaintext: [UInt8]) -> [UInt8] {
+    package static func aeadEncrypt(key: [UInt8], nonce: [UInt8], ad: [UInt8], plaintext: [UInt8]) -> [UInt8] {
         var out = [UInt8](repeating: 0, count: plaintext.count + Int(crypto_aead_chacha20poly1305_ietf_ABYTES))
         var length: UInt64 = 0
         _ = out.withUnsafeMutableBufferPointer { c in
@@ -82,7 +82,7 @@ public enum Sodium {
     }
 
     /// ChaCha20-Poly1305 (IETF) decryption; nil when the tag does not verify.
-    public static func aeadDecrypt(key: [UInt8], nonce: [UInt8], ad: [UInt8], ciphertext: [UInt8]) -> [UInt8]? {
+    package static func aeadDecrypt(key: [UInt8], nonce: [UInt8], ad: [UInt8], ciphertext: [UInt8]) -> [UInt8]? {
         let tag = Int(crypto_aead_chacha20poly1305_ietf_ABYTES)
         guard ciphertext.count >= tag else { return nil }
         var out = [UInt8](repeating: 0, count: max(1, ciphertext.count - tag))
@@ -108,7 +108,7 @@ public enum Sodium {
     /// the bulk path (libsodium allows the ciphertext over the plaintext).
     /// `ad` is the associated data (none for the session's frames; a
     /// datagram's clear header for the datagram path).
-    public static func aeadSealInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer, count: Int,
+    package static func aeadSealInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer, count: Int,
                                        ad: UnsafeRawBufferPointer? = nil) {
         precondition(buffer.count >= count + Int(crypto_aead_chacha20poly1305_ietf_ABYTES), "no room for the tag")
         withNonce(nonce) { npub in
@@ -123,7 +123,7 @@ public enum Sodium {
     /// decrypts the bytes before it where they are. False when the tag
     /// does not verify (the bytes are then left as they were).
     /// `ad` as for ``aeadSealInPlace(key:nonce:buffer:count:ad:)``.
-    public static func aeadOpenInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer,
+    package static func aeadOpenInPlace(key: UnsafeRawBufferPointer, nonce: UInt64, buffer: UnsafeMutableRawBufferPointer,
                                        ad: UnsafeRawBufferPointer? = nil) -> Bool {
         let tag = Int(crypto_aead_chacha20poly1305_ietf_ABYTES)
         guard buffer.count >= tag else { return false }
@@ -137,7 +137,7 @@ public enum Sodium {
     }
 
     /// Overwrites `bytes` with zeros in a way the compiler keeps (key material).
-    public static func wipe(_ bytes: UnsafeMutableRawBufferPointer) {
+    package static func wipe(_ bytes: UnsafeMutableRawBufferPointer) {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return }
         sodium_memzero(base, bytes.count)
     }

@@ -7,7 +7,7 @@ import PeerSystem
 /// unless `--allow-local-add` (``AddTarget``). Without them, any member of
 /// the group could make peerd probe ports, loopback included.
 @MainActor
-public final class AddGate {
+package final class AddGate {
     /// Dials a uid may start at once.
     static let burst = 5.0
     /// Dials a uid may start each second after that.
@@ -17,7 +17,7 @@ public final class AddGate {
     private let clock: DaemonClock
 
     /// A gate; `allowLocal` is `--allow-local-add`.
-    public init(allowLocal: Bool, clock: DaemonClock) {
+    package init(allowLocal: Bool, clock: DaemonClock) {
         self.allowLocal = allowLocal
         self.clock = clock
     }

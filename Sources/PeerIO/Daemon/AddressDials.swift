@@ -6,30 +6,30 @@ import PeerCore
 /// key and has a row, or when the session ends before that. One job: it
 /// holds the answers; ``SessionAdoption`` decides who the peer is.
 @MainActor
-public final class AddressDials {
+package final class AddressDials {
     private var waiting: [ObjectIdentifier: @MainActor (Result<InviteResult, ControlError>) -> Void] = [:]
 
     /// An empty set of waiting requests.
-    public init() {}
+    package init() {}
 
     /// Whether `session` is a dial to an address that no row owns yet.
-    public func isWaiting(_ session: PeerSession) -> Bool { waiting[ObjectIdentifier(session)] != nil }
+    package func isWaiting(_ session: PeerSession) -> Bool { waiting[ObjectIdentifier(session)] != nil }
 
     /// Answers `done` when `session` (just dialled) proves who it is, or ends.
-    public func wait(for session: PeerSession, done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void) {
+    package func wait(for session: PeerSession, done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void) {
         waiting[ObjectIdentifier(session)] = done
     }
 
     /// The peer proved its key and has `row`; `existing` when a session
     /// with it was already there (this dial is dropped, that one stays).
-    public func proven(_ session: PeerSession, row: PeerSnapshot, existing: Bool) {
+    package func proven(_ session: PeerSession, row: PeerSnapshot, existing: Bool) {
         waiting.removeValue(forKey: ObjectIdentifier(session))?(.success(InviteResult(peer: row, existing: existing)))
     }
 
     /// The session ended before its peer had a row: the request fails
     /// with the session's own words (refused, timed out), or "not a peerd
     /// session port" without quoting what another service sent (``AddAnswer``).
-    public func ended(_ session: PeerSession, reason: CloseReason, text: String) {
+    package func ended(_ session: PeerSession, reason: CloseReason, text: String) {
         guard let done = waiting.removeValue(forKey: ObjectIdentifier(session)) else { return }
         let words = AddAnswer.text(reason: reason, text: text, address: session.remoteAddress, heard: session.heardAnything,
                                    proven: session.remoteStaticKey != nil)

@@ -5,7 +5,7 @@ import PeerCore
 /// component that owns the answer, and returns a ``ControlReply`` for the
 /// control layer to encode and send. It keeps no state of its own.
 @MainActor
-public final class ControlRouter: ControlRequestHandler {
+package final class ControlRouter: ControlRequestHandler {
     private let maxMessage: Int
     /// The peers' rows (internal: the data-plane requests find peers there too).
     let directory: PeerDirectory
@@ -58,21 +58,21 @@ public final class ControlRouter: ControlRequestHandler {
     }
 
     /// The inbox forgets a message once its event is written whole.
-    public func clientWrote(_ client: ControlConnection) { inboxes.written(client) }
+    package func clientWrote(_ client: ControlConnection) { inboxes.written(client) }
 
     /// The inbox hands a gone client's messages to another taker,
     /// and the apps it alone held are withdrawn.
-    public func clientClosed(_ client: ControlConnection) {
+    package func clientClosed(_ client: ControlConnection) {
         inboxes.closed(client)
         apps.closed(client)
         appSessions.prune()
     }
 
     /// Sessions held back for a slow subscriber may go on.
-    public func subscriberDrained() { hold.drained() }
+    package func subscriberDrained() { hold.drained() }
 
     /// Answers one request.
-    public func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+    package func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         guard let sessions else { return .error(ControlError(.shuttingDown, "peerd is stopping")) }
         switch method {
         case .status:

@@ -1,7 +1,7 @@
 import PeerCore
 
 /// Why peerd could not start. Each names what to fix.
-public enum DaemonStartupError: Error, CustomStringConvertible {
+package enum DaemonStartupError: Error, CustomStringConvertible {
     /// The control socket could not be bound.
     case controlSocket(SystemError)
     /// The session port could not be bound.
@@ -27,7 +27,7 @@ public enum DaemonStartupError: Error, CustomStringConvertible {
     case appReservation(app: String, rule: AppReservationRule)
 
     /// A message for the log.
-    public var description: String {
+    package var description: String {
         switch self {
         case .controlSocket(let error): return "control socket: \(error)"
         case .sessionPort(let error): return "session port: \(error)"

@@ -51,6 +51,6 @@ final class DaemonTransferSurroundings: TransferSurroundings {
         // An app's transfer is its clients' alone: not kept for a replay
         // that any subscriber may ask for (as an app's invitations).
         guard let text = info.app, let app = try? AppName(text) else { return events.emit(event) }
-        control.broadcast(events.number(event)) { [apps] in apps.holds(app, $0) }
+        events.emit(event) { [apps] in apps.holds(app, $0) }
     }
 }

@@ -10,7 +10,7 @@ import PeerCore
 /// Avahi's order, through the ``IdentityLane`` to the ``IdentityActor``;
 /// the actor's changes go to ``onChanges`` (the peer directory).
 @MainActor
-public final class DiscoveryCoordinator {
+package final class DiscoveryCoordinator {
     private let avahi: AvahiController
     private let events: AsyncStream<AvahiBridgeEvent>
     private let identity: IdentityActor
@@ -43,12 +43,12 @@ public final class DiscoveryCoordinator {
     /// Rows the identity actor may not evict (given at init).
     private let protectedRows: @MainActor () -> Set<UUID>
     /// Rows known from mDNS alone, as of the last change.
-    public private(set) var unverifiedPeers = 0
+    package private(set) var unverifiedPeers = 0
 
     /// A coordinator for `avahi`, whose callbacks arrive on `events`.
     /// `maxResolvers` bounds open resolvers (Avahi's per-client object
     /// limit is 1024 by default).
-    public init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, lane: IdentityLane,
+    package init(avahi: AvahiController, events: AsyncStream<AvahiBridgeEvent>, identity: IdentityActor, lane: IdentityLane,
                 logger: Logger, name: String, serviceType: String, interfaceIndexes: [Int32], txt: TXTRecord, port: UInt16,
                 ownPeerID: String, maxResolvers: Int, clock: DaemonClock, protectedRows: @escaping @MainActor () -> Set<UUID>,
                 onChanges: @escaping @MainActor ([PeerChange]) -> Void) {
@@ -70,36 +70,36 @@ public final class DiscoveryCoordinator {
     }
 
     /// The name this host is published under now (after any collision rename).
-    public var name: String { publisher.name }
+    package var name: String { publisher.name }
     /// The name asked for.
-    public var requestedName: String { publisher.requestedName }
+    package var requestedName: String { publisher.requestedName }
     /// Where the publication stands.
-    public var publication: PublicationState { publisher.state }
+    package var publication: PublicationState { publisher.state }
     /// Where the link to avahi-daemon stands.
-    public var avahiStatus: AvahiStatus { lifecycle.status }
+    package var avahiStatus: AvahiStatus { lifecycle.status }
     /// Words for `status`: why Avahi or the publication is not running.
-    public var statusMessage: String? {
+    package var statusMessage: String? {
         if publisher.state == .failed { return publisher.failure }
         if lifecycle.status == .waitingForDaemon { return "avahi-daemon is not running; peerd connects when it starts" }
         return lifecycle.lastMessage
     }
 
     /// Creates the Avahi client (its events wait in the stream for ``pump()``).
-    public func start() {
+    package func start() {
         perform(lifecycle.start())
     }
 
     /// Hands the bridge's events to the lane, one job each, so they reach
     /// the identity actor in exactly Avahi's order. Returns when the stream
     /// ends (``shutdown()``).
-    public func pump() async {
+    package func pump() async {
         for await event in events {
             lane.submit { [weak self] in await self?.route(event) }
         }
     }
 
     /// Clock tick: a retry of avahi-daemon that is due.
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         guard let retryAt, now >= retryAt, !stopped else { return }
         self.retryAt = nil
         perform(lifecycle.retryDue())
@@ -108,7 +108,7 @@ public final class DiscoveryCoordinator {
     /// The apps registered here changed (``AppRegistry``): their TXT
     /// strings are published in place of the old, and each app's subtype
     /// is added or withdrawn, without resetting the service.
-    public func publishApps(txt: [TXTEntry], apps: [AppName]) {
+    package func publishApps(txt: [TXTEntry], apps: [AppName]) {
         appTXT = txt
         appSubtypes = Set(apps.map { $0.subtype(of: serviceType) })
         guard publisher.state == .registering || publisher.state == .established else { return }
@@ -133,7 +133,7 @@ public final class DiscoveryCoordinator {
     }
 
     /// Stops consuming and frees the client (withdrawing the service).
-    public func shutdown() {
+    package func shutdown() {
         guard !stopped else { return }
         stopped = true
         _ = lifecycle.stop()
@@ -141,7 +141,7 @@ public final class DiscoveryCoordinator {
     }
 
     /// Asks the identity actor how many rows are known from mDNS alone.
-    public func refreshUnverified() async {
+    package func refreshUnverified() async {
         unverifiedPeers = await identity.unverifiedCount()
     }
 

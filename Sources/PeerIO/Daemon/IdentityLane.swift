@@ -8,32 +8,32 @@
 /// older row over a newer one. With it, rows reach the read model in the
 /// order the actor made them.
 @MainActor
-public final class IdentityLane {
+package final class IdentityLane {
     /// One job: awaits the actor, then applies what it answered.
-    public typealias Job = @MainActor @Sendable () async -> Void
+    package typealias Job = @MainActor @Sendable () async -> Void
 
     private let jobs: AsyncStream<Job>
     private let continuation: AsyncStream<Job>.Continuation
 
     /// An empty lane; nothing runs until ``run()``.
-    public init() {
+    package init() {
         // Unbounded in count, bounded in practice: Avahi's events are capped
         // by the resolver limit, sessions by the session caps.
         (jobs, continuation) = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .unbounded)
     }
 
     /// Queues `job` behind every job submitted before it.
-    public func submit(_ job: @escaping Job) {
+    package func submit(_ job: @escaping Job) {
         continuation.yield(job)
     }
 
     /// Runs the jobs in order until ``finish()``.
-    public func run() async {
+    package func run() async {
         for await job in jobs { await job() }
     }
 
     /// Ends ``run()`` once the jobs already queued are done.
-    public func finish() {
+    package func finish() {
         continuation.finish()
     }
 }

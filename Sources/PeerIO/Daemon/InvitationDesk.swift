@@ -5,7 +5,7 @@ import PeerCore
 /// keeps those waiting for a client in an ``InvitationBook``, and answers
 /// them when a client accepts or declines.
 @MainActor
-public final class InvitationDesk {
+package final class InvitationDesk {
     private var book = InvitationBook()
     /// The session each waiting invitation came on, and whether it is the
     /// default app's joining of a session accepted for an app alone
@@ -22,7 +22,7 @@ public final class InvitationDesk {
 
     /// A desk allowing `rate` invitations a minute from unpaired peers
     /// (bursts of as many); `onWaiting` hears of each one that waits.
-    public init(rate: Int, logger: Logger, onWaiting: @escaping @MainActor (InvitationInfo) -> Void) {
+    package init(rate: Int, logger: Logger, onWaiting: @escaping @MainActor (InvitationInfo) -> Void) {
         self.onWaiting = onWaiting
         self.rate = rate
         limiter = RateLimiter<Int>(perSecond: Double(rate) / 60, burst: Double(rate))
@@ -35,18 +35,18 @@ public final class InvitationDesk {
     /// same `--invitation-rate` as the session invitations of unpaired
     /// peers; a paired peer has a bucket of that rate of its own, so no
     /// stranger's flood holds back a paired peer's invitations.
-    public func allowsAppInvitation(from peer: UUID, paired: Bool, now: Date) -> Bool {
+    package func allowsAppInvitation(from peer: UUID, paired: Bool, now: Date) -> Bool {
         paired ? pairedAppLimiter.allow(peer, now: now) : limiter.allow(0, now: now)
     }
 
     /// The invitations waiting for a client, soonest to expire first.
-    public var waiting: [InvitationInfo] { book.all }
+    package var waiting: [InvitationInfo] { book.all }
 
     /// `session` (with row `peer`) invites us; `facts` says what is known
     /// of it, the invitation rate aside (this desk applies that). `join`:
     /// the invitation is the default app's, over a session accepted for an
     /// app alone (protocol.md §10), decided by the same rules.
-    public func arrived(_ session: PeerSession, peer: UUID, name: String, context: [UInt8], timeoutSeconds: Int,
+    package func arrived(_ session: PeerSession, peer: UUID, name: String, context: [UInt8], timeoutSeconds: Int,
                         facts: InvitationPolicy.Facts, join: Bool = false, now: Date) {
         var facts = facts
         // Only an invitation that could be asked or declined for the rate
@@ -77,7 +77,7 @@ public final class InvitationDesk {
     }
 
     /// A client answers the invitation whose id starts with `prefix`.
-    public func answer(_ prefix: String, accept: Bool) -> Result<InvitationInfo, ControlError> {
+    package func answer(_ prefix: String, accept: Bool) -> Result<InvitationInfo, ControlError> {
         let found = book.match(prefix)
         guard case .success(let info) = found, let waiting = sessions[info.id] else { return found }
         decide(waiting.session, join: waiting.join, accept: accept, words: "a client on the invitee declined")
@@ -89,14 +89,14 @@ public final class InvitationDesk {
     }
 
     /// The session's invitation is settled (connected, or the session ended).
-    public func settled(_ session: PeerSession) {
+    package func settled(_ session: PeerSession) {
         guard let id = invitationID(of: session) else { return }
         sessions[id] = nil
         book.remove(id)
     }
 
     /// Whether a client is being asked about `session`'s invitation.
-    public func isAsking(_ session: PeerSession) -> Bool { invitationID(of: session) != nil }
+    package func isAsking(_ session: PeerSession) -> Bool { invitationID(of: session) != nil }
 
     /// The id of the invitation `session` carries, if a client is asked
     /// (the desk's own book, looked up: the session keeps no copy).

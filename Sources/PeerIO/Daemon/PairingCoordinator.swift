@@ -9,7 +9,7 @@ import PeerCore
 /// itself; this component keeps the books, and ``TrustDesk`` stores the
 /// result.
 @MainActor
-public final class PairingCoordinator {
+package final class PairingCoordinator {
     private let trust: TrustDesk
     /// `pairAccept` answers waiting for the pairing's end (the trust write).
     private var acceptAnswers: [String: @MainActor (Result<PeerSnapshot, ControlError>) -> Void] = [:]
@@ -28,7 +28,7 @@ public final class PairingCoordinator {
     private let subscribers: @MainActor () -> Int
 
     /// Pairings whose results `trust` stores.
-    public init(trust: TrustDesk, timeout: TimeInterval, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
+    package init(trust: TrustDesk, timeout: TimeInterval, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
                 emit: @escaping @MainActor (ControlEvent) -> Void, subscribers: @escaping @MainActor () -> Int) {
         self.emit = emit
         self.subscribers = subscribers
@@ -40,11 +40,11 @@ public final class PairingCoordinator {
     }
 
     /// The pairings in progress, soonest to expire first.
-    public var inProgress: [PairingInfo] { book.all }
+    package var inProgress: [PairingInfo] { book.all }
 
     /// Starts pairing on `session` now if it can carry it, else once it is
     /// connected (a session being set up, or one just dialled to pair).
-    public func pair(on session: PeerSession, peer: UUID) {
+    package func pair(on session: PeerSession, peer: UUID) {
         if session.canCarryPairing {
             session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: timeout)
         } else {
@@ -53,13 +53,13 @@ public final class PairingCoordinator {
     }
 
     /// The session is connected: start the pairing a client asked for.
-    public func connected(_ session: PeerSession) {
+    package func connected(_ session: PeerSession) {
         guard let peer = session.peerUUID, pairWhenConnected.remove(peer) != nil, session.canCarryPairing else { return }
         session.startPairing(nonce: Sodium.randomBytes(PairingCode.nonceLength), timeout: timeout)
     }
 
     /// `pairReject`: the pairing whose id starts with `prefix` ends.
-    public func reject(_ prefix: String) -> Result<PairingInfo, ControlError> {
+    package func reject(_ prefix: String) -> Result<PairingInfo, ControlError> {
         switch match(prefix) {
         case .success(let (session, pairing)):
             session.rejectPairing()
@@ -72,7 +72,7 @@ public final class PairingCoordinator {
     /// `pairAccept`: the user typed `code` for the pairing whose id starts
     /// with `prefix`. `done` gets the paired row once the pairing ends (a
     /// right code ends it once the trust store is written).
-    public func accept(_ prefix: String, code: String?, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
+    package func accept(_ prefix: String, code: String?, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
         let session: PeerSession
         let pairing: PairingInfo
         switch match(prefix) {
@@ -118,7 +118,7 @@ public final class PairingCoordinator {
     }
 
     /// The peer asks to pair.
-    public func requested(on session: PeerSession, now: Date) {
+    package func requested(on session: PeerSession, now: Date) {
         guard let peerID = session.remotePeerID, let peer = session.peerUUID else { return }
         if let until = throttle.refusedUntil(peerID, now: now) {
             logger.notice("refusing a pairing request from \(peerID): too many wrong codes; locked out for \(Int(until.timeIntervalSince(now))) s")
@@ -138,7 +138,7 @@ public final class PairingCoordinator {
     }
 
     /// A pairing step of `session`.
-    public func perform(_ action: PairingAction, on session: PeerSession, now: Date) {
+    package func perform(_ action: PairingAction, on session: PeerSession, now: Date) {
         guard let peer = session.peerUUID else { return }
         if pairingID(of: session) == nil, session.role == .inviter || session.pairing?.role == .inviter {
             let id = UUID().uuidString.lowercased()

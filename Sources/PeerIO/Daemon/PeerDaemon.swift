@@ -11,7 +11,7 @@ import PeerCore
 /// component keeps deadlines read from the injected ``DaemonClock`` and
 /// acts on them when ticked. It decides nothing itself.
 @MainActor
-public final class PeerDaemon {
+package final class PeerDaemon {
     private let config: DaemonConfiguration
     private let logger: Logger
     private let identityKey: IdentityKey
@@ -32,9 +32,8 @@ public final class PeerDaemon {
     /// (see ``InboxBook`` and ``InboxDelivery``).
     private lazy var inboxes = InboxBook(
         main: InboxDelivery(stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
-                            control: control, logger: logger,
+                            events: events, logger: logger,
                             lookUp: { [unowned self] peerID in self.sender(peerID) },
-                            number: { [unowned self] event in self.events.number(event) },
                             onRoom: { [unowned self] in self.reconnect.inboxHasRoom() }, clock: clock),
         existing: InboxBook.existingApps(stateDirectory: config.stateDirectory),
         make: { [unowned self] app, limit in self.appInbox(app, limit: limit) })
@@ -71,7 +70,7 @@ public final class PeerDaemon {
     /// Large buffers (a long request line, a backed-up session) are given
     /// their own mappings, so freeing them returns the memory at once:
     /// glibc's default would raise that threshold after the first one.
-    public init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil,
+    package init(config: DaemonConfiguration, logger: Logger, activatedControlSocket: FileDescriptor? = nil,
                 clock: DaemonClock = .system) throws(DaemonStartupError) {
         self.clock = clock
         startedAt = clock.now()
@@ -198,7 +197,7 @@ public final class PeerDaemon {
                                         surroundings: DaemonReconnectSurroundings(table: table, trust: trust, directory: directory),
                                         logger: logger, clock: clock)
         let trustDesk = trust
-        appSessions = AppSessions(table: table, directory: directory, apps: apps, control: control, number: events.number,
+        appSessions = AppSessions(table: table, directory: directory, apps: apps, events: events,
                                   accepts: { [config] app, peerID in
             switch config.appAutoAccept[app] ?? .none {
             case .all: true
@@ -217,7 +216,7 @@ public final class PeerDaemon {
                                  offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept,
                                  surroundings: surroundings, logger: logger, clock: clock)
         streams = StreamDesk(sessions: table, logger: logger, clock: clock)
-        channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, clock: clock, logger: logger)
+        channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, clock: clock, events: events, logger: logger)
         plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
         datagrams = DatagramDesk(socket: udp, sessions: table, appSessions: appSessions, logger: logger, clock: clock)
         // The sessions, last: they use every component above.
@@ -236,7 +235,7 @@ public final class PeerDaemon {
 
 
     /// Starts serving: control clients, the session port, and Avahi.
-    public func start() {
+    package func start() {
         // Made here, not in init: it reads the daemon's status.
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
                                    queued: queued, inboxes: inboxes, sessions: requests, transfers: transfers, streams: streams,
@@ -323,9 +322,8 @@ public final class PeerDaemon {
     /// were refused send them again.
     private func appInbox(_ app: AppName, limit: Int) -> InboxDelivery {
         InboxDelivery(stateDirectory: config.stateDirectory, app: app, limit: limit, budget: config.subscriberQueueBytes / 2,
-                      control: control, logger: logger,
+                      events: events, logger: logger,
                       lookUp: { [unowned self] peerID in self.sender(peerID) },
-                      number: { [unowned self] event in self.events.number(event) },
                       onRoom: { [unowned self] in for session in self.director.table.sessions { session.appHasRoom(app) } },
                       audience: { [unowned self] connection in self.apps.holds(app, connection) }, clock: clock)
     }
@@ -360,7 +358,7 @@ public final class PeerDaemon {
 
     /// Withdraws the service, frees Avahi, closes the sockets and removes the
     /// control socket. Idempotent.
-    public func shutdown() {
+    package func shutdown() {
         guard !stopped else { return }
         stopped = true
         health.stopping()

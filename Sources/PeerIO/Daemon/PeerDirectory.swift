@@ -8,7 +8,7 @@ import PeerCore
 /// It logs each change and sends it to subscribers as an event. Nothing
 /// else keeps rows, names or states.
 @MainActor
-public final class PeerDirectory {
+package final class PeerDirectory {
     private var order: [UUID] = []
     private var rows: [UUID: PeerSnapshot] = [:]
     private var states: [UUID: ConnectionState] = [:]
@@ -37,7 +37,7 @@ public final class PeerDirectory {
 
     /// An empty directory; the caps are for log lines; `isPaired` asks
     /// the trust store.
-    public init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system, sessions: SessionTable? = nil,
+    package init(logger: Logger, maxPeers: Int, maxUnverifiedPeers: Int, clock: DaemonClock = .system, sessions: SessionTable? = nil,
                 isPaired: @escaping @MainActor (String) -> Bool, emit: @escaping @MainActor (ControlEvent) -> Void) {
         self.isPaired = isPaired
         self.sessions = sessions
@@ -49,13 +49,13 @@ public final class PeerDirectory {
     }
 
     /// Every row as clients see it, in first-seen order.
-    public var all: [PeerSnapshot] { order.compactMap { rows[$0].map(presence) } }
+    package var all: [PeerSnapshot] { order.compactMap { rows[$0].map(presence) } }
 
     /// The one row a client's selector names (``PeerSelector``), as
     /// clients see it. Matching reads only ids and names, which presence
     /// does not change, so only the row chosen is dressed: a script's
     /// `send`s do not each build every row.
-    public func select(_ query: String) -> Result<PeerSnapshot, ControlError> {
+    package func select(_ query: String) -> Result<PeerSnapshot, ControlError> {
         // A full UUID or an exact name, the common case, builds no array
         // of rows (that was a fifth of the sending daemon's time on the
         // JSON `send` path); anything else goes the full way.
@@ -66,28 +66,28 @@ public final class PeerDirectory {
     }
 
     /// One row as clients see it.
-    public func row(_ id: UUID) -> PeerSnapshot? { rows[id].map(presence) }
+    package func row(_ id: UUID) -> PeerSnapshot? { rows[id].map(presence) }
 
     /// The row of the peer that proved `peerID`, if it has one.
-    public func row(peerID: String) -> PeerSnapshot? { rows.values.first { $0.peerId == peerID }.map(presence) }
+    package func row(peerID: String) -> PeerSnapshot? { rows.values.first { $0.peerId == peerID }.map(presence) }
 
     /// A peer's session state.
-    public func state(of id: UUID) -> ConnectionState { states[id] ?? .notConnected }
+    package func state(of id: UUID) -> ConnectionState { states[id] ?? .notConnected }
 
     /// Peers with a connected session.
-    public var connectedCount: Int { states.values.filter { $0 == .connected }.count }
+    package var connectedCount: Int { states.values.filter { $0 == .connected }.count }
 
     /// Every address some row's endpoints use.
-    public var endpointAddresses: [String] { rows.values.flatMap { $0.endpoints.map(\.address) } }
+    package var endpointAddresses: [String] { rows.values.flatMap { $0.endpoints.map(\.address) } }
 
     /// Peers turned away at the caps so far.
-    public var rejectedCount: Int { rejected.count }
+    package var rejectedCount: Int { rejected.count }
 
     /// Records one more peer turned away at the cap; true when it should be logged.
-    public func recordRejected() -> Bool { rejected.record() }
+    package func recordRejected() -> Bool { rejected.record() }
 
     /// Rows that exist from the start (paired peers under their stored UUIDs).
-    public func seed(_ snapshots: [PeerSnapshot]) {
+    package func seed(_ snapshots: [PeerSnapshot]) {
         for row in snapshots where rows[row.id] == nil {
             order.append(row.id)
             rows[row.id] = decorate(row)
@@ -95,7 +95,7 @@ public final class PeerDirectory {
     }
 
     /// The identity actor's changes: kept, logged, sent to subscribers.
-    public func apply(_ changes: [PeerChange]) {
+    package func apply(_ changes: [PeerChange]) {
         for change in changes {
             let kind: EventKind
             let peer: PeerSnapshot
@@ -137,7 +137,7 @@ public final class PeerDirectory {
     }
 
     /// A peer's session state changed: kept, logged, sent as `stateChanged`.
-    public func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?, detail: String? = nil) {
+    package func setState(_ state: ConnectionState, for peer: UUID, reason: CloseReason?, detail: String? = nil) {
         guard self.state(of: peer) != state else { return }
         states[peer] = state == .notConnected ? nil : state
         guard var row = rows[peer] else { return }
@@ -150,20 +150,20 @@ public final class PeerDirectory {
     /// The peer's state did not change but what it means did (the default
     /// app joined a session accepted for an app alone): clients hear the
     /// row again, as a `stateChanged`.
-    public func restate(_ peer: UUID, detail: String) {
+    package func restate(_ peer: UUID, detail: String) {
         guard let row = rows[peer] else { return }
         emit(ControlEvent(seq: 0, type: .stateChanged, time: clock.now(), peer: presence(row), detail: detail))
     }
 
     /// A session with the peer said its release and features (its
     /// handshake): rows show them from now on, after the session too.
-    public func heard(_ hello: PeerHello, from peer: UUID) {
+    package func heard(_ hello: PeerHello, from peer: UUID) {
         announced[peer] = hello
     }
 
     /// The peer's authenticated session ended now: what it confirmed is
     /// only advertised again.
-    public func sessionEnded(_ peer: UUID, at time: Date) {
+    package func sessionEnded(_ peer: UUID, at time: Date) {
         sessionEnded[peer] = time
         if confirmedApps.removeValue(forKey: peer) != nil, let row = rows[peer] {
             emit(ControlEvent(seq: 0, type: .peerUpdated, time: clock.now(), peer: presence(row)))
@@ -173,7 +173,7 @@ public final class PeerDirectory {
     /// The peer's daemon confirmed its apps over the session (`appList`):
     /// the row marks them confirmed, and subscribers hear `peerUpdated`
     /// when the list changed.
-    public func confirm(apps names: [String], for peer: UUID) {
+    package func confirm(apps names: [String], for peer: UUID) {
         let kept = Array(Set(names.filter { (try? AppName($0)) != nil })).sorted()
         guard confirmedApps[peer] != kept else { return }
         confirmedApps[peer] = kept
@@ -183,7 +183,7 @@ public final class PeerDirectory {
     }
 
     /// Trust changed for the row: its `paired` flag is read again.
-    public func refresh(_ peer: UUID) {
+    package func refresh(_ peer: UUID) {
         guard let row = rows[peer] else { return }
         rows[peer] = decorate(row)
     }

@@ -8,7 +8,7 @@ import PeerCore
 /// the crossing rule (``CrossingRule``, pure) decides which of two
 /// connections between the same peers stays.
 @MainActor
-public final class SessionAdoption {
+package final class SessionAdoption {
     private let config: DaemonConfiguration
     private let ownPeerID: String
     private let identity: IdentityActor
@@ -26,10 +26,10 @@ public final class SessionAdoption {
     private var protectedRows: Set<UUID> { table.protectedRows(paired: trust.records.map(\.uuid)) }
     /// Hears what adoption came to: the ``SessionDirector``, which sets
     /// itself here at the end of its init.
-    public weak var delegate: (any SessionAdoptionDelegate)?
+    package weak var delegate: (any SessionAdoptionDelegate)?
 
     /// Adoption for the sessions in `table`.
-    public init(config: DaemonConfiguration, ownPeerID: String, identity: IdentityActor, lane: IdentityLane, discovery: DiscoveryCoordinator,
+    package init(config: DaemonConfiguration, ownPeerID: String, identity: IdentityActor, lane: IdentityLane, discovery: DiscoveryCoordinator,
                 directory: PeerDirectory, trust: TrustDesk, opener: SessionOpener, table: SessionTable, logger: Logger,
                 emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock) {
         self.config = config
@@ -50,7 +50,7 @@ public final class SessionAdoption {
     /// peer's name or id with another key, or comes from ourselves, or is
     /// past a session limit; otherwise its row is adopted from the
     /// identity actor (on the lane) and the crossing rule applied.
-    public func authenticated(_ session: PeerSession, peerID: String) {
+    package func authenticated(_ session: PeerSession, peerID: String) {
         if let mismatch = trust.violation(by: session, claimedName: nil) {
             refuse(session, mismatch: mismatch)
             return
@@ -100,7 +100,7 @@ public final class SessionAdoption {
     /// `accept`), written to the row by the identity actor, the rows' one
     /// owner. A row met only through sessions (added by address, incoming,
     /// across a router) is then named and shows an address.
-    public func learned(_ session: PeerSession, name: String?) {
+    package func learned(_ session: PeerSession, name: String?) {
         guard let peerID = session.remotePeerID, session.isAuthenticated else { return }
         // A dial's endpoint with its port; a connection's origin as a host
         // alone (its port is an ephemeral one).
@@ -176,7 +176,7 @@ public final class SessionAdoption {
     }
 
     /// Closes a session that claims a paired peer's identity, and says so.
-    public func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
+    package func refuse(_ session: PeerSession, mismatch: IdentityMismatchInfo) {
         logger.warning("refusing \(session.remoteAddress): it claims a paired peer's identity (expected \(mismatch.expected), got \(mismatch.actual))")
         emit(ControlEvent(seq: 0, type: .identityMismatch, time: clock.now(), peer: mismatch.peer.flatMap(directory.row), mismatch: mismatch))
         session.close("identity does not match the paired peer", reason: .closedLocally)

@@ -4,7 +4,7 @@ import PeerCore
 /// owns it. The director is its adoption's delegate from its own init
 /// on, so no report can go unheard.
 @MainActor
-public protocol SessionAdoptionDelegate: AnyObject {
+package protocol SessionAdoptionDelegate: AnyObject {
     /// An incoming session became its peer's current one.
     func sessionAdopted(_ session: PeerSession)
     /// A dial to an address (`add`) proved its peer, who has `row`;

@@ -8,7 +8,7 @@ import PeerCore
 /// winner, a `busy` peer keeps its queue and is not dialled for a while,
 /// and the row's state says why the session ended.
 @MainActor
-public final class SessionAftermath {
+package final class SessionAftermath {
     private let identity: IdentityActor
     private let lane: IdentityLane
     private let directory: PeerDirectory
@@ -21,7 +21,7 @@ public final class SessionAftermath {
     private let clock: DaemonClock
 
     /// The aftermath of the sessions `opener` makes and `table` holds.
-    public init(identity: IdentityActor, lane: IdentityLane, directory: PeerDirectory, opener: SessionOpener, table: SessionTable,
+    package init(identity: IdentityActor, lane: IdentityLane, directory: PeerDirectory, opener: SessionOpener, table: SessionTable,
                 queued: QueuedDelivery, reconnect: ReconnectController, logger: Logger,
                 emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock) {
         self.identity = identity
@@ -38,7 +38,7 @@ public final class SessionAftermath {
 
     /// `session` ended for `reason`; `wasCurrent` when it was its peer's
     /// current session.
-    public func ended(_ session: PeerSession, reason: CloseReason, text: String, wasCurrent: Bool) {
+    package func ended(_ session: PeerSession, reason: CloseReason, text: String, wasCurrent: Bool) {
         if reason == .identityMismatch { mismatched(session) }
         guard let peer = session.peerUUID, wasCurrent else { return }
         if session.isAuthenticated { directory.sessionEnded(peer, at: clock.now()) }

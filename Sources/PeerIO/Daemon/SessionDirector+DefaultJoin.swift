@@ -8,7 +8,7 @@ import PeerCore
 /// comes up.
 extension SessionDirector {
     /// What the session's ``DefaultAppJoin`` hands over.
-    public func session(_ session: PeerSession, join action: DefaultAppJoin.Action) {
+    package func session(_ session: PeerSession, join action: DefaultAppJoin.Action) {
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }
         let name = directory.row(peer)?.name ?? session.remotePeerID ?? "peer"
         switch action {

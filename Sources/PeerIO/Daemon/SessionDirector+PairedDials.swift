@@ -7,7 +7,7 @@ extension SessionDirector {
 
     /// Dials a paired peer at `endpoints` (for ``ReconnectController``).
     /// The session is marked as made on trust (``PeerSession/dialledOnTrust``).
-    public func dialPaired(_ peer: UUID, endpoints: [Endpoint], peerID: String) {
+    package func dialPaired(_ peer: UUID, endpoints: [Endpoint], peerID: String) {
         guard opener.dial(peer, endpoints: opener.dialOrder(endpoints), expected: peerID, context: [], timeout: 30) else { return }
         table[peer]?.dialledOnTrust = true
     }

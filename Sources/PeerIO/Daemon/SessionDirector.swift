@@ -14,7 +14,7 @@ import PeerCore
 /// the queues, acknowledgements to ``QueuedDelivery``, states to
 /// ``PeerDirectory``.
 @MainActor
-public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate {
+package final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate {
     private let config: DaemonConfiguration
     /// The daemon's log.
     let logger: Logger
@@ -42,17 +42,17 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     let clock: DaemonClock
 
     /// Every session, and the one that counts for each peer.
-    public let table: SessionTable
+    package let table: SessionTable
     /// Holds the flow of messages back while a subscriber is behind.
-    public let hold: SubscriberFlowHold
+    package let hold: SubscriberFlowHold
     /// Makes the sessions (accepted and dialled) and applies the session limits.
-    public let opener: SessionOpener
+    package let opener: SessionOpener
     /// Who a session is, once its peer proved its key.
     private let adoption: SessionAdoption
     /// What follows a session's end.
     private let aftermath: SessionAftermath
     /// `add` requests waiting for their dial to prove its peer.
-    public let addressDials = AddressDials()
+    package let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
     let bulk: any BulkRoom
     /// The datagram path: told of sessions and of the peers' `datagramPath`
@@ -105,14 +105,14 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     }
 
     /// Starts accepting connections on the session port.
-    public func start() {
+    package func start() {
         acceptor.start()
     }
 
     /// An incoming session became its peer's current one: an invitation
     /// that came before its row (still awaiting a decision, and nobody
     /// asked about it) is decided now.
-    public func sessionAdopted(_ session: PeerSession) {
+    package func sessionAdopted(_ session: PeerSession) {
         guard session.phase == .awaitingDecision, !invitations.isAsking(session), !appSessions.isAsking(session),
               let invitation = session.receivedInvitation else { return }
         sessionNeedsDecision(session, name: invitation.name, context: invitation.context, timeoutSeconds: invitation.timeoutSeconds,
@@ -120,20 +120,20 @@ public final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegate
     }
 
     /// An `add` dial proved its peer.
-    public func session(_ session: PeerSession, provedAddressOf row: PeerSnapshot, existing: Bool) {
+    package func session(_ session: PeerSession, provedAddressOf row: PeerSnapshot, existing: Bool) {
         addressDials.proven(session, row: row, existing: existing)
         // The peer may have accepted while its row was being found.
         if !existing, session.isConnected { sessionEstablished(session) }
     }
 
     /// Closes every session and stops accepting.
-    public func stop() {
+    package func stop() {
         acceptor.stop()
         for session in table.sessions { session.close("peerd is stopping") }
     }
 
     /// Sessions open now (connected or being set up).
-    public var count: Int { table.count }
+    package var count: Int { table.count }
 
     /// Addresses known peers use: every row's endpoints and paired peers' last addresses.
     private static func knownAddresses(directory: PeerDirectory, trust: TrustDesk) -> Set<String> {
@@ -153,7 +153,7 @@ extension SessionDirector {
     /// never came, queued messages for connected peers, and the addresses
     /// of connected paired peers (a resolve may have changed them; the
     /// trust store is written only when they did).
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         for session in table.sessions { session.tick(now: now) }
         table.tickClosing(now: now)
         hold.tick(now: now)
@@ -170,12 +170,12 @@ extension SessionDirector {
     // MARK: PeerSessionDelegate
 
     /// The remote proved its key: who it is (``SessionAdoption``).
-    public func sessionAuthenticated(_ session: PeerSession, peerID: String) {
+    package func sessionAuthenticated(_ session: PeerSession, peerID: String) {
         adoption.authenticated(session, peerID: peerID)
     }
 
     /// The invitee side must ask a client.
-    public func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
+    package func sessionNeedsDecision(_ session: PeerSession, name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool) {
         // Before its row is known the decision waits: adoption asks it
         // again (``sessionAdopted(_:)``).
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }
@@ -196,7 +196,7 @@ extension SessionDirector {
     }
 
     /// Connected.
-    public func sessionEstablished(_ session: PeerSession) {
+    package func sessionEstablished(_ session: PeerSession) {
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }
         invitations.settled(session)
         if let hello = session.remoteHello { directory.heard(hello, from: peer) }
@@ -226,7 +226,7 @@ extension SessionDirector {
 
 
     /// Transfers and streams are the data plane's.
-    public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
+    package func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }
         // An app's flow opens only for an app kept here and connected with the peer.
         if let refusal = AppFlowAdmission.refusal(of: message, app: app, kept: apps.keeps(app),
@@ -237,13 +237,13 @@ extension SessionDirector {
     }
 
     /// File and stream bytes are the data plane's.
-    public func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
+    package func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
         guard session.peerUUID != nil, table.isCurrent(session) else { return }
         bulk.session(session, data: head, bytes: bytes)
     }
 
     /// Room for bulk frames: the data plane sends more.
-    public func sessionCanSendBulk(_ session: PeerSession) {
+    package func sessionCanSendBulk(_ session: PeerSession) {
         guard table.isCurrent(session) else { return }
         bulk.sessionCanSendBulk(session)
     }
@@ -254,7 +254,7 @@ extension SessionDirector {
     /// A queued message with a `tag` from a paired peer is kept exactly
     /// once: a repeat is dropped (and acknowledged), and a new one goes
     /// to the inbox first, never straight to a channel or a taker.
-    public func session(_ session: PeerSession, delivered message: [UInt8], app: AppName, tag: QueueTag?) -> DeliveryVerdict {
+    package func session(_ session: PeerSession, delivered message: [UInt8], app: AppName, tag: QueueTag?) -> DeliveryVerdict {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
         let once = tag.flatMap { inboxes.keepsOnce(from: peerID) ? $0 : nil }
         // A message channel for the peer and app takes it ahead of the inbox.
@@ -290,14 +290,14 @@ extension SessionDirector {
     }
 
     /// The peer's daemon confirmed its apps.
-    public func session(_ session: PeerSession, confirmedApps names: [String]) {
+    package func session(_ session: PeerSession, confirmedApps names: [String]) {
         guard let peer = session.peerUUID, table.isCurrent(session) else { return }
         directory.confirm(apps: names, for: peer)
     }
 
     /// The peer refused `app`'s messages from `first` on: its queue keeps
     /// them, its channel is reset, and clients hear `undelivered`.
-    public func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) {
+    package func session(_ session: PeerSession, appBusy app: AppName, from first: UInt64, text: String) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID, table.isCurrent(session) else { return }
         logger.info("'\(directory.row(peer)?.name ?? peerID)' refuses app '\(app.text)' from message \(first) of session \(session.number): \(text)")
         queued.appBusy(app, peer: peer, peerID: peerID, from: first, text: text)
@@ -307,13 +307,13 @@ extension SessionDirector {
     }
 
     /// An app's invitation, answer or end: the app's state with the peer.
-    public func session(_ session: PeerSession, app message: AppMessage) {
+    package func session(_ session: PeerSession, app message: AppMessage) {
         guard session.peerUUID != nil, table.isCurrent(session) else { return }
         appSessions.received(message, on: session)
     }
 
     /// The peer has room for `app` again: what waits for it goes.
-    public func session(_ session: PeerSession, appReady app: AppName) {
+    package func session(_ session: PeerSession, appReady app: AppName) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID, table.isCurrent(session) else { return }
         queued.appReady(app, peerID: peerID)
         drainQueue(for: peer)
@@ -331,7 +331,7 @@ extension SessionDirector {
 
     /// The session ended: out of the table, and its aftermath
     /// (``SessionAftermath``) follows.
-    public func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
+    package func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
         if wasCurrent { bulk.sessionDown(session) }
         datagrams.sessionDown(session)
@@ -355,15 +355,15 @@ extension SessionDirector {
 
 extension SessionDirector {
     /// The peer's current session, if any.
-    public func session(for peer: UUID) -> PeerSession? { table[peer] }
+    package func session(for peer: UUID) -> PeerSession? { table[peer] }
 
     /// Whether our dial to the peer lost the crossing rule and its winning
     /// connection is awaited.
-    public func isAwaitingCrossing(_ peer: UUID) -> Bool { table.isAwaitingCrossing(peer) }
+    package func isAwaitingCrossing(_ peer: UUID) -> Bool { table.isAwaitingCrossing(peer) }
 
     /// Hands queued messages to a connected peer's session, oldest first,
     /// as far as its send queue takes them; the rest wait for the next tick.
-    public func drainQueue(for peer: UUID) {
+    package func drainQueue(for peer: UUID) {
         guard let session = table[peer] else { return }
         queued.drain(to: session, peer: peer, name: directory.row(peer)?.name ?? session.remotePeerID ?? "peer", apps: appSessions.connectedApps(peer),
                      withDefault: session.carriesDefault)
@@ -371,7 +371,7 @@ extension SessionDirector {
 
     /// The peer acknowledged messages: clients hear it (`delivered`), and
     /// queued ones it has are off the disk.
-    public func session(_ session: PeerSession, acknowledged count: UInt64) {
+    package func session(_ session: PeerSession, acknowledged count: UInt64) {
         if let peer = session.peerUUID, count > 0 {
             emit(ControlEvent(seq: 0, type: .delivered, time: clock.now(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)))
         }
@@ -389,18 +389,18 @@ extension SessionDirector {
     }
 
     /// The peer asks to pair.
-    public func sessionPairingRequested(_ session: PeerSession) {
+    package func sessionPairingRequested(_ session: PeerSession) {
         pairing.requested(on: session, now: clock.now())
     }
 
     /// A pairing step.
-    public func session(_ session: PeerSession, pairing action: PairingAction) {
+    package func session(_ session: PeerSession, pairing action: PairingAction) {
         pairing.perform(action, on: session, now: clock.now())
     }
 
     /// The peer removed its trust in us: remove ours, and end a dial made
     /// on it (``trustEnded(for:)``).
-    public func sessionUnpaired(_ session: PeerSession) {
+    package func sessionUnpaired(_ session: PeerSession) {
         trust.unpairedByPeer(session) { [weak self] peer in self?.trustEnded(for: peer) }
     }
 }

@@ -7,7 +7,7 @@ import PeerCore
 /// (``SessionAdmission``) to dials and to proven incoming sessions, and
 /// files every new session in the ``SessionTable``.
 @MainActor
-public final class SessionOpener {
+package final class SessionOpener {
     private let config: DaemonConfiguration
     private let identityKey: IdentityKey
     private let table: SessionTable
@@ -18,11 +18,11 @@ public final class SessionOpener {
     /// This host's published name, for invitations.
     private let name: @MainActor () -> String
     /// Where new sessions report (the ``SessionDirector``; set before use).
-    public weak var delegate: (any PeerSessionDelegate)?
+    package weak var delegate: (any PeerSessionDelegate)?
 
     /// An opener filing sessions in `table`.
     /// `name` is this host's published name.
-    public init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, trust: TrustDesk,
+    package init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, trust: TrustDesk,
                 logger: Logger, clock: DaemonClock, name: @escaping @MainActor () -> String) {
         self.name = name
         self.config = config
@@ -36,7 +36,7 @@ public final class SessionOpener {
     }
 
     /// The session lifecycle's limits.
-    public var limits: SessionLifecycle.Limits {
+    package var limits: SessionLifecycle.Limits {
         var limits = SessionLifecycle.Limits()
         limits.maxMessage = config.maxMessage
         return limits
@@ -48,7 +48,7 @@ public final class SessionOpener {
     private var sendLimit: Int { max(4 << 20, WireCodec.framedSize(ofMessage: config.maxMessage)) }
 
     /// An admitted connection on the session port becomes a session.
-    public func accepted(_ connection: FileDescriptor) {
+    package func accepted(_ connection: FileDescriptor) {
         guard let delegate else { return connection.close() }
         let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey, name: name(),
                                   limits: limits, sendLimit: sendLimit, delegate: delegate, clock: clock)
@@ -57,24 +57,24 @@ public final class SessionOpener {
     }
 
     /// Dial order: IPv4 before IPv6 (no scope needed), the rest as listed.
-    public func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
+    package func dialOrder(_ endpoints: [Endpoint]) -> [Endpoint] {
         endpoints.filter { $0.family == .ipv4 } + endpoints.filter { $0.family == .ipv6 }
     }
 
     /// The local limit a dial to the peer with `peerID` would pass, if any.
-    public func dialLimit(_ peerID: String?) -> SessionLimit? {
+    package func dialLimit(_ peerID: String?) -> SessionLimit? {
         admission.admitDial(paired: trust.isPaired(peerID), others: authenticated())
     }
 
     /// The local limit a proven incoming `session` from `peerID` passes, if any.
-    public func limitFor(incoming session: PeerSession, peerID: String) -> SessionLimit? {
+    package func limitFor(incoming session: PeerSession, peerID: String) -> SessionLimit? {
         admission.admitAuthenticated(paired: trust.isPaired(peerID), address: session.remoteHost, others: authenticated(except: session))
     }
 
     /// Starts a session to the first endpoint that accepts a connect
     /// attempt; `app` asks for it on behalf of that app alone.
     @discardableResult
-    public func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false,
+    package func dial(_ peer: UUID, endpoints: [Endpoint], expected: String?, context: [UInt8], timeout: TimeInterval, pairing: Bool = false,
                      app: AppName = .none) -> Bool {
         if let limit = dialLimit(expected) {
             logger.warning("\(limit); not dialling")
@@ -103,7 +103,7 @@ public final class SessionOpener {
     /// no expected key yet; the peer's row is found or made once it proves
     /// its key (``SessionAdoption``). Throws when the connect cannot start
     /// (no route, say).
-    public func dial(address endpoint: Endpoint, context: [UInt8], timeout: TimeInterval) throws(SystemError) -> PeerSession {
+    package func dial(address endpoint: Endpoint, context: [UInt8], timeout: TimeInterval) throws(SystemError) -> PeerSession {
         guard let delegate else { throw SystemError("connect", errno: ESHUTDOWN, context: "peerd is stopping") }
         let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: [], expectedPeerID: nil,
                                       identity: identityKey, name: name(), context: context, inviteTimeout: timeout,

@@ -4,7 +4,7 @@ import PeerCore
 /// What the control router asks of the session layer: the requests that
 /// open, use or close sessions.
 @MainActor
-public protocol SessionOperations: AnyObject {
+package protocol SessionOperations: AnyObject {
     /// Invites the peer (or reuses its session); with `app`, a new session
     /// is asked for on behalf of that app alone (its rules decide there).
     func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval, app: AppName) -> Result<InviteResult, ControlError>

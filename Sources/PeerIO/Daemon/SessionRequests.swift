@@ -6,7 +6,7 @@ import PeerCore
 /// unpair, send, disconnect. Sessions themselves are the
 /// ``SessionDirector``'s.
 @MainActor
-public final class SessionRequests: SessionOperations {
+package final class SessionRequests: SessionOperations {
     private let director: SessionDirector
     private let directory: PeerDirectory
     private let pairing: PairingCoordinator
@@ -34,7 +34,7 @@ public final class SessionRequests: SessionOperations {
     }
 
     /// Invites the peer, or reuses its session (`invite`).
-    public func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval, app: AppName) -> Result<InviteResult, ControlError> {
+    package func invite(_ peer: PeerSnapshot, context: [UInt8], timeout: TimeInterval, app: AppName) -> Result<InviteResult, ControlError> {
         if let existing = director.session(for: peer.id) {
             // A session accepted for an app alone: the default app asks to join it.
             if app.isDefault, existing.isConnected, !existing.carriesDefault {
@@ -65,7 +65,7 @@ public final class SessionRequests: SessionOperations {
     /// Dials a peer at an address (`add`): no mDNS, no row until it proves
     /// its key (``SessionAdoption``); then it is a row like any other, and
     /// the session goes on as an invitation.
-    public func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval, uid: UInt32?,
+    package func add(_ endpoint: Endpoint, context: [UInt8], timeout: TimeInterval, uid: UInt32?,
                     then done: @escaping @MainActor (Result<InviteResult, ControlError>) -> Void) {
         if let refusal = addGate.refusal(endpoint, uid: uid) { return done(.failure(refusal)) }
         if let limit = director.opener.dialLimit(nil) { return done(.failure(ControlError(.overloaded, "cannot add \(endpoint.hostPort): \(limit)"))) }
@@ -86,14 +86,14 @@ public final class SessionRequests: SessionOperations {
     }
 
     /// Closes the session with the peer (`disconnect`).
-    public func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError> {
+    package func disconnect(_ peer: PeerSnapshot) -> Result<PeerResult, ControlError> {
         guard let session = director.session(for: peer.id) else { return .failure(ControlError(.notConnected, "no session with '\(peer.name)'")) }
         session.close("closed by a local client")
         return .success(PeerResult(peer: directory.row(peer.id) ?? peer))
     }
 
     /// Queues one message of `app` on the peer's connected session (plain `send`).
-    public func send(_ data: [UInt8], to peer: PeerSnapshot, app: AppName) -> Result<SendResult, ControlError> {
+    package func send(_ data: [UInt8], to peer: PeerSnapshot, app: AppName) -> Result<SendResult, ControlError> {
         guard let session = director.session(for: peer.id), session.isConnected else {
             return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first, or use --queue for a paired peer"))
         }
@@ -115,7 +115,7 @@ public final class SessionRequests: SessionOperations {
     }
 
     /// Starts pairing with the peer, dialling it if need be (`pair`).
-    public func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
+    package func pair(with peer: PeerSnapshot) -> Result<PeerSnapshot, ControlError> {
         if let session = director.session(for: peer.id) {
             pairing.pair(on: session, peer: peer.id)
             return .success(directory.row(peer.id) ?? peer)
@@ -134,7 +134,7 @@ public final class SessionRequests: SessionOperations {
 
     /// Removes the trust here and tells the peer (`unpair`), once the
     /// trust store is written.
-    public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
+    package func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<PeerSnapshot, ControlError>) -> Void) {
         trust.unpair(peer) { [weak self] outcome in
             guard let self else { return }
             if case .failure(let error) = outcome { return done(.failure(error)) }
@@ -147,7 +147,7 @@ public final class SessionRequests: SessionOperations {
     }
 
     /// Hands the peer's queued messages to its session now.
-    public func drainQueue(for peer: UUID) {
+    package func drainQueue(for peer: UUID) {
         director.drainQueue(for: peer)
     }
 }

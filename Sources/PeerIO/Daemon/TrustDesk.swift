@@ -7,7 +7,7 @@ import PeerCore
 /// paired peer's proven addresses are remembered, and unpairing, from
 /// either side.
 @MainActor
-public final class TrustDesk {
+package final class TrustDesk {
     private let keeper: TrustKeeper
     private let autoAccept: AutoAcceptPolicy
     private let directory: PeerDirectory
@@ -20,7 +20,7 @@ public final class TrustDesk {
 
     /// The desk of `keeper` (its store opened by the caller, so a corrupt
     /// store stops start-up before anything else runs).
-    public init(keeper: TrustKeeper, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
+    package init(keeper: TrustKeeper, autoAccept: AutoAcceptPolicy, directory: PeerDirectory, logger: Logger, clock: DaemonClock = .system,
                 emit: @escaping @MainActor (ControlEvent) -> Void,
                 onUnpaired: @escaping @MainActor (_ peerID: String, _ peer: UUID) -> Void) {
         self.emit = emit
@@ -33,19 +33,19 @@ public final class TrustDesk {
     }
 
     /// The trust record of `peerID`, if it is paired.
-    public func record(peerID: String) -> TrustRecord? { keeper.document.record(peerID: peerID) }
+    package func record(peerID: String) -> TrustRecord? { keeper.document.record(peerID: peerID) }
 
     /// Whether `peerID` is paired.
-    public func isPaired(_ peerID: String?) -> Bool { peerID.map { keeper.document.record(peerID: $0) != nil } ?? false }
+    package func isPaired(_ peerID: String?) -> Bool { peerID.map { keeper.document.record(peerID: $0) != nil } ?? false }
 
     /// Waits for a trust write under way (at shutdown).
-    public func finishWriting() { keeper.finishWriting() }
+    package func finishWriting() { keeper.finishWriting() }
 
     /// Every trust record, oldest pairing first.
-    public var records: [TrustRecord] { keeper.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
+    package var records: [TrustRecord] { keeper.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
 
     /// Whether an invitation from `peerID` is accepted without a client.
-    public func acceptsAutomatically(_ peerID: String?) -> Bool {
+    package func acceptsAutomatically(_ peerID: String?) -> Bool {
         switch autoAccept {
         case .all: return true
         case .none: return false
@@ -55,7 +55,7 @@ public final class TrustDesk {
 
     /// A trusted id must come with its trusted key, and a trusted name must
     /// not come with another id. Returns the mismatch, if any.
-    public func violation(by session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
+    package func violation(by session: PeerSession, claimedName: String?) -> IdentityMismatchInfo? {
         guard let peerID = session.remotePeerID, let key = session.remoteStaticKey else { return nil }
         if let record = keeper.document.record(peerID: peerID), record.publicKey != Hex.encode(key) {
             return IdentityMismatchInfo(peer: record.uuid, expected: record.publicKey, actual: Hex.encode(key), address: session.remoteAddress)
@@ -78,7 +78,7 @@ public final class TrustDesk {
     /// Keeps a paired peer's current addresses in the trust store. Only
     /// endpoints at the address of its live, authenticated `session` are
     /// kept: an address someone merely advertised for the peer proves nothing.
-    public func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
+    package func rememberAddresses(of row: PeerSnapshot, session: PeerSession) {
         guard let peerID = row.peerId, let record = keeper.document.record(peerID: peerID), session.isAuthenticated else { return }
         let proven = Self.provenEndpoints(of: row, session: session)
         guard !proven.isEmpty, record.addresses != proven else { return }
@@ -93,7 +93,7 @@ public final class TrustDesk {
 
     /// Removes the trust in `peer` here; `done` gets its peer id once the
     /// trust store is written (the caller then tells the peer).
-    public func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<String, ControlError>) -> Void) {
+    package func unpair(_ peer: PeerSnapshot, then done: @escaping @MainActor (Result<String, ControlError>) -> Void) {
         guard let peerID = peer.peerId, isPaired(peerID) else {
             return done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
         }
@@ -116,7 +116,7 @@ public final class TrustDesk {
 
     /// The peer removed its trust in us: remove ours; `removed` gets the
     /// peer once the trust store no longer holds it.
-    public func unpairedByPeer(_ session: PeerSession, then removed: @escaping @MainActor (UUID) -> Void) {
+    package func unpairedByPeer(_ session: PeerSession, then removed: @escaping @MainActor (UUID) -> Void) {
         guard let peerID = session.remotePeerID, let peer = session.peerUUID, isPaired(peerID) else { return }
         keeper.change({ $0.removing(peerID: peerID) }, then: { [weak self] result in
             guard let self else { return }
@@ -136,7 +136,7 @@ public final class TrustDesk {
 
     /// Writes the trust record for the session's proven key; `done` gets
     /// false (logged) when the trust store cannot be written.
-    public func store(for session: PeerSession, peer: UUID, name: String, now: Date, then done: @escaping @MainActor (Bool) -> Void) {
+    package func store(for session: PeerSession, peer: UUID, name: String, now: Date, then done: @escaping @MainActor (Bool) -> Void) {
         guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return done(false) }
         let row = directory.row(peer)
         var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
@@ -149,7 +149,7 @@ public final class TrustDesk {
 
     /// Removes the trust in `peerID` again (a pairing that ended while its
     /// trust was being written), so the two sides agree.
-    public func takeBack(_ peerID: String) {
+    package func takeBack(_ peerID: String) {
         keeper.change { $0.removing(peerID: peerID) }
     }
 }

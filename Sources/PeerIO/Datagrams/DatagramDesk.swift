@@ -11,7 +11,7 @@ import PeerSystem
 /// `peer` and `status`. The datagrams themselves go through the engine, on
 /// its own queue: the session layer's work never delays them.
 @MainActor
-public final class DatagramDesk {
+package final class DatagramDesk {
     private let engine: DatagramEngine
     /// Why there is no socket, when there is none.
     private let socketError: String?
@@ -43,19 +43,19 @@ public final class DatagramDesk {
     }
 
     /// The UDP port (0: no socket).
-    public var port: UInt16 { engine.socket?.port ?? 0 }
+    package var port: UInt16 { engine.socket?.port ?? 0 }
 
     /// Starts reading the UDP socket.
-    public func start() { engine.start() }
+    package func start() { engine.start() }
 
     /// Closes the socket and every client's datagram socket.
-    public func stop() { engine.stop() }
+    package func stop() { engine.stop() }
 
     // MARK: Sessions
 
     /// A session is connected: its link opens, and the peer hears where
     /// datagrams for it go. Nothing for a peer without `datagrams`.
-    public func sessionUp(_ session: PeerSession) {
+    package func sessionUp(_ session: PeerSession) {
         guard link(for: session) != nil else { return }
         refreshAudience(of: session)
     }
@@ -69,7 +69,7 @@ public final class DatagramDesk {
     }
 
     /// The peer's `datagramPath`: where its datagrams go, and probing starts.
-    public func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) {
+    package func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) {
         guard link(for: session) != nil else { return }
         let address = port == 0 ? nil : engine.socket.flatMap { session.datagramAddress(port: port, mapped: $0.dualStack) }
         let audience = self.audience(of: session)
@@ -83,7 +83,7 @@ public final class DatagramDesk {
 
     /// A datagram the peer carried in the session: its clients get it, as
     /// if it had come over UDP (the link's counts and audience).
-    public func session(_ session: PeerSession, datagramFrame data: [UInt8], app text: String) {
+    package func session(_ session: PeerSession, datagramFrame data: [UInt8], app text: String) {
         let number = session.number
         let app = (try? AppName(text, allowDefault: true)) ?? nil
         engine.sync { engine in
@@ -95,7 +95,7 @@ public final class DatagramDesk {
     }
 
     /// The session ended: its link goes, and its keys with it.
-    public func sessionDown(_ session: PeerSession) {
+    package func sessionDown(_ session: PeerSession) {
         let number = session.number
         engine.sync { $0.removeLink(session: number) }
     }
@@ -128,7 +128,7 @@ public final class DatagramDesk {
 
     /// Once a second: who may receive (the session layer's changes of the
     /// second past), then the engine's probes.
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         let audiences = sessions.sessions.filter(\.isConnected).map { ($0.number, audience(of: $0)) }
         engine.sync { engine in
             for (number, audience) in audiences {
@@ -141,7 +141,7 @@ public final class DatagramDesk {
     // MARK: Status
 
     /// `peer`'s `datagrams`: nil without a connected session.
-    public func info(for peer: UUID) -> DatagramInfo? {
+    package func info(for peer: UUID) -> DatagramInfo? {
         guard let session = sessions[peer], session.isConnected else { return nil }
         guard session.speaksDatagrams else { return DatagramInfo(path: "unsupported") }
         let number = session.number
@@ -151,7 +151,7 @@ public final class DatagramDesk {
     }
 
     /// `status`'s `datagrams`.
-    public var status: DatagramStatus {
+    package var status: DatagramStatus {
         var status = engine.sync { $0.status() }
         status.error = socketError
         return status
@@ -164,7 +164,7 @@ public final class DatagramDesk {
     /// (``DatagramBody/maxData(for:)``). With `fallback`, a datagram that
     /// cannot go over UDP (the path not up) goes in the session instead,
     /// dropped rather than queued behind much (``PeerSession/sendDatagramFrame(app:data:)``).
-    public func send(to peer: PeerSnapshot, app: AppName, _ data: UnsafeRawBufferPointer, fallback: Bool = false) -> Result<DatagramSendResult, ControlError> {
+    package func send(to peer: PeerSnapshot, app: AppName, _ data: UnsafeRawBufferPointer, fallback: Bool = false) -> Result<DatagramSendResult, ControlError> {
         guard let session = sessions[peer.id], session.isConnected else {
             return .failure(ControlError(.notConnected, "'\(peer.name)' is not connected; invite it first"))
         }
@@ -216,7 +216,7 @@ public final class DatagramDesk {
 
     /// `datagrams`: `descriptor` (a `SOCK_SEQPACKET` socket) carries `app`'s
     /// datagrams both ways until it closes; `answer` is called then.
-    public func open(_ descriptor: FileDescriptor, app: AppName, answer: @escaping @MainActor (ControlReply) -> Void) {
+    package func open(_ descriptor: FileDescriptor, app: AppName, answer: @escaping @MainActor (ControlReply) -> Void) {
         guard DatagramReceiver.isSeqPacket(descriptor) else {
             descriptor.close()
             return answer(.error(ControlError(.invalidParams, "'datagrams' needs a SOCK_SEQPACKET socket: one record is one datagram")))

@@ -11,9 +11,9 @@ import PeerCore
 /// A message for an app this host does not keep (no client holds it and it
 /// is not declared) is refused for that app alone.
 @MainActor
-public final class InboxBook {
+package final class InboxBook {
     /// The default app's inbox.
-    public let main: InboxDelivery
+    package let main: InboxDelivery
     private var apps: [AppName: InboxDelivery] = [:]
     private let share: AppInboxShare
     private let make: @MainActor (AppName, Int) -> InboxDelivery
@@ -21,7 +21,7 @@ public final class InboxBook {
     /// A book over `main`; `make` opens an app's inbox of a given limit
     /// (its room and audience are the daemon's), and `existing` names the
     /// apps whose inbox files are on disk now.
-    public init(main: InboxDelivery, existing: [AppName], make: @escaping @MainActor (AppName, Int) -> InboxDelivery) {
+    package init(main: InboxDelivery, existing: [AppName], make: @escaping @MainActor (AppName, Int) -> InboxDelivery) {
         self.main = main
         self.make = make
         share = AppInboxShare(limit: main.limit)
@@ -30,7 +30,7 @@ public final class InboxBook {
 
     /// The apps whose inbox files are under `stateDirectory` (read at
     /// start-up; a file whose name is no app's is left alone).
-    public nonisolated static func existingApps(stateDirectory: String) -> [AppName] {
+    package nonisolated static func existingApps(stateDirectory: String) -> [AppName] {
         // Either layout's name: `inbox2.NAME`, or an earlier `inbox.NAME` to carry.
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: stateDirectory)) ?? []).compactMap { name -> AppName? in
             guard !name.contains(".tmp.") else { return nil }
@@ -43,7 +43,7 @@ public final class InboxBook {
     }
 
     /// `app`'s inbox, opened if need be.
-    public func inbox(_ app: AppName) -> InboxDelivery {
+    package func inbox(_ app: AppName) -> InboxDelivery {
         if app.isDefault { return main }
         if let open = apps[app] { return open }
         let opened = make(app, share.perApp)
@@ -52,12 +52,12 @@ public final class InboxBook {
     }
 
     /// Every inbox open now, the default app's first.
-    public var all: [InboxDelivery] { [main] + apps.keys.sorted().compactMap { apps[$0] } }
+    package var all: [InboxDelivery] { [main] + apps.keys.sorted().compactMap { apps[$0] } }
 
     /// A whole message for `app` arrived from `peerID` (see
     /// ``InboxDelivery/arrived(_:from:now:stored:)``). An app's is refused
     /// when the apps' inboxes are full together.
-    public func arrived(_ data: [UInt8], from peerID: String, app: AppName, now: Date, tag: QueueTag? = nil,
+    package func arrived(_ data: [UInt8], from peerID: String, app: AppName, now: Date, tag: QueueTag? = nil,
                         stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         if !app.isDefault, let refusal = share.refusal(size: data.count, appsBytes: apps.values.reduce(0) { $0 + $1.bytes }) {
             return .refused(refusal)
@@ -68,22 +68,22 @@ public final class InboxBook {
     /// Whether queued messages from `peerID` are kept exactly once
     /// (``InboxDelivery/keepsOnce(from:)``; asked of the default app's
     /// inbox, so asking opens no app's).
-    public func keepsOnce(from peerID: String) -> Bool {
+    package func keepsOnce(from peerID: String) -> Bool {
         main.keepsOnce(from: peerID)
     }
 
     /// Bytes were written to `connection` (every inbox's takers may go on).
-    public func written(_ connection: ControlConnection) {
+    package func written(_ connection: ControlConnection) {
         for inbox in all { inbox.written(connection) }
     }
 
     /// `connection` is gone: what it had not got whole waits in each inbox.
-    public func closed(_ connection: ControlConnection) {
+    package func closed(_ connection: ControlConnection) {
         for inbox in all { inbox.closed(connection) }
     }
 
     /// Waits for every inbox's disk work (at shutdown).
-    public func finishWriting() {
+    package func finishWriting() {
         for inbox in all { inbox.finishWriting() }
     }
 }

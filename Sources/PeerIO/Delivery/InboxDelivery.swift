@@ -12,7 +12,7 @@ import PeerCore
 /// client's socket: a client that goes away before that leaves it waiting
 /// for the next one.
 @MainActor
-public final class InboxDelivery {
+package final class InboxDelivery {
     private let worker: DiskWorker<MessageInbox>?
     private let unavailable: String?
     /// What waits, as the disk has confirmed it.
@@ -23,10 +23,10 @@ public final class InboxDelivery {
     private var routing: InboxRouting
     /// Which queued messages this inbox has (exactly once).
     private var marks = DeliveryMarks()
-    private let control: ControlServer
+    /// The daemon's one path for events (given at init).
+    private let events: EventOutlet
     private let logger: Logger
     private let lookUp: @MainActor (String) -> InboxSender
-    private let number: @MainActor (ControlEvent) -> ControlEvent
     private let budget: Int
     private let clock: DaemonClock
     /// Taking clients, by connection number.
@@ -42,7 +42,7 @@ public final class InboxDelivery {
     /// A taken message made room: paused senders may come back (given at init).
     private let onRoom: @MainActor () -> Void
     /// The app whose inbox this is (the default app's is `inbox`).
-    public let app: AppName
+    package let app: AppName
     /// Who hears this inbox's `stored` events: every subscriber for the
     /// default app, an app's own clients for an app (given at init).
     private let audience: @MainActor (ControlConnection) -> Bool
@@ -50,12 +50,12 @@ public final class InboxDelivery {
     /// Opens the inbox under `stateDirectory` (at start-up). If it cannot
     /// be opened the daemon runs on, delivering live, and refuses what it
     /// cannot store. `budget` is how many bytes a taker may have unread
-    /// before the inbox waits for it; `number` numbers an event; `onRoom`
-    /// hears that taken messages made room.
+    /// before the inbox waits for it; `events` numbers and sends its
+    /// events; `onRoom` hears that taken messages made room.
     /// `app` names the inbox (its file is `inbox.NAME`), and `audience`
     /// picks who hears of what it stores.
-    public init(stateDirectory: String, app: AppName = .none, limit: Int, budget: Int, control: ControlServer, logger: Logger,
-                lookUp: @escaping @MainActor (String) -> InboxSender, number: @escaping @MainActor (ControlEvent) -> ControlEvent,
+    init(stateDirectory: String, app: AppName = .none, limit: Int, budget: Int, events: EventOutlet, logger: Logger,
+                lookUp: @escaping @MainActor (String) -> InboxSender,
                 onRoom: @escaping @MainActor () -> Void, audience: @escaping @MainActor (ControlConnection) -> Bool = { _ in true },
                 clock: DaemonClock = .system) {
         self.onRoom = onRoom
@@ -77,10 +77,9 @@ public final class InboxDelivery {
         }
         routing = InboxRouting(limit: limit)
         self.budget = budget
-        self.control = control
+        self.events = events
         self.logger = logger
         self.lookUp = lookUp
-        self.number = number
         if !index.entries.isEmpty {
             logger.info("the inbox holds \(count) message\(count == 1 ? "" : "s") (\(bytes) bytes) waiting for a client")
         }
@@ -89,21 +88,21 @@ public final class InboxDelivery {
     /// The inbox file of `app` under the state directory: `inbox2` for the
     /// default app, `inbox2.NAME` for an app (``InboxFileCodec`` version 2,
     /// under names no earlier release opens).
-    public nonisolated static func fileName(of app: AppName) -> String {
+    package nonisolated static func fileName(of app: AppName) -> String {
         app.isDefault ? "inbox2" : "inbox2." + app.text
     }
 
     /// The inbox file of `app` before exactly-once (version 1): `inbox`
     /// (0.2.0, and 0.3.0 as first released) and `inbox.NAME`; carried into
     /// ``fileName(of:)`` at start-up, then removed.
-    public nonisolated static func oldFileName(of app: AppName) -> String {
+    package nonisolated static func oldFileName(of app: AppName) -> String {
         app.isDefault ? "inbox" : "inbox." + app.text
     }
 
     /// Whether a queued message from `peerID` is kept exactly once here:
     /// the sender is paired (marks are kept only for paired peers, so they
     /// are bounded by the trust store) and the inbox can store.
-    public func keepsOnce(from peerID: String) -> Bool {
+    package func keepsOnce(from peerID: String) -> Bool {
         worker != nil && lookUp(peerID).paired
     }
 
@@ -111,14 +110,14 @@ public final class InboxDelivery {
     private var appField: String? { app.isDefault ? nil : app.text }
 
     /// Messages waiting.
-    public var count: Int { index.entries.count }
+    package var count: Int { index.entries.count }
     /// Bytes they take on disk.
-    public var bytes: Int { index.bytes }
+    package var bytes: Int { index.bytes }
     /// The limit (`--inbox-size`).
-    public var limit: Int { routing.limit }
+    package var limit: Int { routing.limit }
 
     /// Waits for the disk work already handed to the inbox's worker (at shutdown).
-    public func finishWriting() {
+    package func finishWriting() {
         worker?.runAndWait { _ in }
     }
 
@@ -129,7 +128,7 @@ public final class InboxDelivery {
     /// queued message kept exactly once: a repeat is dropped
     /// (``InboxOutcome/repeated``), and a new one is stored first, its
     /// mark in its record, before takers get it.
-    public func arrived(_ data: [UInt8], from peerID: String, now: Date, tag: QueueTag? = nil,
+    package func arrived(_ data: [UInt8], from peerID: String, now: Date, tag: QueueTag? = nil,
                         stored: @escaping @MainActor (String?) -> Void) -> InboxOutcome {
         let sender = lookUp(peerID)
         if let tag, marks.check(tag, from: peerID) == .repeated {
@@ -139,16 +138,14 @@ public final class InboxDelivery {
         let usage = usage(from: peerID)
         switch routing.route(from: peerID, paired: sender.paired, size: data.count, usage: usage, durable: tag != nil) {
         case .live(let numbers):
-            let event = number(ControlEvent(seq: 0, type: .message, time: now, peer: nil,
+            let event = ControlEvent(seq: 0, type: .message, time: now, peer: nil,
                                             message: MessageInfo(from: sender.uuid, peerId: peerID, data: Data(data).base64EncodedString(), size: data.count,
-                                                                 app: appField)))
+                                                                 app: appField))
+            let live = numbers.compactMap { taker in takers[taker].map { (taker, $0) } }
             var handed = false
-            for taker in numbers {
-                guard let connection = takers[taker] else { continue }
-                if control.send(event, to: connection) {
-                    handed = true
-                    if routing.handed(1, to: taker) { finishTaker(taker) }
-                }
+            for ((taker, _), took) in zip(live, events.deliver(event, to: live.map(\.1))) where took {
+                handed = true
+                if routing.handed(1, to: taker) { finishTaker(taker) }
             }
             if handed { return .accepted }
             // Every taker fell away: the inbox keeps it instead, if it can.
@@ -201,8 +198,7 @@ public final class InboxDelivery {
             switch result {
             case .success(let entry):
                 self.index.append(entry)
-                self.control.broadcast(self.number(ControlEvent(seq: 0, type: .stored, time: now, stored: self.info(entry, sender: sender))),
-                                       to: self.audience)
+                self.events.emit(ControlEvent(seq: 0, type: .stored, time: now, stored: self.info(entry, sender: sender)), to: self.audience)
                 stored(nil)
                 self.pumpAll()
             case .failure(let error):
@@ -214,7 +210,7 @@ public final class InboxDelivery {
     }
 
     /// A client takes messages: what waits for it first, then live ones.
-    public func addTaker(_ connection: ControlConnection, from peerID: String?, count: Int?) {
+    package func addTaker(_ connection: ControlConnection, from peerID: String?, count: Int?) {
         routing.add(InboxRouting.Taker(from: peerID, remaining: count), number: connection.number)
         takers[connection.number] = connection
         if count == 0 { finishTaker(connection.number) }
@@ -222,7 +218,7 @@ public final class InboxDelivery {
     }
 
     /// What waits, without data: at most `max` messages, from `peerID` or anyone.
-    public func list(from peerID: String?, max: Int) -> InboxResult {
+    package func list(from peerID: String?, max: Int) -> InboxResult {
         let entries = index.entries.filter { peerID == nil || $0.peerID == peerID }
         return InboxResult(messages: entries.prefix(max).map { info($0, sender: lookUp($0.peerID)) },
                            count: entries.count, bytes: bytes, limit: limit)
@@ -232,7 +228,7 @@ public final class InboxDelivery {
     /// ids. They leave the inbox once the answer holding them is written
     /// (call ``answered(_:ids:)`` after queueing it, or ``unclaimed(_:)``
     /// if it was never sent).
-    public func take(from peerID: String?, max: Int,
+    package func take(from peerID: String?, max: Int,
                      then done: @escaping @MainActor (Result<(result: TakeResult, ids: [UInt64]), ControlError>) -> Void) {
         guard let worker else { return done(.success((TakeResult(messages: [], remaining: 0), []))) }
         let batch = InboxRouting.batch(from: index.entries, wanted: peerID, max: max, reserved: reserved, budget: budget)
@@ -255,7 +251,7 @@ public final class InboxDelivery {
     }
 
     /// The answer to a `take` holding `ids` was queued on `connection`.
-    public func answered(_ connection: ControlConnection, ids: [UInt64]) {
+    package func answered(_ connection: ControlConnection, ids: [UInt64]) {
         guard !ids.isEmpty else { return }
         let end = connection.queuedTotal
         for id in ids { handedOver[connection.number, default: []].append((id, end)) }
@@ -263,18 +259,18 @@ public final class InboxDelivery {
     }
 
     /// The answer holding `ids` was not sent (its client left first): they wait still.
-    public func unclaimed(_ ids: [UInt64]) {
+    package func unclaimed(_ ids: [UInt64]) {
         reserved.subtract(ids)
     }
 
     /// Bytes were written to `connection`: messages it has whole leave the inbox.
-    public func written(_ connection: ControlConnection) {
+    package func written(_ connection: ControlConnection) {
         if handedOver[connection.number] != nil { settle(connection) }
         if takers[connection.number] != nil { pump(connection) }
     }
 
     /// `connection` is gone: what it had not got whole waits for the next client.
-    public func closed(_ connection: ControlConnection) {
+    package func closed(_ connection: ControlConnection) {
         routing.remove(connection.number)
         takers[connection.number] = nil
         if let pending = handedOver.removeValue(forKey: connection.number) {
@@ -342,8 +338,8 @@ public final class InboxDelivery {
                     more = false
                     break
                 }
-                let event = self.number(ControlEvent(seq: 0, type: .message, time: self.clock.now(), message: self.message(entry, data: data)))
-                guard self.control.send(event, to: connection) else {
+                let event = ControlEvent(seq: 0, type: .message, time: self.clock.now(), message: self.message(entry, data: data))
+                guard self.events.deliver(event, to: [connection]) == [true] else {
                     more = false
                     break
                 }

@@ -18,19 +18,19 @@ import PeerCore
 /// message and its mark are one write (the mark is in its record); a
 /// compaction carries the marks of records it drops into the new file's
 /// header, in the same rename.
-public final class MessageInbox {
+package final class MessageInbox {
     /// The inbox file.
-    public let path: String
+    package let path: String
     /// The most record bytes it holds (`--inbox-size`).
-    public let limit: Int
+    package let limit: Int
     /// What waits, and where each record is.
-    public private(set) var index: InboxIndex
+    package private(set) var index: InboxIndex
     /// Per sender, the tag of the last queued message stored here.
-    public private(set) var marks: [String: QueueTag]
+    package private(set) var marks: [String: QueueTag]
     /// The waiting messages, oldest first.
-    public var entries: ArraySlice<InboxEntry> { index.entries }
+    package var entries: ArraySlice<InboxEntry> { index.entries }
     /// Record bytes of the waiting messages.
-    public var bytes: Int { index.bytes }
+    package var bytes: Int { index.bytes }
     private var descriptor: FileDescriptor
     private var fileSize: Int
     private var nextID: UInt64
@@ -44,7 +44,7 @@ public final class MessageInbox {
     /// An earlier release's inbox, `oldFileName` (`inbox`, `inbox.NAME`),
     /// is carried in after what the file holds (its messages take new
     /// ids), then removed.
-    public init(stateDirectory: String, fileName: String = "inbox2", oldFileName: String? = "inbox", limit: Int,
+    package init(stateDirectory: String, fileName: String = "inbox2", oldFileName: String? = "inbox", limit: Int,
                 logger: Logger) throws(SystemError) {
         self.limit = limit
         let path = stateDirectory + "/" + fileName
@@ -116,7 +116,7 @@ public final class MessageInbox {
     /// header its name promises: another layout (a newer release's), or
     /// bytes that are no header. peerd refuses to start on either rather
     /// than rewrite it (the daemon checks before anything opens it).
-    public static func unreadableHeader(_ bytes: [UInt8], expected: [UInt8] = InboxFileCodec.header) -> String? {
+    package static func unreadableHeader(_ bytes: [UInt8], expected: [UInt8] = InboxFileCodec.header) -> String? {
         // A header cut short by a crash holds nothing yet: rewritten as usual.
         guard !bytes.isEmpty, !bytes.starts(with: expected), !expected.starts(with: bytes) else { return nil }
         let head = String(decoding: bytes.prefix(8).map { (0x20...0x7e).contains($0) ? $0 : 0x3f }, as: UTF8.self)
@@ -127,7 +127,7 @@ public final class MessageInbox {
     /// ``unreadableHeader(_:expected:)`` of the inbox `fileName` under
     /// `stateDirectory`, read from its first bytes; nil when it is absent
     /// or readable. `expected` is the header its name promises.
-    public static func unreadableHeader(stateDirectory: String, fileName: String = "inbox2",
+    package static func unreadableHeader(stateDirectory: String, fileName: String = "inbox2",
                                         expected: [UInt8] = InboxFileCodec.header) -> (path: String, found: String)? {
         let path = stateDirectory + "/" + fileName
         let fd = open(path, O_RDONLY | O_CLOEXEC)
@@ -143,7 +143,7 @@ public final class MessageInbox {
     /// nothing is stored and the file is as it was.
     /// `tag`, for a queued message, is stored in its record: the mark that
     /// keeps a repeat out is written with the message, in one write.
-    public func append(_ data: [UInt8], from peerID: String, at time: Date, tag: QueueTag? = nil) throws(SystemError) -> InboxEntry {
+    package func append(_ data: [UInt8], from peerID: String, at time: Date, tag: QueueTag? = nil) throws(SystemError) -> InboxEntry {
         if damaged { try rewrite() }
         let record = InboxFileCodec.encode(id: nextID, received: time, peerID: peerID, tag: tag, data: data)
         let start = fileSize
@@ -166,13 +166,13 @@ public final class MessageInbox {
     }
 
     /// The data of waiting message `id`, read back and checked.
-    public func data(id: UInt64) throws(SystemError) -> [UInt8] {
+    package func data(id: UInt64) throws(SystemError) -> [UInt8] {
         guard let entry = index.entry(id: id) else { throw SystemError("pread", errno: ENOENT, context: "\(path): message \(id) is not waiting") }
         return try data(of: entry)
     }
 
     /// The data of a waiting message, read back and checked.
-    public func data(of entry: InboxEntry) throws(SystemError) -> [UInt8] {
+    package func data(of entry: InboxEntry) throws(SystemError) -> [UInt8] {
         var record = [UInt8](repeating: 0, count: entry.recordSize)
         let count = try Syscall.call("pread", path) { record.withUnsafeMutableBytes { pread(descriptor.rawValue, $0.baseAddress, $0.count, off_t(entry.offset)) } }
         guard count == record.count, let data = InboxFileCodec.data(ofRecord: record) else {
@@ -182,7 +182,7 @@ public final class MessageInbox {
     }
 
     /// Marks messages taken: they leave the inbox for good.
-    public func remove(_ ids: Set<UInt64>) throws(SystemError) {
+    package func remove(_ ids: Set<UInt64>) throws(SystemError) {
         let gone = ids.compactMap { index.entry(id: $0) }
         guard !gone.isEmpty else { return }
         if !damaged {

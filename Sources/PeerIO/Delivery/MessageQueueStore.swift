@@ -20,29 +20,29 @@ import PeerCore
 /// as it was (it is cut back to its old length), so a message answered
 /// `storageFailed` is never delivered; one answered `queued` is never lost;
 /// and a bad record on disk costs only itself (``QueueFileCodec``).
-public struct MessageQueueStore: Sendable {
+package struct MessageQueueStore: Sendable {
     /// Where one waiting message's record is in its file.
-    public struct Entry: Sendable, Equatable {
+    package struct Entry: Sendable, Equatable {
         /// The record's first byte.
-        public var offset: Int
+        package var offset: Int
         /// The message's length.
-        public var length: Int
+        package var length: Int
         /// The message's seq in its file.
-        public var seq: UInt64
+        package var seq: UInt64
     }
 
     /// One waiting message read back, with its tag.
-    public struct Queued: Sendable, Equatable {
+    package struct Queued: Sendable, Equatable {
         /// Its place in the queue: the file's epoch and its seq.
-        public var tag: QueueTag
+        package var tag: QueueTag
         /// The message.
-        public var data: [UInt8]
+        package var data: [UInt8]
     }
 
     /// The most bytes queued per peer (64 MiB).
-    public let limitPerPeer: Int
+    package let limitPerPeer: Int
     /// The queue directory.
-    public let directory: String
+    package let directory: String
     /// Per queue: its waiting messages, oldest first.
     private var index: [String: [Entry]] = [:]
     /// Per queue whose file exists: its epoch and the seq its next message
@@ -63,16 +63,16 @@ public struct MessageQueueStore: Sendable {
     /// `<peer id>.queue3` is this release's (``QueueFileCodec`` version 3,
     /// with tags); `<peer id>.queue2` is 0.2.0's (version 2) and
     /// `<peer id>.queue` 0.1.0's (version 1), both read only.
-    public static let suffix = ".queue3"
+    package static let suffix = ".queue3"
     /// 0.2.0's default queue (version 2, read only).
-    public static let suffix2 = ".queue2"
+    package static let suffix2 = ".queue2"
     /// 0.1.0's default queue (version 1, read only).
-    public static let oldSuffix = ".queue"
+    package static let oldSuffix = ".queue"
     /// An app's queue for a peer: `<peer id>.<app>.appqueue3`, version 3.
     /// Its key here is `<peer id>.<app>` (``QueueKey/storeName(peerID:app:)``).
-    public static let appSuffix = ".appqueue3"
+    package static let appSuffix = ".appqueue3"
     /// An app's queue before tags (version 2, read only): `<peer id>.<app>.appqueue`.
-    public static let appSuffix2 = ".appqueue"
+    package static let appSuffix2 = ".appqueue"
 
     /// The earlier layouts' files of a queue key, newest first: carried
     /// into its version 3 file in that order, after what that file holds.
@@ -89,7 +89,7 @@ public struct MessageQueueStore: Sendable {
     /// removed; its messages take new tags there. A queue file of a layout
     /// this release cannot read (a newer one, or a damaged header) is
     /// refused, and nothing is changed.
-    public init(stateDirectory: String, limitPerPeer: Int = 64 << 20, logger: Logger,
+    package init(stateDirectory: String, limitPerPeer: Int = 64 << 20, logger: Logger,
                 newEpoch: @escaping @Sendable () -> UInt64 = { UInt64.random(in: 1...UInt64.max) }) throws(MessageQueueStoreError) {
         self.limitPerPeer = limitPerPeer
         self.newEpoch = newEpoch
@@ -200,20 +200,20 @@ public struct MessageQueueStore: Sendable {
     }
 
     /// How many messages wait for `peerID`.
-    public func count(_ peerID: String) -> Int { index[peerID]?.count ?? 0 }
+    package func count(_ peerID: String) -> Int { index[peerID]?.count ?? 0 }
 
     /// Bytes waiting for `peerID`.
-    public func bytes(_ peerID: String) -> Int { index[peerID]?.reduce(0) { $0 + $1.length } ?? 0 }
+    package func bytes(_ peerID: String) -> Int { index[peerID]?.reduce(0) { $0 + $1.length } ?? 0 }
 
     /// Every peer with messages waiting.
-    public var peerIDs: [String] { index.keys.sorted() }
+    package var peerIDs: [String] { index.keys.sorted() }
 
     /// Reads waiting messages for `peerID` from the file, oldest first,
     /// with their tags, skipping the first `skip`: as many as fit in
     /// `maxBytes` (none if the first does not), and at most `maxCount`.
     /// Past the first message, no more than `batchBytes` in all: a batch is
     /// the work of one main-queue turn when it is sent.
-    public func read(_ peerID: String, skip: Int, maxBytes: Int, batchBytes: Int = .max, maxCount: Int = 4096) throws(SystemError) -> [Queued] {
+    package func read(_ peerID: String, skip: Int, maxBytes: Int, batchBytes: Int = .max, maxCount: Int = 4096) throws(SystemError) -> [Queued] {
         guard let entries = index[peerID], skip < entries.count, let epoch = files[peerID]?.epoch else { return [] }
         var chosen: [Entry] = []
         var total = 0
@@ -247,7 +247,7 @@ public struct MessageQueueStore: Sendable {
     /// Every message waiting for `peerID`, read from the file (for tests
     /// and tools; the daemon reads in bounded batches with
     /// ``read(_:skip:maxBytes:batchBytes:maxCount:)``).
-    public func pending(_ peerID: String) throws(SystemError) -> [[UInt8]] {
+    package func pending(_ peerID: String) throws(SystemError) -> [[UInt8]] {
         try read(peerID, skip: 0, maxBytes: .max, maxCount: .max).map(\.data)
     }
 
@@ -255,7 +255,7 @@ public struct MessageQueueStore: Sendable {
     /// new file starts a new epoch). Returns false, storing nothing, when
     /// the peer's queue is full. On an error the file is as it was before
     /// the call.
-    public mutating func append(_ message: [UInt8], for peerID: String) throws(SystemError) -> Bool {
+    package mutating func append(_ message: [UInt8], for peerID: String) throws(SystemError) -> Bool {
         guard bytes(peerID) + message.count <= limitPerPeer else { return false }
         if dirty.contains(peerID) { try rewrite(peerID) }
         let path = file(peerID)
@@ -294,7 +294,7 @@ public struct MessageQueueStore: Sendable {
     /// their records are marked delivered in place, and the file is
     /// rewritten only when it is mostly delivered records (or removed when
     /// nothing waits).
-    public mutating func removeFirst(_ count: Int, for peerID: String) throws(SystemError) {
+    package mutating func removeFirst(_ count: Int, for peerID: String) throws(SystemError) {
         guard count > 0, var entries = index[peerID] else { return }
         let done = min(count, entries.count)
         let path = file(peerID)
@@ -352,7 +352,7 @@ public struct MessageQueueStore: Sendable {
     }
 
     /// Drops a peer's queue (it was unpaired).
-    public mutating func discard(_ peerID: String) throws(SystemError) {
+    package mutating func discard(_ peerID: String) throws(SystemError) {
         try removeFirst(Int.max, for: peerID)
     }
 

@@ -3,7 +3,7 @@ import PeerSystem
 
 /// Why the message queues could not be opened. peerd refuses to start on
 /// either, and changes nothing on disk.
-public enum MessageQueueStoreError: Error, Equatable, CustomStringConvertible {
+package enum MessageQueueStoreError: Error, Equatable, CustomStringConvertible {
     /// A system call failed.
     case system(SystemError)
     /// A queue file this release cannot read: a newer layout, or a damaged
@@ -11,7 +11,7 @@ public enum MessageQueueStoreError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, found: String)
 
     /// A sentence for logs and the start-up refusal.
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): "\(error)"
         case .unreadable(let path, let found):

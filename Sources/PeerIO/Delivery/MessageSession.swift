@@ -5,7 +5,7 @@ import PeerCore
 /// one message. A ``PeerSession`` is one; a test's fake is another, so
 /// ``QueuedDelivery`` can be driven without sockets.
 @MainActor
-public protocol MessageSession: AnyObject {
+package protocol MessageSession: AnyObject {
     /// Whether the session is accepted and carries data.
     var isConnected: Bool { get }
     /// The peer's proven id, once the handshake is done.

@@ -9,13 +9,13 @@ import PeerCore
 /// ``QueueFlow`` decides which go when; this component performs it, and
 /// never touches the disk on the main actor.
 @MainActor
-public final class QueuedDelivery {
+package final class QueuedDelivery {
     /// The most messages read for one session at a time.
-    nonisolated public static let batchCount = 4096
+    nonisolated package static let batchCount = 4096
     /// The most bytes read at a time (but for a first message that is
     /// larger): sending a batch is one main-queue turn of encryption, kept
     /// short so control clients are answered in between.
-    nonisolated public static let batchBytes = 1 << 20
+    nonisolated package static let batchBytes = 1 << 20
 
     private let worker: DiskWorker<MessageQueueStore>
     private var flow = QueueFlow()
@@ -34,11 +34,11 @@ public final class QueuedDelivery {
     private var reads: UInt64 = 0
     private let logger: Logger
     /// The most bytes per peer.
-    public let limitPerPeer: Int
+    package let limitPerPeer: Int
 
     /// Opens and indexes the queues under `stateDirectory` (at start-up,
     /// before anything is served).
-    public init(stateDirectory: String, logger: Logger) throws(MessageQueueStoreError) {
+    package init(stateDirectory: String, logger: Logger) throws(MessageQueueStoreError) {
         let store = try MessageQueueStore(stateDirectory: stateDirectory, logger: logger)
         limitPerPeer = store.limitPerPeer
         for name in store.peerIDs {
@@ -51,7 +51,7 @@ public final class QueuedDelivery {
 
     /// Stores a message of `app` for `peerID` durably; `done` hears of it
     /// once it is `fsync`ed (or refused, or failed).
-    public func enqueue(_ data: [UInt8], for peerID: String, app: AppName = .none, name: String,
+    package func enqueue(_ data: [UInt8], for peerID: String, app: AppName = .none, name: String,
                         then done: @escaping @MainActor (Result<Void, ControlError>) -> Void) {
         let key = QueueKey.storeName(peerID: peerID, app: app)
         if !app.isDefault { appQueues[peerID, default: []].insert(app) }
@@ -75,7 +75,7 @@ public final class QueuedDelivery {
     /// An app's queue goes only while the app is in `apps`, those
     /// connected with the peer, and the default app's unless
     /// `withDefault` is false (a session accepted for an app alone).
-    public func drain(to session: any MessageSession, peer: UUID, name: String, apps: Set<AppName> = [], withDefault: Bool = true) {
+    package func drain(to session: any MessageSession, peer: UUID, name: String, apps: Set<AppName> = [], withDefault: Bool = true) {
         guard session.isConnected, let peerID = session.remotePeerID else { return }
         if withDefault { drain(QueueKey(peer: peer), peerID: peerID, to: session, name: name) }
         for app in (appQueues[peerID] ?? []).sorted() where apps.contains(app) && session.appRefusal(app) == nil {
@@ -122,7 +122,7 @@ public final class QueuedDelivery {
 
     /// The peer's current session acknowledged its messages 1…`count`: the
     /// queued ones among them leave the disk.
-    public func acknowledged(_ count: UInt64, peer: UUID, peerID: String) {
+    package func acknowledged(_ count: UInt64, peer: UUID, peerID: String) {
         for app in [AppName.none] + (appQueues[peerID] ?? []).sorted() {
             let done = flow.acknowledged(through: count, of: QueueKey(peer: peer, app: app))
             guard done > 0 else { continue }
@@ -141,16 +141,16 @@ public final class QueuedDelivery {
     }
 
     /// The apps that have had a queue for `peerID` since start-up.
-    public func apps(for peerID: String) -> [AppName] { (appQueues[peerID] ?? []).sorted() }
+    package func apps(for peerID: String) -> [AppName] { (appQueues[peerID] ?? []).sorted() }
 
     /// The peer has room for `app` again: its queue is no longer busy.
-    public func appReady(_ app: AppName, peerID: String) {
+    package func appReady(_ app: AppName, peerID: String) {
         busy[QueueKey.storeName(peerID: peerID, app: app)] = nil
     }
 
     /// The peer refused `app`'s messages from session message `first` on
     /// (`appBusy`), with `text`: the queued ones among them wait for its room.
-    public func appBusy(_ app: AppName, peer: UUID, peerID: String, from first: UInt64, text: String) {
+    package func appBusy(_ app: AppName, peer: UUID, peerID: String, from first: UInt64, text: String) {
         let dropped = flow.refused(from: first, of: QueueKey(peer: peer, app: app))
         busy[QueueKey.storeName(peerID: peerID, app: app)] = text
         if dropped > 0 { logger.info("\(dropped) queued message\(dropped == 1 ? "" : "s") for app '\(app.text)' wait: \(text)") }
@@ -158,24 +158,24 @@ public final class QueuedDelivery {
 
     /// Waits for the disk work already handed to the queue's worker (at
     /// shutdown, so no append or acknowledgement is cut half-way).
-    public func finishWriting() {
+    package func finishWriting() {
         worker.runAndWait { _ in }
     }
 
     /// The peer's session ended: what it did not acknowledge goes again next time.
-    public func sessionEnded(_ peer: UUID) {
+    package func sessionEnded(_ peer: UUID) {
         flow.sessionEnded(peer)
         for key in reading.keys where key.peer == peer { reading[key] = nil }
     }
 
     /// The peer closed the session as `busy` with `text`: shown by `queue`
     /// (for the default app's queue).
-    public func peerBusy(_ peerID: String, _ text: String) {
+    package func peerBusy(_ peerID: String, _ text: String) {
         busy[peerID] = text
     }
 
     /// The peer was unpaired: its queue is dropped.
-    public func discard(_ peerID: String, peer: UUID) {
+    package func discard(_ peerID: String, peer: UUID) {
         let names = ([AppName.none] + (appQueues[peerID] ?? []).sorted()).map { QueueKey.storeName(peerID: peerID, app: $0) }
         worker.run({ store in
             Result<Void, SystemError> { () throws(SystemError) in
@@ -194,7 +194,7 @@ public final class QueuedDelivery {
     /// (UUID and name), if it has one. A queue left by a peer that is no
     /// longer paired (a reset trust store) has no UUID to show: UUIDs are
     /// born only in the identity actor.
-    public func list(record: @escaping @MainActor (String) -> (uuid: UUID, name: String)?,
+    package func list(record: @escaping @MainActor (String) -> (uuid: UUID, name: String)?,
                      then done: @escaping @MainActor ([QueueInfo]) -> Void) {
         worker.run({ store in
             store.peerIDs.map { (storeName: $0, messages: store.count($0), bytes: store.bytes($0)) }

@@ -17,9 +17,9 @@ import PeerSystem
 /// the descriptor at once; a report still on its way finds the channel
 /// gone by its token.
 @MainActor
-public final class PollChannel {
+package final class PollChannel {
     /// The descriptor; closed by the channel, never by its user.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
     private let onReadable: @MainActor () -> Void
     private let onWritable: @MainActor () -> Void
     private let poller: Poller
@@ -38,10 +38,10 @@ public final class PollChannel {
     private var writeDue = false
 
     /// Whether ``close(then:)`` was called.
-    public private(set) var isClosing = false
+    package private(set) var isClosing = false
 
     /// Starts watching `descriptor` for reading; writing waits for ``armWrite(_:)``.
-    public init(descriptor: FileDescriptor, onReadable: @escaping @MainActor () -> Void, onWritable: @escaping @MainActor () -> Void) {
+    package init(descriptor: FileDescriptor, onReadable: @escaping @MainActor () -> Void, onWritable: @escaping @MainActor () -> Void) {
         self.descriptor = descriptor
         self.onReadable = onReadable
         self.onWritable = onWritable
@@ -60,21 +60,21 @@ public final class PollChannel {
     }
 
     /// Watches for writability (`true`) or stops (`false`).
-    public func armWrite(_ armed: Bool) {
+    package func armWrite(_ armed: Bool) {
         guard !isClosing, armed != writing else { return }
         writing = armed
         apply()
     }
 
     /// Stops reading until ``resumeReading()`` (or close).
-    public func pauseReading() {
+    package func pauseReading() {
         guard !isClosing, reading else { return }
         reading = false
         apply()
     }
 
     /// Reads again after ``pauseReading()``.
-    public func resumeReading() {
+    package func resumeReading() {
         guard !isClosing, !reading else { return }
         reading = true
         apply()
@@ -82,7 +82,7 @@ public final class PollChannel {
 
     /// Stops watching and closes the descriptor now; `then` runs on the
     /// main queue after the caller's turn. Idempotent.
-    public func close(then: @escaping @MainActor () -> Void = {}) {
+    package func close(then: @escaping @MainActor () -> Void = {}) {
         guard !isClosing else { return }
         isClosing = true
         stopWatching()
@@ -135,7 +135,7 @@ public final class PollChannel {
     /// `send` (issue 25, point 4). True: ``onWritable`` is called then,
     /// once however often this is asked. False: no batch is being handled
     /// (a timer, an Avahi event); the caller writes now.
-    public func writeAtBatchEnd() -> Bool {
+    package func writeAtBatchEnd() -> Bool {
         guard !isClosing else { return false }
         if writeDue { return true }
         guard poller.table.writeAtEnd(self) else { return false }

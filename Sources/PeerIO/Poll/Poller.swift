@@ -16,9 +16,9 @@ import PeerSystem
 /// by token. Registrations are one-shot, so a descriptor has at most one
 /// report on its way at a time and the forwarding is bounded by the
 /// number of descriptors, not by how busy they are.
-public final class Poller: Sendable {
+package final class Poller: Sendable {
     /// The one poller, started on first use.
-    @MainActor public static let main = Poller()
+    @MainActor package static let main = Poller()
 
     /// The epoll instance.
     let epoll: Epoll

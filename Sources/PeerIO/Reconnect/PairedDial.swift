@@ -3,11 +3,11 @@ import PeerCore
 
 /// A dial ``ReconnectController`` decided on; the daemon performs it
 /// through the session director (which owns the sessions).
-public struct PairedDial: Equatable, Sendable {
+package struct PairedDial: Equatable, Sendable {
     /// The paired peer's row.
-    public let peer: UUID
+    package let peer: UUID
     /// Where to dial, best first.
-    public let endpoints: [Endpoint]
+    package let endpoints: [Endpoint]
     /// The peer id the session must prove.
-    public let peerID: String
+    package let peerID: String
 }

@@ -8,7 +8,7 @@ import PeerCore
 /// and not at all for a while after a `busy` close. It decides; the
 /// daemon performs the ``PairedDial``s its tick returns.
 @MainActor
-public final class ReconnectController {
+package final class ReconnectController {
     private var schedule = ReconnectSchedule()
     private var netlink: NetlinkMonitor?
     private var linkStates: LinkStateTracker
@@ -29,7 +29,7 @@ public final class ReconnectController {
 
     /// A controller; `enabled` is `--auto-connect`, `interfaces` the
     /// watched interface indexes (empty: all).
-    public init(enabled: Bool, interfaces: Set<Int32>, surroundings: any ReconnectSurroundings, logger: Logger,
+    package init(enabled: Bool, interfaces: Set<Int32>, surroundings: any ReconnectSurroundings, logger: Logger,
                 clock: DaemonClock = .system) {
         self.clock = clock
         self.enabled = enabled
@@ -39,7 +39,7 @@ public final class ReconnectController {
     }
 
     /// Starts watching links and addresses.
-    public func start() {
+    package func start() {
         // A link coming back ends a partition sooner than any backoff would.
         do {
             netlink = try NetlinkMonitor { [weak self] changes in self?.networkChanged(changes) }
@@ -49,7 +49,7 @@ public final class ReconnectController {
     }
 
     /// Stops dialling and watching.
-    public func stop() {
+    package func stop() {
         stopped = true
         netlink?.stop()
     }
@@ -57,7 +57,7 @@ public final class ReconnectController {
     /// Once a second: the dials that are due, for the daemon to perform.
     /// A paired peer that appeared (its row present now, lost or unknown
     /// at the last tick) is due at once, not at its backoff.
-    public func tick(now: Date) -> [PairedDial] {
+    package func tick(now: Date) -> [PairedDial] {
         noteAppearances(now: now)
         if let networkRetryAt, now >= networkRetryAt {
             return networkReturned()
@@ -76,28 +76,28 @@ public final class ReconnectController {
     }
 
     /// The peer is connected: its backoff starts over.
-    public func connected(_ peer: UUID) {
+    package func connected(_ peer: UUID) {
         schedule.succeeded(peer)
     }
 
     /// This host closed the peer's session as `busy`: not dialled for 30 s,
     /// or until a client takes messages here (``inboxHasRoom()``).
-    public func refusedAsBusy(_ peer: UUID, now: Date) {
+    package func refusedAsBusy(_ peer: UUID, now: Date) {
         refusedForInbox.insert(peer)
         schedule.pause(peer, until: now.addingTimeInterval(30))
     }
 
     /// Whether this host closed the peer's session as `busy`.
-    public func wasRefusedAsBusy(_ peer: UUID) -> Bool { refusedForInbox.contains(peer) }
+    package func wasRefusedAsBusy(_ peer: UUID) -> Bool { refusedForInbox.contains(peer) }
 
     /// The peer closed the session as `busy`: not dialled for 30 s (it
     /// dials us once a client takes messages there).
-    public func peerWasBusy(_ peer: UUID, now: Date) {
+    package func peerWasBusy(_ peer: UUID, now: Date) {
         schedule.pause(peer, until: now.addingTimeInterval(30))
     }
 
     /// A client took messages: peers this host refused as busy may come again.
-    public func inboxHasRoom() {
+    package func inboxHasRoom() {
         guard !refusedForInbox.isEmpty else { return }
         for peer in refusedForInbox { schedule.resume(peer) }
         refusedForInbox.removeAll()

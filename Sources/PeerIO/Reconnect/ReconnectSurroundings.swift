@@ -5,7 +5,7 @@ import PeerCore
 /// trust and rows. Given at init (``DaemonReconnectSurroundings`` in the
 /// daemon, a fake in tests), so no part of it can be left unset.
 @MainActor
-public protocol ReconnectSurroundings: AnyObject {
+package protocol ReconnectSurroundings: AnyObject {
     /// Whether the peer has a session, or one is on its way.
     func hasSession(_ peer: UUID) -> Bool
     /// Sessions to paired peers still in TCP connect.

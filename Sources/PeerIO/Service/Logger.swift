@@ -3,28 +3,28 @@ import PeerCore
 
 /// Writes log lines to stderr with systemd priority prefixes (`<6>…`), which
 /// journald turns into priorities. One `write(2)` per line keeps lines whole.
-public struct Logger: Sendable {
+package struct Logger: Sendable {
     /// The most verbose level written.
-    public let level: LogLevel
+    package let level: LogLevel
 
     /// A logger writing lines at `level` or more severe.
-    public init(level: LogLevel) { self.level = level }
+    package init(level: LogLevel) { self.level = level }
 
     /// Writes `message` if `messageLevel` passes the threshold.
-    public func log(_ messageLevel: LogLevel, _ message: @autoclosure () -> String) {
+    package func log(_ messageLevel: LogLevel, _ message: @autoclosure () -> String) {
         guard messageLevel <= level else { return }
         let line = Array(messageLevel.format(message()).utf8)
         line.withUnsafeBytes { raw in _ = Glibc.write(2, raw.baseAddress, raw.count) }
     }
 
     /// `log(.error, …)`.
-    public func error(_ message: @autoclosure () -> String) { log(.error, message()) }
+    package func error(_ message: @autoclosure () -> String) { log(.error, message()) }
     /// `log(.warning, …)`.
-    public func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
+    package func warning(_ message: @autoclosure () -> String) { log(.warning, message()) }
     /// `log(.notice, …)`.
-    public func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
+    package func notice(_ message: @autoclosure () -> String) { log(.notice, message()) }
     /// `log(.info, …)`.
-    public func info(_ message: @autoclosure () -> String) { log(.info, message()) }
+    package func info(_ message: @autoclosure () -> String) { log(.info, message()) }
     /// `log(.debug, …)`.
-    public func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
+    package func debug(_ message: @autoclosure () -> String) { log(.debug, message()) }
 }

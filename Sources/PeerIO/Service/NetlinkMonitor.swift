@@ -5,13 +5,13 @@ import PeerCore
 /// route socket) and hands each datagram's ``NetworkChange``s to its owner
 /// on the main queue. Read-only: peerd never changes the network.
 @MainActor
-public final class NetlinkMonitor {
+package final class NetlinkMonitor {
     private var channel: PollChannel?
     private let onChanges: @MainActor ([NetworkChange]) -> Void
 
     /// Opens and binds the socket. Throws when netlink is unavailable (a
     /// sandbox without `AF_NETLINK`); the daemon then runs without it.
-    public init(onChanges: @escaping @MainActor ([NetworkChange]) -> Void) throws(SystemError) {
+    package init(onChanges: @escaping @MainActor ([NetworkChange]) -> Void) throws(SystemError) {
         self.onChanges = onChanges
         let flags = Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
         // NETLINK_ROUTE is protocol 0.
@@ -35,7 +35,7 @@ public final class NetlinkMonitor {
     }
 
     /// Stops watching and closes the socket.
-    public func stop() {
+    package func stop() {
         channel?.close()
         channel = nil
     }

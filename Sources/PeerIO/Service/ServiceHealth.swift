@@ -8,27 +8,27 @@ import PeerCore
 /// The watchdog is fed from the main queue's own timer (``tick(now:status:)``):
 /// a wedged main actor stops the pings, and systemd restarts the daemon.
 @MainActor
-public final class ServiceHealth {
+package final class ServiceHealth {
     private let notifier = SystemdNotifier()
     private var report: HealthReport
 
     /// A component that talks to `$NOTIFY_SOCKET` (silent without one).
-    public init() {
+    package init() {
         report = HealthReport(watchdogInterval: notifier.watchdogInterval)
     }
 
     /// The daemon serves: `READY=1` with its first status line.
-    public func ready(status: String, now: Date) {
+    package func ready(status: String, now: Date) {
         send(report.ready(status: status, now: now))
     }
 
     /// Once a second: the watchdog when due, and the status line when it changed.
-    public func tick(now: Date, status: String) {
+    package func tick(now: Date, status: String) {
         send(report.tick(now: now, status: status))
     }
 
     /// The daemon stops.
-    public func stopping() {
+    package func stopping() {
         notifier.stopping()
     }
 

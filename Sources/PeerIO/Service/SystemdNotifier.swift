@@ -4,13 +4,13 @@ import Glibc
 /// `READY=1`, `STATUS=…`, `STOPPING=1` and `WATCHDOG=1`, each one datagram to
 /// `$NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace).
 /// Without `$NOTIFY_SOCKET` every call does nothing.
-public struct SystemdNotifier: Sendable {
+package struct SystemdNotifier: Sendable {
     private let socketPath: String?
     /// How often to ping the watchdog (half of `WatchdogSec=`), if it is on.
-    public let watchdogInterval: Double?
+    package let watchdogInterval: Double?
 
     /// Reads `NOTIFY_SOCKET`, `WATCHDOG_USEC` and `WATCHDOG_PID`.
-    public init() {
+    package init() {
         socketPath = Self.environment("NOTIFY_SOCKET").flatMap { $0.isEmpty ? nil : $0 }
         let pidMatches = Self.environment("WATCHDOG_PID").map { Int32($0) == getpid() } ?? true
         if pidMatches, let text = Self.environment("WATCHDOG_USEC"), let usec = Double(text), usec > 0 {
@@ -21,16 +21,16 @@ public struct SystemdNotifier: Sendable {
     }
 
     /// Whether a notify socket was given.
-    public var isActive: Bool { socketPath != nil }
+    package var isActive: Bool { socketPath != nil }
 
     /// Sends `READY=1` with a status line.
-    public func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
+    package func ready(status: String) { send("READY=1\nSTATUS=\(status)") }
     /// Sends a status line.
-    public func status(_ text: String) { send("STATUS=\(text)") }
+    package func status(_ text: String) { send("STATUS=\(text)") }
     /// Sends `STOPPING=1`.
-    public func stopping() { send("STOPPING=1\nSTATUS=stopping") }
+    package func stopping() { send("STOPPING=1\nSTATUS=stopping") }
     /// Sends `WATCHDOG=1`.
-    public func watchdog() { send("WATCHDOG=1") }
+    package func watchdog() { send("WATCHDOG=1") }
 
     private func send(_ message: String) {
         guard let socketPath else { return }

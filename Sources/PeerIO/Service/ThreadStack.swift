@@ -7,10 +7,10 @@ import CMalloc
 /// and the main thread 28 KB before it parks in `dispatchMain()`. Below
 /// the caller's frame nothing is live, so those pages can go; a later
 /// call that runs as deep faults in zeroed pages, as a new thread would.
-public enum ThreadStack {
+package enum ThreadStack {
     /// What stays touched below the caller's frame: the call's own frames,
     /// and room for a signal handler.
-    public static let keep = 16 << 10
+    package static let keep = 16 << 10
 
     /// Gives back what lies more than ``keep`` bytes below this call, on
     /// the calling thread's stack. Returns the bytes given back, or nil
@@ -18,7 +18,7 @@ public enum ThreadStack {
     /// main thread's range reaches below its mapped stack, so there it
     /// gives back what is mapped and says no).
     @discardableResult
-    public static func releaseBelowCurrentFrame() -> Int? {
+    package static func releaseBelowCurrentFrame() -> Int? {
         let released = peerd_release_stack_below(keep)
         return released < 0 ? nil : released
     }

@@ -1,6 +1,6 @@
 /// What the owner of a session says of a message that arrived on it
 /// (``PeerSessionDelegate/session(_:delivered:app:)``).
-public enum DeliveryVerdict: Equatable, Sendable {
+package enum DeliveryVerdict: Equatable, Sendable {
     /// A client has it: it may be acknowledged.
     case safe
     /// It is being stored: the session hands over nothing more until

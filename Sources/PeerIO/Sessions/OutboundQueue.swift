@@ -11,18 +11,18 @@ import Glibc
 /// buffers' capacities, not their lengths; issue 21, point 4) and how many
 /// of its bytes are answers a peer asked for (``answerBytes``: pongs), so
 /// the watermarks can bound both.
-public struct OutboundQueue: Sendable {
+package struct OutboundQueue: Sendable {
     /// The most bytes held.
-    public let limit: Int
+    package let limit: Int
     private var chunks: [[UInt8]] = []
     private var offset = 0
     /// Bytes held and not yet written.
-    public private(set) var byteCount = 0
+    package private(set) var byteCount = 0
     /// What the held buffers cost: their capacities plus a header each.
-    public private(set) var memoryCost = 0
+    package private(set) var memoryCost = 0
     /// Bytes of answers (``appendCoalescing(_:chunk:answer:)``) not yet
     /// written.
-    public private(set) var answerBytes = 0
+    package private(set) var answerBytes = 0
     /// Bytes ever queued and ever written: positions in one stream, so an
     /// answer is known to be out once the written position passes its end.
     private var queuedTotal = 0
@@ -33,26 +33,26 @@ public struct OutboundQueue: Sendable {
 
     /// What one buffer costs beyond its capacity (the array's header and
     /// the allocator's own), so a thousand tiny buffers cost what they do.
-    public static let bufferOverhead = 48
+    package static let bufferOverhead = 48
     /// A queue holding at most `limit` bytes.
-    public init(limit: Int) { self.limit = limit }
+    package init(limit: Int) { self.limit = limit }
 
     /// Whether nothing is waiting.
-    public var isEmpty: Bool { byteCount == 0 }
+    package var isEmpty: Bool { byteCount == 0 }
 
     /// Queues a line; false (and nothing queued) if it would pass the limit.
     /// An empty queue takes any one line, so a line longer than the limit
     /// (a large message in base64) can still reach a client that keeps up.
     /// `extra` raises the bound for this line alone (room for one large
     /// message event on top of a backlog of small ones).
-    public mutating func append(_ line: [UInt8], extra: Int = 0) -> Bool {
+    package mutating func append(_ line: [UInt8], extra: Int = 0) -> Bool {
         guard byteCount == 0 || byteCount + line.count <= limit + extra else { return false }
         appendUnbounded(line)
         return true
     }
 
     /// Queues without the bound: for a final message after truncation.
-    public mutating func appendUnbounded(_ line: [UInt8]) {
+    package mutating func appendUnbounded(_ line: [UInt8]) {
         guard !line.isEmpty else { return }
         memoryCost += line.capacity + Self.bufferOverhead
         chunks.append(line)
@@ -70,7 +70,7 @@ public struct OutboundQueue: Sendable {
     /// of acks: a suspect for the fragments the soak's memory check found.)
     /// `answer` marks bytes the peer asked for (a pong), counted in
     /// ``answerBytes`` until written.
-    public mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024, answer: Bool = false) {
+    package mutating func appendCoalescing(_ bytes: [UInt8], chunk: Int = 64 * 1024, answer: Bool = false) {
         guard !bytes.isEmpty else { return }
         let start = queuedTotal
         if let last = chunks.indices.last, last > 0 || offset == 0, chunks[last].count + bytes.count <= chunk {
@@ -94,10 +94,10 @@ public struct OutboundQueue: Sendable {
     }
 
     /// Chunks waiting (a test's view of coalescing).
-    public var chunkCount: Int { chunks.count }
+    package var chunkCount: Int { chunks.count }
 
     /// Drops every whole line not yet started.
-    public mutating func truncateToCurrentLine() {
+    package mutating func truncateToCurrentLine() {
         guard !chunks.isEmpty else { return }
         let current = chunks[0]
         chunks = offset > 0 ? [current] : []
@@ -117,13 +117,13 @@ public struct OutboundQueue: Sendable {
     }
 
     /// The most chunks handed to one vectored write.
-    public static let maxVectors = 16
+    package static let maxVectors = 16
 
     /// Writes as much as `write` takes, up to ``maxVectors`` chunks per
     /// call (one `sendmsg` for several frames); `write` returns bytes
     /// written or nil when it would block. Returns true when drained.
     /// Each chunk written whole goes to `recycle` (its buffer may be reused).
-    public mutating func flushVectored(_ write: (UnsafeBufferPointer<iovec>) throws -> Int?,
+    package mutating func flushVectored(_ write: (UnsafeBufferPointer<iovec>) throws -> Int?,
                                        recycle: (consuming [UInt8]) -> Void = { _ in }) rethrows -> Bool {
         while !chunks.isEmpty {
             let count = min(chunks.count, Self.maxVectors)
@@ -169,7 +169,7 @@ public struct OutboundQueue: Sendable {
 
     /// Writes as much as `write` takes; `write` returns bytes written or nil
     /// when it would block. Returns true when the queue drained.
-    public mutating func flush(_ write: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Bool {
+    package mutating func flush(_ write: (UnsafeRawBufferPointer) throws -> Int?) rethrows -> Bool {
         while let first = chunks.first {
             let written = try first.withUnsafeBytes { raw in try write(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
             guard let written else { return false }

@@ -7,12 +7,12 @@ extension PeerSession {
     /// The app this session was invited for, while the session carries
     /// apps alone: no default-app traffic goes until the default app joins
     /// it (protocol.md §10).
-    public var admission: AppName? {
+    package var admission: AppName? {
         carriesDefault ? nil : try? AppName(lifecycle.admission)
     }
 
     /// Whether default-app traffic (messages, files, streams) may use it.
-    public var carriesDefault: Bool { lifecycle.defaultJoin.isJoined }
+    package var carriesDefault: Bool { lifecycle.defaultJoin.isJoined }
 
     /// Why a default-app flow may not open on this session (a plain `offer`
     /// or `streamOpen`): it was accepted for an app alone.
@@ -21,11 +21,11 @@ extension PeerSession {
     }
 
     /// Whether the peer announced feature `apps` (a 0.2.0 peer did not).
-    public var carriesApps: Bool { remoteHello?.speaks(.apps) ?? false }
+    package var carriesApps: Bool { remoteHello?.speaks(.apps) ?? false }
 
     /// Why a message of `app` cannot go on this session now, or nil when it
     /// can (the queue's room aside): the peer's release, or its `appBusy`.
-    public func appRefusal(_ app: AppName) -> AppSendRefusal? {
+    package func appRefusal(_ app: AppName) -> AppSendRefusal? {
         if app.isDefault { return nil }
         guard carriesApps else { return .unsupported(release: remoteHello?.release ?? PeerHello.silentRelease) }
         if let text = appFlow.heldBy(app) { return .busy(text) }
@@ -34,27 +34,27 @@ extension PeerSession {
 
     /// Tells the peer this host's apps (`appList`); nothing to a peer
     /// without the feature, or before the session is accepted.
-    public func sendAppList(_ names: [String]) {
+    package func sendAppList(_ names: [String]) {
         guard isConnected, carriesApps else { return }
         transmit(.app(.list(names)))
     }
 
     /// Sends one app invitation message (protocol.md §10); nothing to a
     /// peer without the feature, or before the session is accepted.
-    public func sendApp(_ message: AppMessage) {
+    package func sendApp(_ message: AppMessage) {
         guard isConnected, carriesApps else { return }
         transmit(.app(message))
     }
 
     /// `app` has room here again: if its messages were refused, the peer
     /// hears once that it may send them (`appReady`).
-    public func appHasRoom(_ app: AppName) {
+    package func appHasRoom(_ app: AppName) {
         guard isConnected, let number = appBindings.incomingNumber(for: app), appFlow.room(app) else { return }
         transmit(.app(.ready(number: number)))
     }
 
     /// The apps whose messages are refused on this session now.
-    public var refusedApps: [AppName] { appFlow.refusedApps }
+    package var refusedApps: [AppName] { appFlow.refusedApps }
 
     /// An app message that is not data (the lifecycle assembles data).
     func received(app message: AppMessage) {

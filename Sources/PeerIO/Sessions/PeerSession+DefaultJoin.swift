@@ -9,13 +9,13 @@ import PeerCore
 extension PeerSession {
     /// A client here invites the default app over this session (`invite`
     /// toward a peer whose session was accepted for an app alone).
-    public func inviteDefault(context: [UInt8], timeout: TimeInterval) {
+    package func inviteDefault(context: [UInt8], timeout: TimeInterval) {
         performJoin(lifecycle.joinDefault { $0.invite(context: context, timeout: timeout, now: clock.now()) }, words: nil)
     }
 
     /// This host decided the peer's invitation of the default app;
     /// `words` go with a decline.
-    public func decideJoin(accept: Bool, words: String) {
+    package func decideJoin(accept: Bool, words: String) {
         performJoin(lifecycle.joinDefault { $0.decided(accept: accept) }, words: words)
     }
 

@@ -14,7 +14,7 @@ extension PeerSession {
     /// `queued` message when the peer speaks `once`, so the peer keeps it
     /// once however often it is sent.
     @discardableResult
-    public func send(_ data: [UInt8], app: AppName = .none, tag: QueueTag? = nil) -> UInt64? {
+    package func send(_ data: [UInt8], app: AppName = .none, tag: QueueTag? = nil) -> UInt64? {
         guard isConnected, transport.queuedBytes + data.count <= sendLimit else { return nil }
         let fragments: [WireMessage]
         if app.isDefault {
@@ -34,7 +34,7 @@ extension PeerSession {
 
     /// The message answered ``DeliveryVerdict/pending`` was stored (nil) or
     /// could not be (`refusal`).
-    public func stored(refusal: String?) {
+    package func stored(refusal: String?) {
         guard storing else { return }
         storing = false
         let app = storingApp
@@ -68,7 +68,7 @@ extension PeerSession {
     /// Asks the peer to acknowledge what it has now (a ping; see
     /// ``SessionLifecycle/askForAcknowledgement(now:)``): for a sender
     /// whose last messages wait only for that.
-    public func askForAcknowledgement() {
+    package func askForAcknowledgement() {
         perform(lifecycle.askForAcknowledgement(now: clock.now()))
     }
 

@@ -10,7 +10,7 @@ extension PeerSession {
     /// holds at most ``TCPConnector/unsentLimit`` unsent. The next bulk
     /// frame is built as soon as the last one has gone to the kernel
     /// (``SessionTransport`` asks for it inside the same flush).
-    public static let bulkHighWater = 16 * 1024
+    package static let bulkHighWater = 16 * 1024
 
     /// Plaintexts of at least this many bytes are sealed on the lane
     /// (``SealLane``) even when it is idle: a large frame's sealing leaves
@@ -22,10 +22,10 @@ extension PeerSession {
     /// cannot carry them): bytes queued to the socket and bulk work queued
     /// on the lane both count. The owner is told when there is room again
     /// (``PeerSessionDelegate/sessionCanSendBulk(_:)``).
-    public var bulkRoom: Int { isConnected ? max(0, Self.bulkHighWater - transport.queuedBytes - laneCost) : 0 }
+    package var bulkRoom: Int { isConnected ? max(0, Self.bulkHighWater - transport.queuedBytes - laneCost) : 0 }
 
     /// Sends one transfer or stream message (docs/protocol.md §8).
-    public func sendBulk(_ message: BulkMessage) {
+    package func sendBulk(_ message: BulkMessage) {
         guard isConnected else { return }
         transmit(.bulk(message))
     }
@@ -35,7 +35,7 @@ extension PeerSession {
     /// under the app's number, bound first if it is new (protocol.md §10).
     /// Returns false, sending nothing, when the peer cannot carry `app`.
     @discardableResult
-    public func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
+    package func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
         guard isConnected else { return false }
         if app.isDefault {
             guard carriesDefault else { return false }
@@ -67,7 +67,7 @@ extension PeerSession {
     /// to send nothing; the frame is then encrypted where it is (on the
     /// lane, when large) and queued as it is. Returns the plaintext bytes sent.
     @discardableResult
-    public func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+    package func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
         guard isConnected else { return nil }
         var frame = transport.takeFrame(count: 2 + capacity + NoiseCipherState.tagLength)
         let count = frame.withUnsafeMutableBytes { raw in write(UnsafeMutableRawBufferPointer(rebasing: raw[2..<(2 + capacity)])) }
@@ -86,7 +86,7 @@ extension PeerSession {
     /// bytes count against ``bulkRoom`` until it has run. False, with
     /// nothing queued, when the session cannot carry it.
     @discardableResult
-    public func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
+    package func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
                                   dropped: @escaping @MainActor @Sendable () -> Void) -> Bool {
         guard isConnected else { return false }
         let frame = capacity == 0 ? [] : transport.takeFrame(count: 2 + capacity + NoiseCipherState.tagLength)
@@ -96,7 +96,7 @@ extension PeerSession {
     /// Sends a transfer or stream message made on the lane, after the work
     /// queued there before it (a block's hash, once its bytes are hashed):
     /// nil from `make` sends nothing.
-    public func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?) {
+    package func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?) {
         guard isConnected else { return }
         enqueue([], .build({ make().map { WireCodec.encode(.bulk($0)) } }), cost: 0)
     }

@@ -5,7 +5,7 @@ import PeerCore
 /// answered and driven here; its steps other than messages go to the owner.
 extension PeerSession {
     /// Starts pairing as the initiator on this connected session.
-    public func startPairing(nonce: [UInt8], timeout: TimeInterval) {
+    package func startPairing(nonce: [UInt8], timeout: TimeInterval) {
         guard canCarryPairing, pairing == nil || pairing?.isFinished == true else { return }
         let machine = PairingLifecycle(initiatorWith: handshakeHash, nonce: nonce, now: clock.now(), timeout: timeout, sha256: { Sodium.sha256($0) })
         pairing = machine
@@ -13,7 +13,7 @@ extension PeerSession {
     }
 
     /// Answers the peer's pairing request: commit to `nonce`, or refuse.
-    public func answerPairingRequest(accept: Bool, nonce: [UInt8], timeout: TimeInterval, refusal: PairingFailure = .rejected, text: String = "") {
+    package func answerPairingRequest(accept: Bool, nonce: [UInt8], timeout: TimeInterval, refusal: PairingFailure = .rejected, text: String = "") {
         guard accept else {
             transmit(.pairReject(reason: refusal, text: text))
             return
@@ -24,7 +24,7 @@ extension PeerSession {
     }
 
     /// Responder: the user typed `code`.
-    public func pairingCodeEntered(_ code: String) {
+    package func pairingCodeEntered(_ code: String) {
         guard var machine = pairing else { return }
         let actions = machine.userConfirmed(code: code)
         pairing = machine
@@ -32,7 +32,7 @@ extension PeerSession {
     }
 
     /// Responder: the trust store was written (or not); confirm or reject.
-    public func trustStored(_ stored: Bool) {
+    package func trustStored(_ stored: Bool) {
         guard var machine = pairing else { return }
         let actions = machine.trustStored(stored)
         pairing = machine
@@ -40,7 +40,7 @@ extension PeerSession {
     }
 
     /// Either side: the user rejected the pairing.
-    public func rejectPairing() {
+    package func rejectPairing() {
         guard var machine = pairing else { return }
         let actions = machine.userRejected()
         pairing = machine

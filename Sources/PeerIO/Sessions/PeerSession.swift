@@ -12,61 +12,61 @@ import PeerCore
 /// is refused (the caller gets a `busy` error it can retry), so the daemon
 /// never buffers without bound.
 @MainActor
-public final class PeerSession {
+package final class PeerSession {
     /// A number for logs.
-    public let number: Int
+    package let number: Int
     /// The peer row this session belongs to, once known.
-    public var peerUUID: UUID?
+    package var peerUUID: UUID?
     /// The endpoint dialled (nil for an accepted connection).
-    public let endpoint: Endpoint?
+    package let endpoint: Endpoint?
     /// The peer id advertised by the peer we dialled.
-    public let expectedPeerID: String?
+    package let expectedPeerID: String?
     /// Endpoints left to try after this one (for the owner's retry).
-    public let remainingEndpoints: [Endpoint]
+    package let remainingEndpoints: [Endpoint]
     /// The invitation the peer sent (invitee side), once it came.
-    public var receivedInvitation: ReceivedInvitation? { lifecycle.receivedInvitation }
+    package var receivedInvitation: ReceivedInvitation? { lifecycle.receivedInvitation }
     /// Whether the session was opened to pair (either side): it carries
     /// only pairing, ping, pong and close, and ends with the pairing.
-    public var isForPairing: Bool { lifecycle.isForPairing }
+    package var isForPairing: Bool { lifecycle.isForPairing }
     /// The name the peer sent with its `accept` (sessions we dialled).
-    public var acceptedName: String? { lifecycle.acceptedName }
+    package var acceptedName: String? { lifecycle.acceptedName }
     /// Whether the remote sent any byte.
-    public var heardAnything: Bool { lifecycle.heardAnything }
+    package var heardAnything: Bool { lifecycle.heardAnything }
     /// The pairing running on this session, if any.
-    public internal(set) var pairing: PairingLifecycle?
+    package internal(set) var pairing: PairingLifecycle?
     /// The Noise handshake hash, once the handshake is done.
-    public private(set) var handshakeHash: [UInt8] = []
+    package private(set) var handshakeHash: [UInt8] = []
     /// Set when this side also invited (crossing invitations): accept automatically.
-    public var autoAccept = false
+    package var autoAccept = false
     /// Set on a dial made only because the peer is paired (a reconnect):
     /// if that trust ends before the peer accepts, the dial ends too, or
     /// the peer would hold it as an invitation nobody asked for.
-    public var dialledOnTrust = false
+    package var dialledOnTrust = false
     /// What the remote said of itself in the handshake (its release and
     /// features), once it is done.
-    public private(set) var remoteHello: PeerHello?
+    package private(set) var remoteHello: PeerHello?
     /// The remote's proven static key, after the handshake.
-    public private(set) var remoteStaticKey: [UInt8]?
+    package private(set) var remoteStaticKey: [UInt8]?
     /// The id the remote proved (even when it was not the expected one).
-    public private(set) var remotePeerID: String?
+    package private(set) var remotePeerID: String?
     /// The remote address, for logs (with the port, for a dial).
-    public private(set) var remoteAddress = "?"
+    package private(set) var remoteAddress = "?"
     /// The remote IP address alone, as rows list it (an IPv4 address seen
     /// on a dual-stack socket loses its `::ffff:`): for per-address limits
     /// and for remembering where a paired peer was.
-    public let remoteHost: String
+    package let remoteHost: String
     /// The most application bytes queued for sending.
-    public let sendLimit: Int
+    package let sendLimit: Int
     /// The invitation context sent (inviter side), kept for a retry.
-    public let inviteContext: [UInt8]
+    package let inviteContext: [UInt8]
     /// The invitation timeout (inviter side), kept for a retry.
-    public let inviteTimeout: TimeInterval
+    package let inviteTimeout: TimeInterval
     /// When the session began (dial or accept).
-    public let startedAt: Date
+    package let startedAt: Date
     /// The daemon's clock.
     let clock: DaemonClock
     /// Whether the remote proved the expected identity.
-    public var isAuthenticated: Bool { remoteStaticKey != nil && !mismatched }
+    package var isAuthenticated: Bool { remoteStaticKey != nil && !mismatched }
     private var mismatched = false
 
     /// The owner, told what happens.
@@ -105,26 +105,26 @@ public final class PeerSession {
     /// The per-app flow both ways (``AppFlow``); internal for the same file.
     var appFlow = AppFlow()
     /// Whether this is a dial whose TCP connect has not completed yet.
-    public var isTCPConnecting: Bool { transport.connecting && !finished }
+    package var isTCPConnecting: Bool { transport.connecting && !finished }
     /// Who holds reading back for the local clients (see ``holdReading(_:for:)``).
-    public var readHolds: ReadHolds { transport.readHolds }
+    package var readHolds: ReadHolds { transport.readHolds }
     /// Whether the session is established and may carry data.
-    public var isConnected: Bool { lifecycle.canSendData && !finished }
+    package var isConnected: Bool { lifecycle.canSendData && !finished }
     /// Whether the session is accepted and may carry a pairing.
-    public var canCarryPairing: Bool { lifecycle.canCarryPairing && !finished }
+    package var canCarryPairing: Bool { lifecycle.canCarryPairing && !finished }
     /// The lifecycle phase.
-    public var phase: SessionPhase { lifecycle.phase }
+    package var phase: SessionPhase { lifecycle.phase }
     /// Whether the session has ended (or is ending).
-    public var isClosed: Bool { lifecycle.isClosed }
+    package var isClosed: Bool { lifecycle.isClosed }
     /// Which side this is.
-    public var role: SessionLifecycle.Role { lifecycle.role }
+    package var role: SessionLifecycle.Role { lifecycle.role }
     /// Bytes waiting to be written.
-    public var queuedBytes: Int { transport.queuedBytes }
+    package var queuedBytes: Int { transport.queuedBytes }
 
     /// Dials `endpoint` and invites. Throws if the connect cannot even
     /// start. `hello` is what it says of itself in the handshake (nil:
     /// nothing, as 0.1.0; for tests).
-    public init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
+    package init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
                 sendLimit: Int, pairing: Bool = false, app: AppName = .none, delegate: any PeerSessionDelegate, clock: DaemonClock = .system,
                 hello: PeerHello? = .ours) throws(SystemError) {
@@ -149,7 +149,7 @@ public final class PeerSession {
 
     /// Takes an accepted connection; the remote invites us. `name` is this
     /// host's, sent with `accept`.
-    public init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, name: String = "", limits: SessionLifecycle.Limits,
+    package init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, name: String = "", limits: SessionLifecycle.Limits,
                 sendLimit: Int, delegate: any PeerSessionDelegate, clock: DaemonClock = .system, hello: PeerHello? = .ours) {
         self.clock = clock
         startedAt = clock.now()
@@ -172,7 +172,7 @@ public final class PeerSession {
     /// closed: a finished session's owner ticks it until then, while its
     /// last frames go out.
     @discardableResult
-    public func tick(now: Date) -> Bool {
+    package func tick(now: Date) -> Bool {
         if finished { return transport.tick(now: now) }
         if transport.isStalled(now: now) {
             let what = transport.stalledOnAnswers ? "the pongs to its pings" : "what we sent"
@@ -192,16 +192,16 @@ public final class PeerSession {
     }
 
     /// Tells the peer we removed our trust in it.
-    public func sendUnpair() { transmit(.unpair) }
+    package func sendUnpair() { transmit(.unpair) }
 
     /// A client's decision on the invitation.
-    public func decide(accept: Bool) { perform(lifecycle.decided(accept: accept, now: clock.now())) }
+    package func decide(accept: Bool) { perform(lifecycle.decided(accept: accept, now: clock.now())) }
 
     /// Declines without asking anyone.
-    public func declineAutomatically(_ why: String) { perform(lifecycle.declineAutomatically(why, now: clock.now())) }
+    package func declineAutomatically(_ why: String) { perform(lifecycle.declineAutomatically(why, now: clock.now())) }
 
     /// Closes the session, telling the peer why.
-    public func close(_ why: String, reason: CloseReason = .closedLocally) {
+    package func close(_ why: String, reason: CloseReason = .closedLocally) {
         perform(lifecycle.closeLocally(why, reason: reason))
     }
 
@@ -329,15 +329,15 @@ public final class PeerSession {
 
     /// Stops handing what arrives to the session's logic until
     /// ``releaseDelivery()`` (see ``SessionTransport/holdDelivery()``).
-    public func holdDelivery() { transport.holdDelivery() }
+    package func holdDelivery() { transport.holdDelivery() }
 
     /// Ends one ``holdDelivery()``.
-    public func releaseDelivery() { transport.releaseDelivery() }
+    package func releaseDelivery() { transport.releaseDelivery() }
 
     /// Stops (or resumes) reading from the peer because the clients that
     /// receive its messages are behind: the flow is held back toward them,
     /// rather than queued or dropped. Each holder clears only its own hold.
-    public func holdReading(_ hold: Bool, for holder: ReadHolds) {
+    package func holdReading(_ hold: Bool, for holder: ReadHolds) {
         transport.holdReading(hold, for: holder)
     }
 
@@ -359,33 +359,33 @@ public final class PeerSession {
 
 extension PeerSession: SessionTransportDelegate {
     /// Sends the first handshake message once the dial connects.
-    public func transportConnected() {
+    package func transportConnected() {
         do { transport.send(frame: try noise.firstMessage()) } catch { perform(lifecycle.handshakeFailed("\(error)")) }
     }
 
     /// The dial did not connect.
-    public func transportConnectFailed(_ reason: String) {
+    package func transportConnectFailed(_ reason: String) {
         perform(lifecycle.handshakeFailed("connect to \(remoteAddress): \(reason)"))
     }
 
     /// Any bytes keep the keepalive quiet.
-    public func transportBytesArrived() { lifecycle.bytesArrived() }
+    package func transportBytesArrived() { lifecycle.bytesArrived() }
 
     /// One frame: handshake or message.
-    public func transportReceived(_ frame: UnsafeMutableRawBufferPointer) -> Bool {
+    package func transportReceived(_ frame: UnsafeMutableRawBufferPointer) -> Bool {
         guard !finished else { return false }
         received(frame)
         return !finished
     }
 
     /// The connection ended without a close frame.
-    public func transportBroke(_ why: String) { perform(lifecycle.transportClosed(why)) }
+    package func transportBroke(_ why: String) { perform(lifecycle.transportClosed(why)) }
 
     /// A bad frame length.
-    public func transportCorrupt(_ why: String) { fail(why) }
+    package func transportCorrupt(_ why: String) { fail(why) }
 
     /// Room for bulk frames again.
-    public func transportHasRoom() {
+    package func transportHasRoom() {
         if isConnected { delegate?.sessionCanSendBulk(self) }
     }
 }

@@ -2,7 +2,7 @@ import PeerCore
 
 /// What a ``PeerSession`` reports to its owner (the session manager).
 @MainActor
-public protocol PeerSessionDelegate: AnyObject {
+package protocol PeerSessionDelegate: AnyObject {
     /// The handshake proved the remote's static key; `peerID` is its fingerprint.
     func sessionAuthenticated(_ session: PeerSession, peerID: String)
     /// The invitee side got an invitation; a client must decide.

@@ -8,7 +8,7 @@ import PeerCore
 /// becomes a session; a refused one is closed at once, counted, and logged
 /// now and then.
 @MainActor
-public final class SessionAcceptor {
+package final class SessionAcceptor {
     private let listener: TCPListener
     private let admission: SessionAdmission
     private let rate: Int
@@ -30,7 +30,7 @@ public final class SessionAcceptor {
     /// `pending` gives the sessions still in their handshake and
     /// `knownAddresses` the addresses of known peers, and `accepted`
     /// makes a session of each admitted connection.
-    public init(listener: TCPListener, rate: Int, admission: SessionAdmission, logger: Logger, clock: DaemonClock = .system,
+    package init(listener: TCPListener, rate: Int, admission: SessionAdmission, logger: Logger, clock: DaemonClock = .system,
                 knownAddresses: @escaping @MainActor () -> Set<String>, pending: @escaping @MainActor () -> [PeerSession],
                 accepted: @escaping @MainActor (FileDescriptor) -> Void) {
         self.knownAddresses = knownAddresses
@@ -45,7 +45,7 @@ public final class SessionAcceptor {
     }
 
     /// Starts accepting on the main queue.
-    public func start() {
+    package func start() {
         let source = DispatchSource.makeReadSource(fileDescriptor: listener.descriptor.rawValue, queue: .main)
         source.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.acceptAll() } }
         self.source = source
@@ -53,7 +53,7 @@ public final class SessionAcceptor {
     }
 
     /// Stops accepting.
-    public func stop() {
+    package func stop() {
         source?.cancel()
     }
 

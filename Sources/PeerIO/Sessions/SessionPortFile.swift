@@ -7,13 +7,13 @@ import PeerCore
 /// it, so the addresses they remembered (and the records Avahi cached
 /// before a partition) still reach it; a port taken meanwhile falls back
 /// to any free one.
-public enum SessionPortFile {
+package enum SessionPortFile {
     /// The file's name in the state directory: the port in decimal.
-    public static let fileName = "session-port"
+    package static let fileName = "session-port"
 
     /// The remembered port; nil when there is none or it does not parse
     /// (the file is only a hint, so a bad one is ignored, then replaced).
-    public static func load(stateDirectory: String) -> UInt16? {
+    package static func load(stateDirectory: String) -> UInt16? {
         guard let bytes = try? AtomicFile.read("\(stateDirectory)/\(fileName)", limit: 64),
               let text = String(validating: bytes, as: UTF8.self),
               let port = UInt16(String(text.filter { !$0.isWhitespace })), port != 0 else { return nil }
@@ -21,7 +21,7 @@ public enum SessionPortFile {
     }
 
     /// Remembers `port`, crash-safely.
-    public static func save(_ port: UInt16, stateDirectory: String) throws(SystemError) {
+    package static func save(_ port: UInt16, stateDirectory: String) throws(SystemError) {
         try AtomicFile.write("\(stateDirectory)/\(fileName)", contents: Array("\(port)\n".utf8), mode: 0o644)
     }
 
@@ -30,7 +30,7 @@ public enum SessionPortFile {
     /// (so `peerctl add HOST` finds it with no port), else any free port;
     /// the port bound is remembered for next time. Returns the listener and
     /// a note for the log, if any.
-    public static func openListener(configured: UInt16, stateDirectory: String) throws(SystemError) -> (listener: TCPListener, note: String?) {
+    package static func openListener(configured: UInt16, stateDirectory: String) throws(SystemError) -> (listener: TCPListener, note: String?) {
         guard configured == 0 else { return (try TCPListener(port: configured), nil) }
         let last = load(stateDirectory: stateDirectory)
         var note: String?

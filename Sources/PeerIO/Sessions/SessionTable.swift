@@ -10,7 +10,7 @@ import PeerCore
 /// winning connection for a while instead. The invariants that span these
 /// collections are checked in debug builds after every change.
 @MainActor
-public final class SessionTable {
+package final class SessionTable {
     private var all: [ObjectIdentifier: PeerSession] = [:]
     private var byPeer: [UUID: PeerSession] = [:]
     private var crossings: [UUID: Date] = [:]
@@ -21,28 +21,28 @@ public final class SessionTable {
     private var next = 1
 
     /// An empty table.
-    public init() {}
+    package init() {}
 
     /// Every session.
-    public var sessions: [PeerSession] { Array(all.values) }
+    package var sessions: [PeerSession] { Array(all.values) }
     /// How many sessions there are.
-    public var count: Int { all.count }
+    package var count: Int { all.count }
     /// The peers' current sessions.
-    public var current: [PeerSession] { Array(byPeer.values) }
+    package var current: [PeerSession] { Array(byPeer.values) }
     /// The peers with a current session.
-    public var peers: [UUID] { Array(byPeer.keys) }
+    package var peers: [UUID] { Array(byPeer.keys) }
 
     /// The number for the next session (1, 2, …, for logs and events).
-    public func nextNumber() -> Int {
+    package func nextNumber() -> Int {
         defer { next += 1 }
         return next
     }
 
     /// Whether `session` is in the table.
-    public func contains(_ session: PeerSession) -> Bool { all[ObjectIdentifier(session)] != nil }
+    package func contains(_ session: PeerSession) -> Bool { all[ObjectIdentifier(session)] != nil }
 
     /// A new session (accepted or dialled).
-    public func add(_ session: PeerSession) {
+    package func add(_ session: PeerSession) {
         all[ObjectIdentifier(session)] = session
         checkInvariants()
     }
@@ -50,7 +50,7 @@ public final class SessionTable {
     /// The session ended. Returns whether it was its peer's current one
     /// (which the peer then no longer has).
     @discardableResult
-    public func remove(_ session: PeerSession) -> Bool {
+    package func remove(_ session: PeerSession) -> Bool {
         if all.removeValue(forKey: ObjectIdentifier(session)) != nil { closing.append(session) }
         guard let peer = session.peerUUID, byPeer[peer] === session else {
             checkInvariants()
@@ -63,21 +63,21 @@ public final class SessionTable {
 
     /// Clock tick for ended sessions: those whose sockets are closed now
     /// are let go.
-    public func tickClosing(now: Date) {
+    package func tickClosing(now: Date) {
         closing.removeAll { $0.tick(now: now) }
     }
 
     /// The peer's current session.
-    public subscript(peer: UUID) -> PeerSession? { byPeer[peer] }
+    package subscript(peer: UUID) -> PeerSession? { byPeer[peer] }
 
     /// Whether `session` is its peer's current session.
-    public func isCurrent(_ session: PeerSession) -> Bool {
+    package func isCurrent(_ session: PeerSession) -> Bool {
         session.peerUUID.map { byPeer[$0] === session } ?? false
     }
 
     /// `session` (in the table, with `peerUUID` set to `peer`) is now the
     /// peer's current session; a crossing the peer awaited is over.
-    public func bind(_ session: PeerSession, to peer: UUID) {
+    package func bind(_ session: PeerSession, to peer: UUID) {
         byPeer[peer] = session
         crossings[peer] = nil
         checkInvariants()
@@ -85,38 +85,38 @@ public final class SessionTable {
 
     /// Our dial to `peer` lost the crossing rule: its winning connection
     /// is awaited until `deadline`.
-    public func awaitCrossing(of peer: UUID, until deadline: Date) {
+    package func awaitCrossing(of peer: UUID, until deadline: Date) {
         crossings[peer] = deadline
         checkInvariants()
     }
 
     /// Whether the peer's winning connection is awaited.
-    public func isAwaitingCrossing(_ peer: UUID) -> Bool { crossings[peer] != nil }
+    package func isAwaitingCrossing(_ peer: UUID) -> Bool { crossings[peer] != nil }
 
     /// Crossings whose winning connection never came by `now`: they are
     /// over, and their peers returned.
-    public func expiredCrossings(now: Date) -> [UUID] {
+    package func expiredCrossings(now: Date) -> [UUID] {
         let expired = crossings.filter { now >= $0.value }.map(\.key)
         for peer in expired { crossings[peer] = nil }
         return expired
     }
 
     /// Whether the peer has a session, or one is on its way (a crossing).
-    public func hasSession(_ peer: UUID) -> Bool { byPeer[peer] != nil || crossings[peer] != nil }
+    package func hasSession(_ peer: UUID) -> Bool { byPeer[peer] != nil || crossings[peer] != nil }
 
     /// The address of the peer's live, authenticated session, if any.
-    public func liveAddress(_ peer: UUID) -> String? {
+    package func liveAddress(_ peer: UUID) -> String? {
         byPeer[peer].flatMap { $0.isAuthenticated && !$0.isClosed ? TCPConnector.plainHost($0.remoteHost) : nil }
     }
 
     /// Rows the identity actor may not evict: the `paired` peers', and
     /// those of peers with a session.
-    public func protectedRows(paired: [UUID]) -> Set<UUID> {
+    package func protectedRows(paired: [UUID]) -> Set<UUID> {
         Set(paired).union(all.values.compactMap(\.peerUUID))
     }
 
     /// Current sessions still in TCP connect whose expected peer id passes `filter`.
-    public func stalledDials(to filter: (String?) -> Bool) -> [PeerSession] {
+    package func stalledDials(to filter: (String?) -> Bool) -> [PeerSession] {
         byPeer.values.filter { $0.isTCPConnecting && filter($0.expectedPeerID) }
     }
 

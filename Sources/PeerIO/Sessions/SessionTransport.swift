@@ -14,12 +14,12 @@ import PeerCore
 /// cannot make us buffer without bound, and neither can one that sends
 /// faster than our clients take.
 @MainActor
-public final class SessionTransport {
+package final class SessionTransport {
     /// Bytes asked of the socket per read: several full frames at once.
     static let readSize = 256 * 1024
 
     /// How long a closing transport waits for its last frames to go out.
-    public static let lingerSeconds: TimeInterval = 2
+    package static let lingerSeconds: TimeInterval = 2
 
     /// Set once in init; implicitly unwrapped only because its callbacks
     /// capture `self`.
@@ -27,7 +27,7 @@ public final class SessionTransport {
     private weak var delegate: (any SessionTransportDelegate)?
     private let clock: DaemonClock
     /// Whether this is a dial whose TCP connect has not completed yet.
-    public private(set) var connecting: Bool
+    package private(set) var connecting: Bool
     /// What was read and is not yet handled; frames are opened in it.
     /// Small until the session is accepted (``maxFrame``).
     private let inbox = InboundBuffer(readSize: 8192, largestFrame: 2 + 8192)
@@ -40,12 +40,12 @@ public final class SessionTransport {
     private var lingerUntil: Date?
     private var closed = false
     /// Who holds reading back for the local clients (see ``holdReading(_:for:)``).
-    public private(set) var readHolds: ReadHolds = []
+    package private(set) var readHolds: ReadHolds = []
     /// Bulk frame buffers, reused once written (no allocation per frame).
     private var framePool = FramePool()
 
     /// A buffer of `count` bytes for a bulk frame, from the pool when it has one.
-    public func takeFrame(count: Int) -> [UInt8] {
+    package func takeFrame(count: Int) -> [UInt8] {
         tookFrame = true
         return framePool.take(count: count)
     }
@@ -56,7 +56,7 @@ public final class SessionTransport {
     /// Clock tick: a pool not used for a whole tick lets its buffers go,
     /// and so does the read buffer unless bulk bytes came in the tick
     /// (``InboundBuffer/settle()``).
-    public func tickFrames() {
+    package func tickFrames() {
         if !tookFrame { framePool.drain() }
         tookFrame = false
         inbox.settle()
@@ -69,7 +69,7 @@ public final class SessionTransport {
 
     /// Takes `descriptor`; `connecting` when it is a dial whose connect is
     /// under way (it completes when the socket becomes writable).
-    public init(descriptor: FileDescriptor, connecting: Bool, sendLimit: Int, delegate: any SessionTransportDelegate, clock: DaemonClock) {
+    package init(descriptor: FileDescriptor, connecting: Bool, sendLimit: Int, delegate: any SessionTransportDelegate, clock: DaemonClock) {
         self.connecting = connecting
         self.delegate = delegate
         self.clock = clock
@@ -82,7 +82,7 @@ public final class SessionTransport {
     }
 
     /// Bytes waiting to be written.
-    public var queuedBytes: Int { outbound.byteCount }
+    package var queuedBytes: Int { outbound.byteCount }
     /// The connection's descriptor (its peer's address is the datagram
     /// path's, ``PeerSession/datagramAddress(port:mapped:)``).
     var descriptor: FileDescriptor { channel.descriptor }
@@ -90,19 +90,19 @@ public final class SessionTransport {
     /// accepted it is 8 KiB, and the read buffer 16 KiB: an unauthenticated
     /// peer cannot make us hold more. Raising it grows the read buffer to
     /// ``readSize`` reads.
-    public var maxFrame = 8192 {
+    package var maxFrame = 8192 {
         // Before the next read, not now: a frame being handled lies in the buffer.
         didSet { resizeDue = true }
     }
     /// Whether the read buffer must fit a new ``maxFrame`` before the next read.
     private var resizeDue = false
     /// Whether the transport is closing or closed.
-    public var isClosing: Bool { closeAfterFlush || closed }
+    package var isClosing: Bool { closeAfterFlush || closed }
 
     /// Queues one frame (its length prefix is added here). Frames made in
     /// one main-queue turn go out together at the end of the turn: with
     /// `TCP_NODELAY` that is one segment where Nagle would have waited.
-    public func send(frame payload: [UInt8]) {
+    package func send(frame payload: [UInt8]) {
         send(framed: WireCodec.frame(payload))
     }
 
@@ -110,7 +110,7 @@ public final class SessionTransport {
     /// built in place goes out as it is, without a copy). `answer` marks a
     /// frame the peer asked for (a pong), bounded on its own
     /// (``WriteWatermarks/answerHigh``).
-    public func send(framed frame: [UInt8], answer: Bool = false) {
+    package func send(framed frame: [UInt8], answer: Bool = false) {
         guard !closed else { return }
         outbound.appendCoalescing(frame, answer: answer)
         checkWatermarks()
@@ -121,7 +121,7 @@ public final class SessionTransport {
     /// receive its messages are behind: the flow is held back toward them,
     /// rather than queued or dropped. Each holder sets and clears its own
     /// hold: reading goes on only once none is left.
-    public func holdReading(_ hold: Bool, for holder: ReadHolds) {
+    package func holdReading(_ hold: Bool, for holder: ReadHolds) {
         let before = readHolds
         if hold { readHolds.formUnion(holder) } else { readHolds.subtract(holder) }
         guard readHolds != before else { return }
@@ -153,7 +153,7 @@ public final class SessionTransport {
     /// Stops handing frames to the session until ``releaseDelivery()``:
     /// for work the session's next frame must not overtake (a write to
     /// disk). Frames already read wait, in order; nothing more is read.
-    public func holdDelivery() {
+    package func holdDelivery() {
         deliveryHolds += 1
         updateReading()
     }
@@ -161,7 +161,7 @@ public final class SessionTransport {
     /// Ends one ``holdDelivery()``. When none is left, the waiting frames
     /// are handed over, in order, in a main-queue turn of their own, and
     /// reading resumes.
-    public func releaseDelivery() {
+    package func releaseDelivery() {
         guard deliveryHolds > 0 else { return }
         deliveryHolds -= 1
         guard deliveryHolds == 0 else { return }
@@ -179,15 +179,15 @@ public final class SessionTransport {
     }
 
     /// Whether the peer has read nothing of a backed-up queue for too long.
-    public func isStalled(now: Date) -> Bool { watermarks.isStalled(now: now) }
+    package func isStalled(now: Date) -> Bool { watermarks.isStalled(now: now) }
     /// The stall limit that applies now, for the words of the close.
-    public var stallTimeout: TimeInterval { watermarks.activeStallTimeout }
+    package var stallTimeout: TimeInterval { watermarks.activeStallTimeout }
     /// Whether the pause is for answers the peer never read (pongs).
-    public var stalledOnAnswers: Bool { watermarks.pausedForAnswers }
+    package var stalledOnAnswers: Bool { watermarks.pausedForAnswers }
 
     /// The owner is done: what is queued goes out, then the socket closes,
     /// within ``lingerSeconds`` at most (see ``tick(now:)``).
-    public func closeAfterSending() {
+    package func closeAfterSending() {
         closeAfterFlush = true
         if outbound.isEmpty || connecting {
             teardown()
@@ -200,7 +200,7 @@ public final class SessionTransport {
     /// Clock tick: a linger that ran out closes the socket. Returns whether
     /// the socket is closed.
     @discardableResult
-    public func tick(now: Date) -> Bool {
+    package func tick(now: Date) -> Bool {
         if let lingerUntil, now >= lingerUntil { teardown() }
         return closed
     }

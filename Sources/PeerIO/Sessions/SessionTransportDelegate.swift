@@ -1,6 +1,6 @@
 /// What a ``SessionTransport`` reports to its session.
 @MainActor
-public protocol SessionTransportDelegate: AnyObject {
+package protocol SessionTransportDelegate: AnyObject {
     /// A dial's TCP connect completed.
     func transportConnected()
     /// A dial's TCP connect failed, for `reason` (the system's words).

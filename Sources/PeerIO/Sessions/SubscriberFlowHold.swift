@@ -7,7 +7,7 @@ import PeerCore
 /// A subscriber still behind 5 s into a hold is dropped, so one stuck
 /// client cannot stall every session for long.
 @MainActor
-public final class SubscriberFlowHold {
+package final class SubscriberFlowHold {
     private let control: ControlServer
     private let queueBytes: Int
     /// Since when sessions are held back.
@@ -18,7 +18,7 @@ public final class SubscriberFlowHold {
 
     /// A hold over the sessions in `table` for subscribers of `control`
     /// with queues of `queueBytes`.
-    public init(control: ControlServer, table: SessionTable, queueBytes: Int) {
+    package init(control: ControlServer, table: SessionTable, queueBytes: Int) {
         self.control = control
         self.table = table
         self.queueBytes = queueBytes
@@ -28,20 +28,20 @@ public final class SubscriberFlowHold {
     private var mark: Int { queueBytes / 2 }
 
     /// `session` just delivered a message: it stops reading if a subscriber is behind.
-    public func delivered(by session: PeerSession, now: Date) {
+    package func delivered(by session: PeerSession, now: Date) {
         guard control.subscriberBacklog > mark else { return }
         session.holdReading(true, for: .subscribers)
         if heldSince == nil { heldSince = now }
     }
 
     /// A subscriber's queue drained: held sessions read again once all are caught up.
-    public func drained() {
+    package func drained() {
         guard heldSince != nil, control.subscriberBacklog <= queueBytes / 8 else { return }
         release()
     }
 
     /// Once a second: a subscriber that has not caught up 5 s into the hold is dropped.
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         guard let since = heldSince, now.timeIntervalSince(since) >= 5 else { return }
         control.dropSubscribers(behindBy: mark, now: now)
         release()

@@ -3,10 +3,10 @@ import PeerCore
 
 /// Starts non-blocking TCP connects to peer endpoints. An IPv6 link-local
 /// address needs its interface as the scope id, or the kernel cannot route it.
-public enum TCPConnector {
+package enum TCPConnector {
     /// Begins connecting to `endpoint`; the descriptor becomes writable when
     /// the connect finishes (check ``finishConnect(_:)``).
-    public static func startConnect(to endpoint: Endpoint) throws(SystemError) -> FileDescriptor {
+    package static func startConnect(to endpoint: Endpoint) throws(SystemError) -> FileDescriptor {
         let context = endpoint.hostPort
         let family = endpoint.family == .ipv4 ? AF_INET : AF_INET6
         let fd = try Syscall.call("socket", context) {
@@ -37,7 +37,7 @@ public enum TCPConnector {
     /// (`TCP_NOTSENT_LOWAT`): the rest of a bulk transfer waits in our own
     /// bounded queue, so a message or keepalive queued behind it is not also
     /// behind megabytes of socket buffer.
-    public static func setNoDelay(_ descriptor: FileDescriptor) throws(SystemError) {
+    package static func setNoDelay(_ descriptor: FileDescriptor) throws(SystemError) {
         var on: Int32 = 1
         try Syscall.call("setsockopt", "TCP_NODELAY") {
             setsockopt(descriptor.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
@@ -49,10 +49,10 @@ public enum TCPConnector {
     }
 
     /// Bytes a session's socket may hold unsent (`TCP_NOTSENT_LOWAT`).
-    public static let unsentLimit = 128 * 1024
+    package static let unsentLimit = 128 * 1024
 
     /// After writability: nil if connected, else the connect error.
-    public static func finishConnect(_ descriptor: FileDescriptor) -> Int32? {
+    package static func finishConnect(_ descriptor: FileDescriptor) -> Int32? {
         var error: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(descriptor.rawValue, SOL_SOCKET, SO_ERROR, &error, &length) == 0 else { return errno }
@@ -62,12 +62,12 @@ public enum TCPConnector {
     /// An address as rows list it: an IPv4 peer seen on a dual-stack socket
     /// loses its `::ffff:` prefix. One rule for per-address limits, known
     /// addresses and remembered addresses.
-    public static func plainHost(_ address: String) -> String {
+    package static func plainHost(_ address: String) -> String {
         address.hasPrefix("::ffff:") ? String(address.dropFirst(7)) : address
     }
 
     /// The numeric address of the connected peer, for logs.
-    public static func peerAddress(_ descriptor: FileDescriptor) -> String {
+    package static func peerAddress(_ descriptor: FileDescriptor) -> String {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &storage) { pointer in

@@ -3,16 +3,16 @@ import Glibc
 /// The session port: one TCP socket on all addresses, IPv4 and IPv6 (an
 /// `AF_INET6` socket with `IPV6_V6ONLY` off), or IPv4 only where the kernel
 /// has no IPv6.
-public struct TCPListener: Sendable {
+package struct TCPListener: Sendable {
     /// The listening descriptor, non-blocking.
-    public let descriptor: FileDescriptor
+    package let descriptor: FileDescriptor
     /// The bound port (the kernel's pick when 0 was asked).
-    public let port: UInt16
+    package let port: UInt16
     /// Whether it also accepts IPv6.
-    public let dualStack: Bool
+    package let dualStack: Bool
 
     /// Binds to `port` (0: any free port) and listens.
-    public init(port: UInt16, backlog: Int32 = 64) throws(SystemError) {
+    package init(port: UInt16, backlog: Int32 = 64) throws(SystemError) {
         let (descriptor, dualStack) = try DualStackSocket.open(type: Int32(SOCK_STREAM.rawValue), what: "TCP")
         do {
             var on: Int32 = 1
@@ -30,7 +30,7 @@ public struct TCPListener: Sendable {
 
     /// Accepts one connection; nil when none is waiting.
     /// Accepted sockets have `TCP_NODELAY` set (``TCPConnector/setNoDelay(_:)``).
-    public func accept() throws(SystemError) -> FileDescriptor? {
+    package func accept() throws(SystemError) -> FileDescriptor? {
         guard let accepted = try descriptor.acceptConnection(context: "session port \(port)") else { return nil }
         do { try TCPConnector.setNoDelay(accepted) } catch {
             accepted.close()
@@ -40,5 +40,5 @@ public struct TCPListener: Sendable {
     }
 
     /// Closes the listener.
-    public func close() { descriptor.close() }
+    package func close() { descriptor.close() }
 }

@@ -3,11 +3,11 @@ import Glibc
 /// Small files written crash-safely: a temporary file in the same directory,
 /// `fsync`, `rename` over the target, then `fsync` of the directory, so after
 /// a crash the path holds either the old contents or the new, never a mix.
-public enum AtomicFile {
+package enum AtomicFile {
     /// Reads a whole file; nil when it does not exist. At most `limit` bytes.
     /// Only a regular file is read: a FIFO, device or directory at `path`
     /// is an error at once (opened non-blocking, so a FIFO cannot hang us).
-    public static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8]? {
+    package static func read(_ path: String, limit: Int = 16 << 20) throws(SystemError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -31,7 +31,7 @@ public enum AtomicFile {
     }
 
     /// Replaces `path` with `contents` (mode `mode`) crash-safely.
-    public static func write(_ path: String, contents: [UInt8], mode: mode_t = 0o600) throws(SystemError) {
+    package static func write(_ path: String, contents: [UInt8], mode: mode_t = 0o600) throws(SystemError) {
         let temporary = "\(path).tmp.\(getpid())"
         unlink(temporary)
         let fd = try Syscall.call("open", temporary) { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode) }
@@ -55,7 +55,7 @@ public enum AtomicFile {
     }
 
     /// Moves `path` aside to `path.<suffix>`, crash-safely; returns the new path.
-    public static func moveAside(_ path: String, suffix: String) throws(SystemError) -> String {
+    package static func moveAside(_ path: String, suffix: String) throws(SystemError) -> String {
         let target = "\(path).\(suffix)"
         try Syscall.call("rename", path) { rename(path, target) }
         try syncDirectory(of: path)
@@ -63,7 +63,7 @@ public enum AtomicFile {
     }
 
     /// Creates `directory` and its parents with `mode` where missing.
-    public static func makeDirectories(_ directory: String, mode: mode_t = 0o700) throws(SystemError) {
+    package static func makeDirectories(_ directory: String, mode: mode_t = 0o700) throws(SystemError) {
         var path = directory.hasPrefix("/") ? "" : "."
         for part in directory.split(separator: "/") {
             path += "/" + part

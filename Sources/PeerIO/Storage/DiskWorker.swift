@@ -8,19 +8,19 @@ import Dispatch
 ///
 /// `State` is touched only by jobs, and jobs run only on the queue: that
 /// confinement is what makes the unchecked `Sendable` sound.
-public final class DiskWorker<State>: @unchecked Sendable {
+package final class DiskWorker<State>: @unchecked Sendable {
     private let queue: DispatchQueue
     private var state: State
 
     /// A worker that owns `state`; `label` names its queue (for debuggers).
-    public init(label: String, state: State) {
+    package init(label: String, state: State) {
         queue = DispatchQueue(label: label, qos: .utility)
         self.state = state
     }
 
     /// Runs `job` on the worker's queue, then `done` with its answer on the
     /// main actor.
-    public func run<Answer: Sendable>(_ job: @escaping @Sendable (inout State) -> Answer,
+    package func run<Answer: Sendable>(_ job: @escaping @Sendable (inout State) -> Answer,
                                       then done: @escaping @MainActor @Sendable (Answer) -> Void) {
         queue.async {
             let answer = job(&self.state)
@@ -30,7 +30,7 @@ public final class DiskWorker<State>: @unchecked Sendable {
 
     /// Runs `job` on the worker's queue and waits for it: for start-up and
     /// shutdown only, and for tests.
-    public func runAndWait<Answer>(_ job: (inout State) -> Answer) -> Answer {
+    package func runAndWait<Answer>(_ job: (inout State) -> Answer) -> Answer {
         queue.sync { job(&state) }
     }
 }

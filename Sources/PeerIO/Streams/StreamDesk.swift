@@ -9,7 +9,7 @@ import PeerSystem
 /// ways, each direction with its own credit, until both half-close or one
 /// side resets it.
 @MainActor
-public final class StreamDesk {
+package final class StreamDesk {
     /// Streams at once.
     static let maxStreams = 64
     /// How long a peer's `streamOpen` waits for a local pipe of its name.
@@ -29,7 +29,7 @@ public final class StreamDesk {
     private let sessions: any BulkSessions
 
     /// A desk over the sessions of `sessions`.
-    public init(sessions: any BulkSessions, logger: Logger, clock: DaemonClock) {
+    package init(sessions: any BulkSessions, logger: Logger, clock: DaemonClock) {
         self.sessions = sessions
         self.logger = logger
         self.clock = clock
@@ -48,7 +48,7 @@ public final class StreamDesk {
 
     /// `pipe`: joins `input` and `output` to the stream `name` of `app`
     /// with `peer`; `answer` is called once, when the stream is over.
-    public func pipe(to peer: PeerSnapshot, name: String, app: AppName = .none, input: FileDescriptor, output: FileDescriptor,
+    package func pipe(to peer: PeerSnapshot, name: String, app: AppName = .none, input: FileDescriptor, output: FileDescriptor,
                      client: ControlConnection, answer: @escaping @MainActor (ControlReply) -> Void) {
         let key = StreamKey(app: app, name: name)
         let refuse = { (error: ControlError) in
@@ -239,7 +239,7 @@ public final class StreamDesk {
     }
 
     /// Clock tick: opens nobody met are refused; streams whose client went are reset.
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         for (peer, opens) in remoteOpens {
             for (key, open) in opens where now >= open.expires {
                 remoteOpens[peer]?[key] = nil
@@ -252,7 +252,7 @@ public final class StreamDesk {
     }
 
     /// Ends every stream (shutdown).
-    public func stop() {
+    package func stop() {
         for stream in streams.values.flatMap(\.values) { reset(stream, .closed, "peerd is stopping") }
     }
 }

@@ -3,7 +3,7 @@ import PeerCore
 /// What the session layer tells the data plane (files and streams): the
 /// ``SessionDirector`` forwards to it and decides nothing about them.
 @MainActor
-public protocol BulkRoom: AnyObject {
+package protocol BulkRoom: AnyObject {
     /// A session with `session.peerUUID` is established.
     func sessionUp(_ session: PeerSession)
     /// The default app joined `session` (it was accepted for an app

@@ -7,7 +7,7 @@ import PeerCore
 /// can be driven message by message without sockets, root or two hosts
 /// (as NIO tests a handler with `EmbeddedChannel`).
 @MainActor
-public protocol BulkSession: AnyObject {
+package protocol BulkSession: AnyObject {
     /// The peer's row id, once the session knows it.
     var peerUUID: UUID? { get }
     /// The peer's proven id, once the handshake is done.
@@ -57,7 +57,7 @@ public protocol BulkSession: AnyObject {
 
 extension PeerSession: BulkSession {
     /// Asks the delegate for turns, exactly as ``transportHasRoom()`` does.
-    public func wantsBulkTurn() {
+    package func wantsBulkTurn() {
         if isConnected { delegate?.sessionCanSendBulk(self) }
     }
 }
@@ -65,7 +65,7 @@ extension PeerSession: BulkSession {
 /// Where a desk finds the session with a peer: the daemon's one
 /// ``SessionTable``, or a test's table of fake sessions.
 @MainActor
-public protocol BulkSessions: AnyObject {
+package protocol BulkSessions: AnyObject {
     /// The session counting for `peer`, if one is up.
     func bulkSession(for peer: UUID) -> (any BulkSession)?
 }
@@ -73,5 +73,5 @@ public protocol BulkSessions: AnyObject {
 extension SessionTable: BulkSessions {
     /// Any session counts, an app's alone too: which app may open a flow
     /// on it is checked where flows open (``BulkSession/sendBulk(_:app:)``).
-    public func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer] }
+    package func bulkSession(for peer: UUID) -> (any BulkSession)? { self[peer] }
 }

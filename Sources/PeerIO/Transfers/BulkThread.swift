@@ -18,7 +18,7 @@ import PeerSystem
 /// both once, on a thread of its own (``refusal``): where either fails,
 /// bulk jobs run at the normal priority, and no shared thread is ever left
 /// at nice 5.
-public enum BulkThread {
+package enum BulkThread {
     /// The nice value of a thread doing bulk work.
     static let nice: Int32 = 5
 
@@ -27,7 +27,7 @@ public enum BulkThread {
     /// Why bulk jobs cannot step back here, or nil when they can: found
     /// once, at first use, by lowering a throwaway thread to nice
     /// ``nice`` and putting it back. The daemon logs it at start.
-    public static let refusal: SystemError? = probe()
+    package static let refusal: SystemError? = probe()
 
     /// Runs `body` at nice ``nice`` on the calling thread (on Linux a nice
     /// value is a thread's, and `who` 0 names the calling thread), then

@@ -5,28 +5,28 @@ import PeerCore
 /// (``ChannelDesk``) share each session; this routes what arrives to its
 /// desk and gives each its turn when the session has room.
 @MainActor
-public final class DataPlane: BulkRoom {
+package final class DataPlane: BulkRoom {
     /// Files.
-    public let transfers: TransferDesk
+    package let transfers: TransferDesk
     /// Streams.
-    public let streams: StreamDesk
+    package let streams: StreamDesk
     /// Message channels.
-    public let channels: ChannelDesk
+    package let channels: ChannelDesk
     /// Whose turn it is, per session (``BulkTurns``).
     private var turns: [ObjectIdentifier: BulkTurns] = [:]
 
     /// A plane over both desks.
-    public init(transfers: TransferDesk, streams: StreamDesk, channels: ChannelDesk) {
+    package init(transfers: TransferDesk, streams: StreamDesk, channels: ChannelDesk) {
         self.transfers = transfers
         self.streams = streams
         self.channels = channels
     }
 
-    public func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }
+    package func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }
 
-    public func defaultJoined(_ session: PeerSession) { transfers.defaultJoined(session) }
+    package func defaultJoined(_ session: PeerSession) { transfers.defaultJoined(session) }
 
-    public func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
+    package func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {
         guard let peer = session.peerUUID else { return }
         switch message {
         case .chunk(let flow, let file, let offset, let bytes):
@@ -44,7 +44,7 @@ public final class DataPlane: BulkRoom {
         }
     }
 
-    public func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
+    package func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {
         guard let peer = session.peerUUID else { return }
         switch head {
         case .chunk(let flow, let file, let offset):
@@ -54,15 +54,15 @@ public final class DataPlane: BulkRoom {
         }
     }
 
-    public func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
+    package func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
         channels.deliver(message, app: app, from: session)
     }
 
-    public func appBusy(_ app: AppName, on session: PeerSession, text: String) {
+    package func appBusy(_ app: AppName, on session: PeerSession, text: String) {
         channels.appBusy(app, on: session, text: text)
     }
 
-    public func acknowledged(_ count: UInt64, on session: PeerSession) {
+    package func acknowledged(_ count: UInt64, on session: PeerSession) {
         channels.acknowledged(count, on: session)
     }
 
@@ -70,7 +70,7 @@ public final class DataPlane: BulkRoom {
     /// sends at most ``BulkTurns/quantum`` bytes before the next one's
     /// turn, round after round, the first of each round rotating, until
     /// the room is gone or nobody has anything to send.
-    public func sessionCanSendBulk(_ session: PeerSession) {
+    package func sessionCanSendBulk(_ session: PeerSession) {
         guard let peer = session.peerUUID else { return }
         channels.room(on: session)
         let flows = transfers.sendingFlows(to: peer).map { (flow: $0, stream: false) }
@@ -90,7 +90,7 @@ public final class DataPlane: BulkRoom {
         turns[key] = turn
     }
 
-    public func sessionDown(_ session: PeerSession) {
+    package func sessionDown(_ session: PeerSession) {
         turns[ObjectIdentifier(session)] = nil
         transfers.sessionDown(session)
         if let peer = session.peerUUID {

@@ -7,9 +7,9 @@ import PeerSystem
 /// Below the download directory nothing is followed: every component is
 /// opened with `O_NOFOLLOW`, names were checked by ``TransferPath``, so a
 /// file can land nowhere but under its peer's folder.
-public enum DownloadFolder {
+package enum DownloadFolder {
     /// Opens the download directory, making it (and its parents) if missing.
-    public static func openRoot(_ path: String) throws(SystemError) -> FileDescriptor {
+    package static func openRoot(_ path: String) throws(SystemError) -> FileDescriptor {
         var built = ""
         for component in path.split(separator: "/") {
             built += "/" + component
@@ -21,7 +21,7 @@ public enum DownloadFolder {
 
     /// The folder name for a peer: its display name when that is one plain
     /// path component not starting with a dot, else its peer id.
-    public static func peerFolderName(name: String, peerID: String) -> String {
+    package static func peerFolderName(name: String, peerID: String) -> String {
         if case .success(let path) = TransferPath.check(name), path.components.count == 1, !name.hasPrefix(".") { return name }
         return peerID
     }
@@ -31,17 +31,17 @@ public enum DownloadFolder {
     /// peer's folder for another (issue 23, point 4). A peer folder never
     /// starts with a dot, so no default-app peer's files reach `.apps`,
     /// and app names (``AppName``) are plain components.
-    public static func peerFolder(name: String, peerID: String, app: AppName) -> String {
+    package static func peerFolder(name: String, peerID: String, app: AppName) -> String {
         let peer = peerFolderName(name: name, peerID: peerID)
         return app.isDefault ? peer : "\(appsFolder)/\(app.text)/\(peer)"
     }
 
     /// The folder of the apps' downloads, in the download directory.
-    public static let appsFolder = ".apps"
+    package static let appsFolder = ".apps"
 
     /// Opens the folder holding `path` under `peerFolder` (in the download
     /// directory `root`), making the folders on the way when `create`.
-    public static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool) throws(SystemError) -> FileDescriptor {
+    package static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool) throws(SystemError) -> FileDescriptor {
         var made: [[String]] = []
         return try folder(of: path, peerFolder: peerFolder, root: root, create: create, made: &made)
     }
@@ -49,7 +49,7 @@ public enum DownloadFolder {
     /// ``folder(of:peerFolder:root:create:)``, adding to `made` each folder
     /// this call made (components from the download directory), so a
     /// transfer that fails can take away what it left (issue 21, point 1.3).
-    public static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool,
+    package static func folder(of path: TransferPath, peerFolder: String, root: FileDescriptor, create: Bool,
                               made: inout [[String]]) throws(SystemError) -> FileDescriptor {
         // The peer folder is one component, or three for an app's.
         let base = peerFolder.split(separator: "/").map(String.init)
@@ -85,7 +85,7 @@ public enum DownloadFolder {
 
     /// Removes the folders in `made` that are empty, deepest first; one
     /// that holds anything (another transfer's file, the user's) stays.
-    public static func removeEmpty(_ made: [[String]], root: FileDescriptor) {
+    package static func removeEmpty(_ made: [[String]], root: FileDescriptor) {
         for components in made.sorted(by: { $0.count > $1.count }) {
             var parent = root
             var opened: [FileDescriptor] = []

@@ -20,7 +20,7 @@ extension PartialFile {
     /// file is read, closed, finished or removed. (A hash job queues its
     /// write before it ends, so once ``hasher`` is drained, ``writer``
     /// holds every write left.)
-    public static func settle() {
+    package static func settle() {
         hasher.sync {}
         writer.sync {}
     }

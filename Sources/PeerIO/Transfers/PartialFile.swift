@@ -18,13 +18,13 @@ import PeerSystem
 /// removes the file first waits for the writes queued before it
 /// (``settle()``). That confinement and hand-over make the unchecked
 /// `Sendable` sound.
-public final class PartialFile: @unchecked Sendable {
+package final class PartialFile: @unchecked Sendable {
     /// The folder (owned: closed by ``close()``).
-    public let folder: FileDescriptor
+    package let folder: FileDescriptor
     /// The partial file's name.
-    public let partName: String
+    package let partName: String
     /// The record's name.
-    public let recordName: String
+    package let recordName: String
     private var data: FileDescriptor?
     private var record: FileDescriptor?
     /// The running hash of the block being received: used on ``hasher``
@@ -35,19 +35,19 @@ public final class PartialFile: @unchecked Sendable {
     var failedVerification = false
 
     /// The names for file `index` of transfer `flow`.
-    public static func names(flow: FlowID, index: Int) -> (part: String, record: String) {
+    package static func names(flow: FlowID, index: Int) -> (part: String, record: String) {
         (".peerd-\(flow)-\(index).part", ".peerd-\(flow)-\(index).blocks")
     }
 
     /// Takes `folder`; opens nothing yet.
-    public init(folder: FileDescriptor, flow: FlowID, index: Int) {
+    package init(folder: FileDescriptor, flow: FlowID, index: Int) {
         self.folder = folder
         (partName, recordName) = Self.names(flow: flow, index: index)
     }
 
     /// The partial file's size on disk (0 when there is none): how far
     /// bytes had come, verified or not.
-    public func partialSize() -> Int64 {
+    package func partialSize() -> Int64 {
         Self.settle()
         guard let fd = try? folder.openAt(partName, flags: O_RDONLY) else { return 0 }
         defer { fd.close() }
@@ -56,7 +56,7 @@ public final class PartialFile: @unchecked Sendable {
 
     /// Where this file starts (reading the record and checking the partial
     /// file; after another boot, the recorded blocks are hashed again).
-    public func resumePoint(expected: BlockRecord.Header) -> ResumePoint {
+    package func resumePoint(expected: BlockRecord.Header) -> ResumePoint {
         Self.settle()
         let exists = (try? folder.contains(partName)) ?? false
         var bytes: [UInt8] = []
@@ -97,7 +97,7 @@ public final class PartialFile: @unchecked Sendable {
     /// `keptBlocks` blocks stay (a resume); the record is cut to their
     /// slots and given `header`, this boot's: a slot past them, left from
     /// before, must not count later.
-    public func open(header: BlockRecord.Header, keptBlocks: Int) throws(SystemError) {
+    package func open(header: BlockRecord.Header, keptBlocks: Int) throws(SystemError) {
         let flags = O_RDWR | O_CREAT | (keptBlocks == 0 ? O_TRUNC : 0)
         let dataFD = try folder.openAt(partName, flags: flags)
         let recordFD: FileDescriptor
@@ -124,12 +124,12 @@ public final class PartialFile: @unchecked Sendable {
 
     /// The permission bits a received file may keep: never set-id, sticky,
     /// group- or world-writable, whatever the sender's mode says.
-    public static let modeMask: UInt32 = 0o755
+    package static let modeMask: UInt32 = 0o755
 
     /// Writes bytes at `offset`. Every 8 MiB the kernel is asked to start
     /// writing them out, so the fsync at the end finds little to do and
     /// dirty pages do not pile up.
-    public func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
+    package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
         guard let data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
         try data.write(bytes, at: offset)
         let start = unflushedFrom ?? offset
@@ -143,7 +143,7 @@ public final class PartialFile: @unchecked Sendable {
     }
 
     /// Records block `block` as verified, with its hash.
-    public func recordBlock(_ block: Int, hash: [UInt8]) throws(SystemError) {
+    package func recordBlock(_ block: Int, hash: [UInt8]) throws(SystemError) {
         guard let record else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
         let slot = BlockRecord.slot(block: block, hash: hash)
         try record.write(slot.bytes, at: slot.offset)
@@ -153,7 +153,7 @@ public final class PartialFile: @unchecked Sendable {
     /// `mtime`, flushes it to disk, and renames it to `name` or the first
     /// free `name (N)`; returns the name used. The record stays, so a
     /// resumed offer knows the file is done (``discardRecord()``).
-    public func finish(name: String, size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) -> String {
+    package func finish(name: String, size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) -> String {
         Self.settle()
         // A block checked on the writer did not match: its failure is on its
         // way to the main actor; this file must not land meanwhile.
@@ -182,19 +182,19 @@ public final class PartialFile: @unchecked Sendable {
     }
 
     /// Removes the partial file and the record (a cancel, or a failure).
-    public func discard() {
+    package func discard() {
         Self.settle()
         try? folder.remove(partName)
         try? folder.remove(recordName)
     }
 
     /// Removes the record once the transfer is done.
-    public func discardRecord() {
+    package func discardRecord() {
         try? folder.remove(recordName)
     }
 
     /// Closes everything.
-    public func close() {
+    package func close() {
         Self.settle()
         data?.close()
         record?.close()

@@ -12,7 +12,7 @@ import PeerSystem
 /// - ``TransferHistory``: transfers that ended.
 /// The sessions are the daemon's, asked for by peer (``TransferSurroundings``).
 @MainActor
-public final class TransferDesk {
+package final class TransferDesk {
     /// How long a client may take to send a manifest's parts, and a peer
     /// an offer's.
     static let manifestTimeout: TimeInterval = 60
@@ -29,7 +29,7 @@ public final class TransferDesk {
     /// A desk landing files under `downloads` and keeping its records in
     /// `stateDirectory`; `runtimeDirectory` is one emptied at boot (the
     /// control socket's), for the boot id when `/proc` does not show it.
-    public init(downloads: String, stateDirectory: String, runtimeDirectory: String, offerTimeout: TimeInterval,
+    package init(downloads: String, stateDirectory: String, runtimeDirectory: String, offerTimeout: TimeInterval,
                 partialLifetime: TimeInterval, policy: AutoAcceptPolicy, surroundings: any TransferSurroundings, logger: Logger, clock: DaemonClock) {
         self.surroundings = surroundings
         let history = TransferHistory(surroundings: surroundings, logger: logger)
@@ -45,21 +45,21 @@ public final class TransferDesk {
     // MARK: Sessions
 
     /// A session with the peer is up: unfinished transfers to it are offered again.
-    public func sessionUp(_ session: any BulkSession) {
+    package func sessionUp(_ session: any BulkSession) {
         guard let peer = session.peerUUID else { return }
         outgoing.sessionUp(session, peer: peer)
     }
 
     /// The default app joined `session`: its unfinished transfers to the
     /// peer, which waited while the session was an app's alone, are offered.
-    public func defaultJoined(_ session: any BulkSession) {
+    package func defaultJoined(_ session: any BulkSession) {
         guard let peer = session.peerUUID else { return }
         outgoing.sessionUp(session, peer: peer, only: AppName.none)
     }
 
     /// The session with the peer ended: its transfers wait for the next
     /// (unless another session with the peer counts already).
-    public func sessionDown(_ session: any BulkSession) {
+    package func sessionDown(_ session: any BulkSession) {
         guard let peer = session.peerUUID else { return }
         let current = surroundings.session(for: peer)
         guard current == nil || current === session else { return }
@@ -79,7 +79,7 @@ public final class TransferDesk {
     /// A transfer message arrived: to the side whose transfer it is, or,
     /// for a flow neither knows, as ``StrayFlowRule`` says.
     /// An `offer` is of `app` (the default app's when it came plain, not in `appFlow`).
-    public func session(_ session: any BulkSession, bulk message: BulkMessage, app: AppName = .none) {
+    package func session(_ session: any BulkSession, bulk message: BulkMessage, app: AppName = .none) {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return }
         let flow = message.flow
         switch message {
@@ -118,7 +118,7 @@ public final class TransferDesk {
     // MARK: Clients
 
     /// `sendFile`: a part of a manifest of `app` with its descriptors.
-    public func sendFile(to peer: PeerSnapshot, transfer id: String?, entries: [SendFileEntry], descriptors: [FileDescriptor],
+    package func sendFile(to peer: PeerSnapshot, transfer id: String?, entries: [SendFileEntry], descriptors: [FileDescriptor],
                          more: Bool, app: AppName = .none) -> Result<TransferResult, ControlError> {
         outgoing.sendFile(to: peer, transfer: id, entries: entries, descriptors: descriptors, more: more, app: app)
     }
@@ -127,22 +127,22 @@ public final class TransferDesk {
     // 23, point 4): another app's id is not found.
 
     /// `acceptTransfer`.
-    public func accept(_ id: String, files: [Int]?, app: AppName = .none) -> Result<TransferResult, ControlError> {
+    package func accept(_ id: String, files: [Int]?, app: AppName = .none) -> Result<TransferResult, ControlError> {
         incoming.accept(id, files: files, app: app)
     }
 
     /// `declineTransfer`.
-    public func decline(_ id: String, app: AppName = .none) -> Result<TransferResult, ControlError> { incoming.decline(id, app: app) }
+    package func decline(_ id: String, app: AppName = .none) -> Result<TransferResult, ControlError> { incoming.decline(id, app: app) }
 
     /// `cancelTransfer`: either direction; partial files go.
-    public func cancel(_ id: String, app: AppName = .none) -> Result<TransferResult, ControlError> {
+    package func cancel(_ id: String, app: AppName = .none) -> Result<TransferResult, ControlError> {
         if let result = outgoing.cancel(id, app: app) ?? incoming.cancel(id, app: app) { return .success(result) }
         return .failure(ControlError(.notFound, "no transfer \(id) is in progress"))
     }
 
     /// `transfers`: in progress first, then recent ones, newest first; one
     /// with a page of its files (`offset`, `max`) when `id` is given.
-    public func list(_ id: String?, offset: Int? = nil, max: Int? = nil, app: AppName = .none) -> Result<TransfersResult, ControlError> {
+    package func list(_ id: String?, offset: Int? = nil, max: Int? = nil, app: AppName = .none) -> Result<TransfersResult, ControlError> {
         let listing: TransferFileListing = id == nil ? .none : .page(offset: offset, max: max)
         let tag = app.isDefault ? nil : app.text
         let live = (outgoing.live(files: listing) + incoming.live(files: listing)).filter { $0.app == tag }
@@ -170,13 +170,13 @@ public final class TransferDesk {
 
     /// Clock tick: each side's deadlines (see ``OutgoingTransfers/tick(now:)``
     /// and ``IncomingTransfers/tick(now:)``).
-    public func tick(now: Date) {
+    package func tick(now: Date) {
         incoming.tick(now: now)
         outgoing.tick(now: now)
     }
 
     /// Closes every descriptor (shutdown).
-    public func stop() {
+    package func stop() {
         outgoing.stop()
         incoming.stop()
         root.close()

@@ -7,7 +7,7 @@ import PeerCore
 /// its events go. The daemon's is ``DaemonTransferSurroundings``; a test
 /// hands in its own, so nothing is left to be wired later.
 @MainActor
-public protocol TransferSurroundings: AnyObject {
+package protocol TransferSurroundings: AnyObject {
     /// The session counting for `peer`, if one is up.
     func session(for peer: UUID) -> (any BulkSession)?
     /// The peer's row.

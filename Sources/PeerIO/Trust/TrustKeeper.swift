@@ -9,41 +9,41 @@ import PeerCore
 /// time, in order, each made from the document the one before it left, so
 /// none is lost to another written at the same moment.
 @MainActor
-public final class TrustKeeper {
+package final class TrustKeeper {
     /// A change: the next document made from the current one, or nil when
     /// there is nothing to change.
-    public typealias Change = @MainActor (TrustDocument) -> TrustDocument?
+    package typealias Change = @MainActor (TrustDocument) -> TrustDocument?
     /// How a change ended: true when written, false when there was nothing
     /// to change, or the write's error.
-    public typealias Done = @MainActor (Result<Bool, SystemError>) -> Void
+    package typealias Done = @MainActor (Result<Bool, SystemError>) -> Void
 
     /// What is trusted: only a durable write changes it.
-    public private(set) var document: TrustDocument
+    package private(set) var document: TrustDocument
     private let worker: DiskWorker<TrustStore>
     private var waiting: [(change: Change, done: Done)] = []
     private var writing = false
 
     /// Believes what `store` held when opened, and writes through it.
-    public init(store: TrustStore) {
+    package init(store: TrustStore) {
         document = store.document
         worker = DiskWorker(label: "peerd.trust", state: store)
     }
 
     /// Queues `change`; `done` is called on the main actor once it is
     /// written (or found to change nothing, or failed).
-    public func change(_ change: @escaping Change, then done: @escaping Done = { _ in }) {
+    package func change(_ change: @escaping Change, then done: @escaping Done = { _ in }) {
         waiting.append((change, done))
         writeNext()
     }
 
     /// Waits for the write under way, if any (at shutdown: a change whose
     /// client was not answered yet may be cut, one being written is not).
-    public func finishWriting() {
+    package func finishWriting() {
         worker.runAndWait { _ in }
     }
 
     /// Whether a change is waiting or being written.
-    public var isBusy: Bool { writing || !waiting.isEmpty }
+    package var isBusy: Bool { writing || !waiting.isEmpty }
 
     private func writeNext() {
         guard !writing, !waiting.isEmpty else { return }

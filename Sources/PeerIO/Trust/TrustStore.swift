@@ -5,19 +5,19 @@ import PeerCore
 /// The trust store's file, `<state-dir>/trust.json` (mode 0600, versioned
 /// JSON ``TrustDocument``), rewritten crash-safely on every change. What
 /// the daemon believes is ``TrustKeeper``'s; this is the file alone.
-public struct TrustStore: Sendable {
+package struct TrustStore: Sendable {
     /// The file name inside the state directory.
-    public static let fileName = "trust.json"
+    package static let fileName = "trust.json"
 
     /// The file's path.
-    public let path: String
+    package let path: String
     /// What the file held when opened.
-    public let document: TrustDocument
+    package let document: TrustDocument
 
     /// Opens the store in `directory`. A missing file is an empty store. A
     /// corrupt one is an error unless `reset`, which moves it aside first;
     /// the second value is then where it went.
-    public static func open(in directory: String, reset: Bool, now: Date = DaemonClock.system.now()) throws(TrustStoreError) -> (store: TrustStore, movedAside: String?) {
+    package static func open(in directory: String, reset: Bool, now: Date = DaemonClock.system.now()) throws(TrustStoreError) -> (store: TrustStore, movedAside: String?) {
         let path = directory + "/" + fileName
         do {
             try AtomicFile.makeDirectories(directory)
@@ -47,7 +47,7 @@ public struct TrustStore: Sendable {
 
     /// Writes `document` crash-safely (a new file, `fsync`ed, renamed over
     /// the old one). Runs on the trust worker, never on the main actor.
-    public func write(_ document: TrustDocument) throws(SystemError) {
+    package func write(_ document: TrustDocument) throws(SystemError) {
         let bytes: [UInt8]
         do { bytes = try JSONLines.encode(document) } catch { throw SystemError("encode", errno: EINVAL, context: "\(error)") }
         try AtomicFile.write(path, contents: bytes, mode: 0o600)

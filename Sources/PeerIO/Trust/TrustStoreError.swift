@@ -1,5 +1,5 @@
 /// Why the trust store could not be opened or saved.
-public enum TrustStoreError: Error, CustomStringConvertible, Sendable {
+package enum TrustStoreError: Error, CustomStringConvertible, Sendable {
     /// A system call failed.
     case system(SystemError)
     /// The file does not parse, or has a version this build does not read.
@@ -7,7 +7,7 @@ public enum TrustStoreError: Error, CustomStringConvertible, Sendable {
     case corrupt(path: String, reason: String)
 
     /// A message naming the file and the way out.
-    public var description: String {
+    package var description: String {
         switch self {
         case .system(let error): return "trust store: \(error)"
         case .corrupt(let path, let reason):

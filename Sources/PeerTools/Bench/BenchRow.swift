@@ -2,20 +2,20 @@ import PeerCore
 
 /// One line of peerbench's table: a figure of one variant over its runs,
 /// with its unit and whether more is better (issue 13).
-public struct BenchRow: Codable, Sendable, Equatable {
+package struct BenchRow: Codable, Sendable, Equatable {
     /// The comparison it belongs to (`message rate, 100 B`).
-    public var comparison: String
+    package var comparison: String
     /// What was measured (`peerd channel`, `iperf3 -l 100`).
-    public var variant: String
+    package var variant: String
     /// The unit of the values (`msg/s`, `ms`, `MiB/s`, `MB`).
-    public var unit: String
+    package var unit: String
     /// The values' summary; nil when every run failed.
-    public var summary: BenchSummary?
+    package var summary: BenchSummary?
     /// Words for the reader: a goal and whether it was met, or why a run failed.
-    public var note: String?
+    package var note: String?
 
     /// Creates it.
-    public init(comparison: String, variant: String, unit: String, summary: BenchSummary?, note: String? = nil) {
+    package init(comparison: String, variant: String, unit: String, summary: BenchSummary?, note: String? = nil) {
         self.comparison = comparison
         self.variant = variant
         self.unit = unit

@@ -3,18 +3,18 @@ import PeerCore
 /// The order peerbench measures in (issue 13): within each comparison,
 /// its variants take turns, A B A B, run after run, so a machine that
 /// slows down or speeds up part-way weighs on both sides alike.
-public enum BenchSchedule {
+package enum BenchSchedule {
     /// One measurement to make.
-    public struct Step: Sendable, Equatable {
+    package struct Step: Sendable, Equatable {
         /// The comparison (a row group of the table).
-        public var comparison: String
+        package var comparison: String
         /// Which variant of it (peerd, or what it is measured next to).
-        public var variant: String
+        package var variant: String
         /// 1, 2, … up to the run count.
-        public var run: Int
+        package var run: Int
 
         /// Creates it.
-        public init(comparison: String, variant: String, run: Int) {
+        package init(comparison: String, variant: String, run: Int) {
             self.comparison = comparison
             self.variant = variant
             self.run = run
@@ -24,7 +24,7 @@ public enum BenchSchedule {
     /// Every step for `comparisons` (each with its variants, in order),
     /// `runs` times each: comparison by comparison, and within one, run by
     /// run with every variant in each run.
-    public static func steps(_ comparisons: [(name: String, variants: [String])], runs: Int) -> [Step] {
+    package static func steps(_ comparisons: [(name: String, variants: [String])], runs: Int) -> [Step] {
         comparisons.flatMap { comparison in
             (1...Swift.max(1, runs)).flatMap { run in
                 comparison.variants.map { Step(comparison: comparison.name, variant: $0, run: run) }

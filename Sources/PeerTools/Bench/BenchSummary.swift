@@ -3,18 +3,18 @@ import PeerCore
 /// The numbers of one figure over its runs: how peerbench reports every
 /// measurement (issue 13): the median, with the least and the most, and
 /// how many runs. Pure: tested as a table.
-public struct BenchSummary: Codable, Sendable, Equatable {
+package struct BenchSummary: Codable, Sendable, Equatable {
     /// Runs measured.
-    public var runs: Int
+    package var runs: Int
     /// The smallest value.
-    public var min: Double
+    package var min: Double
     /// The median (the mean of the middle two for an even count).
-    public var median: Double
+    package var median: Double
     /// The largest value.
-    public var max: Double
+    package var max: Double
 
     /// A summary with these numbers.
-    public init(runs: Int, min: Double, median: Double, max: Double) {
+    package init(runs: Int, min: Double, median: Double, max: Double) {
         self.runs = runs
         self.min = min
         self.median = median
@@ -22,7 +22,7 @@ public struct BenchSummary: Codable, Sendable, Equatable {
     }
 
     /// The summary of `values`; nil for none.
-    public init?(_ values: [Double]) {
+    package init?(_ values: [Double]) {
         guard !values.isEmpty else { return nil }
         let sorted = values.sorted()
         runs = sorted.count
@@ -33,7 +33,7 @@ public struct BenchSummary: Codable, Sendable, Equatable {
 
     /// The `q` quantile (0…1) of sorted values, linearly interpolated
     /// between the nearest ranks (p99 of round trips, for one).
-    public static func quantile(_ sorted: [Double], _ q: Double) -> Double {
+    package static func quantile(_ sorted: [Double], _ q: Double) -> Double {
         guard sorted.count > 1 else { return sorted.first ?? 0 }
         let position = q * Double(sorted.count - 1)
         let lower = Int(position.rounded(.down))

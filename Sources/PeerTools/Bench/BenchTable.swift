@@ -3,9 +3,9 @@ import PeerCore
 /// peerbench's table as text (issue 13): one row per variant, grouped by
 /// comparison, each with its median, min and max and unit, and the ratio of
 /// the first variant (peerd's) to each other one on the median.
-public enum BenchTable {
+package enum BenchTable {
     /// The table for `rows`, in their order, columns aligned.
-    public static func render(_ rows: [BenchRow]) -> String {
+    package static func render(_ rows: [BenchRow]) -> String {
         var lines: [[String]] = [["figure", "variant", "median", "min", "max", "unit", "runs", "peerd ÷ this"]]
         var first: [String: Double] = [:]
         for row in rows {
@@ -37,7 +37,7 @@ public enum BenchTable {
     }
 
     /// A value with three significant digits or so: 0.123, 12.3, 1234.
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         let magnitude = abs(value)
         let decimals = magnitude >= 100 ? 0 : (magnitude >= 10 ? 1 : (magnitude >= 1 ? 2 : 3))
         var scaled = (value * pow10(decimals)).rounded() / pow10(decimals)

@@ -1,7 +1,7 @@
 import PeerCore
 
 /// A `peerctl` subcommand.
-public enum PeerctlCommand: Equatable, Sendable {
+package enum PeerctlCommand: Equatable, Sendable {
     /// Daemon status.
     case status
     /// The peer table.
@@ -81,7 +81,7 @@ public enum PeerctlCommand: Equatable, Sendable {
     case version
 
     /// Every command name, for help and errors.
-    public static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
+    package static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
                                       "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
                                       "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe", "dgram",
                                       "add", "apps", "top", "doctor"]

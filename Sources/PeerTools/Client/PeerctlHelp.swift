@@ -1,9 +1,9 @@
 import PeerCore
 
 /// `peerctl COMMAND --help`: each command's usage and what it does.
-public enum PeerctlHelp {
+package enum PeerctlHelp {
     /// The help text of `command`; nil for an unknown one.
-    public static func text(for command: String) -> String? {
+    package static func text(for command: String) -> String? {
         switch command {
         case "status":
             return """

@@ -1,19 +1,19 @@
 import PeerCore
 
 /// A parsed `peerctl` command line.
-public struct PeerctlInvocation: Equatable, Sendable {
+package struct PeerctlInvocation: Equatable, Sendable {
     /// `--socket`, if given.
-    public var socket: String?
+    package var socket: String?
     /// `--json`: machine output, one JSON object per line for `watch`.
-    public var json = false
+    package var json = false
     /// `--app NAME`: the app this command registers and acts as, for as
     /// long as it runs (issue 23); nil is the default app.
-    public var app: String?
+    package var app: String?
     /// What to do.
-    public var command: PeerctlCommand
+    package var command: PeerctlCommand
 
     /// The overview shown by `peerctl --help`.
-    public static let helpText = """
+    package static let helpText = """
     Usage: peerctl [--socket PATH] [--json] [--app NAME] COMMAND [ARGS]
 
     Queries peerd, the peer-to-peer LAN discovery daemon, over its control socket.
@@ -117,10 +117,10 @@ public struct PeerctlInvocation: Equatable, Sendable {
     """
 
     /// Help for one command (``PeerctlHelp``).
-    public static func help(for command: String) -> String? { PeerctlHelp.text(for: command) }
+    package static func help(for command: String) -> String? { PeerctlHelp.text(for: command) }
 
     /// Parses `peerctl`'s arguments (without the program name).
-    public static func parse(_ arguments: [String]) throws(UsageError) -> PeerctlInvocation {
+    package static func parse(_ arguments: [String]) throws(UsageError) -> PeerctlInvocation {
         var cursor = ArgumentCursor(arguments)
         var socket: String?
         var json = false

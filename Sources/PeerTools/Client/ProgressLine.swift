@@ -6,12 +6,12 @@ import PeerCore
 ///
 /// Pure, so its words are tested; peerctl decides whether to draw it (a
 /// terminal, and no `NO_COLOR`).
-public enum ProgressLine {
+package enum ProgressLine {
     /// The bar's width in characters.
-    public static let barWidth = 20
+    package static let barWidth = 20
 
     /// The line for `info`.
-    public static func render(_ info: TransferInfo) -> String {
+    package static func render(_ info: TransferInfo) -> String {
         let total = max(info.acceptedBytes, 0)
         let fraction = total > 0 ? min(1, Double(info.bytes) / Double(total)) : (info.state == .completed ? 1 : 0)
         let filled = Int(fraction * Double(barWidth))
@@ -26,7 +26,7 @@ public enum ProgressLine {
     }
 
     /// `512 B`, `1.5 KiB`, `12.0 MiB`, `1.0 GiB`.
-    public static func bytes(_ count: Int64) -> String {
+    package static func bytes(_ count: Int64) -> String {
         let units = ["B", "KiB", "MiB", "GiB", "TiB"]
         var value = Double(count)
         var unit = 0
@@ -40,7 +40,7 @@ public enum ProgressLine {
     }
 
     /// `0:07`, `12:34`, `1:02:03`.
-    public static func duration(_ seconds: Double) -> String {
+    package static func duration(_ seconds: Double) -> String {
         let total = Int(seconds.rounded())
         let (hours, minutes, secs) = (total / 3600, total / 60 % 60, total % 60)
         let two = { (n: Int) in n < 10 ? "0\(n)" : "\(n)" }

@@ -2,9 +2,9 @@ import FoundationEssentials
 import PeerCore
 
 /// Short "how long ago" text for tables: `now`, `12s ago`, `3m ago`, `2h ago`, `4d ago`.
-public enum RelativeTime {
+package enum RelativeTime {
     /// Describes `date` relative to `now`.
-    public static func describe(_ date: Date, now: Date) -> String {
+    package static func describe(_ date: Date, now: Date) -> String {
         let seconds = max(0, Int(now.timeIntervalSince(date)))
         switch seconds {
         case 0..<2: return "now"

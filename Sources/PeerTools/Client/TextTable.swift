@@ -1,19 +1,19 @@
 import PeerCore
 
 /// Aligned columns for human output.
-public struct TextTable: Sendable {
+package struct TextTable: Sendable {
     /// Column titles.
-    public var header: [String]
+    package var header: [String]
     /// Rows of cells; a short row is padded with empty cells.
-    public var rows: [[String]] = []
+    package var rows: [[String]] = []
 
     /// A table with these titles.
-    public init(header: [String]) { self.header = header }
+    package init(header: [String]) { self.header = header }
 
     /// Renders with two spaces between columns and no trailing spaces.
     /// Every cell is escaped for the terminal (``TerminalText``): cells
     /// carry names and values that peers chose.
-    public func render() -> String {
+    package func render() -> String {
         let all = ([header] + rows).map { $0.map(TerminalText.escape) }
         let columns = all.map(\.count).max() ?? 0
         var widths = Array(repeating: 0, count: columns)

@@ -3,26 +3,26 @@ import PeerCore
 /// One resolved service in `avahi-browse -p -r` output: a line
 /// `=;IFACE;PROTO;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;"k=v" "k=v"`, in which
 /// avahi writes a `;` or `\` inside a field as `\059` or `\092`.
-public struct AvahiBrowseRecord: Equatable, Sendable {
+package struct AvahiBrowseRecord: Equatable, Sendable {
     /// The interface it was seen on.
-    public var interface: String
+    package var interface: String
     /// `IPv4` or `IPv6`.
-    public var proto: String
+    package var proto: String
     /// The instance name.
-    public var name: String
+    package var name: String
     /// The service type.
-    public var type: String
+    package var type: String
     /// The host name it points at.
-    public var host: String
+    package var host: String
     /// Its address.
-    public var address: String
+    package var address: String
     /// Its port.
-    public var port: UInt16
+    package var port: UInt16
     /// Its TXT pairs.
-    public var txt: [String: String]
+    package var txt: [String: String]
 
     /// The resolved records in `text` (other lines ignored).
-    public static func parse(_ text: String) -> [AvahiBrowseRecord] {
+    package static func parse(_ text: String) -> [AvahiBrowseRecord] {
         text.split(whereSeparator: \.isNewline).compactMap { line in
             guard line.hasPrefix("=;") else { return nil }
             let fields = line.split(separator: ";", omittingEmptySubsequences: false).map { unescape(String($0)) }

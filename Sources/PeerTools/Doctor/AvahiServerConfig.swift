@@ -2,16 +2,16 @@ import PeerCore
 
 /// The interface settings of avahi-daemon.conf's `[server]` section, which
 /// decide where Avahi (and so peerd) can see and be seen.
-public struct AvahiServerConfig: Equatable, Sendable {
+package struct AvahiServerConfig: Equatable, Sendable {
     /// `allow-interfaces`: when set, Avahi uses only these.
-    public var allow: [String]?
+    package var allow: [String]?
     /// `deny-interfaces`: never used.
-    public var deny: [String] = []
+    package var deny: [String] = []
     /// `use-ipv4` / `use-ipv6` (both on unless set to no).
-    public var ipv4 = true, ipv6 = true
+    package var ipv4 = true, ipv6 = true
 
     /// Reads the file's text (comments, other sections and bad lines ignored).
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         var section = ""
         for raw in text.split(whereSeparator: \.isNewline) {
             let line = DoctorText.trim(raw)
@@ -32,7 +32,7 @@ public struct AvahiServerConfig: Equatable, Sendable {
     }
 
     /// Why Avahi leaves `interface` out, or nil when it uses it.
-    public func excludes(_ interface: String) -> String? {
+    package func excludes(_ interface: String) -> String? {
         if deny.contains(interface) { return "deny-interfaces lists \(interface)" }
         if let allow, !allow.isEmpty, !allow.contains(interface) { return "allow-interfaces is \(allow.joined(separator: ",")), without \(interface)" }
         return nil

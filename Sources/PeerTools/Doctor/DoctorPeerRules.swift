@@ -2,9 +2,9 @@ import FoundationEssentials
 import PeerCore
 
 /// `peerctl doctor PEER`'s decisions about one peer.
-public enum DoctorPeerRules {
+package enum DoctorPeerRules {
     /// How a TCP connect to a peer's port ended.
-    public enum PortProbe: Equatable, Sendable {
+    package enum PortProbe: Equatable, Sendable {
         /// It connected.
         case open
         /// RST: nothing listens.
@@ -16,7 +16,7 @@ public enum DoctorPeerRules {
     }
 
     /// Whether and where it is seen.
-    public static func seen(_ peer: PeerSnapshot, now: Date) -> DoctorCheck {
+    package static func seen(_ peer: PeerSnapshot, now: Date) -> DoctorCheck {
         let interfaces = Set(peer.endpoints.map { $0.interface.isEmpty ? "added by address" : "\($0.interface) \($0.family.rawValue)" }).sorted()
         if peer.lost {
             return DoctorCheck("peer", .failed, "'\(peer.name)' is lost: last seen \(RelativeTime.describe(peer.lastSeen, now: now))",
@@ -31,7 +31,7 @@ public enum DoctorPeerRules {
     }
 
     /// Whether `endpoint` is on a link of ours (no gateway between).
-    public static func subnet(_ endpoint: Endpoint, route: RouteFacts.Route?) -> DoctorCheck {
+    package static func subnet(_ endpoint: Endpoint, route: RouteFacts.Route?) -> DoctorCheck {
         guard let route else {
             return DoctorCheck("peer", .failed, "no route to \(endpoint.address)", fix: "check this host's addresses and routes (ip route)")
         }
@@ -44,7 +44,7 @@ public enum DoctorPeerRules {
     }
 
     /// What a connect to the peer's session port did.
-    public static func port(_ endpoint: Endpoint, _ probe: PortProbe) -> DoctorCheck {
+    package static func port(_ endpoint: Endpoint, _ probe: PortProbe) -> DoctorCheck {
         switch probe {
         case .open: return DoctorCheck("peer", .ok, "\(endpoint.hostPort) answers")
         case .refused:
@@ -59,7 +59,7 @@ public enum DoctorPeerRules {
     }
 
     /// Whether its TXT format is ours.
-    public static func version(_ peer: PeerSnapshot) -> DoctorCheck {
+    package static func version(_ peer: PeerSnapshot) -> DoctorCheck {
         guard let theirs = peer.info["txtvers"] else {
             return DoctorCheck("peer", peer.endpoints.isEmpty ? .skipped : .warning, "'\(peer.name)' advertises no txtvers",
                                fix: peer.endpoints.isEmpty ? nil : "it may not be peerd; update it if it is")
@@ -76,7 +76,7 @@ public enum DoctorPeerRules {
     /// what it cannot do. Apps are left to ``app(_:_:)``, datagrams to
     /// ``datagrams(_:peer:ownPort:)``: a host that uses none loses nothing
     /// with a peer that has none.
-    public static func release(_ peer: PeerSnapshot) -> DoctorCheck {
+    package static func release(_ peer: PeerSnapshot) -> DoctorCheck {
         guard let release = peer.release else {
             return DoctorCheck("peer", .skipped, "no session with '\(peer.name)' has said its release yet", fix: "invite it, then ask again")
         }
@@ -94,7 +94,7 @@ public enum DoctorPeerRules {
     /// `peer` result's `datagrams`; docs/protocol.md §11): the path's state,
     /// and for a blocked one, which UDP ports a firewall must let through.
     /// `ownPort` is this host's UDP port (nil: it has none).
-    public static func datagrams(_ info: DatagramInfo?, peer: String, ownPort: Int?) -> DoctorCheck {
+    package static func datagrams(_ info: DatagramInfo?, peer: String, ownPort: Int?) -> DoctorCheck {
         guard let info else {
             return DoctorCheck("peer", .skipped, "datagrams: '\(peer)' is not connected, and the datagram path is the session's", fix: "invite it, then ask again")
         }
@@ -119,7 +119,7 @@ public enum DoctorPeerRules {
     /// Whether the peer runs `app` (`doctor PEER --app NAME`): whether its
     /// release carries apps, whether it advertises the app, and whether its
     /// daemon confirmed it over the session (heard over mDNS, it is a claim).
-    public static func app(_ app: String, _ peer: PeerSnapshot) -> DoctorCheck {
+    package static func app(_ app: String, _ peer: PeerSnapshot) -> DoctorCheck {
         if let release = peer.release, let features = peer.features, !features.contains(WireFeature.apps.rawValue) {
             return DoctorCheck("peer", .failed, "'\(peer.name)' runs peerd \(release), which cannot \(WireFeature.apps.ability)",
                                detail: "app traffic to it is answered unsupported; the default app works", fix: "upgrade peerd on '\(peer.name)'")
@@ -137,7 +137,7 @@ public enum DoctorPeerRules {
 
     /// Whether `app` is connected with the peer (its invitation accepted
     /// there), for `doctor PEER --app NAME`.
-    public static func appState(_ app: String, _ peer: PeerSnapshot, state: ConnectionState) -> DoctorCheck {
+    package static func appState(_ app: String, _ peer: PeerSnapshot, state: ConnectionState) -> DoctorCheck {
         switch state {
         case .connected: DoctorCheck("peer", .ok, "app '\(app)' is connected with '\(peer.name)': it accepted")
         case .connecting: DoctorCheck("peer", .warning, "app '\(app)' is inviting '\(peer.name)', or being invited", fix: "answer the invitation on the invited host")
@@ -148,7 +148,7 @@ public enum DoctorPeerRules {
     }
 
     /// Whether what it advertises matches the key it proved.
-    public static func identity(_ peer: PeerSnapshot, mismatches: [IdentityMismatchInfo], trusted: TrustRecord?) -> DoctorCheck {
+    package static func identity(_ peer: PeerSnapshot, mismatches: [IdentityMismatchInfo], trusted: TrustRecord?) -> DoctorCheck {
         if let mismatch = mismatches.last {
             return DoctorCheck("peer", .failed, "\(mismatch.address) advertised id \(mismatch.expected) but proved \(mismatch.actual)",
                                detail: "someone else answers at that address, or the peer's key changed",
@@ -164,7 +164,7 @@ public enum DoctorPeerRules {
     }
 
     /// Pairing, and failures on record.
-    public static func pairing(_ peer: PeerSnapshot, failures: [PairingFailure]) -> DoctorCheck {
+    package static func pairing(_ peer: PeerSnapshot, failures: [PairingFailure]) -> DoctorCheck {
         if failures.contains(.lockedOut) {
             return DoctorCheck("peer", .failed, "pairing with '\(peer.name)' is locked out after wrong codes",
                                fix: "wait for the lockout to end, then 'peerctl pair' and type the code with care")
@@ -178,7 +178,7 @@ public enum DoctorPeerRules {
 
     /// A bridge that snoops multicast with no querier forgets group members
     /// after a few minutes, and mDNS goes quiet.
-    public static func snooping(_ bridge: String, snooping: Bool, querier: Bool) -> DoctorCheck {
+    package static func snooping(_ bridge: String, snooping: Bool, querier: Bool) -> DoctorCheck {
         guard snooping, !querier else { return DoctorCheck("multicast", .ok, "bridge \(bridge): \(snooping ? "snooping with a querier" : "no multicast snooping")") }
         return DoctorCheck("multicast", .warning, "bridge \(bridge) snoops multicast but has no querier",
                            detail: "its group table ages out, and mDNS between its ports stops after a few minutes",
@@ -187,7 +187,7 @@ public enum DoctorPeerRules {
 
     /// Whether any other host answered mDNS on an interface (`otherHosts`
     /// counts the services of other hosts a browse saw there).
-    public static func answers(_ interface: String, otherHosts: Int) -> DoctorCheck {
+    package static func answers(_ interface: String, otherHosts: Int) -> DoctorCheck {
         guard otherHosts == 0 else {
             return DoctorCheck("multicast", .ok, "mDNS answers on \(interface): \(otherHosts) service\(otherHosts == 1 ? "" : "s") of other hosts")
         }

@@ -2,23 +2,23 @@ import PeerCore
 
 /// Every check of one `peerctl doctor` run, in order, with the summary
 /// line and the exit status.
-public struct DoctorReport: Codable, Sendable, Equatable {
+package struct DoctorReport: Codable, Sendable, Equatable {
     /// The checks, in the order they ran.
-    public var checks: [DoctorCheck]
+    package var checks: [DoctorCheck]
     /// The peer asked about, if any.
-    public var peer: String?
+    package var peer: String?
 
     /// A report of `checks`.
-    public init(checks: [DoctorCheck], peer: String? = nil) {
+    package init(checks: [DoctorCheck], peer: String? = nil) {
         self.checks = checks
         self.peer = peer
     }
 
     /// 1 when a check failed, else 0.
-    public var exitStatus: Int32 { checks.contains { $0.status == .failed } ? 1 : 0 }
+    package var exitStatus: Int32 { checks.contains { $0.status == .failed } ? 1 : 0 }
 
     /// The last line: counts, and the way round when discovery is what fails.
-    public var summary: String {
+    package var summary: String {
         let failed = checks.filter { $0.status == .failed }
         let warnings = checks.filter { $0.status == .warning }.count
         var text = failed.isEmpty && warnings == 0 ? "all \(checks.count) checks passed"
@@ -31,7 +31,7 @@ public struct DoctorReport: Codable, Sendable, Equatable {
 
     /// The text output: one line per check (its detail and fix indented
     /// below it), a blank line, the summary.
-    public func render() -> String {
+    package func render() -> String {
         var lines: [String] = []
         var section = ""
         for check in checks {

@@ -5,9 +5,9 @@ import PeerCore
 /// found: the shell gathers facts (files, tool output, the daemon's
 /// answers), these turn them into checks. Each fix is one line a user can
 /// act on.
-public enum DoctorRules {
+package enum DoctorRules {
     /// peerd answered `status`, or the error connecting.
-    public static func daemon(_ status: DaemonStatus?, error: String?, socket: String) -> DoctorCheck {
+    package static func daemon(_ status: DaemonStatus?, error: String?, socket: String) -> DoctorCheck {
         guard let status else {
             return DoctorCheck("daemons", .failed, "peerd is not answering on \(socket)", detail: error,
                                fix: "start it: systemctl start peerd (or run peerd); check --socket / $PEERD_SOCKET")
@@ -16,7 +16,7 @@ public enum DoctorRules {
     }
 
     /// avahi-daemon as peerd and D-Bus see it.
-    public static func avahi(_ status: DaemonStatus?, bus: Bool?, busDetail: String?) -> DoctorCheck {
+    package static func avahi(_ status: DaemonStatus?, bus: Bool?, busDetail: String?) -> DoctorCheck {
         let linked = status?.avahi == .running || status?.avahi == .registering || status?.avahi == .collision
         if bus == false || (status != nil && !linked) {
             let seen = [status.map { "peerd's link to avahi-daemon: \($0.avahi.rawValue)\($0.avahiMessage.map { " (\($0))" } ?? "")" }, busDetail].compactMap { $0 }
@@ -30,7 +30,7 @@ public enum DoctorRules {
     /// The programs holding UDP 5353 in this network namespace, by name;
     /// `unseenSockets` counts sockets on 5353 whose holder could not be
     /// seen (another user's processes, when not run as root).
-    public static func responders(_ holders: [String], unseenSockets: Int = 0) -> DoctorCheck {
+    package static func responders(_ holders: [String], unseenSockets: Int = 0) -> DoctorCheck {
         if holders.isEmpty, unseenSockets > 0 {
             return DoctorCheck("daemons", .skipped, "\(unseenSockets) socket\(unseenSockets == 1 ? "" : "s") hold UDP 5353; whose needs root to see",
                                fix: "run 'sudo peerctl doctor' to name them")
@@ -47,7 +47,7 @@ public enum DoctorRules {
     }
 
     /// One interface peerd uses.
-    public static func interface(_ name: String, up: Bool, multicast: Bool, addresses: [String], avahi: AvahiServerConfig?) -> DoctorCheck {
+    package static func interface(_ name: String, up: Bool, multicast: Bool, addresses: [String], avahi: AvahiServerConfig?) -> DoctorCheck {
         let shown = addresses.isEmpty ? "no address" : addresses.joined(separator: ", ")
         if !up {
             return DoctorCheck("interfaces", .failed, "\(name) is down", fix: "ip link set \(name) up (or bring its connection up)", discovery: true)
@@ -67,7 +67,7 @@ public enum DoctorRules {
     }
 
     /// The default route's interface.
-    public static func defaultRoute(_ interface: String?) -> DoctorCheck {
+    package static func defaultRoute(_ interface: String?) -> DoctorCheck {
         guard let interface else { return DoctorCheck("interfaces", .ok, "no default route (a LAN alone is fine)") }
         guard RouteFacts.isVPN(interface) else { return DoctorCheck("interfaces", .ok, "the default route goes by \(interface)") }
         return DoctorCheck("interfaces", .warning, "the default route goes through a VPN (\(interface))",
@@ -76,7 +76,7 @@ public enum DoctorRules {
     }
 
     /// What a firewall (`tool`) does to mDNS and to peerd's session port.
-    public static func firewall(_ tool: String, mdns: FirewallVerdict, session: FirewallVerdict, port: UInt16) -> [DoctorCheck] {
+    package static func firewall(_ tool: String, mdns: FirewallVerdict, session: FirewallVerdict, port: UInt16) -> [DoctorCheck] {
         func check(_ verdict: FirewallVerdict, what: String, fix: String, discovery: Bool) -> DoctorCheck {
             switch verdict {
             case .unfiltered: return DoctorCheck("firewall", .ok, "\(tool): no input filtering, \(what) gets in")
@@ -91,7 +91,7 @@ public enum DoctorRules {
     }
 
     /// Our own service, as browsing over Avahi shows it.
-    public static func announcement(_ status: DaemonStatus?, records: [AvahiBrowseRecord]?) -> DoctorCheck {
+    package static func announcement(_ status: DaemonStatus?, records: [AvahiBrowseRecord]?) -> DoctorCheck {
         guard let status else { return DoctorCheck("announcement", .skipped, "peerd's service (peerd is not answering)") }
         guard status.publication == .established else {
             return DoctorCheck("announcement", .failed, "peerd's service '\(status.name)' is not registered (\(status.publication.rawValue))",

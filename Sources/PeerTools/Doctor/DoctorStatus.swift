@@ -2,7 +2,7 @@ import PeerCore
 
 /// How one `peerctl doctor` check came out. The raw values are the
 /// `--json` output's and are pinned by tests.
-public enum DoctorStatus: String, Codable, Sendable, CaseIterable {
+package enum DoctorStatus: String, Codable, Sendable, CaseIterable {
     /// Fine.
     case ok = "ok"
     /// Worth a look; discovery may still work.
@@ -13,7 +13,7 @@ public enum DoctorStatus: String, Codable, Sendable, CaseIterable {
     case skipped = "skipped"
 
     /// The mark printed before the check: `[✓]`, `[!]`, `[✗]` or `[-]`.
-    public var mark: String {
+    package var mark: String {
         switch self {
         case .ok: return "[✓]"
         case .warning: return "[!]"

@@ -6,7 +6,7 @@ import PeerCore
 /// policy otherwise. Rules that depend on things this cannot know (source
 /// addresses, marks, jumps) are passed over, so the answer leans to
 /// "accepted"; `doctor` says what it read.
-public struct NftablesRuleset: Sendable {
+package struct NftablesRuleset: Sendable {
     /// One base chain on the input hook.
     struct Chain {
         /// Its name, for the words.
@@ -21,7 +21,7 @@ public struct NftablesRuleset: Sendable {
     let chains: [Chain]
 
     /// Reads the ruleset's text.
-    public init(parsing text: String) {
+    package init(parsing text: String) {
         var chains: [Chain] = []
         var current: Chain?
         var isInput = false
@@ -50,7 +50,7 @@ public struct NftablesRuleset: Sendable {
     }
 
     /// The verdict for new `proto` ("udp" or "tcp") packets to `port`.
-    public func verdict(proto: String, port: UInt16) -> FirewallVerdict {
+    package func verdict(proto: String, port: UInt16) -> FirewallVerdict {
         guard !chains.isEmpty else { return .unfiltered }
         var accepted: [String] = []
         for chain in chains {

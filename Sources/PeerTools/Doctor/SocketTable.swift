@@ -2,9 +2,9 @@ import PeerCore
 
 /// `/proc/net/udp` and `/proc/net/udp6`: which sockets of this network
 /// namespace are bound to a port (an mDNS responder holds 5353).
-public enum SocketTable {
+package enum SocketTable {
     /// The inodes of the sockets bound to local `port` in the table's text.
-    public static func inodes(boundTo port: UInt16, in text: String) -> [UInt64] {
+    package static func inodes(boundTo port: UInt16, in text: String) -> [UInt64] {
         var found: [UInt64] = []
         for line in text.split(whereSeparator: \.isNewline).dropFirst() {
             let fields = DoctorText.words(line)

@@ -3,27 +3,27 @@ import PeerCore
 /// How a screen cell is drawn: attributes and at most one colour. Never on
 /// the wire; with colour off (`NO_COLOR`, `TERM=dumb`) only the
 /// attributes that are not colour are drawn.
-public struct CellStyle: OptionSet, Sendable, Hashable {
+package struct CellStyle: OptionSet, Sendable, Hashable {
     /// The bits.
-    public let rawValue: UInt8
+    package let rawValue: UInt8
     /// The style in `rawValue`.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Bold (headings, the selected peer's name).
-    public static let bold = CellStyle(rawValue: 1 << 0)
+    package static let bold = CellStyle(rawValue: 1 << 0)
     /// Reverse video (the selected row; the status lines).
-    public static let reverse = CellStyle(rawValue: 1 << 1)
+    package static let reverse = CellStyle(rawValue: 1 << 1)
     /// Dim (lost peers, hints).
-    public static let dim = CellStyle(rawValue: 1 << 2)
+    package static let dim = CellStyle(rawValue: 1 << 2)
     /// Green (connected).
-    public static let green = CellStyle(rawValue: 1 << 3)
+    package static let green = CellStyle(rawValue: 1 << 3)
     /// Yellow (connecting, waiting for a decision).
-    public static let yellow = CellStyle(rawValue: 1 << 4)
+    package static let yellow = CellStyle(rawValue: 1 << 4)
     /// Red (failures).
-    public static let red = CellStyle(rawValue: 1 << 5)
+    package static let red = CellStyle(rawValue: 1 << 5)
 
     /// The SGR sequence that sets exactly this style (after a reset).
-    public func sgr(color: Bool) -> String {
+    package func sgr(color: Bool) -> String {
         var codes = ["0"]
         if contains(.bold) { codes.append("1") }
         if contains(.dim) { codes.append("2") }

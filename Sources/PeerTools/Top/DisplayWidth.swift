@@ -5,9 +5,9 @@ import PeerCore
 /// full-width forms and emoji take two columns; combining marks ride on
 /// their base). Control characters never reach here: text is escaped first
 /// (``TerminalText/escape(_:)``).
-public enum DisplayWidth {
+package enum DisplayWidth {
     /// Columns `character` takes: 1 or 2.
-    public static func of(_ character: Character) -> Int {
+    package static func of(_ character: Character) -> Int {
         guard let scalar = character.unicodeScalars.first else { return 1 }
         switch scalar.value {
         case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
@@ -20,10 +20,10 @@ public enum DisplayWidth {
     }
 
     /// Columns `text` takes.
-    public static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
+    package static func of(_ text: String) -> Int { text.reduce(0) { $0 + of($1) } }
 
     /// `text` in at most `width` columns: cut with "…" when longer.
-    public static func truncate(_ text: String, to width: Int) -> String {
+    package static func truncate(_ text: String, to width: Int) -> String {
         guard width > 0 else { return "" }
         guard of(text) > width else { return text }
         var out = "", used = 0

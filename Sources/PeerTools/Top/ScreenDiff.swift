@@ -6,9 +6,9 @@ import PeerCore
 /// written, after one cursor move; styles are set only where they change.
 /// With no previous frame the screen is cleared and drawn whole; after a
 /// resize every row is drawn whole, without a clear.
-public enum ScreenDiff {
+package enum ScreenDiff {
     /// The output for drawing `new` over `old`; "" when nothing changed.
-    public static func render(from old: ScreenFrame?, to new: ScreenFrame, color: Bool) -> String {
+    package static func render(from old: ScreenFrame?, to new: ScreenFrame, color: Bool) -> String {
         var out = ""
         var current: CellStyle? = nil
         // A new size redraws every cell, row by row, with no clear between:

@@ -3,16 +3,16 @@ import PeerCore
 /// What the screen should show: `height` rows of `width` cells. Drawing
 /// into it never goes past its edges, so a long name can never wrap and
 /// shift the rows below.
-public struct ScreenFrame: Equatable, Sendable {
+package struct ScreenFrame: Equatable, Sendable {
     /// Columns.
-    public let width: Int
+    package let width: Int
     /// Rows.
-    public let height: Int
+    package let height: Int
     /// The cells, row by row.
-    public private(set) var rows: [[ScreenCell]]
+    package private(set) var rows: [[ScreenCell]]
 
     /// A blank frame.
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = max(0, width)
         self.height = max(0, height)
         rows = Array(repeating: Array(repeating: .blank, count: self.width), count: self.height)
@@ -23,7 +23,7 @@ public struct ScreenFrame: Equatable, Sendable {
     /// `fill`, the rest of the span takes `style` too (a highlighted row).
     /// Returns the column after the text.
     @discardableResult
-    public mutating func put(_ text: String, row: Int, column: Int, limit: Int? = nil, style: CellStyle = [], fill: Bool = false) -> Int {
+    package mutating func put(_ text: String, row: Int, column: Int, limit: Int? = nil, style: CellStyle = [], fill: Bool = false) -> Int {
         guard row >= 0, row < height, column >= 0, column < width else { return column }
         let span = min(limit ?? (width - column), width - column)
         guard span > 0 else { return column }
@@ -44,10 +44,10 @@ public struct ScreenFrame: Equatable, Sendable {
 
     /// One row as plain text (no styles), trailing blanks kept: for tests
     /// and for the plain snapshot.
-    public func text(row: Int) -> String { rows[row].map(\.text).joined() }
+    package func text(row: Int) -> String { rows[row].map(\.text).joined() }
 
     /// Every row as plain text, trailing blanks removed.
-    public var plainLines: [String] {
+    package var plainLines: [String] {
         (0..<height).map { row in
             var line = text(row: row)
             while line.hasSuffix(" ") { line.removeLast() }

@@ -2,7 +2,7 @@ import FoundationEssentials
 import PeerCore
 
 /// What a key asks `peerctl top`'s shell to do beyond redrawing.
-public enum TopCommand: Equatable, Sendable {
+package enum TopCommand: Equatable, Sendable {
     /// Leave, restoring the terminal.
     case quit
     /// Clear and draw everything again (Ctrl-L).

@@ -5,13 +5,13 @@ import PeerCore
 /// endpoint by interface and family), its TXT info, its session and why
 /// the last one ended, invitations, pairing, queued messages, transfers
 /// with progress, and its latest events.
-public enum TopDetail {
+package enum TopDetail {
     /// One line of the pane.
-    public struct Line: Equatable, Sendable {
+    package struct Line: Equatable, Sendable {
         /// The text (already escaped).
-        public var text: String
+        package var text: String
         /// How it is drawn.
-        public var style: CellStyle
+        package var style: CellStyle
         init(_ text: String, _ style: CellStyle = []) {
             self.text = text
             self.style = style
@@ -19,7 +19,7 @@ public enum TopDetail {
     }
 
     /// The lines for `peer` as of `now`.
-    public static func lines(for peer: PeerSnapshot, in model: TopModel, now: Date) -> [Line] {
+    package static func lines(for peer: PeerSnapshot, in model: TopModel, now: Date) -> [Line] {
         let e = TerminalText.escape
         var lines: [Line] = [Line(e(peer.name), .bold)]
         let gone = model.gone.contains(peer.id)

@@ -1,9 +1,9 @@
 import PeerCore
 
 /// One event in a few words, for the detail pane's latest events.
-public enum TopEventText {
+package enum TopEventText {
     /// `event` described without its peer (the pane is the peer's).
-    public static func describe(_ event: ControlEvent) -> String {
+    package static func describe(_ event: ControlEvent) -> String {
         let text: String
         switch event.type {
         case .peerFound: text = "found at \(event.peer?.endpoints.map(\.hostPort).joined(separator: ", ") ?? "")"

@@ -3,9 +3,9 @@ import PeerCore
 /// How `peerctl top` answers keys: moving the selection, filtering,
 /// sorting, opening a peer on a narrow terminal, and the commands that act
 /// on the selected peer. Pure: the shell performs the ``TopCommand``s.
-public struct TopInteraction: Sendable {
+package struct TopInteraction: Sendable {
     /// What the keys do right now.
-    public enum Mode: Equatable, Sendable {
+    package enum Mode: Equatable, Sendable {
         /// Keys act on the list.
         case normal
         /// Keys type the filter (Enter keeps it, Esc clears it).
@@ -15,20 +15,20 @@ public struct TopInteraction: Sendable {
     }
 
     /// The current mode.
-    public private(set) var mode: Mode = .normal
+    package private(set) var mode: Mode = .normal
     /// Whether the selected peer's detail is opened (narrow, short terminals).
-    public private(set) var detailOpen = false
+    package private(set) var detailOpen = false
     /// A one-line note for the key line (what a key did, or why not).
-    public var note: String?
+    package var note: String?
 
     /// Rows a page key moves.
-    public var pageRows = 10
+    package var pageRows = 10
 
     /// Nothing typed yet.
-    public init() {}
+    package init() {}
 
     /// Handles `key` against `model`; returns what the shell must do.
-    public mutating func handle(_ key: TopKey, model: inout TopModel) -> [TopCommand] {
+    package mutating func handle(_ key: TopKey, model: inout TopModel) -> [TopCommand] {
         if key == .interrupt { return [.quit] }
         if key == .redraw { return [.redrawAll] }
         switch mode {

@@ -1,7 +1,7 @@
 import PeerCore
 
 /// A key `peerctl top` acts on, decoded from the terminal's bytes.
-public enum TopKey: Equatable, Sendable {
+package enum TopKey: Equatable, Sendable {
     /// Arrows, paging, Home and End.
     case up, down, pageUp, pageDown, home, end
     /// Enter, Esc, Backspace, Tab.

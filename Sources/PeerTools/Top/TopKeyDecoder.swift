@@ -5,14 +5,14 @@ import PeerCore
 /// Ctrl keys, and UTF-8 text. A lone ESC at the end of a read is the Esc
 /// key; an escape sequence split across reads is kept until it completes
 /// (at most 16 bytes, so garbage cannot pile up).
-public struct TopKeyDecoder: Sendable {
+package struct TopKeyDecoder: Sendable {
     private var pending: [UInt8] = []
 
     /// A decoder with nothing pending.
-    public init() {}
+    package init() {}
 
     /// The keys in `bytes` (one read's worth).
-    public mutating func feed(_ bytes: [UInt8]) -> [TopKey] {
+    package mutating func feed(_ bytes: [UInt8]) -> [TopKey] {
         pending += bytes
         var keys: [TopKey] = []
         var i = 0

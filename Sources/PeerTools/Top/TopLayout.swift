@@ -3,7 +3,7 @@ import PeerCore
 /// Where `peerctl top` puts its panes for a terminal of a given size
 /// (issue 14, part 1). Row 0 is the title line and the last row the key
 /// line; the panes share what lies between.
-public enum TopLayout: Equatable, Sendable {
+package enum TopLayout: Equatable, Sendable {
     /// Smaller than ``minWidth`` × ``minHeight``: one line saying so.
     case tooSmall(width: Int, height: Int)
     /// Wide: the list on the left in `listWidth` columns, the detail on
@@ -18,17 +18,17 @@ public enum TopLayout: Equatable, Sendable {
     case detailOnly
 
     /// The least width drawn.
-    public static let minWidth = 40
+    package static let minWidth = 40
     /// The least height drawn.
-    public static let minHeight = 10
+    package static let minHeight = 10
     /// At or under this many columns the panes cannot sit side by side.
-    public static let narrowWidth = 84
+    package static let narrowWidth = 84
     /// Narrow terminals at least this tall stack the panes.
-    public static let stackHeight = 24
+    package static let stackHeight = 24
 
     /// The layout for `width` × `height`; `detailOpen` is whether the user
     /// opened a peer (matters only when list and detail cannot both show).
-    public static func choose(width: Int, height: Int, detailOpen: Bool) -> TopLayout {
+    package static func choose(width: Int, height: Int, detailOpen: Bool) -> TopLayout {
         guard width >= minWidth, height >= minHeight else { return .tooSmall(width: width, height: height) }
         if width > narrowWidth {
             // The list gets what its columns need, at most half.
@@ -43,7 +43,7 @@ public enum TopLayout: Equatable, Sendable {
     }
 
     /// Whether the list and the detail are both on screen.
-    public var showsBoth: Bool {
+    package var showsBoth: Bool {
         switch self {
         case .sideBySide, .stacked: return true
         default: return false
@@ -51,7 +51,7 @@ public enum TopLayout: Equatable, Sendable {
     }
 
     /// The line shown when the terminal is too small.
-    public static func tooSmallText(width: Int, height: Int) -> String {
+    package static func tooSmallText(width: Int, height: Int) -> String {
         "too small: \(width)×\(height), need \(minWidth)×\(minHeight)"
     }
 }

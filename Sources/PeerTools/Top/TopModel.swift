@@ -7,39 +7,39 @@ import PeerCore
 /// daemon evicted stays, marked gone), and the selection is a peer, not a
 /// row number, so it follows its peer through reorders, filters and
 /// arrivals. Pure: no terminal, no socket.
-public struct TopModel: Sendable {
+package struct TopModel: Sendable {
     /// Every peer heard of, by UUID.
-    public private(set) var peers: [UUID: PeerSnapshot] = [:]
+    package private(set) var peers: [UUID: PeerSnapshot] = [:]
     /// UUIDs in the order they were first heard of.
-    public private(set) var order: [UUID] = []
+    package private(set) var order: [UUID] = []
     /// Peers the daemon evicted from its table (shown as gone).
-    public private(set) var gone: Set<UUID> = []
+    package private(set) var gone: Set<UUID> = []
     /// Invitations waiting for a decision here.
-    public private(set) var invitations: [InvitationInfo] = []
+    package private(set) var invitations: [InvitationInfo] = []
     /// Pairings in progress.
-    public private(set) var pairings: [PairingInfo] = []
+    package private(set) var pairings: [PairingInfo] = []
     /// Transfers, by id.
-    public private(set) var transfers: [String: TransferInfo] = [:]
+    package private(set) var transfers: [String: TransferInfo] = [:]
     /// Queued messages for offline paired peers, by peer id.
-    public private(set) var queues: [String: QueueInfo] = [:]
+    package private(set) var queues: [String: QueueInfo] = [:]
     /// Per peer: reasons, traffic and latest events.
-    public private(set) var activity: [UUID: TopPeerActivity] = [:]
+    package private(set) var activity: [UUID: TopPeerActivity] = [:]
     /// The selected peer.
-    public private(set) var selected: UUID?
+    package private(set) var selected: UUID?
     /// Only rows whose name, id, peer id or address contains this (case-insensitive).
-    public var filter = "" { didSet { keepSelectionVisible() } }
+    package var filter = "" { didSet { keepSelectionVisible() } }
     /// The order of the list.
-    public var sort: TopSort = .firstSeen
+    package var sort: TopSort = .firstSeen
     /// The last sequence number applied (for `since` after a reconnect).
-    public private(set) var lastSeq: UInt64 = 0
+    package private(set) var lastSeq: UInt64 = 0
 
     /// An empty model.
-    public init() {}
+    package init() {}
 
     // MARK: Loading and events
 
     /// The lists fetched at start (after subscribing, so no event between is lost).
-    public mutating func load(peers list: [PeerSnapshot], invitations: [InvitationInfo], pairings: [PairingInfo],
+    package mutating func load(peers list: [PeerSnapshot], invitations: [InvitationInfo], pairings: [PairingInfo],
                               transfers: [TransferInfo], queues: [QueueInfo]) {
         for peer in list { upsert(peer) }
         self.invitations = invitations
@@ -50,12 +50,12 @@ public struct TopModel: Sendable {
     }
 
     /// Replaces the queue list (fetched again after a peer's state changed).
-    public mutating func setQueues(_ list: [QueueInfo]) {
+    package mutating func setQueues(_ list: [QueueInfo]) {
         queues = Dictionary(list.map { ($0.peerId, $0) }, uniquingKeysWith: { _, last in last })
     }
 
     /// Applies one event.
-    public mutating func apply(_ event: ControlEvent) {
+    package mutating func apply(_ event: ControlEvent) {
         lastSeq = max(lastSeq, event.seq)
         if let peer = event.peer {
             if event.type == .peerRemoved {
@@ -109,7 +109,7 @@ public struct TopModel: Sendable {
 
     /// The rows shown, filtered and sorted; a row keeps its place in
     /// first-seen order whatever happens to its peer.
-    public var visible: [PeerSnapshot] {
+    package var visible: [PeerSnapshot] {
         let rows = order.compactMap { peers[$0] }.filter(matches)
         switch sort {
         case .firstSeen: return rows
@@ -135,19 +135,19 @@ public struct TopModel: Sendable {
     }
 
     /// The selected peer's row, if it is shown.
-    public var selectedRow: PeerSnapshot? {
+    package var selectedRow: PeerSnapshot? {
         guard let selected, let row = peers[selected], matches(row) else { return nil }
         return row
     }
 
     /// Selects `peer`.
-    public mutating func select(_ peer: UUID) {
+    package mutating func select(_ peer: UUID) {
         guard peers[peer] != nil else { return }
         selected = peer
     }
 
     /// Moves the selection `delta` rows in the shown order (clamped).
-    public mutating func move(_ delta: Int) {
+    package mutating func move(_ delta: Int) {
         let rows = visible
         guard !rows.isEmpty else { return }
         let at = rows.firstIndex { $0.id == selected } ?? 0
@@ -164,11 +164,11 @@ public struct TopModel: Sendable {
     // MARK: For the detail
 
     /// The invitation waiting here from `peer`, if any.
-    public func invitation(from peer: UUID) -> InvitationInfo? { invitations.last { $0.peer == peer } }
+    package func invitation(from peer: UUID) -> InvitationInfo? { invitations.last { $0.peer == peer } }
 
     /// The pairing in progress with `peer`, if any.
-    public func pairing(with peer: UUID) -> PairingInfo? { pairings.last { $0.peer == peer } }
+    package func pairing(with peer: UUID) -> PairingInfo? { pairings.last { $0.peer == peer } }
 
     /// Transfers with `peer`, newest first by id order of arrival.
-    public func transfers(with peer: UUID) -> [TransferInfo] { transfers.values.filter { $0.peer == peer }.sorted { $0.id < $1.id } }
+    package func transfers(with peer: UUID) -> [TransferInfo] { transfers.values.filter { $0.peer == peer }.sorted { $0.id < $1.id } }
 }

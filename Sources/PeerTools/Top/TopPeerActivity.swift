@@ -4,35 +4,35 @@ import PeerCore
 /// What `peerctl top` has heard about one peer beyond its row: why its
 /// last session ended, its traffic, and its latest events (at most
 /// ``maxEvents``).
-public struct TopPeerActivity: Equatable, Sendable {
+package struct TopPeerActivity: Equatable, Sendable {
     /// Events kept per peer.
-    public static let maxEvents = 12
+    package static let maxEvents = 12
 
     /// Why the last session ended, and the words with it.
-    public var lastReason: String?
+    package var lastReason: String?
     /// Messages the peer acknowledged on its current session.
-    public var messagesDelivered: UInt64 = 0
+    package var messagesDelivered: UInt64 = 0
     /// Messages received from it while top ran.
-    public var messagesReceived = 0
+    package var messagesReceived = 0
     /// File bytes moved with it (both ways), as last reported per transfer.
-    public var transferBytes: [String: Int64] = [:]
+    package var transferBytes: [String: Int64] = [:]
     /// The latest events, oldest first: (when, what).
-    public private(set) var events: [(time: Date, text: String)] = []
+    package private(set) var events: [(time: Date, text: String)] = []
 
     /// No activity yet.
-    public init() {}
+    package init() {}
 
     /// Keeps `text` as the newest event, dropping the oldest past the limit.
-    public mutating func note(_ text: String, at time: Date) {
+    package mutating func note(_ text: String, at time: Date) {
         events.append((time, text))
         if events.count > Self.maxEvents { events.removeFirst(events.count - Self.maxEvents) }
     }
 
     /// File bytes, summed.
-    public var fileBytes: Int64 { transferBytes.values.reduce(0, +) }
+    package var fileBytes: Int64 { transferBytes.values.reduce(0, +) }
 
     /// Equal when everything shown is equal.
-    public static func == (a: TopPeerActivity, b: TopPeerActivity) -> Bool {
+    package static func == (a: TopPeerActivity, b: TopPeerActivity) -> Bool {
         a.lastReason == b.lastReason && a.messagesDelivered == b.messagesDelivered && a.messagesReceived == b.messagesReceived
             && a.transferBytes == b.transferBytes && a.events.map(\.text) == b.events.map(\.text) && a.events.map(\.time) == b.events.map(\.time)
     }

@@ -1,7 +1,7 @@
 import PeerCore
 
 /// The orders `peerctl top` lists peers in; `s` steps through them.
-public enum TopSort: String, CaseIterable, Sendable {
+package enum TopSort: String, CaseIterable, Sendable {
     /// As the daemon first saw them: rows never move (the default).
     case firstSeen = "first seen"
     /// By name.
@@ -12,7 +12,7 @@ public enum TopSort: String, CaseIterable, Sendable {
     case lastSeen = "last seen"
 
     /// The next order after this one.
-    public var next: TopSort {
+    package var next: TopSort {
         let all = Self.allCases
         return all[(all.firstIndex(of: self)! + 1) % all.count]
     }

@@ -5,9 +5,9 @@ import PeerCore
 /// (master), the selected peer (detail) and the key line, as the
 /// ``TopLayout`` for the size says. Pure: the same model, size and time
 /// always give the same frame.
-public enum TopView {
+package enum TopView {
     /// The frame for `model` and `interaction` on a `width` × `height` terminal at `now`.
-    public static func frame(_ model: TopModel, _ interaction: TopInteraction, width: Int, height: Int, now: Date) -> ScreenFrame {
+    package static func frame(_ model: TopModel, _ interaction: TopInteraction, width: Int, height: Int, now: Date) -> ScreenFrame {
         var frame = ScreenFrame(width: width, height: height)
         let layout = TopLayout.choose(width: width, height: height, detailOpen: interaction.detailOpen)
         if case .tooSmall = layout {
