@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import PeerKit
+import Synchronization
 
 /// Probes that drive PeerKit against a real daemon, for the lab tests of
 /// its flows (Tests/integration/example_tests.sh): a channel both ways, a
@@ -128,9 +129,13 @@ struct ProbeFailure: Error, CustomStringConvertible {
     var description: String { message }
 }
 
-/// The failure of the task a synchronous probe waits for.
-private final class FailureBox: @unchecked Sendable {
-    // @unchecked: written once by the task before it signals, read after the wait.
-    var message: String?
-    func set(_ text: String) { message = text }
+/// The failure of the task a synchronous probe waits for: written by the
+/// task before it signals, read after the wait, behind a lock the
+/// compiler can check.
+private final class FailureBox: Sendable {
+    private let text = Mutex<String?>(nil)
+    /// What went wrong, once the task has said.
+    var message: String? { text.withLock { $0 } }
+    /// Says what went wrong.
+    func set(_ words: String) { text.withLock { $0 = words } }
 }

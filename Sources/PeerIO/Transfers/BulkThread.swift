@@ -1,5 +1,6 @@
 import Glibc
 import PeerSystem
+import Synchronization
 
 /// A received transfer's jobs (hashing and writing its bytes) step back
 /// for latency: each runs at nice ``nice`` on its thread and
@@ -57,10 +58,15 @@ package enum BulkThread {
     }
 }
 
-/// What the probe thread found. `@unchecked Sendable`: written by the
-/// probe thread alone, read after `pthread_join`.
-private final class BulkProbe: @unchecked Sendable {
-    var refusal: SystemError?
+/// What the probe thread found: written by the probe thread, read after
+/// `pthread_join`, behind a lock the compiler can check.
+private final class BulkProbe: Sendable {
+    private let found = Mutex<SystemError?>(nil)
+    /// Why bulk jobs keep the normal priority, if they do.
+    var refusal: SystemError? {
+        get { found.withLock { $0 } }
+        set { found.withLock { $0 = newValue } }
+    }
 }
 
 /// The probe thread: lower itself to nice 5, then back. At file scope and
