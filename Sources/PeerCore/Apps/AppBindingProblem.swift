@@ -1,5 +1,5 @@
 /// Why a peer's `appOpen` is a protocol error (``AppBindings``).
-package enum AppBindingProblem: Error, Equatable, Sendable, CustomStringConvertible {
+public enum AppBindingProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// Number 0 is the default app's, never bound.
     case zero
     /// The number was bound already in this session.
@@ -10,7 +10,7 @@ package enum AppBindingProblem: Error, Equatable, Sendable, CustomStringConverti
     case tooMany(max: Int)
 
     /// The protocol error's words.
-    package var description: String {
+    public var description: String {
         switch self {
         case .zero: "appOpen of number 0, the default app's"
         case .rebound(let number): "appOpen of number \(number), bound already in this session"

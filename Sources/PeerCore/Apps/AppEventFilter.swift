@@ -6,17 +6,17 @@ import FoundationEssentials
 /// the app is seen); events about no peer; the app's own events; never
 /// another app's, the default app's invitations and transfers included.
 /// The default app's subscribers have no filter.
-package struct AppEventFilter: Sendable, Equatable {
+public struct AppEventFilter: Sendable, Equatable {
     /// The app.
-    package let app: String
+    public let app: String
     /// Peers shown as running the app, whose next event goes even without it.
     private var shown: Set<UUID> = []
 
     /// A filter for `app`.
-    package init(app: String) { self.app = app }
+    public init(app: String) { self.app = app }
 
     /// Whether `event` goes to the subscriber; remembers which peers it showed.
-    package mutating func passes(_ event: ControlEvent) -> Bool {
+    public mutating func passes(_ event: ControlEvent) -> Bool {
         // An invitation or a transfer is always some app's: without `app`,
         // the default app's, which is another app's to this subscriber.
         if let owner = event.invitation.map({ $0.app ?? "" }) ?? event.transfer.map({ $0.app ?? "" }) {

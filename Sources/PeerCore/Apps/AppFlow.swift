@@ -12,7 +12,7 @@
 ///
 /// As the sender: a peer's `appBusy` holds A (nothing more of A goes), and
 /// its `appReady` lets A go again after one `appRetry`.
-package struct AppFlow: Sendable, Equatable {
+public struct AppFlow: Sendable, Equatable {
     /// Receiving: the apps refused until the peer's `appRetry`, and
     /// whether `appReady` went for each.
     private var refusing: [AppName: Bool] = [:]
@@ -20,17 +20,17 @@ package struct AppFlow: Sendable, Equatable {
     private var held: [AppName: String] = [:]
 
     /// No app held either way.
-    package init() {}
+    public init() {}
 
     // MARK: Receiving
 
     /// Whether a message of `app` that arrived is taken (false: it is
     /// refused, and the peer was told already).
-    package func takes(_ app: AppName) -> Bool { refusing[app] == nil }
+    public func takes(_ app: AppName) -> Bool { refusing[app] == nil }
 
     /// A message of `app` could not be taken: true when the peer must be
     /// told (`appBusy`), which is the first time only.
-    package mutating func refused(_ app: AppName) -> Bool {
+    public mutating func refused(_ app: AppName) -> Bool {
         guard refusing[app] == nil else { return false }
         refusing[app] = false
         return true
@@ -38,7 +38,7 @@ package struct AppFlow: Sendable, Equatable {
 
     /// `app` has room again here: true when `appReady` must go (it is
     /// refusing, and has not said so yet).
-    package mutating func room(_ app: AppName) -> Bool {
+    public mutating func room(_ app: AppName) -> Bool {
         guard refusing[app] == false else { return false }
         refusing[app] = true
         return true
@@ -47,28 +47,28 @@ package struct AppFlow: Sendable, Equatable {
     /// The peer's `appRetry`: its messages of `app` are taken again.
     /// False when nothing was refused (a protocol error: a retry answers a
     /// ready).
-    package mutating func peerRetried(_ app: AppName) -> Bool {
+    public mutating func peerRetried(_ app: AppName) -> Bool {
         guard refusing[app] == true else { return false }
         refusing[app] = nil
         return true
     }
 
     /// The apps refused now, for ``room(_:)`` when room appears.
-    package var refusedApps: [AppName] { refusing.keys.sorted() }
+    public var refusedApps: [AppName] { refusing.keys.sorted() }
 
     // MARK: Sending
 
     /// The peer's `appBusy` of `app`: nothing more of it goes.
-    package mutating func peerBusy(_ app: AppName, _ text: String) {
+    public mutating func peerBusy(_ app: AppName, _ text: String) {
         held[app] = text
     }
 
     /// The peer's `appReady` of `app`: true when `appRetry` must go now
     /// (it was held; it is not any more).
-    package mutating func peerReady(_ app: AppName) -> Bool {
+    public mutating func peerReady(_ app: AppName) -> Bool {
         held.removeValue(forKey: app) != nil
     }
 
     /// The peer's words when it holds `app`, or nil when `app` may go.
-    package func heldBy(_ app: AppName) -> String? { held[app] }
+    public func heldBy(_ app: AppName) -> String? { held[app] }
 }

@@ -8,21 +8,21 @@
 /// fits one TXT string (255 bytes, the app's name and the dot included);
 /// and one app's strings take at most ``maxBytes`` of the record, so one
 /// app cannot crowd the others out of the host's 1300 bytes.
-package struct AppInfo: Equatable, Sendable {
+public struct AppInfo: Equatable, Sendable {
     /// The most TXT bytes one app's info takes (each string with its
     /// length byte).
-    package static let maxBytes = 400
+    public static let maxBytes = 400
 
     /// The pairs, in the order given.
-    package let entries: [TXTEntry]
+    public let entries: [TXTEntry]
 
     /// No info.
-    package static let empty = AppInfo(checked: [])
+    public static let empty = AppInfo(checked: [])
 
     private init(checked entries: [TXTEntry]) { self.entries = entries }
 
     /// `entries` as `app`'s info, or why not.
-    package init(_ entries: [TXTEntry], for app: AppName) throws(AppInfoProblem) {
+    public init(_ entries: [TXTEntry], for app: AppName) throws(AppInfoProblem) {
         var seen = Set<String>()
         for entry in entries {
             if entry.key.isEmpty { throw .emptyKey(entry.encoded) }
@@ -43,7 +43,7 @@ package struct AppInfo: Equatable, Sendable {
     }
 
     /// The TXT strings this info is published as.
-    package func published(for app: AppName) -> [TXTEntry] { entries.map { Self.published($0, for: app) } }
+    public func published(for app: AppName) -> [TXTEntry] { entries.map { Self.published($0, for: app) } }
 
     private static func published(_ entry: TXTEntry, for app: AppName) -> TXTEntry {
         TXTEntry(key: app.text + "." + entry.key, value: entry.value)

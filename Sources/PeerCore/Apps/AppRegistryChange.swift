@@ -1,5 +1,5 @@
 /// What the shell does after a change to the registry (``AppRegistry``).
-package enum AppRegistryChange: Sendable, Equatable {
+public enum AppRegistryChange: Sendable, Equatable {
     /// The published app list or an app's info changed: publish the TXT
     /// record and the subtypes again.
     case republish

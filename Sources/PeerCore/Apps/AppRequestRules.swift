@@ -1,9 +1,9 @@
 /// What the app requests (`register`, `appAdd`, `appRemove`) need of their
 /// parameters, checked before anything is asked of the registry: each bad
 /// input is `invalidParams` naming the rule it broke.
-package enum AppRequestRules {
+public enum AppRequestRules {
     /// `params.app` as a name to register (never the default app).
-    package static func name(_ method: ControlMethod, _ params: ControlParams) -> Result<AppName, ControlError> {
+    public static func name(_ method: ControlMethod, _ params: ControlParams) -> Result<AppName, ControlError> {
         guard let text = params.app else { return .failure(ControlError(.invalidParams, "'\(method.rawValue)' needs params.app")) }
         do {
             return .success(try AppName(text))
@@ -13,7 +13,7 @@ package enum AppRequestRules {
     }
 
     /// `params.info` (`key=value` strings) as `app`'s info; nil when absent.
-    package static func info(_ params: ControlParams, for app: AppName) -> Result<AppInfo?, ControlError> {
+    public static func info(_ params: ControlParams, for app: AppName) -> Result<AppInfo?, ControlError> {
         guard let pairs = params.info else { return .success(nil) }
         var entries: [TXTEntry] = []
         for pair in pairs {
@@ -32,7 +32,7 @@ package enum AppRequestRules {
     /// empty; otherwise the app, which this connection must hold (it
     /// registered it), so a uid can read and send only as the apps it may
     /// hold. `holds` says whether the connection holds a name.
-    package static func trafficApp(_ method: ControlMethod, _ params: ControlParams, holds: (AppName) -> Bool) -> Result<AppName, ControlError> {
+    public static func trafficApp(_ method: ControlMethod, _ params: ControlParams, holds: (AppName) -> Bool) -> Result<AppName, ControlError> {
         guard let text = params.app, !text.isEmpty else { return .success(.none) }
         let name: AppName
         do { name = try AppName(text) } catch { return .failure(ControlError(.invalidParams, "app '\(text)': \(error)")) }
@@ -43,7 +43,7 @@ package enum AppRequestRules {
     }
 
     /// A refusal of the registry as the error a client sees.
-    package static func error(_ refusal: AppRefusal) -> ControlError {
+    public static func error(_ refusal: AppRefusal) -> ControlError {
         ControlError(refusal.isPermission ? .permissionDenied : .invalidParams, refusal.description)
     }
 }

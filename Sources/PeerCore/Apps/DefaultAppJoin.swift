@@ -14,9 +14,9 @@ import FoundationEssentials
 /// - both sides inviting each other join: each accepts the other's;
 /// - an unanswered invitation ends as `timedOut` on both sides;
 /// - once joined, the session carries the default app until it ends.
-package struct DefaultAppJoin: Sendable, Equatable {
+public struct DefaultAppJoin: Sendable, Equatable {
     /// Where it stands.
-    package enum Phase: Sendable, Equatable {
+    public enum Phase: Sendable, Equatable {
         /// The session carries apps alone, and no invitation is out.
         case appsOnly
         /// We invited; waiting for the peer's answer until `deadline`.
@@ -28,7 +28,7 @@ package struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// What the shell does.
-    package enum Action: Sendable, Equatable {
+    public enum Action: Sendable, Equatable {
         /// Send `appInvite` with the empty name, this context and timeout.
         case sendInvite(context: [UInt8], timeoutMilliseconds: UInt32)
         /// Send `appAccept` with the empty name.
@@ -49,20 +49,20 @@ package struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The phase now.
-    package private(set) var phase: Phase
+    public private(set) var phase: Phase
 
     /// A session that carries the default app already (`joined: true`), or
     /// one accepted for an app alone.
-    package init(joined: Bool) {
+    public init(joined: Bool) {
         phase = joined ? .joined : .appsOnly
     }
 
     /// Whether the session carries the default app.
-    package var isJoined: Bool { phase == .joined }
+    public var isJoined: Bool { phase == .joined }
 
     /// A client here invites the default app; nothing when it is joined or
     /// its invitation is out already.
-    package mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
+    public mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
         switch phase {
         case .appsOnly:
             phase = .inviting(deadline: now.addingTimeInterval(timeout))
@@ -77,7 +77,7 @@ package struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The peer invites the default app, for at most `timeout` seconds.
-    package mutating func peerInvited(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
+    public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
         switch phase {
         case .joined:
             // Its invitation crossed our accept: it hears the answer again.
@@ -95,7 +95,7 @@ package struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// This host decided the peer's invitation.
-    package mutating func decided(accept: Bool) -> [Action] {
+    public mutating func decided(accept: Bool) -> [Action] {
         guard case .invited = phase else { return [] }
         if accept {
             phase = .joined
@@ -106,14 +106,14 @@ package struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The peer accepted our invitation.
-    package mutating func peerAccepted() -> [Action] {
+    public mutating func peerAccepted() -> [Action] {
         guard case .inviting = phase else { return [] }
         phase = .joined
         return [.joined]
     }
 
     /// The peer declined our invitation, or withdrew its own.
-    package mutating func peerEnded(_ reason: AppEndReason, text: String) -> [Action] {
+    public mutating func peerEnded(_ reason: AppEndReason, text: String) -> [Action] {
         switch phase {
         case .inviting:
             phase = .appsOnly
@@ -127,7 +127,7 @@ package struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The clock: an invitation past its deadline ends as `timedOut`.
-    package mutating func tick(now: Date) -> [Action] {
+    public mutating func tick(now: Date) -> [Action] {
         switch phase {
         case .inviting(let deadline) where now >= deadline:
             phase = .appsOnly

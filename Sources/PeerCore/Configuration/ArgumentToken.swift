@@ -1,5 +1,5 @@
 /// One token of a command line.
-package enum ArgumentToken: Equatable, Sendable {
+public enum ArgumentToken: Equatable, Sendable {
     /// `--name` or `-x` (a `--name=value` value is fetched separately).
     case option(String)
     /// Anything else.

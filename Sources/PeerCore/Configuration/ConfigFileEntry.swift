@@ -1,14 +1,14 @@
 /// One `key = value` line of the configuration file.
-package struct ConfigFileEntry: Equatable, Sendable {
+public struct ConfigFileEntry: Equatable, Sendable {
     /// The key, such as `port`.
-    package var key: String
+    public var key: String
     /// The value, trimmed.
-    package var value: String
+    public var value: String
     /// The 1-based line number, for errors.
-    package var line: Int
+    public var line: Int
 
     /// Creates an entry.
-    package init(key: String, value: String, line: Int) {
+    public init(key: String, value: String, line: Int) {
         self.key = key
         self.value = value
         self.line = line

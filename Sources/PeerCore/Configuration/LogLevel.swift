@@ -1,5 +1,5 @@
 /// syslog priorities, as systemd reads them from a `<N>` line prefix.
-package enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     /// LOG_ERR.
     case error = 3
     /// LOG_WARNING.
@@ -12,7 +12,7 @@ package enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     case debug = 7
 
     /// The name used by `--log-level`.
-    package var name: String {
+    public var name: String {
         switch self {
         case .error: return "error"
         case .warning: return "warning"
@@ -23,16 +23,16 @@ package enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     }
 
     /// Parses a `--log-level` value.
-    package init?(name: String) {
+    public init?(name: String) {
         guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
         self = level
     }
 
     /// A line for stderr under systemd: `<6>message`, one line per message.
-    package func format(_ message: String) -> String {
+    public func format(_ message: String) -> String {
         "<\(rawValue)>" + String(message.map { $0.isNewline ? " " : $0 }) + "\n"
     }
 
     /// Lower numbers are more severe.
-    package static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }

@@ -6,23 +6,23 @@
 /// - members of the daemon's group share `maxClients`, at most `perUser` per uid;
 /// - everyone else (only with `--public-read`, or with unreadable
 ///   credentials) shares `maxOthers`, at most `othersPerUser` per uid.
-package struct ClientAdmission: Sendable, Equatable {
+public struct ClientAdmission: Sendable, Equatable {
     /// Who a connected or arriving client is, for admission.
-    package struct Client: Sendable, Equatable, Hashable {
+    public struct Client: Sendable, Equatable, Hashable {
         /// The uid, or nil when the kernel could not say.
-        package var uid: UInt32?
+        public var uid: UInt32?
         /// Root or a member of the group.
-        package var privileged: Bool
+        public var privileged: Bool
 
         /// Creates a client description.
-        package init(uid: UInt32?, privileged: Bool) {
+        public init(uid: UInt32?, privileged: Bool) {
             self.uid = uid
             self.privileged = privileged
         }
     }
 
     /// A refusal, naming the limit that was reached.
-    package enum Refusal: Sendable, Equatable, CustomStringConvertible {
+    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
         /// Root or members: `--max-clients` connections.
         case clients(Int)
         /// One member uid: its share.
@@ -33,7 +33,7 @@ package struct ClientAdmission: Sendable, Equatable {
         case otherPerUser(uid: UInt32?, limit: Int)
 
         /// The text a refused client is sent.
-        package var description: String {
+        public var description: String {
             switch self {
             case .clients(let n): return "too many control clients (\(n), --max-clients); try again later"
             case .perUser(let uid, let n): return "uid \(uid) already has \(n) control connections (the most one user may hold)"
@@ -45,18 +45,18 @@ package struct ClientAdmission: Sendable, Equatable {
     }
 
     /// Connections root may hold, and members together.
-    package var maxClients: Int
+    public var maxClients: Int
     /// Connections one member uid may hold.
-    package var perUser: Int
+    public var perUser: Int
     /// Connections clients outside the group may hold together.
-    package var maxOthers: Int
+    public var maxOthers: Int
     /// Connections one uid outside the group may hold.
-    package var othersPerUser: Int
+    public var othersPerUser: Int
 
     /// Limits derived from `--max-clients`: a quarter each for one member
     /// (at least 4), for everyone outside the group (at least 2), and 4 for
     /// one uid outside it.
-    package init(maxClients: Int) {
+    public init(maxClients: Int) {
         self.maxClients = maxClients
         perUser = max(4, maxClients / 4)
         maxOthers = max(2, maxClients / 4)
@@ -64,7 +64,7 @@ package struct ClientAdmission: Sendable, Equatable {
     }
 
     /// Whether `client` may connect while `connected` are.
-    package func admit(_ client: Client, connected: [Client]) -> Refusal? {
+    public func admit(_ client: Client, connected: [Client]) -> Refusal? {
         if client.uid == 0 {
             return connected.filter { $0.uid == 0 }.count < maxClients ? nil : .clients(maxClients)
         }

@@ -3,7 +3,7 @@
 /// client learns which field is wrong. Works on the raw JSON text of the
 /// line's top-level members (the decoder reads `1.0` as 1 and reports a
 /// negative `since` without naming it).
-package enum ControlRequestCheck {
+public enum ControlRequestCheck {
     /// The JSON kind each known parameter must have.
     private static let parameterKinds: [String: (kind: Kind, expected: String)] = [
         "peer": (.string, "a string (UUID, UUID prefix or name)"),
@@ -29,7 +29,7 @@ package enum ControlRequestCheck {
 
     /// The error for a line whose `v` or parameters are wrong, or nil. A
     /// line that is not a JSON object is left to the decoder.
-    package static func check(_ line: [UInt8]) -> ControlError? {
+    public static func check(_ line: [UInt8]) -> ControlError? {
         guard let members = JSONMembers.of(line) else { return nil }
         if let v = members["v"], v != "1" {
             let shown = v.count > 40 ? String(v.prefix(40)) + "…" : v

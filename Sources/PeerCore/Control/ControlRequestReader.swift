@@ -11,10 +11,10 @@
 /// ``ControlRequestCheck`` and `JSONDecoder`. So every answer, error or
 /// not, is what the full way gives; ControlRequestReaderTests pins that
 /// over a table of lines and their mutations.
-package enum ControlRequestReader {
+public enum ControlRequestReader {
     /// The request in `line` (without its newline), or nil when the line
     /// is not in the covered subset.
-    package static func read(_ line: [UInt8]) -> ControlRequest? {
+    public static func read(_ line: [UInt8]) -> ControlRequest? {
         var cursor = JSONTextReader(line)
         var v: Int?, id: RequestID?, method: String?, params: ControlParams?, sawParams = false
         let complete = cursor.object { key, cursor in

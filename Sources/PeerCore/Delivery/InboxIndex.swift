@@ -2,16 +2,16 @@
 /// their record bytes in all and per sender. The inbox file's worker keeps
 /// one (with offsets), and ``InboxDelivery`` keeps the one clients see,
 /// changed only once the disk has confirmed a change.
-package struct InboxIndex: Sendable {
+public struct InboxIndex: Sendable {
     /// Record bytes and message count of one sender's waiting messages.
-    package struct Share: Sendable, Equatable {
+    public struct Share: Sendable, Equatable {
         /// Messages waiting.
-        package var count: Int
+        public var count: Int
         /// Their record bytes.
-        package var bytes: Int
+        public var bytes: Int
 
         /// A share of `count` messages and `bytes` record bytes.
-        package init(count: Int, bytes: Int) {
+        public init(count: Int, bytes: Int) {
             self.count = count
             self.bytes = bytes
         }
@@ -22,12 +22,12 @@ package struct InboxIndex: Sendable {
     private var storage: [InboxEntry]
     private var head = 0
     /// Record bytes of the waiting messages.
-    package private(set) var bytes = 0
+    public private(set) var bytes = 0
     /// Waiting messages per sender.
-    package private(set) var bySender: [String: Share] = [:]
+    public private(set) var bySender: [String: Share] = [:]
 
     /// An index of `entries` (in id order).
-    package init(_ entries: [InboxEntry] = []) {
+    public init(_ entries: [InboxEntry] = []) {
         storage = entries
         for entry in entries { count(entry, 1) }
     }
@@ -37,11 +37,11 @@ package struct InboxIndex: Sendable {
     var heldCapacity: Int { storage.capacity }
 
     /// The waiting messages, oldest first.
-    package var entries: ArraySlice<InboxEntry> { storage[head...] }
+    public var entries: ArraySlice<InboxEntry> { storage[head...] }
 
     /// The waiting message `id`, if it waits (ids increase, so this is a
     /// binary search).
-    package func entry(id: UInt64) -> InboxEntry? {
+    public func entry(id: UInt64) -> InboxEntry? {
         var low = head, high = storage.count
         while low < high {
             let middle = (low + high) / 2
@@ -51,14 +51,14 @@ package struct InboxIndex: Sendable {
     }
 
     /// A new message (its id above every other).
-    package mutating func append(_ entry: InboxEntry) {
+    public mutating func append(_ entry: InboxEntry) {
         storage.append(entry)
         count(entry, 1)
     }
 
     /// Takes the messages `ids` out; returns those that were waiting.
     @discardableResult
-    package mutating func remove(_ ids: Set<UInt64>) -> [InboxEntry] {
+    public mutating func remove(_ ids: Set<UInt64>) -> [InboxEntry] {
         // Clients take from the front: look there first, not at every entry.
         let front = entries.prefix { ids.contains($0.id) }
         let gone = front.count == ids.count ? Array(front) : entries.filter { ids.contains($0.id) }

@@ -8,37 +8,37 @@
 /// order holds. With no taker it is stored. The inbox is bounded: in all by
 /// `limit` bytes of records, and messages from unpaired peers by a quarter
 /// of it, so a stranger cannot fill the inbox against paired peers.
-package struct InboxRouting: Sendable {
+public struct InboxRouting: Sendable {
     /// One client taking messages.
-    package struct Taker: Sendable, Equatable {
+    public struct Taker: Sendable, Equatable {
         /// Only messages from this peer id, or from anyone.
-        package var from: String?
+        public var from: String?
         /// How many more it takes; nil for no end.
-        package var remaining: Int?
+        public var remaining: Int?
 
         /// Creates a taker.
-        package init(from: String? = nil, remaining: Int? = nil) {
+        public init(from: String? = nil, remaining: Int? = nil) {
             self.from = from
             self.remaining = remaining
         }
 
         /// Whether it takes a message from `peerID` now.
-        package func wants(_ peerID: String) -> Bool {
+        public func wants(_ peerID: String) -> Bool {
             (from == nil || from == peerID) && (remaining ?? 1) > 0
         }
     }
 
     /// What the inbox holds now.
-    package struct Usage: Sendable, Equatable {
+    public struct Usage: Sendable, Equatable {
         /// Record bytes of every waiting message.
-        package var bytes: Int
+        public var bytes: Int
         /// Record bytes of those from unpaired peers.
-        package var unpairedBytes: Int
+        public var unpairedBytes: Int
         /// Messages waiting from the sender in question.
-        package var waitingFromSender: Int
+        public var waitingFromSender: Int
 
         /// Creates it.
-        package init(bytes: Int, unpairedBytes: Int, waitingFromSender: Int) {
+        public init(bytes: Int, unpairedBytes: Int, waitingFromSender: Int) {
             self.bytes = bytes
             self.unpairedBytes = unpairedBytes
             self.waitingFromSender = waitingFromSender
@@ -46,14 +46,14 @@ package struct InboxRouting: Sendable {
     }
 
     /// Why a message cannot be stored.
-    package enum Refusal: Sendable, Equatable, CustomStringConvertible {
+    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
         /// The inbox is full.
         case full(limit: Int, used: Int)
         /// Unpaired peers' share is used up.
         case unpairedShare(limit: Int, used: Int)
 
         /// Words for the sender and the log.
-        package var description: String {
+        public var description: String {
             switch self {
             case .full(let limit, let used):
                 return "the inbox is full (\(used) of \(limit) bytes; --inbox-size): a client there must take messages first"
@@ -64,7 +64,7 @@ package struct InboxRouting: Sendable {
     }
 
     /// Where one message goes.
-    package enum Route: Sendable, Equatable {
+    public enum Route: Sendable, Equatable {
         /// To these takers, now.
         case live([Int])
         /// Into the inbox.
@@ -74,22 +74,22 @@ package struct InboxRouting: Sendable {
     }
 
     /// Record bytes the inbox may hold (`--inbox-size`).
-    package let limit: Int
+    public let limit: Int
     /// The takers, by connection number.
-    package private(set) var takers: [Int: Taker] = [:]
+    public private(set) var takers: [Int: Taker] = [:]
 
     /// Routing for an inbox of `limit` bytes.
-    package init(limit: Int) {
+    public init(limit: Int) {
         self.limit = limit
     }
 
     /// Record bytes unpaired peers' messages may hold together.
-    package var unpairedLimit: Int { limit / 4 }
+    public var unpairedLimit: Int { limit / 4 }
 
     /// Where a message of `size` bytes from `peerID` goes. A `durable`
     /// one (a queued message kept exactly once) is always stored first:
     /// its record is its mark, and takers get it from the inbox.
-    package func route(from peerID: String, paired: Bool, size: Int, usage: Usage, durable: Bool = false) -> Route {
+    public func route(from peerID: String, paired: Bool, size: Int, usage: Usage, durable: Bool = false) -> Route {
         if usage.waitingFromSender == 0 && !durable {
             // A loop, not filter and sort of the keys: this runs once a message.
             var live: [Int] = []
@@ -100,7 +100,7 @@ package struct InboxRouting: Sendable {
     }
 
     /// Why a message of `size` bytes cannot be stored now, or nil if it can.
-    package func admit(paired: Bool, size: Int, usage: Usage) -> Refusal? {
+    public func admit(paired: Bool, size: Int, usage: Usage) -> Refusal? {
         let record = InboxFileCodec.recordSize(dataCount: size)
         if usage.bytes + record > limit { return .full(limit: limit, used: usage.bytes) }
         if !paired && usage.unpairedBytes + record > unpairedLimit {
@@ -110,19 +110,19 @@ package struct InboxRouting: Sendable {
     }
 
     /// A client starts taking messages.
-    package mutating func add(_ taker: Taker, number: Int) {
+    public mutating func add(_ taker: Taker, number: Int) {
         takers[number] = taker
     }
 
     /// A client stops taking messages (it left, or took its count).
-    package mutating func remove(_ number: Int) {
+    public mutating func remove(_ number: Int) {
         takers[number] = nil
     }
 
     /// `count` messages went to taker `number`. Returns true when it has
     /// now taken all it asked for (and is no longer a taker).
     @discardableResult
-    package mutating func handed(_ count: Int, to number: Int) -> Bool {
+    public mutating func handed(_ count: Int, to number: Int) -> Bool {
         guard var taker = takers[number], let remaining = taker.remaining else { return false }
         taker.remaining = max(0, remaining - count)
         if taker.remaining == 0 {
@@ -136,7 +136,7 @@ package struct InboxRouting: Sendable {
     /// The stored messages taker `number` gets next, oldest first: those it
     /// wants that no other client holds, up to what it still takes, and up
     /// to `budget` bytes of data (but always one, however large).
-    package func nextBatch(for number: Int, entries: some Collection<InboxEntry>, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
+    public func nextBatch(for number: Int, entries: some Collection<InboxEntry>, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
         guard let taker = takers[number] else { return [] }
         return Self.batch(from: entries, wanted: taker.from, max: taker.remaining ?? Int.max, reserved: reserved, budget: budget)
     }
@@ -144,7 +144,7 @@ package struct InboxRouting: Sendable {
     /// Stored messages for a one-off `take`: from `peerID` (or anyone), at
     /// most `max`, not held by another client, up to `budget` bytes (but
     /// always one).
-    package static func batch(from entries: some Collection<InboxEntry>, wanted peerID: String?, max: Int, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
+    public static func batch(from entries: some Collection<InboxEntry>, wanted peerID: String?, max: Int, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
         var batch: [InboxEntry] = []
         var bytes = 0
         for entry in entries where batch.count < max {

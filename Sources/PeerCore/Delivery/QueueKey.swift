@@ -2,27 +2,27 @@ import FoundationEssentials
 
 /// One durable queue: a peer's messages of one app (the default app's is
 /// the queue every release has).
-package struct QueueKey: Hashable, Sendable {
+public struct QueueKey: Hashable, Sendable {
     /// The peer.
-    package var peer: UUID
+    public var peer: UUID
     /// The app.
-    package var app: AppName
+    public var app: AppName
 
     /// A key.
-    package init(peer: UUID, app: AppName = .none) {
+    public init(peer: UUID, app: AppName = .none) {
         self.peer = peer
         self.app = app
     }
 
     /// The store's name of the queue for `peerID` and `app`: the peer id
     /// for the default app, `<peer id>.<app>` for an app.
-    package static func storeName(peerID: String, app: AppName) -> String {
+    public static func storeName(peerID: String, app: AppName) -> String {
         app.isDefault ? peerID : peerID + "." + app.text
     }
 
     /// The peer id and app of a store name (``storeName(peerID:app:)``),
     /// or nil for a name that is neither.
-    package static func parse(storeName: String) -> (peerID: String, app: AppName)? {
+    public static func parse(storeName: String) -> (peerID: String, app: AppName)? {
         let parts = storeName.split(separator: ".", maxSplits: 1).map(String.init)
         guard let peerID = parts.first, !peerID.isEmpty else { return nil }
         guard parts.count == 2 else { return (peerID, .none) }

@@ -7,22 +7,22 @@
 ///   new one;
 /// - `S_REGISTERING` and `S_COLLISION` withdraw our service; `S_RUNNING`
 ///   (re)starts browsing and publishing.
-package struct AvahiClientLifecycle: Sendable {
+public struct AvahiClientLifecycle: Sendable {
     /// The externally visible state.
-    package private(set) var status: AvahiStatus = .starting
+    public private(set) var status: AvahiStatus = .starting
     /// The last failure message, if any.
-    package private(set) var lastMessage: String?
+    public private(set) var lastMessage: String?
     /// Bumped every time a client is created, so stale callbacks from a freed
     /// client can be recognised and dropped.
-    package private(set) var generation: UInt64 = 0
+    public private(set) var generation: UInt64 = 0
     private var browsing = false
     private var stopped = false
 
     /// A lifecycle before start.
-    package init() {}
+    public init() {}
 
     /// Start: create the first client.
-    package mutating func start() -> [AvahiClientAction] {
+    public mutating func start() -> [AvahiClientAction] {
         guard !stopped else { return [] }
         generation += 1
         browsing = false
@@ -30,7 +30,7 @@ package struct AvahiClientLifecycle: Sendable {
     }
 
     /// `avahi_client_new` returned NULL even with NO_FAIL (no D-Bus, no memory).
-    package mutating func creationFailed(message: String) -> [AvahiClientAction] {
+    public mutating func creationFailed(message: String) -> [AvahiClientAction] {
         guard !stopped else { return [] }
         status = .reconnecting
         lastMessage = message
@@ -38,11 +38,11 @@ package struct AvahiClientLifecycle: Sendable {
     }
 
     /// The retry timer fired.
-    package mutating func retryDue() -> [AvahiClientAction] { start() }
+    public mutating func retryDue() -> [AvahiClientAction] { start() }
 
     /// The client reported a new state. Callbacks from an older client
     /// (`generation` mismatch) are ignored.
-    package mutating func clientStateChanged(_ state: AvahiConnectionState, generation: UInt64) -> [AvahiClientAction] {
+    public mutating func clientStateChanged(_ state: AvahiConnectionState, generation: UInt64) -> [AvahiClientAction] {
         guard !stopped, generation == self.generation else { return [] }
         switch state {
         case .running:
@@ -74,7 +74,7 @@ package struct AvahiClientLifecycle: Sendable {
     }
 
     /// The daemon is stopping.
-    package mutating func stop() -> [AvahiClientAction] {
+    public mutating func stop() -> [AvahiClientAction] {
         guard !stopped else { return [] }
         stopped = true
         status = .stopped

@@ -3,20 +3,20 @@
 ///
 /// Avahi's browser events carry exactly these five fields, and peerd keeps one
 /// resolver per key.
-package struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
+public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
     /// Kernel interface index the service was seen on.
-    package var interfaceIndex: Int32
+    public var interfaceIndex: Int32
     /// The protocol (IP family) it was seen over.
-    package var family: AddressFamily
+    public var family: AddressFamily
     /// The service instance name (the display name).
-    package var name: String
+    public var name: String
     /// The service type, such as `_peerd._tcp`.
-    package var type: String
+    public var type: String
     /// The DNS-SD domain, usually `local`.
-    package var domain: String
+    public var domain: String
 
     /// Creates a key from the fields of an Avahi browse event.
-    package init(interfaceIndex: Int32, family: AddressFamily, name: String, type: String, domain: String) {
+    public init(interfaceIndex: Int32, family: AddressFamily, name: String, type: String, domain: String) {
         self.interfaceIndex = interfaceIndex
         self.family = family
         self.name = name
@@ -25,5 +25,5 @@ package struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A readable form for logs.
-    package var description: String { "\(name).\(type).\(domain)@if\(interfaceIndex)/\(family.rawValue)" }
+    public var description: String { "\(name).\(type).\(domain)@if\(interfaceIndex)/\(family.rawValue)" }
 }

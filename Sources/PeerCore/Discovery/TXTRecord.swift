@@ -1,28 +1,28 @@
 /// The TXT record peerd publishes: `txtvers=1`, `id=<peer id>`, then the
 /// user's `--info` pairs, validated against the DNS-SD limits.
-package struct TXTRecord: Equatable, Sendable {
+public struct TXTRecord: Equatable, Sendable {
     /// RFC 6763 §6.4 recommends keys of at most 9 characters.
-    package static let maxKeyLength = 9
+    public static let maxKeyLength = 9
     /// One TXT string is length-prefixed by a single byte.
-    package static let maxPairBytes = 255
+    public static let maxPairBytes = 255
     /// Keeps the whole announcement inside one Ethernet-sized mDNS packet
     /// (RFC 6763 §6.2 suggests staying under 1300 bytes).
-    package static let maxRecordBytes = 1300
+    public static let maxRecordBytes = 1300
     /// The TXT format version peerd speaks.
-    package static let version = "1"
+    public static let version = "1"
     /// Keys peerd writes itself.
-    package static let reservedKeys: Set<String> = ["txtvers", "id"]
+    public static let reservedKeys: Set<String> = ["txtvers", "id"]
     /// The key of the datagram path's UDP port (docs/protocol.md §11).
     /// Not reserved: a user's own `--info dgram=…` (from before 0.3.0)
     /// stays, and the port is then not published (the session says it anyway).
-    package static let datagramPortKey = "dgram"
+    public static let datagramPortKey = "dgram"
 
     /// The entries in publication order.
-    package private(set) var entries: [TXTEntry]
+    public private(set) var entries: [TXTEntry]
 
     /// Builds and validates the record for `peerID` with the user's info
     /// pairs, and the datagram path's UDP port when there is one.
-    package init(peerID: String, info: [TXTEntry], datagramPort: UInt16? = nil) throws(TXTRecordError) {
+    public init(peerID: String, info: [TXTEntry], datagramPort: UInt16? = nil) throws(TXTRecordError) {
         var seen = Set<String>()
         for entry in info {
             let lower = entry.key.lowercased()
@@ -45,13 +45,13 @@ package struct TXTRecord: Equatable, Sendable {
     }
 
     /// Parses one `--info key=value` argument.
-    package static func parseInfo(_ argument: String) throws(TXTRecordError) -> TXTEntry {
+    public static func parseInfo(_ argument: String) throws(TXTRecordError) -> TXTEntry {
         guard argument.contains("=") else { throw .missingEquals(argument) }
         return TXTEntry(raw: argument)
     }
 
     /// Bytes on the wire: each string plus its one-byte length prefix.
-    package static func wireSize(of entries: [TXTEntry]) -> Int {
+    public static func wireSize(of entries: [TXTEntry]) -> Int {
         entries.reduce(0) { $0 + 1 + $1.encoded.utf8.count }
     }
 }

@@ -7,10 +7,10 @@ import FoundationEssentials
 /// peer: while the session lives the row is present and seen now; once it
 /// ends the row is `lost`, last seen when the session ended. Rows with
 /// endpoints keep mDNS's word. Every row shows its live session's address.
-package enum SessionPresence {
+public enum SessionPresence {
     /// `row` as clients see it, given its live session's remote address
     /// (nil for none) and when its last session ended (nil for never).
-    package static func apply(to row: PeerSnapshot, sessionAddress: String?, lastSessionEnd: Date?, now: Date) -> PeerSnapshot {
+    public static func apply(to row: PeerSnapshot, sessionAddress: String?, lastSessionEnd: Date?, now: Date) -> PeerSnapshot {
         var row = row
         row.session = sessionAddress
         guard row.endpoints.isEmpty else { return row }

@@ -6,10 +6,10 @@ import Glibc
 /// Loopback, unspecified, multicast and broadcast addresses, and this
 /// host's own, are refused unless the daemon runs with `--allow-local-add`
 /// (for tests, and for two daemons on one host).
-package enum AddTarget {
+public enum AddTarget {
     /// Why `endpoint` may not be dialled, or nil. `own` holds this host's
     /// addresses, numeric, as `getifaddrs` gives them.
-    package static func refusal(_ endpoint: Endpoint, own: Set<String>, allowLocal: Bool) -> ControlError? {
+    public static func refusal(_ endpoint: Endpoint, own: Set<String>, allowLocal: Bool) -> ControlError? {
         guard !allowLocal else { return nil }
         let kind: String?
         switch endpoint.family {

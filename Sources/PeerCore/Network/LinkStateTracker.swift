@@ -2,17 +2,17 @@
 /// come back: a watched link started running, or gained an address. Losses
 /// never count (keepalives find dead sessions), and a link seen for the
 /// first time already running counts, since its earlier state is unknown.
-package struct LinkStateTracker: Sendable {
+public struct LinkStateTracker: Sendable {
     private var running: [Int32: Bool] = [:]
     private let watched: Set<Int32>
 
     /// Tracks the interfaces in `watched`, or every interface when empty.
-    package init(watched: Set<Int32> = []) {
+    public init(watched: Set<Int32> = []) {
         self.watched = watched
     }
 
     /// Applies `changes`; true when any of them is a gain.
-    package mutating func apply(_ changes: [NetworkChange]) -> Bool {
+    public mutating func apply(_ changes: [NetworkChange]) -> Bool {
         var gained = false
         for change in changes {
             switch change {

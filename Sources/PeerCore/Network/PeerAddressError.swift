@@ -1,5 +1,5 @@
 /// Why `HOST[:PORT]` could not be read (``PeerAddress/parse(_:)``).
-package enum PeerAddressError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum PeerAddressError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing was given.
     case empty
     /// Not `HOST`, `HOST:PORT`, `[IPV6]:PORT` or `IPV6%IFACE`.
@@ -10,7 +10,7 @@ package enum PeerAddressError: Error, Equatable, Sendable, CustomStringConvertib
     case scopeWithoutIPv6(String)
 
     /// Words for the user.
-    package var description: String {
+    public var description: String {
         switch self {
         case .empty: return "no address given; expected HOST[:PORT]"
         case .malformed(let text): return "'\(text)' is not HOST[:PORT] (write an IPv6 address with a port as [ADDRESS]:PORT)"

@@ -1,5 +1,5 @@
 /// What the I/O layer must do for one pairing.
-package enum PairingAction: Equatable, Sendable {
+public enum PairingAction: Equatable, Sendable {
     /// Send this message on the session.
     case send(WireMessage)
     /// Initiator: show the code to the user, who reads it to the other side.

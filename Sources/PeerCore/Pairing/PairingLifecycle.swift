@@ -13,11 +13,11 @@ import FoundationEssentials
 ///
 /// Nonces and the hash are passed in, so the machine has no crypto or
 /// randomness of its own and is tested without sockets.
-package struct PairingLifecycle: Sendable {
+public struct PairingLifecycle: Sendable {
     /// Which side this is.
-    package let role: SessionLifecycle.Role
+    public let role: SessionLifecycle.Role
     /// Where the pairing is.
-    package private(set) var step: PairingStep
+    public private(set) var step: PairingStep
     private let handshakeHash: [UInt8]
     private let nonce: [UInt8]
     private let sha256: @Sendable ([UInt8]) -> [UInt8]
@@ -26,7 +26,7 @@ package struct PairingLifecycle: Sendable {
     private let deadline: Date
 
     /// The initiator's machine; ``start()`` sends the request.
-    package init(initiatorWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
+    public init(initiatorWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
                 sha256: @escaping @Sendable ([UInt8]) -> [UInt8]) {
         role = .inviter
         step = .awaitingCommit
@@ -37,7 +37,7 @@ package struct PairingLifecycle: Sendable {
     }
 
     /// The responder's machine, made when a `pairRequest` arrives; ``start()`` commits.
-    package init(responderWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
+    public init(responderWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
                 sha256: @escaping @Sendable ([UInt8]) -> [UInt8]) {
         role = .invitee
         step = .awaitingNonce
@@ -48,7 +48,7 @@ package struct PairingLifecycle: Sendable {
     }
 
     /// Whether it is over (paired or failed).
-    package var isFinished: Bool {
+    public var isFinished: Bool {
         switch step {
         case .paired, .failed: return true
         default: return false
@@ -56,12 +56,12 @@ package struct PairingLifecycle: Sendable {
     }
 
     /// The first message of this side.
-    package func start() -> [PairingAction] {
+    public func start() -> [PairingAction] {
         role == .inviter ? [.send(.pairRequest)] : [.send(.pairCommit(sha256(nonce)))]
     }
 
     /// A pairing message arrived.
-    package mutating func received(_ message: WireMessage) -> [PairingAction] {
+    public mutating func received(_ message: WireMessage) -> [PairingAction] {
         guard !isFinished else { return [] }
         switch (message, step) {
         case (.pairReject(let reason, let text), _):
@@ -94,7 +94,7 @@ package struct PairingLifecycle: Sendable {
 
     /// Responder: the user typed `typed`. A mismatch fails as `wrongCode`;
     /// a match asks for the trust to be stored before anything is confirmed.
-    package mutating func userConfirmed(code typed: String) -> [PairingAction] {
+    public mutating func userConfirmed(code typed: String) -> [PairingAction] {
         guard case .awaitingUser(let code) = step else { return [] }
         guard typed == code else { return fail(.wrongCode, "the code typed does not match") }
         step = .storingTrust
@@ -104,7 +104,7 @@ package struct PairingLifecycle: Sendable {
     /// Responder: the trust store was written (`true`) or could not be.
     /// Only a stored trust is confirmed; otherwise the pairing is rejected
     /// as `storageFailed`, so the two sides always agree.
-    package mutating func trustStored(_ stored: Bool) -> [PairingAction] {
+    public mutating func trustStored(_ stored: Bool) -> [PairingAction] {
         guard step == .storingTrust else { return [] }
         guard stored else { return fail(.storageFailed, "the other host could not store the pairing (its disk may be full)") }
         step = .paired
@@ -112,20 +112,20 @@ package struct PairingLifecycle: Sendable {
     }
 
     /// Either side: the user said no.
-    package mutating func userRejected() -> [PairingAction] {
+    public mutating func userRejected() -> [PairingAction] {
         guard !isFinished else { return [] }
         return fail(.rejected, "rejected by the user")
     }
 
     /// The session under the pairing ended.
-    package mutating func sessionClosed() -> [PairingAction] {
+    public mutating func sessionClosed() -> [PairingAction] {
         guard !isFinished else { return [] }
         step = .failed(.sessionClosed)
         return [.failed(.sessionClosed, "the session ended before the pairing completed")]
     }
 
     /// The clock: the pairing timeout.
-    package mutating func tick(now: Date) -> [PairingAction] {
+    public mutating func tick(now: Date) -> [PairingAction] {
         guard !isFinished, now >= deadline else { return [] }
         return fail(.timedOut, "nobody confirmed the code in time")
     }

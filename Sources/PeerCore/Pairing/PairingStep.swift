@@ -1,5 +1,5 @@
 /// Where one pairing is.
-package enum PairingStep: Equatable, Sendable {
+public enum PairingStep: Equatable, Sendable {
     /// Initiator: request sent, waiting for the responder's commitment.
     case awaitingCommit
     /// Responder: commitment sent, waiting for the initiator's nonce.

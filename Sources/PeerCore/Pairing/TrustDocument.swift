@@ -1,27 +1,27 @@
 /// The trust store's file contents: versioned, one record per paired peer.
-package struct TrustDocument: Codable, Sendable, Equatable {
+public struct TrustDocument: Codable, Sendable, Equatable {
     /// The format version this build writes and reads.
-    package static let currentVersion = 1
+    public static let currentVersion = 1
 
     /// The format version.
-    package var version: Int
+    public var version: Int
     /// Paired peers.
-    package var peers: [TrustRecord]
+    public var peers: [TrustRecord]
 
     /// A document with these peers.
-    package init(peers: [TrustRecord]) {
+    public init(peers: [TrustRecord]) {
         version = Self.currentVersion
         self.peers = peers
     }
 
     /// The record for a peer id.
-    package func record(peerID: String) -> TrustRecord? { peers.first { $0.peerId == peerID } }
+    public func record(peerID: String) -> TrustRecord? { peers.first { $0.peerId == peerID } }
 
     /// The record for a display name.
-    package func record(named name: String) -> TrustRecord? { peers.first { $0.name == name } }
+    public func record(named name: String) -> TrustRecord? { peers.first { $0.name == name } }
 
     /// This document with `record` added, or replacing the one for its peer id.
-    package func upserting(_ record: TrustRecord) -> TrustDocument {
+    public func upserting(_ record: TrustRecord) -> TrustDocument {
         var next = self
         next.peers.removeAll { $0.peerId == record.peerId }
         next.peers.append(record)
@@ -29,7 +29,7 @@ package struct TrustDocument: Codable, Sendable, Equatable {
     }
 
     /// This document without `peerID`, or nil when it is not there.
-    package func removing(peerID: String) -> TrustDocument? {
+    public func removing(peerID: String) -> TrustDocument? {
         guard record(peerID: peerID) != nil else { return nil }
         var next = self
         next.peers.removeAll { $0.peerId == peerID }

@@ -11,20 +11,20 @@ import FoundationEssentials
 /// 1 s (a stale address, a dead port) does not count: real crossings
 /// complete in milliseconds, and a proven connection must not wait on a
 /// doubtful one.
-package enum CrossingRule {
+public enum CrossingRule {
     /// The session that exists for the peer.
-    package struct Existing: Sendable, Equatable {
+    public struct Existing: Sendable, Equatable {
         /// It is connected (accepted).
-        package var connected: Bool
+        public var connected: Bool
         /// We dialled it (rather than accepted it).
-        package var dialledByUs: Bool
+        public var dialledByUs: Bool
         /// It has proven the peer's key.
-        package var authenticated: Bool
+        public var authenticated: Bool
         /// Seconds since it started.
-        package var age: TimeInterval
+        public var age: TimeInterval
 
         /// Creates it.
-        package init(connected: Bool, dialledByUs: Bool, authenticated: Bool, age: TimeInterval) {
+        public init(connected: Bool, dialledByUs: Bool, authenticated: Bool, age: TimeInterval) {
             self.connected = connected
             self.dialledByUs = dialledByUs
             self.authenticated = authenticated
@@ -33,7 +33,7 @@ package enum CrossingRule {
     }
 
     /// What happens to the new incoming connection.
-    package enum Verdict: Sendable, Equatable {
+    public enum Verdict: Sendable, Equatable {
         /// It is a duplicate: close it, keep the existing session.
         case closeIncoming
         /// It wins: it replaces our dial, which is closed; accept it at once
@@ -43,7 +43,7 @@ package enum CrossingRule {
 
     /// Decides between `existing` and a new incoming connection from the
     /// peer `theirs`, this host being `ours`.
-    package static func decide(existing: Existing, ours: String, theirs: String) -> Verdict {
+    public static func decide(existing: Existing, ours: String, theirs: String) -> Verdict {
         if existing.connected || !existing.dialledByUs { return .closeIncoming }
         let ourDialIsLive = existing.authenticated || existing.age < 1
         return ourDialIsLive && ours < theirs ? .closeIncoming : .replaceExisting

@@ -5,9 +5,9 @@
 /// connection) is not retried. When no address is left the invitation has
 /// failed, and the peer's state is left alone: a spoofed or dead endpoint
 /// says nothing about the peer.
-package enum DialRetry {
+public enum DialRetry {
     /// The decision.
-    package enum Next: Sendable, Equatable {
+    public enum Next: Sendable, Equatable {
         /// Not such a dial: the session's end is reported as usual.
         case notADial
         /// Dial the next of the remaining endpoints.
@@ -17,7 +17,7 @@ package enum DialRetry {
     }
 
     /// Decides for a session that ended with `reason`.
-    package static func next(dialledByUs: Bool, authenticated: Bool, reason: CloseReason, remaining: Int) -> Next {
+    public static func next(dialledByUs: Bool, authenticated: Bool, reason: CloseReason, remaining: Int) -> Next {
         guard dialledByUs, !authenticated else { return .notADial }
         let retryable = reason == .handshakeFailed || reason == .identityMismatch
         return retryable && remaining > 0 ? .tryNext : .inviteFailed

@@ -7,24 +7,24 @@
 /// a stranger cannot open sessions faster that way); a session opened to
 /// pair is accepted (the person decides by the code); with no subscriber to
 /// ask, it is declined; otherwise a client is asked.
-package enum InvitationPolicy {
+public enum InvitationPolicy {
     /// The facts of one invitation.
-    package struct Facts: Sendable, Equatable {
+    public struct Facts: Sendable, Equatable {
         /// This host asked for the session too (crossing invitations).
-        package var wanted: Bool
+        public var wanted: Bool
         /// `--auto-accept` covers the inviter (paired, or all).
-        package var policyAccepts: Bool
+        public var policyAccepts: Bool
         /// The invitation opens a session to pair.
-        package var pairing: Bool
+        public var pairing: Bool
         /// The inviter is paired with this host.
-        package var paired: Bool
+        public var paired: Bool
         /// The invitation rate for unpaired peers allows one more.
-        package var rateAllows: Bool
+        public var rateAllows: Bool
         /// Clients subscribed to events, who could decide.
-        package var subscribers: Int
+        public var subscribers: Int
 
         /// Creates the facts.
-        package init(wanted: Bool = false, policyAccepts: Bool = false, pairing: Bool = false, paired: Bool = false,
+        public init(wanted: Bool = false, policyAccepts: Bool = false, pairing: Bool = false, paired: Bool = false,
                     rateAllows: Bool = true, subscribers: Int = 1) {
             self.wanted = wanted
             self.policyAccepts = policyAccepts
@@ -36,7 +36,7 @@ package enum InvitationPolicy {
     }
 
     /// The decision.
-    package enum Decision: Sendable, Equatable {
+    public enum Decision: Sendable, Equatable {
         /// Accept now.
         case accept
         /// Decline now, with these words for the inviter.
@@ -46,7 +46,7 @@ package enum InvitationPolicy {
     }
 
     /// Decides.
-    package static func decide(_ facts: Facts) -> Decision {
+    public static func decide(_ facts: Facts) -> Decision {
         if facts.wanted || (!facts.pairing && facts.policyAccepts) { return .accept }
         if !facts.paired && !facts.rateAllows { return .decline("too many invitations; try again later") }
         if facts.pairing { return .accept }

@@ -1,5 +1,5 @@
 /// What the I/O layer must do for one session.
-package enum SessionAction: Equatable, Sendable {
+public enum SessionAction: Equatable, Sendable {
     /// Encrypt and send this message.
     case send(WireMessage)
     /// Ask local clients to accept or decline an invitation.

@@ -14,18 +14,18 @@
 ///   `maxSessions - reservedForPaired`, at most `maxPerAddress` each address,
 ///   and at most `maxUnaccepted` of them may wait for a decision or pair.
 /// - A dial is admitted under the same totals.
-package struct SessionAdmission: Sendable, Equatable {
+public struct SessionAdmission: Sendable, Equatable {
     /// What a pending handshake is, for eviction.
-    package struct Pending: Sendable, Equatable {
+    public struct Pending: Sendable, Equatable {
         /// The session's number (oldest first by number).
-        package var number: Int
+        public var number: Int
         /// The remote address.
-        package var address: String
+        public var address: String
         /// Whether the address is one a known peer (a row's endpoint) uses.
-        package var known: Bool
+        public var known: Bool
 
         /// Creates a pending handshake.
-        package init(number: Int, address: String, known: Bool) {
+        public init(number: Int, address: String, known: Bool) {
             self.number = number
             self.address = address
             self.known = known
@@ -33,17 +33,17 @@ package struct SessionAdmission: Sendable, Equatable {
     }
 
     /// An authenticated session, for the counts.
-    package struct Authenticated: Sendable, Equatable {
+    public struct Authenticated: Sendable, Equatable {
         /// The remote address.
-        package var address: String
+        public var address: String
         /// Whether the peer is paired.
-        package var paired: Bool
+        public var paired: Bool
         /// Whether a client accepted it (or policy did), as opposed to
         /// waiting for an invitation, a decision or a pairing.
-        package var accepted: Bool
+        public var accepted: Bool
 
         /// Creates an authenticated session.
-        package init(address: String, paired: Bool, accepted: Bool) {
+        public init(address: String, paired: Bool, accepted: Bool) {
             self.address = address
             self.paired = paired
             self.accepted = accepted
@@ -51,7 +51,7 @@ package struct SessionAdmission: Sendable, Equatable {
     }
 
     /// The verdict on a new connection.
-    package enum ConnectionVerdict: Sendable, Equatable {
+    public enum ConnectionVerdict: Sendable, Equatable {
         /// Take it.
         case admit
         /// Take it, closing the pending handshake with this number first.
@@ -61,22 +61,22 @@ package struct SessionAdmission: Sendable, Equatable {
     }
 
     /// Authenticated sessions in all (`--max-sessions`).
-    package var maxSessions: Int
+    public var maxSessions: Int
     /// Of those, slots only paired peers may take.
-    package var reservedForPaired: Int
+    public var reservedForPaired: Int
     /// Sessions with unpaired peers from one address.
-    package var maxPerAddress: Int
+    public var maxPerAddress: Int
     /// Unpaired sessions not yet accepted.
-    package var maxUnaccepted: Int
+    public var maxUnaccepted: Int
     /// Handshakes under way (`--max-pending`).
-    package var maxPending: Int
+    public var maxPending: Int
     /// Handshakes under way per address.
-    package var maxPendingPerAddress: Int
+    public var maxPendingPerAddress: Int
 
     /// Limits from the configuration: a quarter of `maxSessions` (none
     /// below 4) kept for paired peers, a quarter for unaccepted sessions, and 4
     /// unpaired sessions per address.
-    package init(maxSessions: Int, maxPending: Int, maxPendingPerAddress: Int) {
+    public init(maxSessions: Int, maxPending: Int, maxPendingPerAddress: Int) {
         self.maxSessions = maxSessions
         reservedForPaired = maxSessions / 4
         maxPerAddress = 4
@@ -89,7 +89,7 @@ package struct SessionAdmission: Sendable, Equatable {
     /// Even with every session slot taken the handshake is admitted (within
     /// the pending bounds): only after it can the refusal be sent, naming
     /// the limit, in a `close` the peer can read.
-    package func admitConnection(from address: String, known: Bool, pending: [Pending]) -> ConnectionVerdict {
+    public func admitConnection(from address: String, known: Bool, pending: [Pending]) -> ConnectionVerdict {
         if pending.filter({ $0.address == address }).count >= maxPendingPerAddress { return .refuse(.pendingPerAddress(maxPendingPerAddress)) }
         guard pending.count >= maxPending else { return .admit }
         if let victim = pending.filter({ !$0.known }).min(by: { $0.number < $1.number }) { return .admitEvicting(victim.number) }
@@ -98,14 +98,14 @@ package struct SessionAdmission: Sendable, Equatable {
 
     /// A handshake completed: may this peer keep the session, given the
     /// other authenticated sessions?
-    package func admitAuthenticated(paired: Bool, address: String, others: [Authenticated]) -> SessionLimit? {
+    public func admitAuthenticated(paired: Bool, address: String, others: [Authenticated]) -> SessionLimit? {
         if others.count >= maxSessions { return .sessions(maxSessions) }
         if paired { return nil }
         return admitUnpaired(address: address, others: others)
     }
 
     /// May we dial a peer, given the authenticated sessions?
-    package func admitDial(paired: Bool, others: [Authenticated]) -> SessionLimit? {
+    public func admitDial(paired: Bool, others: [Authenticated]) -> SessionLimit? {
         if others.count >= maxSessions { return .sessions(maxSessions) }
         if paired { return nil }
         let unpaired = others.filter { !$0.paired }.count

@@ -9,9 +9,9 @@ import FoundationEssentials
 /// connected, a `ping` goes out after `keepaliveInterval` of silence from us,
 /// and `keepaliveTimeout` without anything from the peer ends the session
 /// as `keepaliveLost`.
-package struct SessionLifecycle: Sendable {
+public struct SessionLifecycle: Sendable {
     /// Which side started the session.
-    package enum Role: Equatable, Sendable {
+    public enum Role: Equatable, Sendable {
         /// Dialled and invites.
         case inviter
         /// Accepted the connection and is invited.
@@ -19,56 +19,56 @@ package struct SessionLifecycle: Sendable {
     }
 
     /// Timing and size rules.
-    package struct Limits: Sendable, Equatable {
+    public struct Limits: Sendable, Equatable {
         /// The handshake (and, for the invitee, the `invite` after it) must arrive this fast.
-        package var handshakeTimeout: TimeInterval = 5
+        public var handshakeTimeout: TimeInterval = 5
         /// Ping after this long without sending.
-        package var keepaliveInterval: TimeInterval = 5
+        public var keepaliveInterval: TimeInterval = 5
         /// Give up after this long without hearing anything.
-        package var keepaliveTimeout: TimeInterval = 15
+        public var keepaliveTimeout: TimeInterval = 15
         /// The largest invitation timeout accepted from a peer.
-        package var maxInviteTimeout: TimeInterval = 300
+        public var maxInviteTimeout: TimeInterval = 300
         /// The largest reassembled message (`--max-message`).
-        package var maxMessage = 16 << 20
+        public var maxMessage = 16 << 20
         /// A session accepted to pair must see the peer's `pairRequest` this fast.
-        package var pairingRequestTimeout: TimeInterval = 5
+        public var pairingRequestTimeout: TimeInterval = 5
         /// An accepted connection that sends nothing at all is closed this fast.
-        package var silentTimeout: TimeInterval = 2
+        public var silentTimeout: TimeInterval = 2
 
         /// Defaults.
-        package init() {}
+        public init() {}
     }
 
     /// This side's role.
-    package let role: Role
+    public let role: Role
     /// Where the session is.
-    package private(set) var phase: SessionPhase = .handshaking
+    public private(set) var phase: SessionPhase = .handshaking
     /// The peer id the remote proved (fingerprint of its static key).
-    package private(set) var remotePeerID: String?
+    public private(set) var remotePeerID: String?
     private let limits: Limits
     private let inviteTimeout: TimeInterval
     /// This host's name: sent in `invite` (inviter) or `accept` (invitee).
     private let ownName: String
     /// The name the invitee sent with its `accept`, when we invited and it sent one.
-    package private(set) var acceptedName: String?
+    public private(set) var acceptedName: String?
     /// The features the peer announced in its handshake (what may be sent to it).
-    package private(set) var remoteFeatures: Set<WireFeature> = []
+    public private(set) var remoteFeatures: Set<WireFeature> = []
     /// The invitation the peer sent (invitee side), once it came.
-    package private(set) var receivedInvitation: ReceivedInvitation?
+    public private(set) var receivedInvitation: ReceivedInvitation?
     private let context: [UInt8]
     private var forPairing: Bool
     /// The app the session was invited for ("" for the default app): an
     /// app's session carries apps alone (issue 23; protocol.md §10) until
     /// the default app joins it (``defaultJoin``).
-    package private(set) var admission = ""
+    public private(set) var admission = ""
     /// The default app's joining: the one owner of whether the session
     /// carries default-app traffic. Joined from the start unless the
     /// session was invited for an app.
-    package private(set) var defaultJoin = DefaultAppJoin(joined: true)
+    public private(set) var defaultJoin = DefaultAppJoin(joined: true)
     private var pairingDeadline: Date?
     /// Whether any byte came from the remote (a service that is not peerd
     /// answers with bytes of its own; a closed port with none).
-    package private(set) var heardAnything = false
+    public private(set) var heardAnything = false
     private let startedAt: Date
     private var deadline: Date
     private var lastReceived: Date
@@ -77,7 +77,7 @@ package struct SessionLifecycle: Sendable {
     private var pingCounter: UInt64 = 0
 
     /// An inviter's session: it will send `invite` with `name`, `context`, `inviteTimeout`.
-    package init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false,
+    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false,
                 app: String = "") {
         role = .inviter
         admission = app
@@ -96,7 +96,7 @@ package struct SessionLifecycle: Sendable {
 
     /// An invitee's session for a connection accepted at `now`; `name` is
     /// this host's, sent with `accept`.
-    package init(inviteeAt now: Date, name: String = "", limits: Limits) {
+    public init(inviteeAt now: Date, name: String = "", limits: Limits) {
         role = .invitee
         forPairing = false
         self.limits = limits
@@ -111,12 +111,12 @@ package struct SessionLifecycle: Sendable {
     }
 
     /// Whether the session has ended.
-    package var isClosed: Bool { if case .closed = phase { return true } else { return false } }
+    public var isClosed: Bool { if case .closed = phase { return true } else { return false } }
 
     /// The handshake finished and proved `remotePeerID`. `expectedPeerID` is
     /// the id advertised by the peer we dialled (nil for an accepted connection);
     /// `remoteFeatures` is what the peer announced (``PeerHello``).
-    package mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, remoteFeatures: Set<WireFeature> = Set(WireFeature.allCases),
+    public mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, remoteFeatures: Set<WireFeature> = Set(WireFeature.allCases),
                                             now: Date) -> [SessionAction] {
         guard phase == .handshaking else { return [] }
         self.remotePeerID = remotePeerID
@@ -143,19 +143,19 @@ package struct SessionLifecycle: Sendable {
 
     /// Bytes arrived on the connection (before the handshake finishes, this
     /// is what keeps a connection from being closed as silent).
-    package mutating func bytesArrived() { heardAnything = true }
+    public mutating func bytesArrived() { heardAnything = true }
 
     /// The peer asked to pair on a session accepted to pair: its deadline is met.
-    package mutating func pairingRequested() { pairingDeadline = nil }
+    public mutating func pairingRequested() { pairingDeadline = nil }
 
     /// The handshake failed (bad message, wrong key, or the transport broke).
-    package mutating func handshakeFailed(_ why: String) -> [SessionAction] {
+    public mutating func handshakeFailed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         return finish(.handshakeFailed, why, notify: false)
     }
 
     /// A wire message arrived.
-    package mutating func received(_ message: WireMessage, now: Date) -> [SessionAction] {
+    public mutating func received(_ message: WireMessage, now: Date) -> [SessionAction] {
         guard !isClosed else { return [] }
         lastReceived = now
         switch (message, phase) {
@@ -213,16 +213,16 @@ package struct SessionLifecycle: Sendable {
 
     /// Any frame arrived (pairing messages are handled beside the lifecycle
     /// but still prove the peer alive).
-    package mutating func noteReceived(now: Date) { lastReceived = now }
+    public mutating func noteReceived(now: Date) { lastReceived = now }
 
     /// A frame could not be decrypted or decoded.
-    package mutating func protocolViolation(_ why: String) -> [SessionAction] {
+    public mutating func protocolViolation(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         return finish(.protocolError, why, notify: true)
     }
 
     /// A local client accepted (`true`) or declined the invitation.
-    package mutating func decided(accept: Bool, now: Date) -> [SessionAction] {
+    public mutating func decided(accept: Bool, now: Date) -> [SessionAction] {
         guard phase == .awaitingDecision else { return [] }
         if accept {
             phase = .connected
@@ -236,14 +236,14 @@ package struct SessionLifecycle: Sendable {
     }
 
     /// Declines without a client (no subscriber to decide, or policy).
-    package mutating func declineAutomatically(_ why: String, now: Date) -> [SessionAction] {
+    public mutating func declineAutomatically(_ why: String, now: Date) -> [SessionAction] {
         guard phase == .awaitingDecision else { return [] }
         phase = .closed(.declined)
         return sent(.decline(reason: .declined, text: why), now) + [.finish(.declined, why)]
     }
 
     /// A local client closes the session.
-    package mutating func closeLocally(_ why: String, reason: CloseReason = .closedLocally) -> [SessionAction] {
+    public mutating func closeLocally(_ why: String, reason: CloseReason = .closedLocally) -> [SessionAction] {
         guard !isClosed else { return [] }
         return finish(reason, why, notify: phase != .handshaking)
     }
@@ -251,7 +251,7 @@ package struct SessionLifecycle: Sendable {
     /// The transport ended (EOF or error) without a `close` message: the
     /// peer vanished (crashed, killed, unplugged). That is `keepaliveLost`,
     /// the same as silence; `closedByPeer` means the peer said goodbye.
-    package mutating func transportClosed(_ why: String) -> [SessionAction] {
+    public mutating func transportClosed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         if phase == .handshaking {
             // Before the handshake nothing can be said on the wire: a peer
@@ -264,28 +264,28 @@ package struct SessionLifecycle: Sendable {
     }
 
     /// Application data is being sent now (counts as traffic for keepalive).
-    package mutating func noteSent(now: Date) { lastSent = now }
+    public mutating func noteSent(now: Date) { lastSent = now }
 
     /// Whether application data may flow: connected, and not opened to pair.
-    package var canSendData: Bool { phase == .connected && !forPairing }
+    public var canSendData: Bool { phase == .connected && !forPairing }
 
     /// Whether pairing messages may flow: the session was accepted.
-    package var canCarryPairing: Bool { phase == .connected }
+    public var canCarryPairing: Bool { phase == .connected }
 
     /// Whether the session was opened to pair (the invite's pairing flag,
     /// on either side). Such a session carries only pairing, ping, pong and
     /// close, and ends with the pairing.
-    package var isForPairing: Bool { forPairing }
+    public var isForPairing: Bool { forPairing }
 
     /// Applies `event` to the default app's joining; only on a connected
     /// session that is not for pairing (elsewhere nothing happens).
-    package mutating func joinDefault(_ event: (inout DefaultAppJoin) -> [DefaultAppJoin.Action]) -> [DefaultAppJoin.Action] {
+    public mutating func joinDefault(_ event: (inout DefaultAppJoin) -> [DefaultAppJoin.Action]) -> [DefaultAppJoin.Action] {
         guard phase == .connected, !forPairing else { return [] }
         return event(&defaultJoin)
     }
 
     /// The clock: deadlines and keepalive.
-    package mutating func tick(now: Date) -> [SessionAction] {
+    public mutating func tick(now: Date) -> [SessionAction] {
         switch phase {
         case .handshaking where role == .invitee && !heardAnything && now.timeIntervalSince(startedAt) >= limits.silentTimeout:
             return finish(.handshakeFailed, "nothing arrived within \(Int(limits.silentTimeout)) s of the connection", notify: false)
@@ -319,7 +319,7 @@ package struct SessionLifecycle: Sendable {
     /// acknowledges what it has before it answers a ping (docs/protocol.md
     /// §5), so a sender waiting on its last messages hears in a round trip,
     /// not at the peer's next second. Nothing unless connected.
-    package mutating func askForAcknowledgement(now: Date) -> [SessionAction] {
+    public mutating func askForAcknowledgement(now: Date) -> [SessionAction] {
         guard case .connected = phase else { return [] }
         pingCounter += 1
         return sent(.ping(pingCounter), now)

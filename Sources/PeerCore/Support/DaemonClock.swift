@@ -4,12 +4,12 @@ import Glibc
 /// The daemon's one source of the time of day. Every component of the
 /// shell asks it, never `Date()` itself, so a test can hand the whole
 /// daemon one fixed or stepped clock.
-package struct DaemonClock: Sendable {
+public struct DaemonClock: Sendable {
     /// The time now.
-    package let now: @Sendable () -> Date
+    public let now: @Sendable () -> Date
 
     /// A clock that reads `now`.
-    package init(now: @escaping @Sendable () -> Date) {
+    public init(now: @escaping @Sendable () -> Date) {
         self.now = now
     }
 
@@ -20,7 +20,7 @@ package struct DaemonClock: Sendable {
     /// deadline (a redial, a keepalive, the heap trim) for as long as the
     /// step (issue 21, point 7: the soak steps the clock). The times peerd
     /// reports stay on the timeline it started with until it restarts.
-    package static let system: DaemonClock = {
+    public static let system: DaemonClock = {
         let anchor = Date()
         let start = bootSeconds()
         return DaemonClock { anchor.addingTimeInterval(bootSeconds() - start) }
@@ -35,5 +35,5 @@ package struct DaemonClock: Sendable {
 
     /// The system's wall clock as it is now, stepped or not: for a test
     /// that compares, and for nothing that schedules.
-    package static let wall = DaemonClock { Date() }
+    public static let wall = DaemonClock { Date() }
 }

@@ -17,21 +17,21 @@ import FoundationEssentials
 /// figure does not change when it trims (the chunks stay free, only their
 /// pages go), so an idle daemon is trimmed again every interval; a trim of
 /// a small heap costs microseconds inside the tick and no wake-up.
-package struct HeapTrimPolicy: Sendable, Equatable {
+public struct HeapTrimPolicy: Sendable, Equatable {
     /// Free heap above which a trim is due.
-    package static let freeLimit = 16 << 10
+    public static let freeLimit = 16 << 10
     /// The least time between two trims: during bulk work the freed
     /// buffers are reused, and trimming every tick would only fault them
     /// back in.
-    package static let interval: TimeInterval = 10
+    public static let interval: TimeInterval = 10
 
     private var lastTrim: Date?
 
     /// A policy that has not trimmed yet.
-    package init() {}
+    public init() {}
 
     /// The clock ticked with `freeBytes` free in the heap: whether to trim now.
-    package mutating func tick(now: Date, freeBytes: Int) -> Bool {
+    public mutating func tick(now: Date, freeBytes: Int) -> Bool {
         guard freeBytes > Self.freeLimit else { return false }
         if let lastTrim, now.timeIntervalSince(lastTrim) < Self.interval { return false }
         lastTrim = now

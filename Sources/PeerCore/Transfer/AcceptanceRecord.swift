@@ -10,33 +10,33 @@
 ///     peer <32 hex: the sender's peer id>
 ///     manifest <hex: BLAKE2b-512 of OfferManifest.canonicalBytes>
 ///     files <accepted file numbers, comma-separated>
-package struct AcceptanceRecord: Sendable, Equatable {
+public struct AcceptanceRecord: Sendable, Equatable {
     /// The first line, with the format's version.
-    package static let magic = "peerd-accepted 1"
+    public static let magic = "peerd-accepted 1"
     /// The most bytes a record is read to (100,000 file numbers fit).
-    package static let maxBytes = 1 << 20
+    public static let maxBytes = 1 << 20
 
     /// The sender's peer id.
-    package var peerID: String
+    public var peerID: String
     /// The hash of the manifest, hex.
-    package var manifest: String
+    public var manifest: String
     /// The accepted files, by number.
-    package var files: [Int]
+    public var files: [Int]
 
     /// A record.
-    package init(peerID: String, manifest: String, files: [Int]) {
+    public init(peerID: String, manifest: String, files: [Int]) {
         self.peerID = peerID
         self.manifest = manifest
         self.files = files
     }
 
     /// The file's bytes.
-    package var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         Array("\(Self.magic)\npeer \(peerID)\nmanifest \(manifest)\nfiles \(files.map(String.init).joined(separator: ","))\n".utf8)
     }
 
     /// Reads a record; nil for anything that is not one, whole.
-    package static func decode(_ bytes: [UInt8]) -> AcceptanceRecord? {
+    public static func decode(_ bytes: [UInt8]) -> AcceptanceRecord? {
         guard bytes.count <= maxBytes, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count == 5, lines[0] == magic, lines[4].isEmpty,
@@ -55,7 +55,7 @@ package struct AcceptanceRecord: Sendable, Equatable {
     }
 
     /// Whether this record accepts the offer `manifest` from `peerID`.
-    package func binds(peerID: String, manifest: String) -> Bool {
+    public func binds(peerID: String, manifest: String) -> Bool {
         self.peerID == peerID && self.manifest == manifest
     }
 }

@@ -2,21 +2,21 @@
 /// (docs/protocol.md §8). The sender of an offer, or the opener of a
 /// stream, picks it; it stays the same when a transfer resumes on a later
 /// session, which is how the receiver finds what it already has.
-package struct FlowID: Hashable, Sendable, CustomStringConvertible {
+public struct FlowID: Hashable, Sendable, CustomStringConvertible {
     /// The length on the wire.
-    package static let length = 16
+    public static let length = 16
 
     /// The bytes.
-    package let bytes: [UInt8]
+    public let bytes: [UInt8]
 
     /// Wraps exactly ``length`` bytes; nil otherwise.
-    package init?(bytes: [UInt8]) {
+    public init?(bytes: [UInt8]) {
         guard bytes.count == Self.length else { return nil }
         self.bytes = bytes
     }
 
     /// Parses 32 hexadecimal digits (how clients name a transfer).
-    package init?(hex: String) {
+    public init?(hex: String) {
         let digits = Array(hex.utf8)
         guard digits.count == 2 * Self.length else { return nil }
         var out: [UInt8] = []
@@ -28,7 +28,7 @@ package struct FlowID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 32 lowercase hexadecimal digits.
-    package var description: String {
+    public var description: String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }

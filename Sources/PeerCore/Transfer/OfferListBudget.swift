@@ -3,21 +3,21 @@
 /// transfer ends (arriving, waiting for a decision, active or
 /// interrupted), at what it costs (``OfferList/memoryCost``), per peer
 /// and for the host. Pure: the desk asks before it takes a part.
-package struct OfferListBudget: Sendable, Equatable {
+public struct OfferListBudget: Sendable, Equatable {
     /// One peer's lists: one offer of the most names (16 MiB) and the most
     /// files (100,000 entries of ``OfferList/entryCost`` bytes) fits, with
     /// 256 KiB for the parts a sender that fills them makes (about 18.6 MiB).
-    package static let perPeerDefault = OfferAssembly.maxNameBytes + OfferCheck.maxFiles * OfferList.entryCost + (256 << 10)
+    public static let perPeerDefault = OfferAssembly.maxNameBytes + OfferCheck.maxFiles * OfferList.entryCost + (256 << 10)
     /// Every peer's lists together: three such offers at once.
-    package static let hostDefault = 64 << 20
+    public static let hostDefault = 64 << 20
 
     /// What one peer's lists may cost.
-    package let perPeer: Int
+    public let perPeer: Int
     /// What every peer's lists may cost together.
-    package let host: Int
+    public let host: Int
 
     /// Whether a part may be taken, and if not, whose share is full.
-    package enum Verdict: Sendable, Equatable {
+    public enum Verdict: Sendable, Equatable {
         /// It fits.
         case fits
         /// This peer's lists would pass ``perPeer``.
@@ -27,7 +27,7 @@ package struct OfferListBudget: Sendable, Equatable {
     }
 
     /// A budget of `perPeer` and `host` bytes.
-    package init(perPeer: Int = Self.perPeerDefault, host: Int = Self.hostDefault) {
+    public init(perPeer: Int = Self.perPeerDefault, host: Int = Self.hostDefault) {
         self.perPeer = perPeer
         self.host = host
     }
@@ -35,7 +35,7 @@ package struct OfferListBudget: Sendable, Equatable {
     /// Whether a part costing `part` bytes fits beside what the peer's
     /// lists (`peerHeld`) and every list (`hostHeld`) cost now. The
     /// peer's share is asked first: a peer past its own is told so.
-    package func admit(part: Int, peerHeld: Int, hostHeld: Int) -> Verdict {
+    public func admit(part: Int, peerHeld: Int, hostHeld: Int) -> Verdict {
         if peerHeld + part > perPeer { return .peerFull(limit: perPeer) }
         if hostHeld + part > host { return .hostFull(limit: host) }
         return .fits

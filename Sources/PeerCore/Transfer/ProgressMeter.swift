@@ -4,33 +4,33 @@ import FoundationEssentials
 /// and files done of the totals, the rate, and the time left, reported at
 /// most ``minInterval`` apart (10 a second) however fast blocks arrive.
 /// Pure: the caller feeds it what was done and the time.
-package struct ProgressMeter: Sendable, Equatable {
+public struct ProgressMeter: Sendable, Equatable {
     /// One report.
-    package struct Report: Sendable, Equatable {
+    public struct Report: Sendable, Equatable {
         /// Bytes done.
-        package var bytes: Int64
+        public var bytes: Int64
         /// Bytes in all.
-        package var totalBytes: Int64
+        public var totalBytes: Int64
         /// Files done.
-        package var files: Int
+        public var files: Int
         /// Files in all.
-        package var totalFiles: Int
+        public var totalFiles: Int
         /// Bytes a second, over the last few seconds (0 before there is a measure).
-        package var rate: Double
+        public var rate: Double
         /// Seconds left at that rate; nil while the rate is 0.
-        package var eta: Double?
+        public var eta: Double?
     }
 
     /// The least time between two reports.
-    package static let minInterval: TimeInterval = 0.1
+    public static let minInterval: TimeInterval = 0.1
     /// How slowly the rate follows a change: a new sample `t` seconds long
     /// weighs `t / (t + smoothing)` against the rate so far.
-    package static let smoothing: TimeInterval = 2
+    public static let smoothing: TimeInterval = 2
 
     /// Bytes in all.
-    package let totalBytes: Int64
+    public let totalBytes: Int64
     /// Files in all.
-    package let totalFiles: Int
+    public let totalFiles: Int
     private var bytes: Int64 = 0
     private var files = 0
     private var rate: Double = 0
@@ -40,7 +40,7 @@ package struct ProgressMeter: Sendable, Equatable {
     private var lastReport: Date?
 
     /// A meter for `totalBytes` in `totalFiles` files, started at `now`.
-    package init(totalBytes: Int64, totalFiles: Int, now: Date) {
+    public init(totalBytes: Int64, totalFiles: Int, now: Date) {
         self.totalBytes = totalBytes
         self.totalFiles = totalFiles
         sampleTime = now
@@ -49,7 +49,7 @@ package struct ProgressMeter: Sendable, Equatable {
     /// `count` more bytes are done (and `filesDone` more files). Returns a
     /// report if one is due: at most every ``minInterval``, and always the
     /// last one, when everything is done.
-    package mutating func advance(bytes count: Int64, filesDone: Int = 0, now: Date) -> Report? {
+    public mutating func advance(bytes count: Int64, filesDone: Int = 0, now: Date) -> Report? {
         bytes = min(totalBytes, bytes + count)
         files = min(totalFiles, files + filesDone)
         let elapsed = now.timeIntervalSince(sampleTime)
@@ -67,7 +67,7 @@ package struct ProgressMeter: Sendable, Equatable {
     }
 
     /// Where it stands now.
-    package var report: Report {
+    public var report: Report {
         let left = Double(totalBytes - bytes)
         return Report(bytes: bytes, totalBytes: totalBytes, files: files, totalFiles: totalFiles, rate: rate,
                       eta: rate > 0 ? left / rate : (left == 0 ? 0 : nil))

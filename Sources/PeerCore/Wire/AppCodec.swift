@@ -16,22 +16,22 @@
 /// | 0x28 | appDecline | name_len u8, name, reason u8, text_len u16, text |
 /// | 0x29 | appLeave | name_len u8, name, reason u8, text_len u16, text |
 /// | 0x2A | appFlow  | number u16, then an `offer` (0x10) or `streamOpen` (0x18) whole: its type byte and body |
-package enum AppCodec {
+public enum AppCodec {
     /// The first app message type.
-    package static let firstType: UInt8 = 0x20
+    public static let firstType: UInt8 = 0x20
     /// The last app message type.
-    package static let lastType: UInt8 = 0x2A
+    public static let lastType: UInt8 = 0x2A
     /// The most names one `appList` carries.
-    package static let maxNames = 64
+    public static let maxNames = 64
     /// The most bytes of one name on the wire (names are checked against
     /// ``AppName``'s rule where they are used).
-    package static let maxNameBytes = 63
+    public static let maxNameBytes = 63
     /// Data bytes in one `appData` fragment: the plaintext less version,
     /// type, number and flags.
-    package static let maxFragment = WireCodec.maxPlaintext - 5
+    public static let maxFragment = WireCodec.maxPlaintext - 5
 
     /// The type byte of `message`.
-    package static func type(of message: AppMessage) -> UInt8 {
+    public static func type(of message: AppMessage) -> UInt8 {
         switch message {
         case .list: 0x20
         case .open: 0x21
@@ -48,7 +48,7 @@ package enum AppCodec {
     }
 
     /// Appends the body of `message` (after the type byte).
-    package static func encodeBody(_ message: AppMessage, into out: inout [UInt8]) {
+    public static func encodeBody(_ message: AppMessage, into out: inout [UInt8]) {
         switch message {
         case .list(let names):
             let kept = names.prefix(maxNames)
@@ -150,7 +150,7 @@ package enum AppCodec {
 
     /// Splits one app's message into `appData` fragments that each fit one
     /// Noise message.
-    package static func fragments(of data: [UInt8], number: UInt16) -> [WireMessage] {
+    public static func fragments(of data: [UInt8], number: UInt16) -> [WireMessage] {
         guard !data.isEmpty else { return [.app(.data(number: number, more: false, bytes: []))] }
         var out: [WireMessage] = []
         var start = 0

@@ -6,7 +6,7 @@
 /// Numbers are the *data sender's*: `open` binds one of the sender's
 /// numbers to a name, and `busy`, `ready` and `retry` name an app by the
 /// number its data comes under, whichever side sends them.
-package enum AppMessage: Equatable, Sendable {
+public enum AppMessage: Equatable, Sendable {
     /// The apps registered on the sender's host, sorted (it sends a new one
     /// whenever they change).
     case list([String])
@@ -45,7 +45,7 @@ package enum AppMessage: Equatable, Sendable {
     case flow(number: UInt16, opening: BulkMessage)
 
     /// Whether `message` may open an app's flow (``flow(number:opening:)``).
-    package static func opensFlow(_ message: BulkMessage) -> Bool {
+    public static func opensFlow(_ message: BulkMessage) -> Bool {
         switch message {
         case .offer, .streamOpen: true
         default: false

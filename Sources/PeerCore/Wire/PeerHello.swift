@@ -8,44 +8,44 @@
 /// count u8 · count × (name_len u8 · name (ASCII))`. A later format only
 /// appends fields: a reader takes the fields it knows and ignores the bytes
 /// after them, and ignores feature names it does not know.
-package struct PeerHello: Equatable, Sendable {
+public struct PeerHello: Equatable, Sendable {
     /// The format this release writes.
-    package static let format: UInt8 = 1
+    public static let format: UInt8 = 1
     /// The most bytes of a release string.
-    package static let maxRelease = 32
+    public static let maxRelease = 32
     /// The most bytes of a feature name.
-    package static let maxName = 32
+    public static let maxName = 32
     /// The most features one hello names.
-    package static let maxFeatures = 64
+    public static let maxFeatures = 64
     /// The release of a peer that says nothing.
-    package static let silentRelease = "0.1.0"
+    public static let silentRelease = "0.1.0"
 
     /// The sender's release, as it said it ("0.2.0").
-    package let release: String
+    public let release: String
     /// Every feature name it announced, known here or not, in its order.
-    package let names: [String]
+    public let names: [String]
 
     /// A hello.
-    package init(release: String, names: [String]) {
+    public init(release: String, names: [String]) {
         self.release = release
         self.names = names
     }
 
     /// What a peer that sent an empty payload is.
-    package static let silent = PeerHello(release: silentRelease, names: [])
+    public static let silent = PeerHello(release: silentRelease, names: [])
 
     /// This release's own hello.
-    package static let ours = PeerHello(release: PeerdVersion.string, names: WireFeature.allCases.map(\.rawValue))
+    public static let ours = PeerHello(release: PeerdVersion.string, names: WireFeature.allCases.map(\.rawValue))
 
     /// The features known here that it announced.
-    package var features: Set<WireFeature> { Set(names.compactMap(WireFeature.init(rawValue:))) }
+    public var features: Set<WireFeature> { Set(names.compactMap(WireFeature.init(rawValue:))) }
 
     /// Whether it announced `feature`.
-    package func speaks(_ feature: WireFeature) -> Bool { names.contains(feature.rawValue) }
+    public func speaks(_ feature: WireFeature) -> Bool { names.contains(feature.rawValue) }
 
     /// Whether it may send `message` (it announced one of the features the
     /// message needs, or it needs none).
-    package func maySend(_ message: WireMessage) -> Bool {
+    public func maySend(_ message: WireMessage) -> Bool {
         // An app's flow needs apps, and files or streams for what it opens.
         if case .app(.flow(_, let opening)) = message, !maySend(.bulk(opening)) { return false }
         let needed = WireFeature.needed(for: message)
@@ -54,7 +54,7 @@ package struct PeerHello: Equatable, Sendable {
 
     /// Why `message` may not come from this peer, if it may not (it needs a
     /// feature the peer did not announce): the words of the protocol error.
-    package func refusal(of message: WireMessage) -> String? {
+    public func refusal(of message: WireMessage) -> String? {
         guard !maySend(message) else { return nil }
         var needed = WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")
         if case .app(.flow(_, let opening)) = message {
@@ -65,12 +65,12 @@ package struct PeerHello: Equatable, Sendable {
 
     /// Why bytes of `feature` (a `chunk` or `streamData`) may not come from
     /// this peer, if it did not announce the feature.
-    package func refusal(ofBytesOf feature: WireFeature) -> String? {
+    public func refusal(ofBytesOf feature: WireFeature) -> String? {
         speaks(feature) ? nil : "\(feature.rawValue) bytes from a peer that did not announce \(feature.rawValue)"
     }
 
     /// The payload bytes.
-    package func encode() -> [UInt8] {
+    public func encode() -> [UInt8] {
         var out: [UInt8] = [Self.format, UInt8(release.utf8.count)]
         out += Array(release.utf8)
         out.append(UInt8(names.count))
@@ -83,7 +83,7 @@ package struct PeerHello: Equatable, Sendable {
 
     /// Reads a handshake payload: empty is ``silent``; anything else must be
     /// a hello of format 1 or later, within its limits.
-    package static func decode(_ payload: [UInt8]) throws(WireError) -> PeerHello {
+    public static func decode(_ payload: [UInt8]) throws(WireError) -> PeerHello {
         guard !payload.isEmpty else { return .silent }
         var reader = ByteReader(payload)
         let format = try reader.u8("hello format")

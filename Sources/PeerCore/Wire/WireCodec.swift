@@ -27,28 +27,28 @@
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
-package enum WireCodec {
+public enum WireCodec {
     /// The wire version.
-    package static let version: UInt8 = 1
+    public static let version: UInt8 = 1
     /// The largest Noise message (the 2-byte frame length's range).
-    package static let maxNoiseMessage = 65535
+    public static let maxNoiseMessage = 65535
     /// The largest plaintext in one transport message (Noise adds a 16-byte tag).
-    package static let maxPlaintext = maxNoiseMessage - 16
+    public static let maxPlaintext = maxNoiseMessage - 16
     /// Data bytes that fit in one fragment.
-    package static let maxFragment = maxPlaintext - 3
+    public static let maxFragment = maxPlaintext - 3
     /// The largest invitation context.
-    package static let maxContext = 4096
+    public static let maxContext = 4096
     /// The largest reason text.
-    package static let maxText = 1024
+    public static let maxText = 1024
     /// The type of `datagramPath` (feature `datagrams`).
-    package static let datagramPathType: UInt8 = 0x30
+    public static let datagramPathType: UInt8 = 0x30
     /// The type of `datagramFrame` (feature `datagrams`).
-    package static let datagramFrameType: UInt8 = 0x31
+    public static let datagramFrameType: UInt8 = 0x31
     /// The type of `queued` (feature `once`).
-    package static let queuedType: UInt8 = 0x32
+    public static let queuedType: UInt8 = 0x32
 
     /// Encodes a message.
-    package static func encode(_ message: WireMessage) -> [UInt8] {
+    public static func encode(_ message: WireMessage) -> [UInt8] {
         var out: [UInt8] = [version]
         switch message {
         case .invite(let name, let context, let timeout, let pairing, let app):
@@ -137,7 +137,7 @@ package enum WireCodec {
     }
 
     /// Decodes a message, checking every length.
-    package static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
+    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
         var reader = ByteReader(bytes)
         let v = try reader.u8("version")
         guard v == version else { throw .unsupportedVersion(v) }
@@ -224,7 +224,7 @@ package enum WireCodec {
     }
 
     /// Splits application data into fragments that each fit one Noise message.
-    package static func fragments(of data: [UInt8]) -> [WireMessage] {
+    public static func fragments(of data: [UInt8]) -> [WireMessage] {
         guard !data.isEmpty else { return [.data(more: false, bytes: [])] }
         var out: [WireMessage] = []
         var start = 0
@@ -239,13 +239,13 @@ package enum WireCodec {
     /// Bytes on the wire for one application message of `size` bytes: per
     /// fragment, the 2-byte frame length, the 16-byte tag and 3 bytes of
     /// header.
-    package static func framedSize(ofMessage size: Int) -> Int {
+    public static func framedSize(ofMessage size: Int) -> Int {
         let fragments = max(1, (size + maxFragment - 1) / maxFragment)
         return size + fragments * (2 + 16 + 3)
     }
 
     /// Prefixes a Noise message with its 2-byte big-endian length.
-    package static func frame(_ noiseMessage: [UInt8]) -> [UInt8] {
+    public static func frame(_ noiseMessage: [UInt8]) -> [UInt8] {
         [UInt8(noiseMessage.count >> 8), UInt8(noiseMessage.count & 0xFF)] + noiseMessage
     }
 
