@@ -54,16 +54,19 @@ public enum InboxFileCodec {
 
     /// One waiting version 2 record. `peerID` is 32 lowercase hex characters.
     public static func encode(id: UInt64, received: Date, peerID: String, tag: QueueTag? = nil, data: [UInt8]) -> [UInt8] {
-        let millis = UInt64(max(0, (received.timeIntervalSince1970 * 1000).rounded()))
-        let payload = bigEndian(id) + bigEndian(millis) + hexBytes(peerID) + bigEndian(tag?.epoch ?? 0) + bigEndian(tag?.seq ?? 0) + data
-        return [magic, waiting] + bigEndian32(UInt32(payload.count)) + bigEndian32(CRC32.checksum(payload)) + payload
+        record(id: id, received: received, peerID: peerID, tagBytes: bigEndian(tag?.epoch ?? 0) + bigEndian(tag?.seq ?? 0), data: data)
     }
 
     /// One waiting version 1 record (for tests and fixtures: this release
-    /// never writes one).
+    /// never writes one): the same, without epoch and seq.
     public static func encodeVersion1(id: UInt64, received: Date, peerID: String, data: [UInt8]) -> [UInt8] {
+        record(id: id, received: received, peerID: peerID, tagBytes: [], data: data)
+    }
+
+    /// A waiting record whose payload has `tagBytes` between the sender and the data.
+    private static func record(id: UInt64, received: Date, peerID: String, tagBytes: [UInt8], data: [UInt8]) -> [UInt8] {
         let millis = UInt64(max(0, (received.timeIntervalSince1970 * 1000).rounded()))
-        let payload = bigEndian(id) + bigEndian(millis) + hexBytes(peerID) + data
+        let payload = bigEndian(id) + bigEndian(millis) + hexBytes(peerID) + tagBytes + data
         return [magic, waiting] + bigEndian32(UInt32(payload.count)) + bigEndian32(CRC32.checksum(payload)) + payload
     }
 

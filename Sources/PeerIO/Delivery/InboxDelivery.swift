@@ -21,7 +21,10 @@ package final class InboxDelivery {
     /// the sender's later messages queue behind them.
     private var storing: [String: InboxIndex.Share] = [:]
     private var routing: InboxRouting
-    /// Which queued messages this inbox has (exactly once).
+    /// Which queued messages this inbox has (exactly once): the main
+    /// actor's view of what the disk confirmed, as ``index`` is (the disk
+    /// worker's ``MessageInbox/marks`` is what writes them into the file;
+    /// this one decides, without waiting for the worker).
     private var marks = DeliveryMarks()
     /// The daemon's one path for events (given at init).
     private let events: EventOutlet
