@@ -60,7 +60,7 @@ final class PeerHelloTests: XCTestCase {
             (.bulk(.transferDone(flow)), [.files]), (.bulk(.streamOpen(flow, name: "x")), [.streams]),
             (.bulk(.streamEnd(flow)), [.streams]), (.bulk(.credit(flow, bytes: 1)), [.files, .streams]),
             (.bulk(.cancel(flow, reason: .cancelled, text: "")), [.files, .streams]),
-            (.datagramPath(index: 1, port: 2), [.datagrams]), (.datagramFrame(app: "", data: [1]), [.datagrams]),
+            (.feature(type: 0x30, body: []), []),
             (.queued(QueueTag(epoch: 1, seq: 1)), [.once]),
         ]
         let streamsOnly = PeerHello(release: "9", names: ["streams"])

@@ -12,8 +12,7 @@ final class WireCodecTests: XCTestCase {
             .data(more: false, bytes: []),
             .ping(42), .pong(UInt64.max),
             .close(reason: .keepaliveLost, text: ""),
-            .datagramPath(index: 0xDEAD_BEEF, port: 0), .datagramPath(index: 1, port: 65_535),
-            .datagramFrame(app: "", data: []), .datagramFrame(app: "chat", data: [UInt8](repeating: 7, count: 1_196)),
+            .feature(type: 0x30, body: []), .feature(type: 0xFF, body: [1, 2, 3]),
             .queued(QueueTag(epoch: 1, seq: 1)), .queued(QueueTag(epoch: .max, seq: .max)),
         ]
         for message in messages {
@@ -34,11 +33,9 @@ final class WireCodecTests: XCTestCase {
         XCTAssertEqual(WireCodec.encode(.accept()), [0x01, 0x02])
         XCTAssertEqual(WireCodec.encode(.accept(name: "b")), [0x01, 0x02, 0x01, 0x62])
         XCTAssertEqual(try WireCodec.decode([0x01, 0x02]), .accept(name: ""), "an accept from an older peer")
-        // datagramPath (protocol.md §11): index u32, port u16.
-        XCTAssertEqual(WireCodec.encode(.datagramPath(index: 0x0A0B_0C0D, port: 46_201)), [0x01, 0x30, 0x0A, 0x0B, 0x0C, 0x0D, 0xB4, 0x79])
-        XCTAssertEqual(WireCodec.datagramPathType, 0x30)
-        XCTAssertEqual(WireCodec.encode(.datagramFrame(app: "chat", data: [0x68, 0x69])), [0x01, 0x31, 0x04, 0x63, 0x68, 0x61, 0x74, 0x68, 0x69])
-        XCTAssertEqual(WireCodec.datagramFrameType, 0x31)
+        // A feature's message (protocol.md §9): its type and body as they are.
+        XCTAssertEqual(WireCodec.encode(.feature(type: 0x31, body: [0x04, 0x63])), [0x01, 0x31, 0x04, 0x63])
+        XCTAssertEqual(WireCodec.firstFeatureType, 0x30)
         // queued (protocol.md §5, "Exactly once"): epoch u64, seq u64.
         XCTAssertEqual(WireCodec.encode(.queued(QueueTag(epoch: 0x0102_0304_0506_0708, seq: 9))),
                        [0x01, 0x32, 1, 2, 3, 4, 5, 6, 7, 8, 0, 0, 0, 0, 0, 0, 0, 9])
@@ -49,7 +46,6 @@ final class WireCodecTests: XCTestCase {
         let cases: [([UInt8], WireError)] = [
             ([], .truncated("version")),
             ([2, 2], .unsupportedVersion(2)),
-            ([1, 0x99], .unknownType(0x99)),
             ([1, 0x05, 0, 0], .truncated("ping")),
             ([1, 0x02, 1, 0x61, 0], .trailingBytes("message type 0x2")),
             ([1, 0x02, 3, 0x61], .truncated("accept name")),
@@ -60,16 +56,20 @@ final class WireCodecTests: XCTestCase {
             ([1, 0x01, 0, 0, 0, 1, 2, 0, 0, 0, 0], .fieldTooLong("invite app", 0)),
             ([1, 0x07, 1, 0, 2, 0xFF, 0xFE], .invalidText("close text")),
             ([1, 0x04, 2], .unknownFlags("data flags", 2)),
-            ([1, 0x30, 0, 0, 0, 1, 0], .truncated("datagramPath port")),
+            ([1, 0x2F], .unknownType(0x2F)),
             ([1, 0x32, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0], .truncated("queued seq")),
-            ([1, 0x30, 0, 0, 0, 1, 0, 1, 9], .trailingBytes("message type 0x30")),
-            ([1, 0x31, 16] + [UInt8](repeating: 0x61, count: 16), .fieldTooLong("datagramFrame app", 16)),
-            ([1, 0x31, 0] + [UInt8](repeating: 0, count: 1_201), .fieldTooLong("datagramFrame data", 1_201)),
-            ([1, 0x31, 4, 0x61], .truncated("datagramFrame app")),
         ]
         for (bytes, expected) in cases {
             XCTAssertThrowsError(try WireCodec.decode(bytes), "\(bytes)") { XCTAssertEqual($0 as? WireError, expected, "\(bytes)") }
         }
+    }
+
+    /// Types from 0x30 up, but the core's 0x32, are the features': the
+    /// codec hands them on whole, and the session's features own them.
+    func testTypesFrom0x30AreFeatureMessages() throws {
+        XCTAssertEqual(try WireCodec.decode([1, 0x30, 0, 0, 0, 1, 0]), .feature(type: 0x30, body: [0, 0, 0, 1, 0]))
+        XCTAssertEqual(try WireCodec.decode([1, 0x99]), .feature(type: 0x99, body: []))
+        XCTAssertEqual(try WireCodec.decode([1, 0x32, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 2]), .queued(QueueTag(epoch: 1, seq: 2)))
     }
 
     func testFragmentsFitNoiseAndReassemble() {

@@ -14,8 +14,6 @@ private final class RecordingOwner: PeerSessionDelegate {
     var delivered: [[UInt8]] = []
     var acknowledged: [UInt64] = []
     var finished: [(reason: CloseReason, text: String)] = []
-    /// The peer's `datagramPath`s, as (index, port).
-    var datagramPaths: [(index: UInt32, port: UInt16)] = []
     /// App messages delivered, as "app:text".
     var appDelivered: [String] = []
     /// Apps whose messages this owner refuses (a full inbox).
@@ -52,8 +50,6 @@ private final class RecordingOwner: PeerSessionDelegate {
     func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName) {}
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer) {}
     func sessionCanSendBulk(_ session: PeerSession) {}
-    func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16) { datagramPaths.append((index, port)) }
-    func session(_ session: PeerSession, datagramFrame data: [UInt8], app: String) {}
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) { finished.append((reason, text)) }
 }
 
@@ -61,6 +57,20 @@ private final class RecordingOwner: PeerSessionDelegate {
 /// recording owner in place of the daemon (issue 21, point 8: the tier
 /// between the pure lifecycle tables and the lab). Both ends run on the
 /// main queue; no root, no Avahi, no second host.
+/// A feature owning type 0x30 (as the datagram path does), keeping what came.
+@MainActor
+private final class EchoFeature: SessionFeature {
+    var wireFeature: WireFeature? { .datagrams }
+    var messageTypes: Set<UInt8> { [0x30] }
+    var bodies: [[UInt8]] = []
+    var sessions: [any FeatureSession] = []
+    func received(type: UInt8, body: [UInt8], on session: any FeatureSession) -> String? {
+        bodies.append(body)
+        sessions.append(session)
+        return nil
+    }
+}
+
 @MainActor
 final class PeerSessionTests: XCTestCase {
     private var listener: TCPListener!
@@ -98,17 +108,36 @@ final class PeerSessionTests: XCTestCase {
     }
 
     /// A dialled session (invited for `app`) and the one it reached, accepted and connected.
-    private func connectedPair(app: AppName = .none) async throws -> (PeerSession, PeerSession, RecordingOwner, RecordingOwner) {
+    private func connectedPair(app: AppName = .none, features: SessionFeatures = .none) async throws
+        -> (PeerSession, PeerSession, RecordingOwner, RecordingOwner) {
         let (alpha, bravo) = (key(), key())
         let (dialler, invitee) = (RecordingOwner(), RecordingOwner())
         let a = try PeerSession(number: 1, dialing: loopback, remaining: [], expectedPeerID: bravo.peerID, identity: alpha, name: "alpha",
                                 context: [], inviteTimeout: 30, limits: .init(), sendLimit: 1 << 20, app: app, delegate: dialler)
         let b = PeerSession(number: 2, accepted: try await accepted(), identity: bravo, name: "bravo", limits: .init(),
-                            sendLimit: 1 << 20, delegate: invitee)
+                            sendLimit: 1 << 20, delegate: invitee, features: features)
         try await eventually("the invitee is asked") { invitee.decisions.count == 1 }
         b.decide(accept: true)
         try await eventually("both are connected") { dialler.established == 1 && invitee.established == 1 }
         return (a, b, dialler, invitee)
+    }
+
+    /// A feature that plugs in (issue 43, point 1): its message goes
+    /// through a real session to it, and a type nobody owns ends the
+    /// session as the codec's unknown type did.
+    func testAFeaturesMessageReachesItsOwnerAndAnUnownedTypeEndsTheSession() async throws {
+        let feature = EchoFeature()
+        let (a, b, _, invitee) = try await connectedPair(features: SessionFeatures([feature]))
+        a.send(feature: .feature(type: 0x30, body: [1, 2, 3]))
+        try await eventually("the feature has it") { feature.bodies.count == 1 }
+        XCTAssertEqual(feature.bodies, [[1, 2, 3]])
+        XCTAssertTrue(feature.sessions.first === b, "it came with the session it arrived on")
+        a.send(feature: .data(more: false, bytes: [9]))
+        a.send(feature: .feature(type: 0x77, body: []))
+        try await eventually("the invitee ends the session") { !invitee.finished.isEmpty }
+        XCTAssertEqual(invitee.delivered, [], "a feature cannot send the core's messages")
+        XCTAssertEqual(invitee.finished.first?.reason, .protocolError)
+        XCTAssertEqual(invitee.finished.first?.text, "unknown message type 0x77")
     }
 
     func testHandshakeInvitationMessagesAcknowledgementAndClose() async throws {

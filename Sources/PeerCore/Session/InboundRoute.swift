@@ -26,10 +26,9 @@ public enum InboundRoute: Sendable, Equatable {
     /// An app's list, binding or flow message (not its data, which the
     /// lifecycle assembles), for the session's owner.
     case app(AppMessage)
-    /// Where the peer takes datagrams for this session (`datagramPath`).
-    case datagramPath(index: UInt32, port: UInt16)
-    /// A datagram the peer carried in the session (`datagramFrame`).
-    case datagramFrame(app: String, data: [UInt8])
+    /// A message of a feature that plugs into the session, for the
+    /// feature that registered its type (which checks its own rules).
+    case feature(type: UInt8, body: [UInt8])
     /// The next application message's place in the peer's durable queue
     /// (`queued`, feature `once`).
     case queued(QueueTag)
@@ -61,14 +60,8 @@ public enum InboundRoute: Sendable, Equatable {
         case .app(let app):
             guard canSendData else { return .violation("an app message outside an accepted session") }
             return .app(app)
-        case .datagramPath(let index, let port):
-            guard canSendData else { return .violation("a datagramPath outside an accepted session") }
-            // §11: an index is never 0 (port 0 is allowed: the path is off).
-            guard index != 0 else { return .violation("a datagramPath with index 0") }
-            return .datagramPath(index: index, port: port)
-        case .datagramFrame(let app, let data):
-            guard canSendData else { return .violation("a datagramFrame outside an accepted session") }
-            return .datagramFrame(app: app, data: data)
+        case .feature(let type, let body):
+            return .feature(type: type, body: body)
         case .queued(let tag):
             guard canSendData else { return .violation("a queued tag outside an accepted session") }
             // §5: an epoch is never 0 and a queue's messages count from 1.

@@ -363,8 +363,7 @@ public struct SessionLifecycle: Sendable {
         case .ack: return "ack"
         case .bulk: return "transfer or stream message"
         case .app: return "app message"
-        case .datagramPath: return "datagramPath"
-        case .datagramFrame: return "datagramFrame"
+        case .feature(let type, _): return "message of type 0x\(String(type, radix: 16))"
         case .queued: return "queued"
         }
     }

@@ -63,6 +63,13 @@ public struct PeerHello: Equatable, Sendable {
         return "a message that needs \(needed), which the peer did not announce"
     }
 
+    /// Why a message of `feature` (one of the types a feature registered
+    /// with the session) may not come from this peer, if it did not
+    /// announce the feature: the words of ``refusal(of:)``.
+    public func refusal(ofFeatureMessage feature: WireFeature) -> String? {
+        speaks(feature) ? nil : "a message that needs \(feature.rawValue), which the peer did not announce"
+    }
+
     /// Why bytes of `feature` (a `chunk` or `streamData`) may not come from
     /// this peer, if it did not announce the feature.
     public func refusal(ofBytesOf feature: WireFeature) -> String? {

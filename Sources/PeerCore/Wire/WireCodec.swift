@@ -21,9 +21,8 @@
 /// | 0x0F | ack         | messages received u64 |
 /// | 0x10–0x1B | bulk   | ``BulkCodec`` (transfers and streams) |
 /// | 0x20–0x2A | app    | ``AppCodec`` (apps; feature `apps`) |
-/// | 0x30 | datagramPath | index u32, port u16 (feature `datagrams`) |
-/// | 0x31 | datagramFrame | app_len u8, app, data (feature `datagrams`) |
 /// | 0x32 | queued | epoch u64, seq u64 (feature `once`) |
+/// | 0x30–0xFF, but 0x32 | feature | the body, read by the feature that registered the type (0x30, 0x31: ``DatagramSessionMessage``) |
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
@@ -40,10 +39,9 @@ public enum WireCodec {
     public static let maxContext = 4096
     /// The largest reason text.
     public static let maxText = 1024
-    /// The type of `datagramPath` (feature `datagrams`).
-    public static let datagramPathType: UInt8 = 0x30
-    /// The type of `datagramFrame` (feature `datagrams`).
-    public static let datagramFrameType: UInt8 = 0x31
+    /// The first type a feature's message may have (``WireMessage/feature(type:body:)``):
+    /// the types below are the core's, each decoded here or unknown.
+    public static let firstFeatureType: UInt8 = 0x30
     /// The type of `queued` (feature `once`).
     public static let queuedType: UInt8 = 0x32
 
@@ -118,16 +116,9 @@ public enum WireCodec {
         case .app(let app):
             out.append(AppCodec.type(of: app))
             AppCodec.encodeBody(app, into: &out)
-        case .datagramPath(let index, let port):
-            out.append(datagramPathType)
-            appendU32(index, to: &out)
-            appendU16(port, to: &out)
-        case .datagramFrame(let app, let data):
-            let name = Array(app.utf8.prefix(AppName.maxLength))
-            out.append(datagramFrameType)
-            out.append(UInt8(name.count))
-            out += name
-            out += data.prefix(DatagramBody.maxData - name.count)
+        case .feature(let type, let body):
+            out.append(type)
+            out += body
         case .queued(let tag):
             out.append(queuedType)
             appendU64(tag.epoch, to: &out)
@@ -205,17 +196,12 @@ public enum WireCodec {
             message = .bulk(try BulkCodec.decodeBody(type: type, &reader))
         case AppCodec.firstType...AppCodec.lastType:
             message = .app(try AppCodec.decodeBody(type: type, &reader))
-        case datagramPathType:
-            message = .datagramPath(index: try reader.u32("datagramPath index"), port: try reader.u16("datagramPath port"))
-        case datagramFrameType:
-            let length = Int(try reader.u8("datagramFrame app length"))
-            guard length <= AppName.maxLength else { throw .fieldTooLong("datagramFrame app", length) }
-            let app = try reader.text(length, "datagramFrame app")
-            let data = reader.rest()
-            guard data.count <= DatagramBody.maxData - length else { throw .fieldTooLong("datagramFrame data", data.count) }
-            message = .datagramFrame(app: app, data: data)
         case queuedType:
             message = .queued(QueueTag(epoch: try reader.u64("queued epoch"), seq: try reader.u64("queued seq")))
+        case firstFeatureType...:
+            // A feature's: its owner reads the body, or, with no owner, the
+            // session ends on ``WireError/unknownType(_:)`` as here.
+            message = .feature(type: type, body: reader.rest())
         default:
             throw .unknownType(type)
         }

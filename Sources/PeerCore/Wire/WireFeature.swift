@@ -53,7 +53,8 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .invite(_, _, _, _, let app): app.isEmpty ? [] : [.apps]
         case .bulk(let bulk): needed(for: bulk)
         case .app: [.apps]
-        case .datagramPath, .datagramFrame: [.datagrams]
+        // The feature that registered the type says (the session checks).
+        case .feature: []
         case .queued: [.once]
         case .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
              .pairReject, .unpair, .ack:

@@ -44,15 +44,12 @@ public enum WireMessage: Equatable, Sendable {
     /// Apps: their list, numbers, data and flow (types 0x20 to 0x2A,
     /// ``AppCodec``; feature `apps`).
     case app(AppMessage)
-    /// Where the sender takes datagrams for this session (type 0x30,
-    /// feature `datagrams`, docs/protocol.md §11): the index it chose for
-    /// the session, which every datagram to it carries, and its UDP port
-    /// (0: it has no datagram path).
-    case datagramPath(index: UInt32, port: UInt16)
-    /// A datagram carried in the session (type 0x31, feature `datagrams`,
-    /// docs/protocol.md §11, "In the session"): only when the sender's
-    /// client asked for it, and dropped rather than queued behind much.
-    case datagramFrame(app: String, data: [UInt8])
+    /// A message of a feature that plugs into the session (docs/protocol.md
+    /// §9, "Feature messages"): a type from 0x30 up that no core message
+    /// has, and its body, which the feature that registered the type reads
+    /// (the datagram path's 0x30 and 0x31: ``DatagramSessionMessage``).
+    /// The codec carries it as it is; the session hands it to its owner.
+    case feature(type: UInt8, body: [UInt8])
     /// The next application message to complete on this session is
     /// message `tag.seq` of the sender's durable queue `tag.epoch` (type
     /// 0x32, feature `once`, docs/protocol.md §5, "Exactly once"): the

@@ -6,8 +6,13 @@ import PeerCore
 /// at most one per peer and app, ``maxChannels`` in all. The session layer hands
 /// it each message that arrives (a channel for the sender takes it ahead
 /// of the inbox), the peer's acknowledgements, and the session's room.
+///
+/// It is a feature that plugs into the session (``SessionFeature``): no
+/// message types of its own (a channel's messages are the app's), the
+/// control method `channel` (`ChannelDesk+Requests.swift`), and the hooks
+/// above.
 @MainActor
-package final class ChannelDesk {
+package final class ChannelDesk: SessionFeature {
     /// Channels open at once, over every peer.
     package static let maxChannels = 64
 
@@ -32,10 +37,21 @@ package final class ChannelDesk {
     private let clock: DaemonClock
     /// The daemon's one path for events (a `channelOpened` goes through it).
     private let events: EventOutlet
+    /// This host's apps: which a connection holds (internal, as the next
+    /// two, for `ChannelDesk+Requests.swift`).
+    let apps: AppDesk
+    /// Each app's state with each peer.
+    let appSessions: AppSessions
+    /// The peers' rows: a request names its peer there.
+    let directory: PeerDirectory
 
     /// A desk for messages of at most `maxMessage` bytes over the sessions
     /// of `sessions`.
-    init(maxMessage: Int, sessions: SessionTable, clock: DaemonClock, events: EventOutlet, logger: Logger) {
+    init(maxMessage: Int, sessions: SessionTable, apps: AppDesk, appSessions: AppSessions, directory: PeerDirectory, clock: DaemonClock,
+         events: EventOutlet, logger: Logger) {
+        self.apps = apps
+        self.appSessions = appSessions
+        self.directory = directory
         self.maxMessage = maxMessage
         self.sessions = sessions
         self.clock = clock
@@ -97,7 +113,7 @@ package final class ChannelDesk {
     /// A message from `session`'s peer: true when a channel took it (it is
     /// then the client's, and may be acknowledged). The session holds its
     /// reading while the channel's client is behind.
-    package func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
+    package func deliver(_ message: [UInt8], app: AppName, from session: any FeatureSession) -> Bool {
         guard let peer = session.peerUUID, let channel = self[ChannelKey(peer: peer, app: app)], channel.receiving, !channel.finished else {
             return false
         }
@@ -106,25 +122,26 @@ package final class ChannelDesk {
     }
 
     /// The peer acknowledged the session's first `count` messages.
-    package func acknowledged(_ count: UInt64, on session: PeerSession) {
+    package func acknowledged(_ count: UInt64, on session: any FeatureSession) {
         guard let peer = session.peerUUID else { return }
         forEachChannel(of: peer) { $0.acknowledged(upTo: count) }
     }
 
     /// The session has room again: its channel sends what waits.
-    package func room(on session: PeerSession) {
+    package func room(on session: any FeatureSession) {
         guard let peer = session.peerUUID else { return }
         forEachChannel(of: peer) { $0.pump() }
     }
 
-    /// The session ended: its channel is reset.
-    package func sessionDown(_ peer: UUID) {
+    /// The peer's current session ended: its channels are reset.
+    package func sessionDown(_ session: any FeatureSession, wasCurrent: Bool) {
+        guard wasCurrent, let peer = session.peerUUID else { return }
         forEachChannel(of: peer) { $0.reset("the session with the peer ended") }
     }
 
     /// The peer refused `app`'s messages (`appBusy`): its channel is reset
     /// with the peer's words, since what it sent since was not delivered.
-    package func appBusy(_ app: AppName, on session: PeerSession, text: String) {
+    package func appBusy(_ app: AppName, on session: any FeatureSession, text: String) {
         guard let peer = session.peerUUID else { return }
         self[ChannelKey(peer: peer, app: app)]?.reset("the peer refused the app's messages: \(text)")
     }
@@ -140,7 +157,7 @@ package final class ChannelDesk {
     private var all: [MessageChannel] { Array(defaults.values) + Array(appChannels.values) }
 
     /// Clock tick: channels whose client went away are reset.
-    package func tick() {
+    package func tick(now: Date) {
         for channel in all where channel.client.hasHungUp {
             channel.reset("the local program went away")
         }

@@ -19,9 +19,8 @@ package final class ControlRouter: ControlRequestHandler {
     let transfers: TransferDesk
     /// Streams.
     let streams: StreamDesk
-    private let channels: ChannelDesk
-    /// The datagram path (internal for `ControlRouter+Datagrams.swift`).
-    let datagrams: DatagramDesk
+    /// The features that plug in: each answers its own methods.
+    private let features: SessionFeatures
     /// This host's apps: which a connection holds.
     let apps: AppDesk
     /// Each app's state with each peer.
@@ -36,13 +35,12 @@ package final class ControlRouter: ControlRequestHandler {
     /// A router over the daemon's components.
     init(maxMessage: Int, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk, invitations: InvitationDesk,
          queued: QueuedDelivery, inboxes: InboxBook, sessions: any SessionOperations, transfers: TransferDesk, streams: StreamDesk,
-         channels: ChannelDesk, apps: AppDesk, appSessions: AppSessions, datagrams: DatagramDesk, events: EventOutlet, hold: SubscriberFlowHold,
-         status: @escaping @MainActor () -> DaemonStatus) {
-        self.datagrams = datagrams
+         apps: AppDesk, appSessions: AppSessions, features: SessionFeatures, events: EventOutlet,
+         hold: SubscriberFlowHold, status: @escaping @MainActor () -> DaemonStatus) {
+        self.features = features
         self.events = events
         self.hold = hold
         self.status = status
-        self.channels = channels
         self.apps = apps
         self.appSessions = appSessions
         self.transfers = transfers
@@ -74,6 +72,8 @@ package final class ControlRouter: ControlRequestHandler {
     /// Answers one request.
     package func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         guard let sessions else { return .error(ControlError(.shuttingDown, "peerd is stopping")) }
+        // A feature that plugged in answers its own (``SessionFeatures``).
+        if let feature = features.owner(of: method) { return feature.handle(method, params: params, client: client) }
         switch method {
         case .status:
             return .answer(.status, status())
@@ -88,9 +88,7 @@ package final class ControlRouter: ControlRequestHandler {
             }))
         case .peer:
             return .from(.peer, ControlRequestRules.peerSelector(method, params)
-                .flatMap { directory.select($0) }.map { PeerResult(peer: $0, datagrams: datagrams.info(for: $0.id)) })
-        case .datagram, .datagrams:
-            return datagramRequest(method, params: params, client: client)
+                .flatMap { directory.select($0) }.map { features.describe($0) })
         case .send where params.peers != nil || params.all != nil:
             return apps.trafficApp(.send, params, client: client).map { groupSend(params, app: $0, sessions: sessions) }.reply
         case .invite, .disconnect, .send, .pair, .unpair:
@@ -157,8 +155,6 @@ package final class ControlRouter: ControlRequestHandler {
             }.reply
         case .sendFile, .acceptTransfer, .declineTransfer, .cancelTransfer, .transfers, .pipe:
             return dataPlaneRequest(method, params: params, client: client)
-        case .channel:
-            return channel(params, client: client)
         case .register:
             return .from(.register, apps.register(params, client: client))
         case .appAdd:
@@ -192,28 +188,13 @@ package final class ControlRouter: ControlRequestHandler {
             case .failure(let error):
                 return .error(error)
             }
+        default:
+            // The features' methods were answered above; a method no
+            // component answers is a programming error the client hears of.
+            return .error(ControlError(.unknownMethod, "no component of this peerd answers '\(method.rawValue)'"))
         }
     }
 
-    /// `channel`: answered when the channel is over.
-    private func channel(_ params: ControlParams, client: ControlConnection) -> ControlReply {
-        guard let descriptor = client.takeDescriptors(1)?.first else {
-            return .error(ControlError(.invalidParams, "'channel' needs one descriptor with the line: a connected stream socket"))
-        }
-        let app = apps.trafficApp(.channel, params, client: client)
-        switch app.flatMap({ app in ControlRequestRules.peerSelector(.channel, params).flatMap({ directory.select($0) }).map { (app, $0) } }) {
-        case .success((let app, let peer)) where !app.isDefault && appSessions.state(peer.id, app) != .connected:
-            descriptor.close()
-            return .error(ControlError(.notConnected, "app '\(app.text)' is not connected with '\(peer.name)'; invite it first"))
-        case .success((let app, let peer)):
-            let channels = channels
-            let options = ChannelOptions(receive: params.receive ?? true, announce: params.opened ?? false)
-            return .later { answer in channels.open(to: peer, app: app, options: options, descriptor: descriptor, client: client, answer: answer) }
-        case .failure(let error):
-            descriptor.close()
-            return .error(error)
-        }
-    }
 
     private func subscribe(_ params: ControlParams, app: AppName) -> ControlReply {
         let last = events.lastSeq

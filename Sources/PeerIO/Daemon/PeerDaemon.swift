@@ -42,7 +42,8 @@ package final class PeerDaemon {
     private let transfers: TransferDesk
     /// Streams between peers.
     private let streams: StreamDesk
-    private let channels: ChannelDesk
+    /// The features that plug into the sessions (``SessionFeatures``).
+    private let features: SessionFeatures
     /// The apps registered on this host (issue 23).
     private let apps: AppDesk
     /// Each app's state with each peer.
@@ -216,14 +217,20 @@ package final class PeerDaemon {
                                  offerTimeout: config.offerTimeout, partialLifetime: config.partialLifetime, policy: config.autoAccept,
                                  surroundings: surroundings, logger: logger, clock: clock)
         streams = StreamDesk(sessions: table, logger: logger, clock: clock)
-        channels = ChannelDesk(maxMessage: config.maxMessage, sessions: table, clock: clock, events: events, logger: logger)
-        plane = DataPlane(transfers: transfers, streams: streams, channels: channels)
-        datagrams = DatagramDesk(socket: udp, sessions: table, appSessions: appSessions, logger: logger, clock: clock)
+        plane = DataPlane(transfers: transfers, streams: streams)
+        datagrams = DatagramDesk(socket: udp, sessions: table, appSessions: appSessions, apps: apps, directory: directory, logger: logger, clock: clock)
+        // The features that plug into the sessions: each owns its messages
+        // and methods, and hears of sessions in this order.
+        features = SessionFeatures([
+            ChannelDesk(maxMessage: config.maxMessage, sessions: table, apps: apps, appSessions: appSessions, directory: directory, clock: clock,
+                        events: events, logger: logger),
+            datagrams,
+        ])
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,
                                    sessionListener: sessionListener, discovery: discovery, directory: directory, pairing: pairing, trust: trust,
                                    invitations: invitations, reconnect: reconnect, queued: queued, inboxes: inboxes, apps: apps, appSessions: appSessions, bulk: plane,
-                                   datagrams: datagrams, emit: events.emit, clock: clock)
+                                   features: features, emit: events.emit, clock: clock)
         requests = SessionRequests(director: director, directory: directory, pairing: pairing, trust: trust, queued: queued, appSessions: appSessions,
                                    ownPeerID: identityKey.peerID, pairingTimeout: config.pairingTimeout,
                                    addGate: AddGate(allowLocal: config.allowLocalAdd, clock: clock))
@@ -239,7 +246,7 @@ package final class PeerDaemon {
         // Made here, not in init: it reads the daemon's status.
         let router = ControlRouter(maxMessage: config.maxMessage, directory: directory, pairing: pairing, trust: trust, invitations: invitations,
                                    queued: queued, inboxes: inboxes, sessions: requests, transfers: transfers, streams: streams,
-                                   channels: channels, apps: apps, appSessions: appSessions, datagrams: datagrams, events: events, hold: director.hold,
+                                   apps: apps, appSessions: appSessions, features: features, events: events, hold: director.hold,
                                    status: { [unowned self] in self.status() })
         self.router = router
         // Room for one whole message event past --subscriber-queue: the flow
@@ -254,7 +261,7 @@ package final class PeerDaemon {
         if let refused = BulkThread.refusal { logger.warning("bulk work cannot step back for small messages: \(refused.description)") }
         control.start(handler: router)
         director.start()
-        datagrams.start()
+        features.start()
         let timer = DispatchSource.makeTimerSource(queue: .main)
         timer.schedule(deadline: .now() + 1, repeating: 1)
         timer.setEventHandler { [weak self] in MainActor.assumeIsolated { self?.tick() } }
@@ -307,8 +314,7 @@ package final class PeerDaemon {
         for dial in reconnect.tick(now: now) { director.dialPaired(dial.peer, endpoints: dial.endpoints, peerID: dial.peerID) }
         transfers.tick(now: now)
         streams.tick(now: now)
-        channels.tick()
-        datagrams.tick(now: now)
+        features.tick(now: now)
         health.tick(now: now, status: serviceStatusLine())
     }
 
@@ -352,7 +358,7 @@ package final class PeerDaemon {
         status.heapFree = Int(heap.fordblks)
         status.wire = PeerdVersion.wire
         status.features = PeerHello.ours.names
-        status.datagrams = datagrams.status
+        features.describe(&status)
         return status
     }
 
@@ -367,8 +373,7 @@ package final class PeerDaemon {
         director.stop()
         transfers.stop()
         streams.stop()
-        channels.stop()
-        datagrams.stop()
+        features.stop()
         discovery.shutdown()
         lane.finish()
         sessionListener.close()

@@ -16,7 +16,7 @@ extension SessionDirector {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID else { return .refused("the session has no proven peer") }
         let once = tag.flatMap { inboxes.keepsOnce(from: peerID) ? $0 : nil }
         // A message channel for the peer and app takes it ahead of the inbox.
-        if once == nil, table.isCurrent(session), bulk.deliver(message, app: app, from: session) == true { return .safe }
+        if once == nil, table.isCurrent(session), features.deliver(message, app: app, from: session) { return .safe }
         guard apps.keeps(app) else {
             return .appRefused("'\(discovery.name)' has no client of app '\(app.text)', and does not declare it")
         }
@@ -59,7 +59,7 @@ extension SessionDirector {
         guard let peer = session.peerUUID, let peerID = session.remotePeerID, table.isCurrent(session) else { return }
         logger.info("'\(directory.row(peer)?.name ?? peerID)' refuses app '\(app.text)' from message \(first) of session \(session.number): \(text)")
         queued.appBusy(app, peer: peer, peerID: peerID, from: first, text: text)
-        bulk.appBusy(app, on: session, text: text)
+        features.appBusy(app, on: session, text: text)
         emit(ControlEvent(seq: 0, type: .undelivered, time: clock.now(), peer: directory.row(peer),
                           delivery: DeliveryInfo(session: session.number, refusedFrom: first, app: app.text, text: text)))
     }

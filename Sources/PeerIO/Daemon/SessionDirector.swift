@@ -59,19 +59,20 @@ package final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegat
     package let addressDials = AddressDials()
     /// Files and streams: told of sessions and handed their bulk messages.
     let bulk: any BulkRoom
-    /// The datagram path: told of sessions and of the peers' `datagramPath`
-    /// (internal for `SessionDirector+Datagrams.swift`).
-    let datagrams: DatagramDesk
+    /// The features that plug into the sessions (``SessionFeatures``):
+    /// told of each session's life, messages, acknowledgements and room
+    /// (internal for `SessionDirector+Messages.swift`).
+    let features: SessionFeatures
 
     /// A director over the daemon's components; `emit` numbers and sends an event.
     init(config: DaemonConfiguration, logger: Logger, identityKey: IdentityKey, identity: IdentityActor, lane: IdentityLane,
                 control: ControlServer, table: SessionTable, sessionListener: TCPListener, discovery: DiscoveryCoordinator, directory: PeerDirectory, pairing: PairingCoordinator, trust: TrustDesk,
                 invitations: InvitationDesk, reconnect: ReconnectController, queued: QueuedDelivery, inboxes: InboxBook, apps: AppDesk,
-                appSessions: AppSessions, bulk: any BulkRoom, datagrams: DatagramDesk, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
+                appSessions: AppSessions, bulk: any BulkRoom, features: SessionFeatures, emit: @escaping @MainActor (ControlEvent) -> Void, clock: DaemonClock = .system) {
         self.apps = apps
         self.appSessions = appSessions
         self.bulk = bulk
-        self.datagrams = datagrams
+        self.features = features
         self.clock = clock
         self.config = config
         self.logger = logger
@@ -87,7 +88,7 @@ package final class SessionDirector: PeerSessionDelegate, SessionAdoptionDelegat
         self.inboxes = inboxes
         self.emit = emit
         hold = SubscriberFlowHold(control: control, table: table, queueBytes: config.subscriberQueueBytes)
-        let opener = SessionOpener(config: config, identityKey: identityKey, table: table, trust: trust, logger: logger, clock: clock,
+        let opener = SessionOpener(config: config, identityKey: identityKey, table: table, trust: trust, features: features, logger: logger, clock: clock,
                                    name: { [discovery] in discovery.name })
         self.opener = opener
         acceptor = SessionAcceptor(listener: sessionListener, rate: config.connectionRate,
@@ -225,7 +226,7 @@ extension SessionDirector {
         drainQueue(for: peer)
         pairing.connected(session)
         bulk.sessionUp(session)
-        datagrams.sessionUp(session)
+        features.sessionUp(session)
     }
 
 
@@ -249,6 +250,7 @@ extension SessionDirector {
     /// Room for bulk frames: the data plane sends more.
     package func sessionCanSendBulk(_ session: PeerSession) {
         guard table.isCurrent(session) else { return }
+        features.room(on: session)
         bulk.sessionCanSendBulk(session)
     }
 
@@ -257,7 +259,7 @@ extension SessionDirector {
     package func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String) {
         let wasCurrent = table.remove(session)
         if wasCurrent { bulk.sessionDown(session) }
-        datagrams.sessionDown(session)
+        features.sessionDown(session, wasCurrent: wasCurrent)
         // The apps' states end with the peer's session (or the dial that
         // was to open it, for app invitations waiting on it).
         if let peer = session.peerUUID, wasCurrent || table[peer] == nil { appSessions.sessionDown(peer, reason: reason, text: text) }
@@ -299,7 +301,7 @@ extension SessionDirector {
             emit(ControlEvent(seq: 0, type: .delivered, time: clock.now(), peer: directory.row(peer), delivery: DeliveryInfo(session: session.number, through: count)))
         }
         guard let peer = session.peerUUID, table.isCurrent(session), let peerID = session.remotePeerID else { return }
-        bulk.acknowledged(count, on: session)
+        features.acknowledged(count, on: session)
         queued.acknowledged(count, peer: peer, peerID: peerID)
     }
 

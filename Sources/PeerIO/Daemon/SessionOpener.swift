@@ -12,6 +12,8 @@ package final class SessionOpener {
     private let identityKey: IdentityKey
     private let table: SessionTable
     private let trust: TrustDesk
+    /// The features that plug into every session it makes.
+    private let features: SessionFeatures
     private let logger: Logger
     private let clock: DaemonClock
     private let admission: SessionAdmission
@@ -23,12 +25,13 @@ package final class SessionOpener {
     /// An opener filing sessions in `table`.
     /// `name` is this host's published name.
     package init(config: DaemonConfiguration, identityKey: IdentityKey, table: SessionTable, trust: TrustDesk,
-                logger: Logger, clock: DaemonClock, name: @escaping @MainActor () -> String) {
+                features: SessionFeatures = .none, logger: Logger, clock: DaemonClock, name: @escaping @MainActor () -> String) {
         self.name = name
         self.config = config
         self.identityKey = identityKey
         self.table = table
         self.trust = trust
+        self.features = features
         self.logger = logger
         self.clock = clock
         admission = SessionAdmission(maxSessions: config.maxSessions, maxPending: config.maxPendingHandshakes,
@@ -51,7 +54,7 @@ package final class SessionOpener {
     package func accepted(_ connection: FileDescriptor) {
         guard let delegate else { return connection.close() }
         let session = PeerSession(number: table.nextNumber(), accepted: connection, identity: identityKey, name: name(),
-                                  limits: limits, sendLimit: sendLimit, delegate: delegate, clock: clock)
+                                  limits: limits, sendLimit: sendLimit, delegate: delegate, features: features, clock: clock)
         table.add(session)
         logger.debug("session \(session.number): accepted from \(session.remoteAddress)")
     }
@@ -86,7 +89,7 @@ package final class SessionOpener {
             do {
                 let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: Array(rest), expectedPeerID: expected,
                                               identity: identityKey, name: name(), context: context, inviteTimeout: timeout,
-                                              limits: limits, sendLimit: sendLimit, pairing: pairing, app: app, delegate: delegate, clock: clock)
+                                              limits: limits, sendLimit: sendLimit, pairing: pairing, app: app, delegate: delegate, features: features, clock: clock)
                 session.peerUUID = peer
                 table.add(session)
                 table.bind(session, to: peer)
@@ -107,7 +110,7 @@ package final class SessionOpener {
         guard let delegate else { throw SystemError("connect", errno: ESHUTDOWN, context: "peerd is stopping") }
         let session = try PeerSession(number: table.nextNumber(), dialing: endpoint, remaining: [], expectedPeerID: nil,
                                       identity: identityKey, name: name(), context: context, inviteTimeout: timeout,
-                                      limits: limits, sendLimit: sendLimit, delegate: delegate, clock: clock)
+                                      limits: limits, sendLimit: sendLimit, delegate: delegate, features: features, clock: clock)
         table.add(session)
         logger.debug("session \(session.number): dialling \(session.remoteAddress) (added by address)")
         return session

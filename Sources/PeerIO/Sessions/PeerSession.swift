@@ -71,6 +71,8 @@ package final class PeerSession {
 
     /// The owner, told what happens.
     weak var delegate: (any PeerSessionDelegate)?
+    /// The features that plug in: each of their messages goes to its owner.
+    private let features: SessionFeatures
     /// Internal, not private, only for the `PeerSession+` files.
     var lifecycle: SessionLifecycle
     /// Internal, not private, only for `PeerSession+Frames.swift`.
@@ -126,9 +128,10 @@ package final class PeerSession {
     /// nothing, as 0.1.0; for tests).
     package init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
-                sendLimit: Int, pairing: Bool = false, app: AppName = .none, delegate: any PeerSessionDelegate, clock: DaemonClock = .system,
-                hello: PeerHello? = .ours) throws(SystemError) {
+                sendLimit: Int, pairing: Bool = false, app: AppName = .none, delegate: any PeerSessionDelegate,
+                features: SessionFeatures = .none, clock: DaemonClock = .system, hello: PeerHello? = .ours) throws(SystemError) {
         self.clock = clock
+        self.features = features
         startedAt = clock.now()
         self.number = number
         self.endpoint = endpoint
@@ -150,8 +153,10 @@ package final class PeerSession {
     /// Takes an accepted connection; the remote invites us. `name` is this
     /// host's, sent with `accept`.
     package init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, name: String = "", limits: SessionLifecycle.Limits,
-                sendLimit: Int, delegate: any PeerSessionDelegate, clock: DaemonClock = .system, hello: PeerHello? = .ours) {
+                sendLimit: Int, delegate: any PeerSessionDelegate, features: SessionFeatures = .none, clock: DaemonClock = .system,
+                hello: PeerHello? = .ours) {
         self.clock = clock
+        self.features = features
         startedAt = clock.now()
         self.number = number
         endpoint = nil
@@ -267,8 +272,9 @@ package final class PeerSession {
                 if AppMessage.opensFlow(message), let violation = appOnlyViolation { return fail(violation) }
                 delegate?.session(self, bulk: message, app: .none)
             case .app(let message): received(app: message)
-            case .datagramPath(let index, let port): delegate?.session(self, datagramPath: index, port: port)
-            case .datagramFrame(let app, let data): delegate?.session(self, datagramFrame: data, app: app)
+            case .feature(let type, let body):
+                // A feature that plugged in owns it (``SessionFeatures``).
+                if let violation = features.received(type: type, body: body, on: self) { return fail(violation) }
             case .queued(let tag):
                 // §5: a tag names the next message; two in a row name none.
                 guard pendingTag == nil else { return fail("a second queued tag before an application message") }

@@ -52,12 +52,6 @@ package protocol PeerSessionDelegate: AnyObject {
     /// The session's queue drained below ``PeerSession/bulkHighWater``:
     /// bulk frames may go out again.
     func sessionCanSendBulk(_ session: PeerSession)
-    /// The peer said where it takes datagrams for this session
-    /// (`datagramPath`, docs/protocol.md §11).
-    func session(_ session: PeerSession, datagramPath index: UInt32, port: UInt16)
-    /// A datagram the peer carried in the session (`datagramFrame`), for
-    /// the clients of `app` (a name as the peer sent it; empty: the default app).
-    func session(_ session: PeerSession, datagramFrame data: [UInt8], app: String)
     /// The session ended (the socket is closed).
     func sessionFinished(_ session: PeerSession, reason: CloseReason, text: String)
 }

@@ -14,13 +14,6 @@ package protocol BulkRoom: AnyObject {
     func session(_ session: PeerSession, bulk message: BulkMessage, app: AppName)
     /// File or stream bytes arrived on `session`, in place (valid only during the call).
     func session(_ session: PeerSession, data head: BulkDataHead, bytes: UnsafeRawBufferPointer)
-    /// A whole message of `app` from `session`'s peer: true when a message
-    /// channel took it (it is then a client's), false for the inbox's usual path.
-    func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool
-    /// The peer refused `app`'s messages on `session` (`appBusy`).
-    func appBusy(_ app: AppName, on session: PeerSession, text: String)
-    /// The peer acknowledged `session`'s first `count` messages.
-    func acknowledged(_ count: UInt64, on session: PeerSession)
     /// `session` has room for bulk frames again.
     func sessionCanSendBulk(_ session: PeerSession)
     /// `session` ended.

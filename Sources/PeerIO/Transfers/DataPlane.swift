@@ -1,25 +1,22 @@
 import PeerCore
 
 /// The data plane the session layer talks to: file transfers
-/// (``TransferDesk``), streams (``StreamDesk``) and message channels
-/// (``ChannelDesk``) share each session; this routes what arrives to its
-/// desk and gives each its turn when the session has room.
+/// (``TransferDesk``) and streams (``StreamDesk``) share each session;
+/// this routes what arrives to its desk and gives each its turn when the
+/// session has room. (Message channels plug in as a ``SessionFeature``.)
 @MainActor
 package final class DataPlane: BulkRoom {
     /// Files.
     package let transfers: TransferDesk
     /// Streams.
     package let streams: StreamDesk
-    /// Message channels.
-    package let channels: ChannelDesk
     /// Whose turn it is, per session (``BulkTurns``).
     private var turns: [ObjectIdentifier: BulkTurns] = [:]
 
     /// A plane over both desks.
-    package init(transfers: TransferDesk, streams: StreamDesk, channels: ChannelDesk) {
+    package init(transfers: TransferDesk, streams: StreamDesk) {
         self.transfers = transfers
         self.streams = streams
-        self.channels = channels
     }
 
     package func sessionUp(_ session: PeerSession) { transfers.sessionUp(session) }
@@ -54,25 +51,12 @@ package final class DataPlane: BulkRoom {
         }
     }
 
-    package func deliver(_ message: [UInt8], app: AppName, from session: PeerSession) -> Bool {
-        channels.deliver(message, app: app, from: session)
-    }
-
-    package func appBusy(_ app: AppName, on session: PeerSession, text: String) {
-        channels.appBusy(app, on: session, text: text)
-    }
-
-    package func acknowledged(_ count: UInt64, on session: PeerSession) {
-        channels.acknowledged(count, on: session)
-    }
-
     /// Gives the session's room out in turns: each transfer and stream
     /// sends at most ``BulkTurns/quantum`` bytes before the next one's
     /// turn, round after round, the first of each round rotating, until
     /// the room is gone or nobody has anything to send.
     package func sessionCanSendBulk(_ session: PeerSession) {
         guard let peer = session.peerUUID else { return }
-        channels.room(on: session)
         let flows = transfers.sendingFlows(to: peer).map { (flow: $0, stream: false) }
             + streams.sendingFlows(to: peer).map { (flow: $0, stream: true) }
         guard !flows.isEmpty else { return }
@@ -95,7 +79,6 @@ package final class DataPlane: BulkRoom {
         transfers.sessionDown(session)
         if let peer = session.peerUUID {
             streams.sessionDown(peer)
-            channels.sessionDown(peer)
         }
     }
 }

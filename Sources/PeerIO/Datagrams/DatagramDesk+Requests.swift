@@ -5,17 +5,19 @@ import PeerCore
 /// `datagram` sends one, `datagrams` opens a socket for many both ways.
 /// Each is in the caller's app, which the connection must hold; an app's
 /// datagrams need the app connected with the peer, as its messages do.
-extension ControlRouter {
+extension DatagramDesk {
+    /// `datagram` and `datagrams`, which the router hands here.
+    package var controlMethods: Set<ControlMethod> { [.datagram, .datagrams] }
+
     /// `datagram` or `datagrams`.
-    func datagramRequest(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
+    package func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         if method == .datagrams {
             guard let descriptor = client.takeDescriptors(1)?.first else {
                 return .error(ControlError(.invalidParams, "'datagrams' needs one descriptor with the line: a SOCK_SEQPACKET socket"))
             }
             switch apps.trafficApp(.datagrams, params, client: client) {
             case .success(let app):
-                let datagrams = datagrams
-                return .later { answer in datagrams.open(descriptor, app: app, answer: answer) }
+                return .later { [self] answer in open(descriptor, app: app, answer: answer) }
             case .failure(let error):
                 descriptor.close()
                 return .error(error)
@@ -27,7 +29,7 @@ extension ControlRouter {
         switch target {
         case .success((let app, let peer)):
             return .from(.datagram, datagramData(params, app: app).flatMap { data in
-                data.withUnsafeBytes { datagrams.send(to: peer, app: app, $0, fallback: params.fallback ?? false) }
+                data.withUnsafeBytes { send(to: peer, app: app, $0, fallback: params.fallback ?? false) }
             })
         case .failure(let error):
             return .error(error)
