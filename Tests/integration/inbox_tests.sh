@@ -37,13 +37,17 @@ test_queued_messages_wait_in_the_inbox_for_a_client() {
     start_peerd 2
     expect_eq "$(inbox_count 2)" 0 "taken messages came back after a restart"
     # Inbox first, then live: two wait, recv starts, two more come live.
-    lab_wait_for 20 state_is 1 host2 connected || fail "not connected again"
-    for n in 1 2; do ctl 1 send --queue host2 "w$n" >/dev/null; done
-    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json inbox | jq .count)\" = 2 ]" || fail "w1, w2 did not reach the inbox"
+    # host2 just started, so its side being connected is the new session
+    # (host1's row may still show the session the SIGKILL ended).
+    lab_wait_for 30 state_is 2 host1 connected || fail "host2 not connected again: $(json 2 peers | jq -c '[.peers[] | {name, state}]')"
+    lab_wait_for 10 state_is 1 host2 connected || fail "host1 not connected again"
+    for n in 1 2; do ctl 1 send --queue host2 "w$n" >/dev/null || fail "send --queue w$n"; done
+    lab_wait_for 20 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json inbox | jq .count)\" = 2 ]" \
+        || fail "w1, w2 did not reach the inbox: host1's queue $(json 1 queue | jq -c .), host2's inbox $(json 2 inbox | jq -c '{count}')"
     lab_spawn 2 "$LAB_DIR/recv2.txt" "$BIN/peerctl" --socket "$(sock 2)" recv --count 4
-    lab_wait_for 5 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 2 ]" || fail "recv did not print the inbox"
+    lab_wait_for 10 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 2 ]" || fail "recv did not print the inbox: $(cat "$LAB_DIR/recv2.txt")"
     for n in 1 2; do ctl 1 send host2 "live$n" >/dev/null || fail "send live$n"; done
-    lab_wait_for 5 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 4 ]" || fail "live messages missing: $(cat "$LAB_DIR/recv2.txt")"
+    lab_wait_for 10 sh -c "[ \$(wc -l <'$LAB_DIR/recv2.txt') -ge 4 ]" || fail "live messages missing: $(cat "$LAB_DIR/recv2.txt")"
     expect_eq "$(tr '\n' , <"$LAB_DIR/recv2.txt")" "w1,w2,live1,live2," "inbox first, then live"
     expect_eq "$(inbox_count 2)" 0 "messages left in the inbox"
 }
