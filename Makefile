@@ -11,6 +11,8 @@
 #   make fuzz   libFuzzer harnesses for every parser of outside input, FUZZ_RUNS executions each
 #   make compat every earlier release in Tests/compat/releases.txt, built from git history (cached
 #               under .build/compat), against this build in the lab (part of make test)
+#   make coverage  the unit tests with coverage: the share of each target's lines they run,
+#               and the files they never run (Tests/coverage/summary.py)
 #   make soak   four paired lab hosts under traffic and random faults for SOAK_MINUTES (20), then
 #               every message, file and pipe accounted for (Tests/soak/soak.sh); make test runs 3 minutes
 #               (make soak-smoke)
@@ -46,7 +48,7 @@ FUZZ_SMOKE_RUNS ?= 5000
 SOAK_MINUTES ?= 20
 SOAK_SMOKE_MINUTES ?= 3
 
-.PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke test check demo bench bench-bulk clean install uninstall \
+.PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke coverage test check demo bench bench-bulk clean install uninstall \
         test-build test-labs test-alone phase-build phase-examples phase-unit phase-fuzz-smoke phase-integration phase-compat-build \
         phase-compat phase-soak-smoke \
         phase-integration-alone
@@ -92,6 +94,10 @@ fuzz: deps
 # The smoke builds its harnesses unoptimised (Tests/fuzz/run.sh says why).
 fuzz-smoke: deps
 	FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
+
+coverage: deps
+	$(SWIFT) test --enable-code-coverage --build-path .build/coverage
+	python3 Tests/coverage/summary.py .build/coverage/debug/codecov/peerd.json PeerIO PeerCore PeerKit
 
 soak: build
 	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_MINUTES) Tests/soak/soak.sh

@@ -42,7 +42,7 @@ public actor PeerClient {
 
     /// A client over a connection made already (tests: a socketpair to a
     /// fake daemon).
-    package static func adopting(_ client: ControlClient, reconnectFor: Duration = .seconds(30)) -> PeerClient {
+    package static func adopting(_ client: sending ControlClient, reconnectFor: Duration = .seconds(30)) -> PeerClient {
         PeerClient(lane: ClientLane(client, label: "requests"), reconnectFor: reconnectFor)
     }
 

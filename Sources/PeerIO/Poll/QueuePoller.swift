@@ -1,6 +1,7 @@
 import Dispatch
 import Glibc
 import PeerSystem
+import Synchronization
 
 /// An epoll instance of its own and a thread that waits on it and hands
 /// each batch of reports to one serial queue, in that queue's turn: ``Poller``'s idiom for a
@@ -15,9 +16,10 @@ import PeerSystem
 /// report that comes after its descriptor was forgotten names a token
 /// nobody holds. Forgetting is immediate (`epoll_ctl(DEL)`), so the owner
 /// closes the descriptor right after.
-/// `@unchecked Sendable` is safe: it is used on its owner's queue alone,
-/// and the thread reads only what ``start(reporting:)`` gave it.
-final class QueuePoller: @unchecked Sendable {
+/// It is used on its owner's queue; its one changing value, the state, is
+/// behind a `Mutex` the compiler checks (never contended), and the thread
+/// holds only what ``start(reporting:)`` gave it.
+final class QueuePoller: Sendable {
     /// The epoll instance.
     private let epoll: Epoll
     /// Where reports go.
@@ -28,7 +30,7 @@ final class QueuePoller: @unchecked Sendable {
     private static let stopToken = UInt64.max
     /// Not started, running, or stopped (then its descriptors are closed,
     /// by the thread if it ran, and nothing is watched again).
-    private var state = State.idle
+    private let state = Mutex(State.idle)
 
     private enum State { case idle, running, stopped }
 
@@ -52,7 +54,7 @@ final class QueuePoller: @unchecked Sendable {
     /// Starts the thread: each batch of reports is handed to `handle` on
     /// the queue, in one block, until ``stop()``.
     func start(reporting handle: @escaping @Sendable ([Epoll.Report]) -> Void) throws(SystemError) {
-        guard state == .idle else { return }
+        guard state.withLock({ $0 }) == .idle else { return }
         try epoll.add(stopPipe.read, for: .readReady, token: Self.stopToken)
         let thread = QueuePollerThread(epoll: epoll, stopPipe: stopPipe, queue: queue, handle: handle, stopToken: Self.stopToken)
         let context = Unmanaged.passRetained(thread).toOpaque()
@@ -63,13 +65,17 @@ final class QueuePoller: @unchecked Sendable {
             throw SystemError("pthread_create", errno: code, context: "the datagram poller")
         }
         pthread_detach(id)
-        state = .running
+        state.withLock { $0 = .running }
     }
 
     /// Ends the thread (it finishes the wait it is in, closes the
     /// descriptors and goes); nothing is watched after.
     func stop() {
-        switch state {
+        let was = state.withLock { state in
+            defer { state = .stopped }
+            return state
+        }
+        switch was {
         case .running:
             var byte: UInt8 = 1
             _ = write(stopPipe.write.rawValue, &byte, 1)
@@ -78,31 +84,31 @@ final class QueuePoller: @unchecked Sendable {
         case .stopped:
             return
         }
-        state = .stopped
     }
 
     /// Watches `descriptor` once for input under `token`.
     func watch(_ descriptor: FileDescriptor, token: UInt64) throws(SystemError) {
-        guard state != .stopped else { throw SystemError("epoll_ctl", errno: EBADF, context: "the datagram poller has stopped") }
+        guard state.withLock({ $0 }) != .stopped else { throw SystemError("epoll_ctl", errno: EBADF, context: "the datagram poller has stopped") }
         try epoll.add(descriptor, for: .readReady, token: token)
     }
 
     /// Watches `descriptor` once more, after a report was handled.
     func rearm(_ descriptor: FileDescriptor, token: UInt64) throws(SystemError) {
-        guard state != .stopped else { return }
+        guard state.withLock({ $0 }) != .stopped else { return }
         try epoll.rearm(descriptor, for: .readReady, token: token)
     }
 
     /// Stops watching `descriptor`, before it is closed.
     func forget(_ descriptor: FileDescriptor) {
-        guard state != .stopped else { return }
+        guard state.withLock({ $0 }) != .stopped else { return }
         try? epoll.remove(descriptor)
     }
 }
 
 /// What the poller's thread holds: the epoll instance, where reports go,
-/// and how it learns to stop; it closes the descriptors as it goes.
-private final class QueuePollerThread: @unchecked Sendable {
+/// and how it learns to stop, none of which changes; it closes the
+/// descriptors as it goes.
+private final class QueuePollerThread: Sendable {
     let epoll: Epoll
     let stopPipe: (read: FileDescriptor, write: FileDescriptor)
     let queue: DispatchQueue

@@ -1,5 +1,6 @@
 import Dispatch
 import PeerCore
+import Synchronization
 
 /// The sending cipher of one session and the thread its large frames are
 /// made on (issue 25, point 2): a file chunk is read, hashed and sealed
@@ -13,11 +14,12 @@ import PeerCore
 /// actor in the order the jobs ran (one serial queue posting to the one
 /// main queue).
 ///
-/// `@unchecked Sendable` is safe here: the cipher is touched by the job
-/// running on `queue`, or by ``sealNow(_:count:)``, which the owner calls
-/// only when it has counted every job's result back on the main actor
-/// (the job's last touch happens before its result is posted).
-final class SealLane: @unchecked Sendable {
+/// The cipher is behind a `Mutex` the compiler checks. It is touched by
+/// the job running on `queue`, or by ``sealNow(_:count:)``, which the
+/// owner calls only when it has counted every job's result back on the
+/// main actor, so the lock is never contended: it costs one uncontended
+/// lock and unlock per frame, beside sealing up to 64 KiB.
+final class SealLane: Sendable {
     /// What a job came to, on the main actor.
     enum Outcome: Sendable {
         /// The frame, length prefix and tag written, to be queued as it is.
@@ -46,17 +48,17 @@ final class SealLane: @unchecked Sendable {
     /// The threads lanes run on: Dispatch's pool, as wide as the cores.
     private static let pool = DispatchQueue(label: "peerd.seal", qos: .userInitiated, attributes: .concurrent)
 
-    private var cipher: NoiseCipherState
+    private let cipher: Mutex<NoiseCipherState>
     private let queue = DispatchQueue(label: "peerd.seal.session", target: SealLane.pool)
 
     /// A lane for the session's sending cipher (after the handshake).
-    init(cipher: NoiseCipherState) { self.cipher = cipher }
+    init(cipher: NoiseCipherState) { self.cipher = Mutex(cipher) }
 
     /// Seals the `count` plaintext bytes at offset 2 of `frame` now, on the
     /// caller's thread, and writes the length prefix. Only while no job is
     /// queued or running (the caller counts them).
     func sealNow(_ frame: inout [UInt8], count: Int) throws(NoiseError) {
-        try cipher.sealInPlace(&frame, offset: 2, count: count)
+        try cipher.withLock { cipher throws(NoiseError) in try cipher.sealInPlace(&frame, offset: 2, count: count) }
         Self.writeLength(&frame, count: count)
     }
 
@@ -77,31 +79,36 @@ final class SealLane: @unchecked Sendable {
     }
 
     private func perform(_ job: Job, _ make: Make) -> Outcome {
-        let tag = NoiseCipherState.tagLength
-        let count: Int
-        switch make {
-        case .ready(let ready):
-            count = ready
-        case .fill(let fill):
-            // Work alone has no frame at all (and no room to rebase into).
-            guard !job.frame.isEmpty else { return fill(UnsafeMutableRawBufferPointer(start: nil, count: 0)) == nil ? .dropped : .done }
-            let room = job.frame.count - 2 - tag
-            guard let filled = job.frame.withUnsafeMutableBytes({ fill(UnsafeMutableRawBufferPointer(rebasing: $0[2..<(2 + room)])) }),
-                  filled <= room else { return .dropped }
-            job.frame.removeLast(room - filled)
-            count = filled
-        case .build(let build):
-            guard let plaintext = build() else { return .dropped }
-            job.frame = [0, 0] + plaintext + [UInt8](repeating: 0, count: tag)
-            count = plaintext.count
+        job.frame.withLock { frame in
+            let tag = NoiseCipherState.tagLength
+            let count: Int
+            switch make {
+            case .ready(let ready):
+                count = ready
+            case .fill(let fill):
+                // Work alone has no frame at all (and no room to rebase into).
+                guard !frame.isEmpty else { return fill(UnsafeMutableRawBufferPointer(start: nil, count: 0)) == nil ? .dropped : .done }
+                let room = frame.count - 2 - tag
+                guard let filled = frame.withUnsafeMutableBytes({ fill(UnsafeMutableRawBufferPointer(rebasing: $0[2..<(2 + room)])) }),
+                      filled <= room else { return .dropped }
+                frame.removeLast(room - filled)
+                count = filled
+            case .build(let build):
+                guard let plaintext = build() else { return .dropped }
+                frame = [0, 0] + plaintext + [UInt8](repeating: 0, count: tag)
+                count = plaintext.count
+            }
+            do throws(NoiseError) {
+                try cipher.withLock { cipher throws(NoiseError) in try cipher.sealInPlace(&frame, offset: 2, count: count) }
+            } catch {
+                return .failed(error)
+            }
+            Self.writeLength(&frame, count: count)
+            // Moved out whole: the buffer goes to the socket uncopied.
+            var out: [UInt8] = []
+            swap(&out, &frame)
+            return .sealed(out)
         }
-        do {
-            try cipher.sealInPlace(&job.frame, offset: 2, count: count)
-        } catch {
-            return .failed(error)
-        }
-        Self.writeLength(&job.frame, count: count)
-        return .sealed(job.take())
     }
 
     private static func writeLength(_ frame: inout [UInt8], count: Int) {
@@ -110,16 +117,12 @@ final class SealLane: @unchecked Sendable {
         frame[1] = UInt8(length & 0xFF)
     }
 
-    /// A frame on its way through the lane: held by one thread at a time
-    /// (made on the main actor, filled and sealed on the lane), and moved
-    /// out whole, so the 64 KiB buffer is never copied on write.
-    private final class Job: @unchecked Sendable {
-        var frame: [UInt8]
-        init(frame: consuming [UInt8]) { self.frame = frame }
-        func take() -> [UInt8] {
-            var out: [UInt8] = []
-            swap(&out, &frame)
-            return out
-        }
+    /// A frame on its way through the lane: made on the main actor, filled
+    /// and sealed on the lane, and moved out whole, so the 64 KiB buffer
+    /// is never copied on write. The `Mutex` makes the hand-over one the
+    /// compiler checks; nothing else holds it, so it is never contended.
+    private final class Job: Sendable {
+        let frame: Mutex<[UInt8]>
+        init(frame: consuming [UInt8]) { self.frame = Mutex(frame) }
     }
 }
