@@ -1,3 +1,4 @@
+import PeerProtocol
 import FoundationEssentials
 
 /// One message a peer sent to this host.
@@ -12,4 +13,13 @@ public struct PeerMessage: Sendable, Equatable {
     public var app: String?
     /// When it reached this host, for one that waited in the inbox.
     public var received: Date?
+}
+
+extension PeerMessage {
+    /// The message a `message` event carries, its data decoded from
+    /// base64; nil when the data is not base64.
+    init?(info: MessageInfo) {
+        guard let bytes = Data(base64Encoded: info.data) else { return nil }
+        self.init(from: info.from, peerID: info.peerId, bytes: Array(bytes), app: info.app, received: info.received)
+    }
 }

@@ -28,8 +28,8 @@ public struct PeerMessages: AsyncSequence, Sendable {
             while true {
                 guard let next = try await events.next() else { return nil }
                 guard case .event(let event) = next, event.type == .message, let info = event.message else { continue }
-                guard let bytes = Data(base64Encoded: info.data) else { throw .transport("a message event whose data is not base64") }
-                return PeerMessage(from: info.from, peerID: info.peerId, bytes: Array(bytes), app: info.app, received: info.received)
+                guard let message = PeerMessage(info: info) else { throw .transport("a message event whose data is not base64") }
+                return message
             }
         }
     }
