@@ -414,3 +414,23 @@ test_peerctl_links_neither_avahi_nor_sodium() {
     ! echo "$libs" | grep -qE "libavahi|libsodium" || fail "peerctl links: $(echo "$libs" | grep -E "libavahi|libsodium")"
     ldd "$BIN/peerd" | grep -q libavahi-client || fail "the check is blind: peerd shows no libavahi-client"
 }
+
+# Issue 43, point 2: the threads peerd starts itself carry its names, one
+# of each (its poller, the datagram engine's poller); the main thread and
+# Avahi's keep the process's name; every other one is a worker of
+# Dispatch's pools (the disk, seal and bulk lanes), which libdispatch names
+# after the pool's QoS ("…r-initiated-qos", "…-qos.overcommit"); and
+# there are few of them.
+test_the_daemons_threads_are_its_named_ones_and_the_pools() {
+    two_peers
+    connect_peers
+    ctl 1 send host2 "warm the lanes" >/dev/null || fail "send"
+    local pid names; pid=$(cat "$LAB_DIR/h1/peerd.pid")
+    names=$(cat /proc/"$pid"/task/*/comm | sort)
+    note "host1's threads: $(echo "$names" | uniq -c | tr -s ' \n' ' ')"
+    expect_eq "$(echo "$names" | grep -cx peerd-poll)" 1 "threads named peerd-poll"
+    expect_eq "$(echo "$names" | grep -cx peerd-datagram)" 1 "threads named peerd-datagram"
+    expect_eq "$(echo "$names" | grep -vx -e peerd -e peerd-poll -e peerd-datagram | grep -v qos | tr '\n' ' ')" "" "threads of any other name"
+    [ "$(echo "$names" | grep -cx peerd)" -le 2 ] || fail "more than the main thread and Avahi's keep the process's name"
+    [ "$(echo "$names" | wc -l)" -le 16 ] || fail "$(echo "$names" | wc -l) threads"
+}

@@ -17,6 +17,9 @@ import PeerSystem
 /// report on its way at a time and the forwarding is bounded by the
 /// number of descriptors, not by how busy they are.
 package final class Poller: Sendable {
+    /// Its thread's name (`top -H`; pinned by a lab test).
+    package static let threadName = "peerd-poll"
+
     /// The one poller, started on first use.
     @MainActor package static let main = Poller()
 
@@ -53,5 +56,6 @@ package final class Poller: Sendable {
 /// The poller thread's entry. At file scope and nonisolated: a closure made
 /// in main-actor code and called from C traps.
 private func pollerThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    ThreadName.set(Poller.threadName)
     Unmanaged<Poller>.fromOpaque(context!).takeUnretainedValue().run()
 }

@@ -26,6 +26,9 @@ final class QueuePoller: Sendable {
     private let queue: DispatchQueue
     /// Written once to end the thread; its read end is watched under ``stopToken``.
     private let stopPipe: (read: FileDescriptor, write: FileDescriptor)
+    /// Its thread's name (`top -H`; pinned by a lab test): the datagram
+    /// engine's is the one queue poller in the daemon.
+    static let threadName = "peerd-datagram"
     /// The token of the stop pipe: no owner's.
     private static let stopToken = UInt64.max
     /// Not started, running, or stopped (then its descriptors are closed,
@@ -148,6 +151,7 @@ private final class QueuePollerThread: Sendable {
 /// The thread's entry. At file scope and nonisolated: a closure made in
 /// main-actor code and called from C traps.
 private func queuePollerThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
+    ThreadName.set(QueuePoller.threadName)
     let thread = Unmanaged<QueuePollerThread>.fromOpaque(context!).takeRetainedValue()
     thread.run()
     return nil
