@@ -13,8 +13,6 @@ final class DatagramEngineTests: XCTestCase {
     private struct Pair {
         let sender: DatagramEngine
         let receiver: DatagramEngine
-        let senderLink: DatagramLink
-        let receiverLink: DatagramLink
         /// The receiving client's end of its `datagrams` socket.
         let client: FileDescriptor
         let peer: UUID
@@ -35,7 +33,7 @@ final class DatagramEngineTests: XCTestCase {
         return made
     }
 
-    private func cipher(_ bytes: [UInt8]) -> DatagramCipher {
+    private static func cipher(_ bytes: [UInt8]) -> DatagramCipher {
         var key = bytes
         return DatagramCipher(key: &key)
     }
@@ -65,18 +63,23 @@ final class DatagramEngineTests: XCTestCase {
         let audience = DatagramLink.Audience(peer: peer, current: true, carriesDefault: true, apps: [])
         let toReceiver = try loopback(of: receiver, mapped: try XCTUnwrap(sender.socket).dualStack)
         let toSender = try loopback(of: sender, mapped: try XCTUnwrap(receiver.socket).dualStack)
-        let receiverLink = receiver.sync { engine in
-            let link = engine.addLink(session: 1, name: "sender", ciphers: (cipher(backward), cipher(forward)))
+        // Links live inside each engine's isolation: the tests name them
+        // by their session (1) there, and keep only their indexes.
+        let receiverCiphers = (send: Self.cipher(backward), receive: Self.cipher(forward))
+        let senderCiphers = (send: Self.cipher(forward), receive: Self.cipher(backward))
+        let receiverIndex = receiver.sync { engine in
+            let link = engine.addLink(session: 1, name: "sender", ciphers: receiverCiphers)
             engine.setAudience(audience, of: link)
-            return link
+            return link.localIndex
         }
-        let senderLink = sender.sync { engine in
-            let link = engine.addLink(session: 1, name: "receiver", ciphers: (cipher(forward), cipher(backward)))
+        let receiverPort = try XCTUnwrap(receiver.socket).port, senderPort = try XCTUnwrap(sender.socket).port
+        let senderIndex = sender.sync { engine in
+            let link = engine.addLink(session: 1, name: "receiver", ciphers: senderCiphers)
             engine.setAudience(audience, of: link)
-            engine.learned(link, index: receiverLink.localIndex, port: try! XCTUnwrap(receiver.socket).port, address: toReceiver, now: Date())
-            return link
+            engine.learned(link, index: receiverIndex, port: receiverPort, address: toReceiver, now: Date())
+            return link.localIndex
         }
-        receiver.sync { $0.learned(receiverLink, index: senderLink.localIndex, port: try! XCTUnwrap(sender.socket).port, address: toSender, now: Date()) }
+        receiver.sync { $0.learned($0.theLink, index: senderIndex, port: senderPort, address: toSender, now: Date()) }
         var pair: [Int32] = [0, 0]
         XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_SEQPACKET.rawValue), 0, &pair), 0)
         let client = FileDescriptor(rawValue: pair[0])
@@ -84,7 +87,7 @@ final class DatagramEngineTests: XCTestCase {
         sender.start()
         receiver.start()
         XCTAssertNil(receiver.sync { $0.open(FileDescriptor(rawValue: pair[1]), app: .none, answer: { _ in }) })
-        return Pair(sender: sender, receiver: receiver, senderLink: senderLink, receiverLink: receiverLink, client: client, peer: peer)
+        return Pair(sender: sender, receiver: receiver, client: client, peer: peer)
     }
 
     /// Sends `count` data datagrams of `size` bytes from the sender: how many the kernel took.
@@ -92,7 +95,7 @@ final class DatagramEngineTests: XCTestCase {
     private func send(_ count: Int, size: Int = 100, on pair: Pair) -> Int {
         let data = [UInt8](repeating: 0x5A, count: size)
         return pair.sender.sync { engine in
-            (0..<count).reduce(0) { sent, _ in sent + (data.withUnsafeBytes { engine.sendData($0, app: .none, on: pair.senderLink) } == nil ? 1 : 0) }
+            (0..<count).reduce(0) { sent, _ in sent + (data.withUnsafeBytes { engine.sendData($0, app: .none, on: engine.theLink) } == nil ? 1 : 0) }
         }
     }
 
@@ -110,10 +113,10 @@ final class DatagramEngineTests: XCTestCase {
     }
 
     /// Waits up to 5 s for the receiver's link counts to say `condition`.
-    private func waitFor(_ pair: Pair, _ condition: (DatagramCounters) -> Bool) -> Bool {
+    private func waitFor(_ pair: Pair, _ condition: @Sendable (DatagramCounters) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(5)
         while Date() < deadline {
-            if pair.receiver.sync({ _ in condition(pair.receiverLink.counters) }) { return true }
+            if pair.receiver.sync({ condition($0.theLink.counters) }) { return true }
             usleep(2_000)
         }
         return false
@@ -126,7 +129,7 @@ final class DatagramEngineTests: XCTestCase {
     /// Waits up to 5 s until both sides' probes were answered (the test fails otherwise).
     private func waitUntilUp(_ pair: Pair) throws {
         let deadline = Date().addingTimeInterval(5)
-        while pair.sender.sync({ _ in pair.senderLink.path.state }) != .up || pair.receiver.sync({ _ in pair.receiverLink.path.state }) != .up {
+        while pair.sender.sync({ $0.theLink.path.state }) != .up || pair.receiver.sync({ $0.theLink.path.state }) != .up {
             guard Date() < deadline else { throw NotUp() }
             usleep(2_000)
         }
@@ -138,7 +141,7 @@ final class DatagramEngineTests: XCTestCase {
         let sent = pair.sender.sync { engine in
             (0..<100).reduce(0) { sent, number in
                 let data: [UInt8] = [UInt8(number)] + [UInt8](repeating: 0x42, count: 99)
-                return sent + (data.withUnsafeBytes { engine.sendData($0, app: .none, on: pair.senderLink) } == nil ? 1 : 0)
+                return sent + (data.withUnsafeBytes { engine.sendData($0, app: .none, on: engine.theLink) } == nil ? 1 : 0)
             }
         }
         XCTAssertEqual(sent, 100)
@@ -151,8 +154,8 @@ final class DatagramEngineTests: XCTestCase {
             XCTAssertEqual(parsed.lost, 0)
             XCTAssertEqual(parsed.data.count, 100)
         }
-        XCTAssertEqual(pair.sender.sync { _ in pair.senderLink.counters.sent }, 100)
-        XCTAssertEqual(pair.receiver.sync { _ in pair.receiverLink.counters.received }, 100)
+        XCTAssertEqual(pair.sender.sync { $0.theLink.counters.sent }, 100)
+        XCTAssertEqual(pair.receiver.sync { $0.theLink.counters.received }, 100)
     }
 
     func testThePerPeerBoundDropsWhatIsOverItAsRate() throws {
@@ -163,7 +166,7 @@ final class DatagramEngineTests: XCTestCase {
         XCTAssertEqual(send(80, on: pair), 80)
         // Within one second of the bound (no tick runs here): 50 taken, 30 over it.
         XCTAssertTrue(waitFor(pair) { $0.received + $0.dropped[.rate, default: 0] == 80 }, "every datagram is accounted for")
-        let counters = pair.receiver.sync { _ in pair.receiverLink.counters }
+        let counters = pair.receiver.sync { $0.theLink.counters }
         XCTAssertEqual(counters.received, 50)
         XCTAssertEqual(counters.dropped[.rate], 30)
         XCTAssertEqual(drain(pair.client).count, 50)
@@ -222,7 +225,7 @@ final class DatagramEngineTests: XCTestCase {
             XCTAssertEqual(send(200, on: pair), 200)
             XCTAssertTrue(waitFor(pair) { $0.received == UInt64(round * 200) })
         }
-        let lost = pair.receiver.sync { _ in pair.receiverLink.counters.dropped[.slowReceiver, default: 0] }
+        let lost = pair.receiver.sync { $0.theLink.counters.dropped[.slowReceiver, default: 0] }
         XCTAssertGreaterThan(lost, 0, "a 1 MiB socket buffer holds fewer than 10,000 records")
         let held = drain(pair.client)
         XCTAssertEqual(UInt64(held.count) + lost, 10_000, "each datagram was either written or counted lost")
@@ -232,4 +235,9 @@ final class DatagramEngineTests: XCTestCase {
         XCTAssertEqual(next.count, 1)
         XCTAssertEqual(try XCTUnwrap(next.first.flatMap(DatagramRecord.parseReceived)).lost, UInt32(lost))
     }
+}
+
+private extension DatagramEngine {
+    /// The one link of the tests' engines (session 1).
+    var theLink: DatagramLink { link(ofSession: 1)! }
 }

@@ -44,7 +44,7 @@ final class DatagramDelivery {
     }
 
     /// Writes every pending datagram to each of `receivers` of its app.
-    func flush(to receivers: some Sequence<DatagramReceiver>) {
+    func flush(to receivers: some Sequence<DatagramReceiver>, in engine: isolated DatagramEngine) {
         guard !pending.isEmpty else { return }
         for receiver in receivers where !receiver.finished {
             for index in pending.indices where pending[index].app == receiver.app {
@@ -57,9 +57,9 @@ final class DatagramDelivery {
                 }
                 batch.prepare(chunk.count, length: DatagramRecord.receiveHeader + entry.data.count, to: nil)
                 chunk.append(index)
-                if chunk.count == Self.capacity { write(to: receiver) }
+                if chunk.count == Self.capacity { write(to: receiver, in: engine) }
             }
-            if !chunk.isEmpty { write(to: receiver) }
+            if !chunk.isEmpty { write(to: receiver, in: engine) }
         }
         for index in pending.indices where audience[index] == 0 { pending[index].link.counters.drop(.noReceiver) }
         pending.removeAll(keepingCapacity: true)
@@ -67,8 +67,8 @@ final class DatagramDelivery {
     }
 
     /// Writes the chunk's records to `receiver`; those it did not take are lost for it.
-    private func write(to receiver: DatagramReceiver) {
-        let delivered = receiver.deliver(batch, count: chunk.count)
+    private func write(to receiver: DatagramReceiver, in engine: isolated DatagramEngine) {
+        let delivered = receiver.deliver(batch, count: chunk.count, in: engine)
         for index in chunk[delivered...] { pending[index].link.counters.drop(.slowReceiver) }
         chunk.removeAll(keepingCapacity: true)
     }

@@ -104,9 +104,9 @@ package final class DatagramDesk: SessionFeature {
         guard link(for: session) != nil else { return }
         let address = port == 0 ? nil : engine.socket.flatMap { session.datagramAddress(port: port, mapped: $0.dualStack) }
         let audience = self.audience(of: session)
-        let now = clock.now()
+        let (now, number) = (clock.now(), session.number)
         engine.sync { engine in
-            guard let link = engine.link(ofSession: session.number) else { return }
+            guard let link = engine.link(ofSession: number) else { return }
             engine.setAudience(audience, of: link)
             engine.learned(link, index: index, port: port, address: address, now: now)
         }
@@ -227,6 +227,8 @@ package final class DatagramDesk: SessionFeature {
         guard state != nil else {
             return .failure(ControlError(.notConnected, "the session with '\(peer.name)' carries no datagrams"))
         }
+        // Valid for the call, which waits for the engine's turn.
+        nonisolated(unsafe) let data = data
         let outcome: Result<DatagramDrop?, ControlError> = engine.sync { engine in
             guard let link = engine.link(ofSession: number) else {
                 return .failure(ControlError(.notConnected, "the session with '\(peer.name)' carries no datagrams"))

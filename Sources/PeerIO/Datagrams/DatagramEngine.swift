@@ -18,8 +18,12 @@ import PeerSystem
 /// `recvmmsg`, checked cheapest first (length and kind, index, replay
 /// window, one decryption, the per-peer rate), and handed to the clients
 /// many records a call (``DatagramDelivery``).
-/// `@unchecked Sendable` is safe: every field is touched on `queue` alone.
-final class DatagramEngine: @unchecked Sendable {
+///
+/// An actor whose executor is its queue (``QueueExecutor``): the compiler
+/// checks that its state is touched there alone. The desk reaches it with
+/// ``sync(_:)`` (a `queue.sync`, isolated by `assumeIsolated`), and the
+/// poller hands it each batch on the queue in the same way.
+actor DatagramEngine {
     /// Datagrams taken from one peer in one second, at most, by default.
     static let maxPerPeerPerSecond = 500_000
     /// Datagrams read from the UDP socket at one wake-up, at most (about).
@@ -39,10 +43,14 @@ final class DatagramEngine: @unchecked Sendable {
     /// 2,700 records of 100 bytes, 12 ms at 220,000 a second.
     static let clientSocketBuffer: Int32 = 1 << 20
 
-    /// The queue every field belongs to.
-    let queue = DispatchQueue(label: "peerd.datagrams", qos: .userInteractive)
+    /// The engine's executor: its one serial queue.
+    nonisolated let executor: QueueExecutor
+    /// The queue everything of the engine runs on.
+    nonisolated var queue: DispatchQueue { executor.queue }
+    /// Runs the engine's jobs on its queue.
+    nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
     /// The socket, if one could be opened.
-    let socket: UDPSocket?
+    nonisolated let socket: UDPSocket?
     /// Watches the UDP socket and the clients' sockets, reporting on
     /// ``queue`` (nil: it could not be made, and ``pollerError`` says why).
     private let poller: QueuePoller?
@@ -85,13 +93,14 @@ final class DatagramEngine: @unchecked Sendable {
     /// An engine over `socket` (nil: none could be opened), taking at most
     /// `perPeerPerSecond` datagrams a second from each peer.
     init(socket: UDPSocket?, logger: Logger, clock: DaemonClock, perPeerPerSecond: Int = DatagramEngine.maxPerPeerPerSecond) {
+        executor = QueueExecutor(label: "peerd.datagrams", qos: .userInteractive)
         self.socket = socket
         self.logger = logger
         self.clock = clock
         self.perPeerPerSecond = perPeerPerSecond
         outbox = socket.map(DatagramOutbox.init)
         do {
-            poller = try QueuePoller(queue: queue)
+            poller = try QueuePoller(queue: executor.queue)
             pollerError = nil
         } catch {
             poller = nil
@@ -99,34 +108,46 @@ final class DatagramEngine: @unchecked Sendable {
         }
     }
 
-    /// Runs `body` on the engine's queue and returns what it gives.
-    func sync<T>(_ body: (DatagramEngine) -> T) -> T { queue.sync { body(self) } }
+    /// Runs `body` on the engine's queue, isolated to it, and returns what
+    /// it gives.
+    nonisolated func sync<T: Sendable>(_ body: (isolated DatagramEngine) -> T) -> T {
+        queue.sync {
+            // The caller waits while `body` runs on the queue: nothing it
+            // captured is used by two threads at once. (The one place the
+            // engine tells the compiler so; Swift 6.3's region checker
+            // cannot see it through `queue.sync`.)
+            nonisolated(unsafe) let body = body
+            return assumeIsolated { body($0) }
+        }
+    }
 
     /// Starts reading the UDP socket.
-    func start() {
-        guard let socket else { return }
-        queue.sync {
-            guard !running else { return }
-            guard let poller else {
-                return logger.warning("no datagram path: \(pollerError?.description ?? "no poller")")
-            }
-            do throws(SystemError) {
-                try poller.start { [weak self] reports in self?.handle(reports) }
-                try poller.watch(socket.descriptor, token: Self.socketToken)
-                running = true
-            } catch {
-                logger.warning("no datagram path: \(error.description)")
-            }
+    nonisolated func start() {
+        sync { $0.startOnQueue() }
+    }
+
+    private func startOnQueue() {
+        guard let socket, !running else { return }
+        guard let poller else {
+            return logger.warning("no datagram path: \(pollerError?.description ?? "no poller")")
+        }
+        do throws(SystemError) {
+            // The poller hands each batch over inside a `queue.sync`.
+            try poller.start { [weak self] reports in self?.assumeIsolated { $0.handle(reports) } }
+            try poller.watch(socket.descriptor, token: Self.socketToken)
+            running = true
+        } catch {
+            logger.warning("no datagram path: \(error.description)")
         }
     }
 
     /// Closes every client's socket and the UDP socket.
-    func stop() {
-        queue.sync {
-            for receiver in Array(receivers.values) { receiver.finish() }
-            running = false
-            poller?.stop()
-            socket?.close()
+    nonisolated func stop() {
+        sync { engine in
+            for receiver in Array(engine.receivers.values) { receiver.finish(in: engine) }
+            engine.running = false
+            engine.poller?.stop()
+            engine.socket?.close()
         }
     }
 
@@ -140,7 +161,7 @@ final class DatagramEngine: @unchecked Sendable {
                 readable()
                 do { try poller?.rearm(socket.descriptor, token: Self.socketToken) } catch { logger.warning("the datagram socket is no longer watched: \(error.description)") }
             } else {
-                receivers[report.token]?.readable()
+                receivers[report.token]?.readable(in: self)
             }
         }
     }
@@ -224,7 +245,7 @@ final class DatagramEngine: @unchecked Sendable {
     /// slots, sent in one `sendmmsg`: how many went, and how many were
     /// refused (not a record, too long, no such peer or app, no path, or
     /// dropped by the socket).
-    private func sendRecords(_ batch: MessageBatch, count: Int, app: AppName) -> (sent: Int, refused: Int) {
+    func sendRecords(_ batch: MessageBatch, count: Int, app: AppName) -> (sent: Int, refused: Int) {
         guard let outbox else { return (0, count) }
         for index in 0..<count {
             let length = batch.length(index)
@@ -311,7 +332,7 @@ final class DatagramEngine: @unchecked Sendable {
             }
             // Answers to probes go now, the data to its clients.
             outbox?.flush()
-            delivery.flush(to: receivers.values)
+            delivery.flush(to: receivers.values, in: self)
             guard count == inbound.capacity else { return }
         }
     }
@@ -352,7 +373,7 @@ final class DatagramEngine: @unchecked Sendable {
     /// Hands data of `app` that the session carried to each of the app's clients taking datagrams.
     func deliver(_ bytes: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) {
         delivery.add(bytes, app: app, on: link)
-        delivery.flush(to: receivers.values)
+        delivery.flush(to: receivers.values, in: self)
     }
 
     // MARK: Clients (on the queue)
@@ -377,9 +398,10 @@ final class DatagramEngine: @unchecked Sendable {
             descriptor.close()
             return ControlError(.internal, "the datagram socket cannot be watched: \(error.description)")
         }
-        receivers[token] = DatagramReceiver(descriptor: descriptor, token: token, app: app, poller: poller, records: records, answer: answer,
-                                            sendRecords: { [unowned self] batch, count, app in self.sendRecords(batch, count: count, app: app) },
-                                            onFinished: { [unowned self] ended in self.receivers[ended.token] = nil })
+        receivers[token] = DatagramReceiver(descriptor: descriptor, token: token, app: app, poller: poller, records: records, answer: answer)
         return nil
     }
+
+    /// A client's socket is over: the engine forgets its receiver.
+    func receiverFinished(_ token: UInt64) { receivers[token] = nil }
 }
