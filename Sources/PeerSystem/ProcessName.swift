@@ -17,8 +17,18 @@ public enum ProcessName {
     }
 
     /// The process's name (`/proc/self/comm`), nil when it cannot be read.
-    public static func current() -> String? {
-        let fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC)
+    public static func current() -> String? { readComm("/proc/self/comm") }
+
+    /// Names the process (`/proc/self/comm`, the main thread's name, which
+    /// threads made after it take too); longer than 15 bytes is cut.
+    /// Returns whether the kernel took it.
+    @discardableResult
+    public static func set(_ name: String) -> Bool { writeComm("/proc/self/comm", name) }
+
+    /// Reads a `comm` file (a process's or a thread's name), nil when it
+    /// cannot be read.
+    static func readComm(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 64)
@@ -27,12 +37,10 @@ public enum ProcessName {
         return String(decoding: buffer[0..<count], as: UTF8.self).trimmingSuffix("\n")
     }
 
-    /// Names the process (`/proc/self/comm`, the main thread's name, which
-    /// threads made after it take too); longer than 15 bytes is cut.
-    /// Returns whether the kernel took it.
-    @discardableResult
-    public static func set(_ name: String) -> Bool {
-        let fd = open("/proc/self/comm", O_WRONLY | O_CLOEXEC)
+    /// Writes a `comm` file, cut to the kernel's 15 bytes: whether the
+    /// kernel took it.
+    static func writeComm(_ path: String, _ name: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
         guard fd >= 0 else { return false }
         defer { close(fd) }
         let bytes = Array(name.utf8.prefix(15))

@@ -10,24 +10,8 @@ public enum ThreadName {
     /// Names the calling thread; longer than 15 bytes is cut. Returns
     /// whether the kernel took it.
     @discardableResult
-    public static func set(_ name: String) -> Bool {
-        let fd = open("/proc/thread-self/comm", O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        let bytes = Array(name.utf8.prefix(15))
-        return write(fd, bytes, bytes.count) == bytes.count
-    }
+    public static func set(_ name: String) -> Bool { ProcessName.writeComm("/proc/thread-self/comm", name) }
 
     /// The calling thread's name, nil when it cannot be read.
-    public static func current() -> String? {
-        let fd = open("/proc/thread-self/comm", O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var buffer = [UInt8](repeating: 0, count: 32)
-        let count = read(fd, &buffer, buffer.count)
-        guard count > 0 else { return nil }
-        var bytes = buffer[0..<count]
-        if bytes.last == 0x0A { bytes = bytes.dropLast() }
-        return String(decoding: bytes, as: UTF8.self)
-    }
+    public static func current() -> String? { ProcessName.readComm("/proc/thread-self/comm") }
 }

@@ -12,11 +12,7 @@ import XCTest
 /// invitation policy), and an invitation a client declines
 /// (`InvitationDesk`, `SessionAftermath`).
 @MainActor
-final class DaemonLoopbackFlowTests: XCTestCase {
-    private let lab = LoopbackLab()
-
-    override func tearDown() async throws { lab.stop() }
-
+final class DaemonLoopbackFlowTests: LoopbackLabTestCase {
     func testAFileArrivesWholeInTheOthersDownloads() async throws {
         let (alpha, bravo) = (try lab.start("alpha"), try lab.start("bravo"))
         let bravoRow = try await lab.connect(alpha, to: bravo)

@@ -15,11 +15,7 @@ import XCTest
 /// datagram carried in the session, and `peer`'s part from a feature.
 /// No Avahi is needed: `add` reaches the other by address.
 @MainActor
-final class DaemonLoopbackTests: XCTestCase {
-    private let lab = LoopbackLab()
-
-    override func tearDown() async throws { lab.stop() }
-
+final class DaemonLoopbackTests: LoopbackLabTestCase {
     /// `host`'s own peer id.
     private func peerID(_ host: LoopbackLab.Host) throws -> String {
         try IdentityKey.loadOrCreate(in: host.state).key.peerID
@@ -28,7 +24,11 @@ final class DaemonLoopbackTests: XCTestCase {
     func testAMessageGoesFromOneDaemonToTheOthersClient() async throws {
         let (alpha, bravo) = (try lab.start("alpha"), try lab.start("bravo"))
         let bravoRow = try await lab.connect(alpha, to: bravo)
-        XCTAssertEqual(bravoRow.name, "bravo", "the name came with the accept")
+        // The row takes the name the accept carried (through the identity
+        // actor, so a moment after the state).
+        let alphaClient = try await lab.client(alpha)
+        let named = try await lab.eventually { try await alphaClient.peer(bravoRow.id).name == "bravo" }
+        XCTAssertTrue(named, "the name that came with the accept")
         let receiver = try await lab.client(bravo)
         let first = Task { () throws -> PeerMessage? in
             var iterator = receiver.messages().makeAsyncIterator()
@@ -63,7 +63,11 @@ final class DaemonLoopbackTests: XCTestCase {
         XCTAssertEqual(arrived, Array("by channel".utf8))
 
         // A datagram with fallback: in the session, to bravo's socket.
-        let datagrams = try await lab.client(bravo).datagrams()
+        let bravoClient = try await lab.client(bravo)
+        let datagrams = try await bravoClient.datagrams()
+        // Unreliable by design: send once bravo's daemon holds the socket.
+        let holding = try await lab.eventually { try await bravoClient.status().datagrams?.receivers ?? 0 >= 1 }
+        XCTAssertTrue(holding, "bravo's daemon never took the datagrams socket")
         let result = try await alphaClient.datagram(Array("dg".utf8), to: bravoRow.id, fallback: true)
         XCTAssertTrue(result.sent, "\(result)")
         let datagram = try await datagrams.receive()

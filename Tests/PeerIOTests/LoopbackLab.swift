@@ -95,3 +95,12 @@ final class LoopbackLab {
         return true
     }
 }
+
+/// A test case with a loopback lab of its own, stopped after each test.
+@MainActor
+class LoopbackLabTestCase: XCTestCase {
+    /// The test's daemons.
+    let lab = LoopbackLab()
+
+    override func tearDown() async throws { lab.stop() }
+}

@@ -59,11 +59,21 @@ final class FakeConnection: @unchecked Sendable {
 
     /// The next request, or nil once the client closed.
     func request() -> ControlRequest? {
+        nextLine().flatMap { try? JSONLines.decode(ControlRequest.self, from: $0) }
+    }
+
+    /// The next request as the JSON object it is, or nil once the client closed.
+    func requestObject() -> [String: Any]? {
+        nextLine().flatMap { (try? JSONSerialization.jsonObject(with: Data($0))) as? [String: Any] }
+    }
+
+    /// The next line the client wrote, without its newline; nil once it closed.
+    private func nextLine() -> [UInt8]? {
         while true {
             if let newline = pending.firstIndex(of: 10) {
                 let line = Array(pending[..<newline])
                 pending.removeSubrange(...newline)
-                return try? JSONLines.decode(ControlRequest.self, from: line)
+                return line
             }
             var buffer = [UInt8](repeating: 0, count: 4096)
             let count = read(fd, &buffer, buffer.count)
