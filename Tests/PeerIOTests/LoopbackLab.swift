@@ -26,6 +26,9 @@ final class LoopbackLab {
     /// folder of its own; `configure` changes its configuration first
     /// (by default it accepts every invitation).
     func start(_ name: String, _ configure: (inout DaemonConfiguration) -> Void = { _ in }) throws -> Host {
+        // As peerd's main does: a write to a socket whose reader went is an
+        // error to handle, not a signal that ends the process (the tests').
+        signal(SIGPIPE, SIG_IGN)
         var template = Array("/tmp/peerd-loopback-XXXXXX".utf8CString)
         let root = try XCTUnwrap(template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
         var config = DaemonConfiguration(name: name)
