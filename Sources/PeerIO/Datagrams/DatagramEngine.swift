@@ -53,22 +53,24 @@ actor DatagramEngine {
     nonisolated let socket: UDPSocket?
     /// Watches the UDP socket and the clients' sockets, reporting on
     /// ``queue`` (nil: it could not be made, and ``pollerError`` says why).
-    private let poller: QueuePoller?
+    /// It, and the state below that is not private, is internal only for
+    /// `DatagramEngine+Clients.swift`.
+    let poller: QueuePoller?
     private let pollerError: SystemError?
     /// Whether the UDP socket is watched, and the clients' may be.
-    private var running = false
+    var running = false
     /// The UDP socket's token with the poller.
     private static let socketToken: UInt64 = 0
     /// The next client socket's token: never reused.
-    private var nextToken: UInt64 = 1
+    var nextToken: UInt64 = 1
     /// The links, by this host's index.
-    private var links: [UInt32: DatagramLink] = [:]
+    var links: [UInt32: DatagramLink] = [:]
     /// The index of each session's link, by session number.
     private var indexes: [Int: UInt32] = [:]
     /// The index of each peer's current session's link.
-    private var byPeer: [UUID: UInt32] = [:]
+    var byPeer: [UUID: UInt32] = [:]
     /// The clients' sockets, by token.
-    private var receivers: [UInt64: DatagramReceiver] = [:]
+    var receivers: [UInt64: DatagramReceiver] = [:]
     /// The counts of links that ended.
     private var ended = DatagramCounters()
     /// Dropped before any crypto.
@@ -84,9 +86,9 @@ actor DatagramEngine {
     private let inbound = MessageBatch(capacity: DatagramEngine.receiveCapacity, slotSize: DatagramEngine.receiveSlot)
     /// Records read from the clients, a `recvmmsg` at a time (every client
     /// reads into it, on this queue, one batch at a time).
-    private let records = MessageBatch(capacity: DatagramOutbox.capacity, slotSize: DatagramRecord.maxRecord + 1)
+    let records = MessageBatch(capacity: DatagramOutbox.capacity, slotSize: DatagramRecord.maxRecord + 1)
     /// What this turn sends (nil without a socket).
-    private let outbox: DatagramOutbox?
+    let outbox: DatagramOutbox?
     /// What this turn hands to clients.
     private let delivery = DatagramDelivery()
 
@@ -241,32 +243,6 @@ actor DatagramEngine {
 
     // MARK: Sending (on the queue)
 
-    /// Records a client of `app` wrote, read into `batch`'s first `count`
-    /// slots, sent in one `sendmmsg`: how many went, and how many were
-    /// refused (not a record, too long, no such peer or app, no path, or
-    /// dropped by the socket).
-    func sendRecords(_ batch: MessageBatch, count: Int, app: AppName) -> (sent: Int, refused: Int) {
-        guard let outbox else { return (0, count) }
-        for index in 0..<count {
-            let length = batch.length(index)
-            guard length <= DatagramRecord.maxRecord else { continue }
-            queueRecord(UnsafeRawBufferPointer(rebasing: batch.slot(index)[0..<length]), app: app, in: outbox)
-        }
-        let sent = outbox.flush().sent
-        return (sent, count - sent)
-    }
-
-    /// Prepares one record's datagram in `outbox`, when its peer, app and path allow.
-    private func queueRecord(_ record: UnsafeRawBufferPointer, app: AppName, in outbox: DatagramOutbox) {
-        guard let (peer, offset) = DatagramRecord.parseSend(record), record.count - offset <= DatagramBody.maxData(for: app),
-              let index = byPeer[peer], let link = links[index], link.audience.admits(app) else { return }
-        guard link.path.state == .up || link.path.state == .probing else {
-            if link.path.state == .waiting { link.counters.drop(.noPath) }
-            return
-        }
-        _ = addData(UnsafeRawBufferPointer(rebasing: record[offset...]), app: app, on: link, in: outbox)
-    }
-
     /// Seals and sends one data datagram now, counted: nil when sent, or why it dropped.
     func sendData(_ data: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink) -> DatagramDrop? {
         guard let outbox else { return .noPath }
@@ -277,7 +253,7 @@ actor DatagramEngine {
 
     /// Prepares one data datagram in `outbox`: its body is the kind, the
     /// app's name and the data (``DatagramBody``'s layout).
-    private func addData(_ data: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink, in outbox: DatagramOutbox) -> DatagramDrop? {
+    func addData(_ data: UnsafeRawBufferPointer, app: AppName, on link: DatagramLink, in outbox: DatagramOutbox) -> DatagramDrop? {
         outbox.add(on: link, to: link.address, counted: true) { body in
             body[0] = DatagramBody.dataKind
             var nameLength = 0
@@ -375,33 +351,4 @@ actor DatagramEngine {
         delivery.add(bytes, app: app, on: link)
         delivery.flush(to: receivers.values, in: self)
     }
-
-    // MARK: Clients (on the queue)
-
-    /// A client's `datagrams` socket for `app`; its answer comes when it closes.
-    func open(_ descriptor: FileDescriptor, app: AppName, answer: @escaping @MainActor (ControlReply) -> Void) -> ControlError? {
-        guard receivers.count < Self.maxReceivers else {
-            descriptor.close()
-            return ControlError(.busy, "\(Self.maxReceivers) datagram sockets are open; try again later")
-        }
-        let token = nextToken
-        nextToken += 1
-        guard running, let poller else {
-            descriptor.close()
-            return ControlError(.unreachable, "this host's datagram path is not running; see peerctl status")
-        }
-        // Room for bursts a client is not scheduled for (a few milliseconds at
-        // full rate): records wait in the kernel, charged to this socket, up to it.
-        var room = Self.clientSocketBuffer
-        _ = setsockopt(descriptor.rawValue, SOL_SOCKET, SO_SNDBUF, &room, socklen_t(MemoryLayout<Int32>.size))
-        do { try poller.watch(descriptor, token: token) } catch {
-            descriptor.close()
-            return ControlError(.internal, "the datagram socket cannot be watched: \(error.description)")
-        }
-        receivers[token] = DatagramReceiver(descriptor: descriptor, token: token, app: app, poller: poller, records: records, answer: answer)
-        return nil
-    }
-
-    /// A client's socket is over: the engine forgets its receiver.
-    func receiverFinished(_ token: UInt64) { receivers[token] = nil }
 }
