@@ -16,6 +16,21 @@ let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
 ]
 
+/// PeerCore's declarations are `package`, and the session path in PeerIO
+/// calls its codecs and machines for every frame. Swift inlines across
+/// modules only what it may see into: `public` bodies by default, `package`
+/// bodies only with package CMO, which needs library evolution and
+/// non-resilient access (no client outside this package exists, so
+/// evolution costs nothing here). Without it, peerbench's channel message
+/// rate fell 20-24% (docs/architecture.md, "Access").
+let packageInlining: [SwiftSetting] = [
+    // Release only: a debug build inlines nothing, and its quick module
+    // emission conflicts with non-resilient access.
+    .unsafeFlags(["-enable-library-evolution", "-Xfrontend", "-allow-non-resilient-access", "-Xfrontend", "-package-cmo",
+                  "-no-emit-module-separately-wmo"],
+                 .when(configuration: .release)),
+]
+
 let package = Package(
     name: "peerd",
     products: [
@@ -53,7 +68,7 @@ let package = Package(
         .systemLibrary(name: "CSockets"),
         // The control protocol's types (docs/control-protocol.md): the daemon and every client use them.
         .target(name: "PeerProtocol", swiftSettings: strict),
-        .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict),
+        .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict + packageInlining),
         // The pure logic of the command-line tools: peerctl's parsing, help,
         // rendering, top and doctor, and peerbench's tables.
         .target(name: "PeerTools", dependencies: ["PeerCore"], swiftSettings: strict),

@@ -1,4 +1,2 @@
-// The control protocol's types are their own target (PeerProtocol), which
-// clients such as PeerKit use without the daemon's rules; everything built
-// on PeerCore sees them as part of it.
-@_exported import PeerProtocol
+// PeerCore is `package` throughout (issue 43): its users in this package
+// import PeerProtocol themselves where they name its types.

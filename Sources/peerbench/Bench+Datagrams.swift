@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import PeerSystem
 import PeerTools
+import PeerProtocol
 
 /// The datagram path's figures (issue 26, point 4): round trips next to a
 /// raw UDP ping-pong, the rate through a `datagrams` socket, and round

@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import PeerSystem
 import PeerTools
+import PeerProtocol
 
 /// The idle figures, and those with many peers (issue 13).
 extension Bench {

@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import PeerSystem
 import PeerTools
+import PeerProtocol
 
 /// The figures of issue 13, measured in one ``BenchLab``: each comparison's
 /// variants take turns run after run (``BenchSchedule``), and every figure

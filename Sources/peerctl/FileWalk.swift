@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The files `send-file` offers: each argument that is a file, and every
 /// regular file under each argument that is a directory, with the names

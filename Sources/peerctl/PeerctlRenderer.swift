@@ -2,6 +2,7 @@ import FoundationEssentials
 import PeerCore
 import PeerSystem
 import PeerTools
+import PeerProtocol
 
 /// peerctl's human output: aligned tables and key/value blocks.
 struct PeerctlRenderer {

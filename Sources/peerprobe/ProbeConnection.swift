@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerIO
+import PeerProtocol
 
 /// One blocking TCP connection speaking peerd's wire protocol with a key of
 /// its own: the Noise XX handshake, then framed, encrypted messages.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class AccessPolicyTests: XCTestCase {
     private let root = ClientCredentials(pid: 1, uid: 0, gid: 0, groups: [])

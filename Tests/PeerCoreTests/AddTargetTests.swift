@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Issue 21, point 5: `add` is not a scanner of this host.
 final class AddTargetTests: XCTestCase {

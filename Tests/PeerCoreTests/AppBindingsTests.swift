@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// A session's app numbers, both ways, as tables.
 final class AppBindingsTests: XCTestCase {

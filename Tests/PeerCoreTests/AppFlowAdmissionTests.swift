@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Which app flows a peer may open here (``AppFlowAdmission``), as a table.
 final class AppFlowAdmissionTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// One session's per-app flow (``AppFlow``), both ways, as a table: one
 /// app's refusal holds that app alone, is said once, and is lifted only by

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// One app's state with one peer, as tables of events and the actions
 /// and states they give.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Per-app queues and inboxes, without I/O: queue keys and their store
 /// names, the flow of one app's refused messages, and the inbox shares.

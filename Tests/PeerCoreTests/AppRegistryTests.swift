@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// The app registry's decisions as tables: who may take or join a name,
 /// what keeps an app, and what the shell is told to do.

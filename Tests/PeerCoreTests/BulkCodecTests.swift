@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// The data plane's wire messages (docs/protocol.md §8).
 final class BulkCodecTests: XCTestCase {

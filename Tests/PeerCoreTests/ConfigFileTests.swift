@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class ConfigFileTests: XCTestCase {
     private func run(_ text: String, _ arguments: [String] = []) throws -> DaemonConfiguration {

@@ -2,6 +2,7 @@ import Foundation
 @testable import PeerCore
 @testable import PeerTools
 import XCTest
+import PeerProtocol
 
 final class ControlProtocolTests: XCTestCase {
     private func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {

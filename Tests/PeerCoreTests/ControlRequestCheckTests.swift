@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Requests whose fields a decoder would blur get errors naming the field.
 final class ControlRequestCheckTests: XCTestCase {

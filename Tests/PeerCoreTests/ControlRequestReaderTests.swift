@@ -1,6 +1,7 @@
 import Foundation
 @testable import PeerCore
 import XCTest
+import PeerProtocol
 
 /// ``ControlRequestReader`` against the full way (``ControlRequestCheck``
 /// then `JSONDecoder`): whatever line it reads, it reads as the full way

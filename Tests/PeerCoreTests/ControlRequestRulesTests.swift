@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class ControlRequestRulesTests: XCTestCase {
     private let row = PeerSnapshot(id: UUID(), peerId: "aa", name: "alpha", state: .notConnected, endpoints: [], info: [:],

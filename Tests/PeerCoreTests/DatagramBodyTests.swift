@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// A datagram's plaintext (docs/protocol.md §11): its kinds pinned, what
 /// round-trips, and what is dropped as malformed after it opened.

@@ -2,6 +2,7 @@ import FoundationEssentials
 @testable import PeerCore
 @testable import PeerTools
 import XCTest
+import PeerProtocol
 
 /// `doctor PEER`'s datagram check: what each path state says.
 final class DatagramDoctorTests: XCTestCase {

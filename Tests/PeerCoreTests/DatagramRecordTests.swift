@@ -1,6 +1,7 @@
 import FoundationEssentials
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// The records of a `datagrams` socket (docs/control-protocol.md,
 /// "Datagrams"): pinned bytes both ways.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Someone with only docs/ must be able to interoperate: every control
 /// method, error code, event type and wire close reason is documented.

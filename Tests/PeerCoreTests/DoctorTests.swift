@@ -2,6 +2,7 @@ import FoundationEssentials
 @testable import PeerCore
 @testable import PeerTools
 import XCTest
+import PeerProtocol
 
 /// `peerctl doctor`'s parsers and decisions (issue 14, part 2), as tables.
 final class DoctorParserTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class InvitationPolicyTests: XCTestCase {
     typealias Facts = InvitationPolicy.Facts

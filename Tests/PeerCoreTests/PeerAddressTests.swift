@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// `peerctl add HOST[:PORT]`: what a user types, read as a table.
 final class PeerAddressTests: XCTestCase {

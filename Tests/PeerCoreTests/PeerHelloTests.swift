@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// The handshake hello (docs/protocol.md §3, §9): its bytes, its limits,
 /// what an old peer's silence means, and which messages need which feature.

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class SessionPresenceTests: XCTestCase {
     private let made = Date(timeIntervalSince1970: 1000)

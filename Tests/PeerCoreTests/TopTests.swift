@@ -2,6 +2,7 @@ import FoundationEssentials
 @testable import PeerCore
 @testable import PeerTools
 import XCTest
+import PeerProtocol
 
 /// `peerctl top`'s pure parts (issue 14, part 1), with no terminal.
 final class TopLayoutTests: XCTestCase {

@@ -1,6 +1,7 @@
 @testable import PeerCore
 @testable import PeerTools
 import XCTest
+import PeerProtocol
 
 /// The sender's and receiver's order of a file's bytes (docs/protocol.md §8), as tables.
 final class TransferCursorTests: XCTestCase {

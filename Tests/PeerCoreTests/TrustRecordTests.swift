@@ -1,6 +1,7 @@
 import FoundationEssentials
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Where a paired peer is dialled: what mDNS shows, else where it was last connected.
 final class TrustRecordTests: XCTestCase {

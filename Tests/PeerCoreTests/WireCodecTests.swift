@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class WireCodecTests: XCTestCase {
     func testRoundTripsEveryMessage() throws {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Every value that crosses the wire or reaches the disk, pinned: JSON
 /// strings of the control protocol and the one-byte codes of the session

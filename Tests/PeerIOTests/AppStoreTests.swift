@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// The declared apps on disk: what is written comes back, a file of
 /// another version is reported (for start-up to refuse) and never

@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import PeerSystem
 @testable import PeerIO
+import PeerProtocol
 
 /// The datagram engine on loopback (issue 26): two engines, each with its
 /// UDP socket and one link keyed as a session's would be, and a client's

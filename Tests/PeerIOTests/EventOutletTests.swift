@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// The one path of events (issue 43, point 3): what is numbered, what is
 /// kept for replay, and what is neither.

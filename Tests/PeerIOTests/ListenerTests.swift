@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import XCTest
 @testable import PeerIO
+import PeerProtocol
 
 final class UnixSocketListenerTests: XCTestCase {
     private var directory = ""

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// The pairing state machine, run against itself with real SHA-256.
 final class PairingLifecycleTests: XCTestCase {

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// The read model, without sockets: it keeps the identity actor's rows,
 /// lays session state, trust and presence over them, and says each change

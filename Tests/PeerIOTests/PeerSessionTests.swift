@@ -4,6 +4,7 @@ import XCTest
 @testable import PeerCore
 @testable import PeerIO
 import PeerSystem
+import PeerProtocol
 
 /// Records what a session reports to its owner.
 @MainActor

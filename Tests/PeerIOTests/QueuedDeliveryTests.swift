@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// A session that takes a few messages, then says its queue is full.
 @MainActor

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// What the reconnect controller sees, set by each test.
 @MainActor

@@ -3,6 +3,7 @@ import PeerCore
 import PeerSystem
 import XCTest
 @testable import PeerIO
+import PeerProtocol
 
 /// A session as a feature sees it, with nothing behind it: what was sent
 /// and held is kept for the test to read.

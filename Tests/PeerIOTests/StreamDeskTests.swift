@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// A session that records what the stream desk sends (issue 21, point 8).
 @MainActor

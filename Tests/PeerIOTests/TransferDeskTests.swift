@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// A session that records what the desk sends: the tier between the pure
 /// units and the lab (issue 21, point 8). No socket, no Noise, no root.

@@ -3,6 +3,7 @@ import Glibc
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 final class TrustStoreTests: XCTestCase {
     private var directory = ""

@@ -1,6 +1,7 @@
 import Glibc
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 import PeerIO
 import PeerTools
 

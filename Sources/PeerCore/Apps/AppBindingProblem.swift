@@ -1,5 +1,6 @@
 /// Why a peer's `appOpen` is a protocol error (``AppBindings``).
-public enum AppBindingProblem: Error, Equatable, Sendable, CustomStringConvertible {
+package import PeerProtocol
+package enum AppBindingProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// Number 0 is the default app's, never bound.
     case zero
     /// The number was bound already in this session.
@@ -10,7 +11,7 @@ public enum AppBindingProblem: Error, Equatable, Sendable, CustomStringConvertib
     case tooMany(max: Int)
 
     /// The protocol error's words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .zero: "appOpen of number 0, the default app's"
         case .rebound(let number): "appOpen of number \(number), bound already in this session"

@@ -1,4 +1,5 @@
-import FoundationEssentials
+internal import FoundationEssentials
+package import PeerProtocol
 
 /// Which events a subscriber in an app gets (`subscribe` with `app`; issue
 /// 23, point 2): events about peers that run the app (their rows list it),
@@ -6,17 +7,17 @@ import FoundationEssentials
 /// the app is seen); events about no peer; the app's own events; never
 /// another app's, the default app's invitations and transfers included.
 /// The default app's subscribers have no filter.
-public struct AppEventFilter: Sendable, Equatable {
+package struct AppEventFilter: Sendable, Equatable {
     /// The app.
-    public let app: String
+    package let app: String
     /// Peers shown as running the app, whose next event goes even without it.
     private var shown: Set<UUID> = []
 
     /// A filter for `app`.
-    public init(app: String) { self.app = app }
+    package init(app: String) { self.app = app }
 
     /// Whether `event` goes to the subscriber; remembers which peers it showed.
-    public mutating func passes(_ event: ControlEvent) -> Bool {
+    package mutating func passes(_ event: ControlEvent) -> Bool {
         // An invitation or a transfer is always some app's: without `app`,
         // the default app's, which is another app's to this subscriber.
         if let owner = event.invitation.map({ $0.app ?? "" }) ?? event.transfer.map({ $0.app ?? "" }) {

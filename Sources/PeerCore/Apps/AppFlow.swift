@@ -12,7 +12,8 @@
 ///
 /// As the sender: a peer's `appBusy` holds A (nothing more of A goes), and
 /// its `appReady` lets A go again after one `appRetry`.
-public struct AppFlow: Sendable, Equatable {
+package import PeerProtocol
+package struct AppFlow: Sendable, Equatable {
     /// Receiving: the apps refused until the peer's `appRetry`, and
     /// whether `appReady` went for each.
     private var refusing: [AppName: Bool] = [:]
@@ -20,17 +21,17 @@ public struct AppFlow: Sendable, Equatable {
     private var held: [AppName: String] = [:]
 
     /// No app held either way.
-    public init() {}
+    package init() {}
 
     // MARK: Receiving
 
     /// Whether a message of `app` that arrived is taken (false: it is
     /// refused, and the peer was told already).
-    public func takes(_ app: AppName) -> Bool { refusing[app] == nil }
+    package func takes(_ app: AppName) -> Bool { refusing[app] == nil }
 
     /// A message of `app` could not be taken: true when the peer must be
     /// told (`appBusy`), which is the first time only.
-    public mutating func refused(_ app: AppName) -> Bool {
+    package mutating func refused(_ app: AppName) -> Bool {
         guard refusing[app] == nil else { return false }
         refusing[app] = false
         return true
@@ -38,7 +39,7 @@ public struct AppFlow: Sendable, Equatable {
 
     /// `app` has room again here: true when `appReady` must go (it is
     /// refusing, and has not said so yet).
-    public mutating func room(_ app: AppName) -> Bool {
+    package mutating func room(_ app: AppName) -> Bool {
         guard refusing[app] == false else { return false }
         refusing[app] = true
         return true
@@ -47,28 +48,28 @@ public struct AppFlow: Sendable, Equatable {
     /// The peer's `appRetry`: its messages of `app` are taken again.
     /// False when nothing was refused (a protocol error: a retry answers a
     /// ready).
-    public mutating func peerRetried(_ app: AppName) -> Bool {
+    package mutating func peerRetried(_ app: AppName) -> Bool {
         guard refusing[app] == true else { return false }
         refusing[app] = nil
         return true
     }
 
     /// The apps refused now, for ``room(_:)`` when room appears.
-    public var refusedApps: [AppName] { refusing.keys.sorted() }
+    package var refusedApps: [AppName] { refusing.keys.sorted() }
 
     // MARK: Sending
 
     /// The peer's `appBusy` of `app`: nothing more of it goes.
-    public mutating func peerBusy(_ app: AppName, _ text: String) {
+    package mutating func peerBusy(_ app: AppName, _ text: String) {
         held[app] = text
     }
 
     /// The peer's `appReady` of `app`: true when `appRetry` must go now
     /// (it was held; it is not any more).
-    public mutating func peerReady(_ app: AppName) -> Bool {
+    package mutating func peerReady(_ app: AppName) -> Bool {
         held.removeValue(forKey: app) != nil
     }
 
     /// The peer's words when it holds `app`, or nil when `app` may go.
-    public func heldBy(_ app: AppName) -> String? { held[app] }
+    package func heldBy(_ app: AppName) -> String? { held[app] }
 }

@@ -3,11 +3,12 @@
 /// app's messages, the app must be kept on this host (a client holds it,
 /// or it is declared) and connected with that peer. Pure: the answer is
 /// the refusal to send back, or nil to go on.
-public enum AppFlowAdmission {
+package import PeerProtocol
+package enum AppFlowAdmission {
     /// The refusal of `opening` for `app`, or nil when it may go on.
     /// `kept`: the app is registered or declared here; `connected`: its
     /// state with the peer is `connected`.
-    public static func refusal(of opening: BulkMessage, app: AppName, kept: Bool, connected: Bool) -> BulkMessage? {
+    package static func refusal(of opening: BulkMessage, app: AppName, kept: Bool, connected: Bool) -> BulkMessage? {
         guard !app.isDefault else { return nil }
         let why: String
         if !kept {

@@ -8,21 +8,22 @@
 /// fits one TXT string (255 bytes, the app's name and the dot included);
 /// and one app's strings take at most ``maxBytes`` of the record, so one
 /// app cannot crowd the others out of the host's 1300 bytes.
-public struct AppInfo: Equatable, Sendable {
+package import PeerProtocol
+package struct AppInfo: Equatable, Sendable {
     /// The most TXT bytes one app's info takes (each string with its
     /// length byte).
-    public static let maxBytes = 400
+    package static let maxBytes = 400
 
     /// The pairs, in the order given.
-    public let entries: [TXTEntry]
+    package let entries: [TXTEntry]
 
     /// No info.
-    public static let empty = AppInfo(checked: [])
+    package static let empty = AppInfo(checked: [])
 
     private init(checked entries: [TXTEntry]) { self.entries = entries }
 
     /// `entries` as `app`'s info, or why not.
-    public init(_ entries: [TXTEntry], for app: AppName) throws(AppInfoProblem) {
+    package init(_ entries: [TXTEntry], for app: AppName) throws(AppInfoProblem) {
         var seen = Set<String>()
         for entry in entries {
             if entry.key.isEmpty { throw .emptyKey(entry.encoded) }
@@ -43,7 +44,7 @@ public struct AppInfo: Equatable, Sendable {
     }
 
     /// The TXT strings this info is published as.
-    public func published(for app: AppName) -> [TXTEntry] { entries.map { Self.published($0, for: app) } }
+    package func published(for app: AppName) -> [TXTEntry] { entries.map { Self.published($0, for: app) } }
 
     private static func published(_ entry: TXTEntry, for app: AppName) -> TXTEntry {
         TXTEntry(key: app.text + "." + entry.key, value: entry.value)

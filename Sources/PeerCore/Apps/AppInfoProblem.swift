@@ -1,6 +1,6 @@
 /// Why an app's discovery info is refused (``AppInfo``); the description
 /// names the pair and the limit, for the `invalidParams` error.
-public enum AppInfoProblem: Error, Equatable, Sendable, CustomStringConvertible {
+package enum AppInfoProblem: Error, Equatable, Sendable, CustomStringConvertible {
     /// A pair with no key.
     case emptyKey(String)
     /// A key over 9 characters.
@@ -19,7 +19,7 @@ public enum AppInfoProblem: Error, Equatable, Sendable, CustomStringConvertible 
     case tooLong(bytes: Int)
 
     /// The pair and the limit it broke.
-    public var description: String {
+    package var description: String {
         switch self {
         case .emptyKey(let pair): "info '\(pair)': the key is empty"
         case .keyTooLong(let key, let count): "info key '\(key)' is \(count) characters; at most \(TXTRecord.maxKeyLength) are allowed"

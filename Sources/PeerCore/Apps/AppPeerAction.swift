@@ -1,5 +1,6 @@
 /// What the shell does for an ``AppPeerLifecycle`` (issue 23, point 3).
-public enum AppPeerAction: Sendable, Equatable {
+package import PeerProtocol
+package enum AppPeerAction: Sendable, Equatable {
     /// Invite the peer's app, with this context and timeout (milliseconds).
     case sendInvite(context: [UInt8], timeoutMilliseconds: UInt32)
     /// Accept the peer's invitation.

@@ -1,4 +1,5 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// The state of one app with one peer, on top of the hosts' one session
 /// (issue 23, point 3; MultipeerConnectivity's `MCSession` per app). Pure:
@@ -14,9 +15,9 @@ import FoundationEssentials
 ///   each accepts the other's;
 /// - an unanswered invitation ends as `timedOut` on both sides;
 /// - the app leaving, here or there, or the session ending, ends it.
-public struct AppPeerLifecycle: Sendable, Equatable {
+package struct AppPeerLifecycle: Sendable, Equatable {
     /// Where it stands.
-    public enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         /// Nothing, and why the last ended.
         case notConnected(AppEndReason?)
         /// We invited; waiting for the peer's answer until `deadline`.
@@ -28,13 +29,13 @@ public struct AppPeerLifecycle: Sendable, Equatable {
     }
 
     /// The phase now.
-    public private(set) var phase: Phase = .notConnected(nil)
+    package private(set) var phase: Phase = .notConnected(nil)
 
     /// Nothing yet.
-    public init() {}
+    package init() {}
 
     /// The state clients see.
-    public var state: ConnectionState {
+    package var state: ConnectionState {
         switch phase {
         case .notConnected: .notConnected
         case .inviting, .invited: .connecting
@@ -44,7 +45,7 @@ public struct AppPeerLifecycle: Sendable, Equatable {
 
     /// A client here invites the peer's app; nil when it is already
     /// connected or inviting (nothing to do).
-    public mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [AppPeerAction]? {
+    package mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [AppPeerAction]? {
         switch phase {
         case .notConnected:
             phase = .inviting(deadline: now.addingTimeInterval(timeout))
@@ -67,7 +68,7 @@ public struct AppPeerLifecycle: Sendable, Equatable {
     /// peer, and no second `connecting` (issue 42, point 3). Past the rate
     /// a first one is declined and a repeat dropped: the peer's excess
     /// goes, never the clients' attention.
-    public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, clients: Bool, autoAccept: Bool,
+    package mutating func peerInvited(context: [UInt8], timeout: TimeInterval, clients: Bool, autoAccept: Bool,
                                      rateAllows: () -> Bool = { true }, now: Date) -> [AppPeerAction] {
         switch phase {
         case .connected:
@@ -94,7 +95,7 @@ public struct AppPeerLifecycle: Sendable, Equatable {
     }
 
     /// A client here answered the peer's invitation.
-    public mutating func answered(accept: Bool) -> [AppPeerAction] {
+    package mutating func answered(accept: Bool) -> [AppPeerAction] {
         guard case .invited = phase else { return [] }
         if accept {
             phase = .connected
@@ -105,14 +106,14 @@ public struct AppPeerLifecycle: Sendable, Equatable {
     }
 
     /// The peer accepted our invitation (or both crossed).
-    public mutating func peerAccepted() -> [AppPeerAction] {
+    package mutating func peerAccepted() -> [AppPeerAction] {
         guard case .inviting = phase else { return [] }
         phase = .connected
         return [.stateChanged(.connected, reason: nil)]
     }
 
     /// The peer declined, or its app left, or the session ended: it ends here.
-    public mutating func ended(_ reason: AppEndReason) -> [AppPeerAction] {
+    package mutating func ended(_ reason: AppEndReason) -> [AppPeerAction] {
         if case .notConnected = phase { return [] }
         phase = .notConnected(reason)
         return [.stateChanged(.notConnected, reason: reason)]
@@ -120,14 +121,14 @@ public struct AppPeerLifecycle: Sendable, Equatable {
 
     /// The app left here (its last client closed, or it was removed): the
     /// peer is told, unless nothing was under way.
-    public mutating func leave() -> [AppPeerAction] {
+    package mutating func leave() -> [AppPeerAction] {
         if case .notConnected = phase { return [] }
         phase = .notConnected(.left)
         return [.sendLeave(.left), .stateChanged(.notConnected, reason: .left)]
     }
 
     /// The clock: an invitation past its deadline ends as `timedOut`.
-    public mutating func tick(now: Date) -> [AppPeerAction] {
+    package mutating func tick(now: Date) -> [AppPeerAction] {
         switch phase {
         case .inviting(let deadline) where now >= deadline:
             phase = .notConnected(.timedOut)

@@ -1,6 +1,7 @@
 /// Why the registry refused a registration, a declaration or a removal
 /// (``AppRegistry``); the description gives the holder or the numbers.
-public enum AppRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+package import PeerProtocol
+package enum AppRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     /// Another uid holds the name.
     case heldByOther(name: AppName, uid: UInt32)
     /// The configuration keeps the name for someone else.
@@ -18,7 +19,7 @@ public enum AppRefusal: Error, Equatable, Sendable, CustomStringConvertible {
 
     /// Whether this is a matter of who asks (`permissionDenied`) rather
     /// than of what is asked (`invalidParams`).
-    public var isPermission: Bool {
+    package var isPermission: Bool {
         switch self {
         case .heldByOther, .reserved, .shareFull: true
         case .tooMany, .recordFull, .notDeclared: false
@@ -26,7 +27,7 @@ public enum AppRefusal: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     /// The refusal in words.
-    public var description: String {
+    package var description: String {
         switch self {
         case .heldByOther(let name, let uid): "app \(name) is held by uid \(uid)"
         case .reserved(let name, let holder): "app \(name) is reserved for \(holder) by the configuration"

@@ -1,22 +1,23 @@
 /// One app registered on this host (``AppRegistry``): who holds it, what it
 /// advertises, and what keeps it: the control connections that registered
 /// it (live) and whether it was declared (kept across restarts).
-public struct AppRegistration: Sendable, Equatable {
+package import PeerProtocol
+package struct AppRegistration: Sendable, Equatable {
     /// The app.
-    public let name: AppName
+    package let name: AppName
     /// The uid that holds it: the first to register it. Another uid (root
     /// aside) can neither register it nor read its traffic.
-    public let uid: UInt32
+    package let uid: UInt32
     /// What it advertises.
-    public var info: AppInfo
+    package var info: AppInfo
     /// The control connections holding it live.
-    public var clients: Set<Int>
+    package var clients: Set<Int>
     /// Whether it was declared (`peerctl apps add`, or the configuration):
     /// then it stays when its last client goes.
-    public var declared: Bool
+    package var declared: Bool
 
     /// A registration.
-    public init(name: AppName, uid: UInt32, info: AppInfo, clients: Set<Int> = [], declared: Bool = false) {
+    package init(name: AppName, uid: UInt32, info: AppInfo, clients: Set<Int> = [], declared: Bool = false) {
         self.name = name
         self.uid = uid
         self.info = info
@@ -25,5 +26,5 @@ public struct AppRegistration: Sendable, Equatable {
     }
 
     /// Whether anything still keeps it.
-    public var isKept: Bool { declared || !clients.isEmpty }
+    package var isKept: Bool { declared || !clients.isEmpty }
 }

@@ -10,23 +10,24 @@
 /// register it while it is held, and the configuration may reserve a name
 /// for a user or group (``AppReservation``). The default app is never
 /// registered: it is what a client that names none uses.
-public struct AppRegistry: Sendable {
+package import PeerProtocol
+package struct AppRegistry: Sendable {
     /// The most apps one host keeps. The app list is one TXT string
     /// (`apps=a,b,…`, at most 255 bytes): 15 names of 15 characters fit.
-    public static let maxApps = 15
+    package static let maxApps = 15
 
     /// The TXT record's bytes without the apps (txtvers, id, `--info`).
-    public let baseRecordBytes: Int
+    package let baseRecordBytes: Int
     /// Names the configuration keeps for a user or group.
-    public let reservations: [AppName: AppReservation]
+    package let reservations: [AppName: AppReservation]
     /// Each uid's share of the apps and of the record (issue 42, point 2).
-    public let shares: AppShares
+    package let shares: AppShares
     /// Every registered app.
-    public private(set) var apps: [AppName: AppRegistration] = [:]
+    package private(set) var apps: [AppName: AppRegistration] = [:]
 
     /// A registry with nothing registered; `declared` are the apps read
     /// back from disk (or the configuration).
-    public init(baseRecordBytes: Int, reservations: [AppName: AppReservation] = [:], declared: [AppRegistration] = []) {
+    package init(baseRecordBytes: Int, reservations: [AppName: AppReservation] = [:], declared: [AppRegistration] = []) {
         self.baseRecordBytes = baseRecordBytes
         self.reservations = reservations
         shares = AppShares(baseRecordBytes: baseRecordBytes, reservations: reservations)
@@ -40,19 +41,19 @@ public struct AppRegistry: Sendable {
     /// Registers `name` for the control connection `client` (live): a
     /// name nobody holds is taken; one held by the same uid (or asked by
     /// root) is joined, its info replaced when `info` is given.
-    public mutating func register(_ name: AppName, info: AppInfo?, client: Int,
+    package mutating func register(_ name: AppName, info: AppInfo?, client: Int,
                                   credentials: ClientCredentials) -> Result<[AppRegistryChange], AppRefusal> {
         keep(name, info: info, credentials: credentials) { $0.clients.insert(client) }
     }
 
     /// Declares `name` (kept across restarts, held by the caller's uid).
-    public mutating func declare(_ name: AppName, info: AppInfo?, credentials: ClientCredentials) -> Result<[AppRegistryChange], AppRefusal> {
+    package mutating func declare(_ name: AppName, info: AppInfo?, credentials: ClientCredentials) -> Result<[AppRegistryChange], AppRefusal> {
         keep(name, info: info, credentials: credentials) { $0.declared = true }.map { $0 + [.saveDeclared] }
     }
 
     /// Removes the declaration of `name`; it is withdrawn unless a client
     /// still holds it live.
-    public mutating func removeDeclared(_ name: AppName, credentials: ClientCredentials) -> Result<[AppRegistryChange], AppRefusal> {
+    package mutating func removeDeclared(_ name: AppName, credentials: ClientCredentials) -> Result<[AppRegistryChange], AppRefusal> {
         guard var app = apps[name], app.declared else { return .failure(.notDeclared(name)) }
         if credentials.uid != 0, credentials.uid != app.uid { return .failure(.heldByOther(name: name, uid: app.uid)) }
         app.declared = false
@@ -61,7 +62,7 @@ public struct AppRegistry: Sendable {
 
     /// The control connection `client` closed: every app it held live
     /// and nothing else keeps is withdrawn.
-    public mutating func clientClosed(_ client: Int) -> [AppRegistryChange] {
+    package mutating func clientClosed(_ client: Int) -> [AppRegistryChange] {
         var changes: [AppRegistryChange] = []
         for var app in apps.values.sorted(by: { $0.name < $1.name }) where app.clients.contains(client) {
             app.clients.remove(client)
@@ -73,7 +74,7 @@ public struct AppRegistry: Sendable {
     /// Whether `credentials` may use `name`'s traffic (send as it, read
     /// its messages): nil when allowed, else why not. The default app is
     /// everyone's.
-    public func refusal(toUse name: AppName, by credentials: ClientCredentials) -> AppRefusal? {
+    package func refusal(toUse name: AppName, by credentials: ClientCredentials) -> AppRefusal? {
         guard !name.isDefault, credentials.uid != 0 else { return nil }
         if let reservation = reservations[name], !reservation.admits(credentials) {
             return .reserved(name: name, for: reservation.holder)
@@ -83,14 +84,14 @@ public struct AppRegistry: Sendable {
     }
 
     /// The apps published, by name.
-    public var published: [AppRegistration] { apps.values.sorted { $0.name < $1.name } }
+    package var published: [AppRegistration] { apps.values.sorted { $0.name < $1.name } }
 
     /// The declared apps, to be written to disk.
-    public var declared: [AppRegistration] { published.filter(\.declared) }
+    package var declared: [AppRegistration] { published.filter(\.declared) }
 
     /// The TXT strings the apps add to this host's record: `apps=a,b`
     /// (none when no app is registered), then each app's info.
-    public var txtEntries: [TXTEntry] { Self.txtEntries(of: published) }
+    package var txtEntries: [TXTEntry] { Self.txtEntries(of: published) }
 
     private static func txtEntries(of apps: [AppRegistration]) -> [TXTEntry] {
         guard !apps.isEmpty else { return [] }

@@ -1,5 +1,6 @@
 /// What the shell does after a change to the registry (``AppRegistry``).
-public enum AppRegistryChange: Sendable, Equatable {
+package import PeerProtocol
+package enum AppRegistryChange: Sendable, Equatable {
     /// The published app list or an app's info changed: publish the TXT
     /// record and the subtypes again.
     case republish

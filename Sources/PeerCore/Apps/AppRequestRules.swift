@@ -1,9 +1,10 @@
 /// What the app requests (`register`, `appAdd`, `appRemove`) need of their
 /// parameters, checked before anything is asked of the registry: each bad
 /// input is `invalidParams` naming the rule it broke.
-public enum AppRequestRules {
+package import PeerProtocol
+package enum AppRequestRules {
     /// `params.app` as a name to register (never the default app).
-    public static func name(_ method: ControlMethod, _ params: ControlParams) -> Result<AppName, ControlError> {
+    package static func name(_ method: ControlMethod, _ params: ControlParams) -> Result<AppName, ControlError> {
         guard let text = params.app else { return .failure(ControlError(.invalidParams, "'\(method.rawValue)' needs params.app")) }
         do {
             return .success(try AppName(text))
@@ -13,7 +14,7 @@ public enum AppRequestRules {
     }
 
     /// `params.info` (`key=value` strings) as `app`'s info; nil when absent.
-    public static func info(_ params: ControlParams, for app: AppName) -> Result<AppInfo?, ControlError> {
+    package static func info(_ params: ControlParams, for app: AppName) -> Result<AppInfo?, ControlError> {
         guard let pairs = params.info else { return .success(nil) }
         var entries: [TXTEntry] = []
         for pair in pairs {
@@ -32,7 +33,7 @@ public enum AppRequestRules {
     /// empty; otherwise the app, which this connection must hold (it
     /// registered it), so a uid can read and send only as the apps it may
     /// hold. `holds` says whether the connection holds a name.
-    public static func trafficApp(_ method: ControlMethod, _ params: ControlParams, holds: (AppName) -> Bool) -> Result<AppName, ControlError> {
+    package static func trafficApp(_ method: ControlMethod, _ params: ControlParams, holds: (AppName) -> Bool) -> Result<AppName, ControlError> {
         guard let text = params.app, !text.isEmpty else { return .success(.none) }
         let name: AppName
         do { name = try AppName(text) } catch { return .failure(ControlError(.invalidParams, "app '\(text)': \(error)")) }
@@ -43,7 +44,7 @@ public enum AppRequestRules {
     }
 
     /// A refusal of the registry as the error a client sees.
-    public static func error(_ refusal: AppRefusal) -> ControlError {
+    package static func error(_ refusal: AppRefusal) -> ControlError {
         ControlError(refusal.isPermission ? .permissionDenied : .invalidParams, refusal.description)
     }
 }

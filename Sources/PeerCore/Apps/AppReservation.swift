@@ -1,14 +1,14 @@
 /// A name the configuration keeps for one user or one group
 /// (`[app "chat"] user=alice` or `group=chatters`): only they (and root)
 /// may register it, live or declared.
-public enum AppReservation: Sendable, Equatable {
+package enum AppReservation: Sendable, Equatable {
     /// Only this uid.
     case user(UInt32)
     /// Only members of this gid (primary or supplementary).
     case group(UInt32)
 
     /// Whether `client` may hold the name.
-    public func admits(_ client: ClientCredentials) -> Bool {
+    package func admits(_ client: ClientCredentials) -> Bool {
         if client.uid == 0 { return true }
         switch self {
         case .user(let uid): return client.uid == uid
@@ -17,7 +17,7 @@ public enum AppReservation: Sendable, Equatable {
     }
 
     /// Whom it admits, for errors: "user 1001", "group 1002".
-    public var holder: String {
+    package var holder: String {
         switch self {
         case .user(let uid): "user \(uid)"
         case .group(let gid): "group \(gid)"

@@ -1,7 +1,7 @@
 /// A reservation as configured (`--app-user chat=alice`, or `[app "chat"]`
 /// with `user = alice`): by user or group name (or number), resolved to an
 /// ``AppReservation`` when the daemon starts.
-public enum AppReservationRule: Sendable, Equatable {
+package enum AppReservationRule: Sendable, Equatable {
     /// Only this user (a name, or a uid in digits).
     case user(String)
     /// Only members of this group (a name, or a gid in digits).

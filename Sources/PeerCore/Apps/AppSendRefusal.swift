@@ -1,6 +1,6 @@
 /// Why a message of an app cannot go to a peer's session now
 /// (``PeerSession``'s `appRefusal`).
-public enum AppSendRefusal: Sendable, Equatable {
+package enum AppSendRefusal: Sendable, Equatable {
     /// The peer's release has no apps (no feature `apps`).
     case unsupported(release: String)
     /// The peer refused the app's messages (`appBusy`), with its words,

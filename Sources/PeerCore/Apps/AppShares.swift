@@ -11,46 +11,47 @@
 ///   reserves, registered by whom it admits: the administrator gave it.
 /// - The slots and the name bytes of reserved names not registered yet
 ///   are kept for them: nobody else's app takes their place.
-public struct AppShares: Sendable, Equatable {
+package import PeerProtocol
+package struct AppShares: Sendable, Equatable {
     /// The apps one uid may hold: a third of the host's.
-    public static let appsPerUID = AppRegistry.maxApps / 3
+    package static let appsPerUID = AppRegistry.maxApps / 3
 
     /// The record's bytes that apps may fill (the record's limit less the
     /// strings that are not apps': txtvers, id, `--info`).
-    public let appBytes: Int
+    package let appBytes: Int
     /// Names the configuration keeps for a user or group.
-    public let reservations: [AppName: AppReservation]
+    package let reservations: [AppName: AppReservation]
 
     /// Shares of a record whose other strings take `baseRecordBytes`.
-    public init(baseRecordBytes: Int, reservations: [AppName: AppReservation]) {
+    package init(baseRecordBytes: Int, reservations: [AppName: AppReservation]) {
         appBytes = max(0, TXTRecord.maxRecordBytes - baseRecordBytes)
         self.reservations = reservations
     }
 
     /// A uid's share of ``appBytes``.
-    public var bytesPerUID: Int { appBytes / 3 }
+    package var bytesPerUID: Int { appBytes / 3 }
 
     /// What `app` adds to the record: its name and a comma in `apps=`, and
     /// its info strings.
-    public static func bytes(of app: AppRegistration) -> Int {
+    package static func bytes(of app: AppRegistration) -> Int {
         app.name.text.utf8.count + 1 + TXTRecord.wireSize(of: app.info.published(for: app.name))
     }
 
     /// Whether `app` counts in its holder's share: not root's, and not a
     /// reserved name held by whom the reservation admits.
-    public func counts(_ app: AppRegistration) -> Bool {
+    package func counts(_ app: AppRegistration) -> Bool {
         app.uid != 0 && reservations[app.name] == nil
     }
 
     /// The record bytes kept for reserved names nobody registered yet
     /// (`name` aside, and those `apps` hold): a name and a comma each.
-    public func keptBytes(except name: AppName, among apps: [AppRegistration]) -> Int {
+    package func keptBytes(except name: AppName, among apps: [AppRegistration]) -> Int {
         reservations.keys.filter { kept in kept != name && !apps.contains { $0.name == kept } }.reduce(0) { $0 + $1.text.utf8.count + 1 }
     }
 
     /// Why `app` (new, or with new info) does not fit beside `apps` (every
     /// other registered app), or nil when it does. `isNew`: it takes a slot.
-    public func refusal(for app: AppRegistration, isNew: Bool, among apps: [AppRegistration]) -> AppRefusal? {
+    package func refusal(for app: AppRegistration, isNew: Bool, among apps: [AppRegistration]) -> AppRefusal? {
         let others = apps.filter { $0.name != app.name }
         // Slots and name bytes kept for reserved names nobody registered yet.
         let waiting = reservations.keys.filter { name in name != app.name && !others.contains { $0.name == name } }

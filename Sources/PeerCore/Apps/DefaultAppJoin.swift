@@ -1,4 +1,5 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// The default app joining a session that was accepted for one app alone
 /// (issue 23; docs/protocol.md §10, "The default app joins"). Pure: it
@@ -14,9 +15,9 @@ import FoundationEssentials
 /// - both sides inviting each other join: each accepts the other's;
 /// - an unanswered invitation ends as `timedOut` on both sides;
 /// - once joined, the session carries the default app until it ends.
-public struct DefaultAppJoin: Sendable, Equatable {
+package struct DefaultAppJoin: Sendable, Equatable {
     /// Where it stands.
-    public enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         /// The session carries apps alone, and no invitation is out.
         case appsOnly
         /// We invited; waiting for the peer's answer until `deadline`.
@@ -28,7 +29,7 @@ public struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// What the shell does.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Send `appInvite` with the empty name, this context and timeout.
         case sendInvite(context: [UInt8], timeoutMilliseconds: UInt32)
         /// Send `appAccept` with the empty name.
@@ -49,20 +50,20 @@ public struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The phase now.
-    public private(set) var phase: Phase
+    package private(set) var phase: Phase
 
     /// A session that carries the default app already (`joined: true`), or
     /// one accepted for an app alone.
-    public init(joined: Bool) {
+    package init(joined: Bool) {
         phase = joined ? .joined : .appsOnly
     }
 
     /// Whether the session carries the default app.
-    public var isJoined: Bool { phase == .joined }
+    package var isJoined: Bool { phase == .joined }
 
     /// A client here invites the default app; nothing when it is joined or
     /// its invitation is out already.
-    public mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
+    package mutating func invite(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
         switch phase {
         case .appsOnly:
             phase = .inviting(deadline: now.addingTimeInterval(timeout))
@@ -77,7 +78,7 @@ public struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The peer invites the default app, for at most `timeout` seconds.
-    public mutating func peerInvited(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
+    package mutating func peerInvited(context: [UInt8], timeout: TimeInterval, now: Date) -> [Action] {
         switch phase {
         case .joined:
             // Its invitation crossed our accept: it hears the answer again.
@@ -95,7 +96,7 @@ public struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// This host decided the peer's invitation.
-    public mutating func decided(accept: Bool) -> [Action] {
+    package mutating func decided(accept: Bool) -> [Action] {
         guard case .invited = phase else { return [] }
         if accept {
             phase = .joined
@@ -106,14 +107,14 @@ public struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The peer accepted our invitation.
-    public mutating func peerAccepted() -> [Action] {
+    package mutating func peerAccepted() -> [Action] {
         guard case .inviting = phase else { return [] }
         phase = .joined
         return [.joined]
     }
 
     /// The peer declined our invitation, or withdrew its own.
-    public mutating func peerEnded(_ reason: AppEndReason, text: String) -> [Action] {
+    package mutating func peerEnded(_ reason: AppEndReason, text: String) -> [Action] {
         switch phase {
         case .inviting:
             phase = .appsOnly
@@ -127,7 +128,7 @@ public struct DefaultAppJoin: Sendable, Equatable {
     }
 
     /// The clock: an invitation past its deadline ends as `timedOut`.
-    public mutating func tick(now: Date) -> [Action] {
+    package mutating func tick(now: Date) -> [Action] {
         switch phase {
         case .inviting(let deadline) where now >= deadline:
             phase = .appsOnly

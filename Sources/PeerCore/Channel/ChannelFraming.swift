@@ -5,14 +5,14 @@
 ///
 /// A length of 0, or over the largest message, is an error: the channel
 /// closes, since nothing after a bad length can be trusted to be a frame.
-public enum ChannelFraming {
+package enum ChannelFraming {
     /// Bytes of the length prefix.
-    public static let prefixLength = 4
+    package static let prefixLength = 4
 
     /// The next frame at the start of `bytes`: where its message lies, or
     /// ``Scan/needMore(_:)`` with the whole frame's size once the prefix is
     /// there (so a large message can be gathered in a buffer of its own).
-    public static func scan(_ bytes: UnsafeRawBufferPointer, maxMessage: Int) throws(ChannelFramingError) -> Scan {
+    package static func scan(_ bytes: UnsafeRawBufferPointer, maxMessage: Int) throws(ChannelFramingError) -> Scan {
         guard bytes.count >= prefixLength else { return .needMore(nil) }
         let length = messageLength(prefix: bytes)
         guard length > 0 else { throw .emptyMessage }
@@ -24,17 +24,17 @@ public enum ChannelFraming {
     /// The message length a prefix gives: the first ``prefixLength`` bytes
     /// of `prefix`, which must be there (unchecked: 0 and oversized
     /// lengths are ``scan(_:maxMessage:)``'s to refuse).
-    public static func messageLength(prefix: UnsafeRawBufferPointer) -> Int {
+    package static func messageLength(prefix: UnsafeRawBufferPointer) -> Int {
         Int(BigEndian.read(prefix, at: 0, width: prefixLength))
     }
 
     /// Appends the prefix for a message of `count` bytes.
-    public static func appendPrefix(_ count: Int, to out: inout [UInt8]) {
+    package static func appendPrefix(_ count: Int, to out: inout [UInt8]) {
         BigEndian.append(UInt64(count), width: prefixLength, to: &out)
     }
 
     /// What ``scan(_:maxMessage:)`` found.
-    public enum Scan: Sendable, Equatable {
+    package enum Scan: Sendable, Equatable {
         /// A whole frame: the range of its message.
         case frame(Range<Int>)
         /// Not whole yet; the frame's whole size when the prefix was read.

@@ -1,16 +1,16 @@
 /// Walks a command line: `--flag value`, `--flag=value`, and `--` ending
 /// options. Shared by `peerd` and `peerctl` so both parse alike.
-public struct ArgumentCursor: Sendable {
+package struct ArgumentCursor: Sendable {
     private var arguments: [String]
     private var index = 0
     private var pendingValue: String?
     private var optionsEnded = false
 
     /// A cursor over `arguments` (without the program name).
-    public init(_ arguments: [String]) { self.arguments = arguments }
+    package init(_ arguments: [String]) { self.arguments = arguments }
 
     /// The next token: `.option(name)` for `--name` or `-x`, `.positional` otherwise.
-    public mutating func next() throws(UsageError) -> ArgumentToken? {
+    package mutating func next() throws(UsageError) -> ArgumentToken? {
         if let pending = pendingValue {
             throw UsageError("option \(arguments[index - 1].split(separator: "=").first ?? "") takes no value (got '\(pending)')")
         }
@@ -30,12 +30,12 @@ public struct ArgumentCursor: Sendable {
     }
 
     /// Confirms the option just returned takes no value (`--help=yes` is an error).
-    public mutating func flag(_ option: String) throws(UsageError) {
+    package mutating func flag(_ option: String) throws(UsageError) {
         if let pending = pendingValue { throw UsageError("option \(option) takes no value (got '\(pending)')") }
     }
 
     /// The value of the option just returned by ``next()``.
-    public mutating func value(for option: String) throws(UsageError) -> String {
+    package mutating func value(for option: String) throws(UsageError) -> String {
         if let pending = pendingValue {
             pendingValue = nil
             return pending
@@ -46,7 +46,7 @@ public struct ArgumentCursor: Sendable {
     }
 
     /// The value of the option just returned, as an integer within `range`.
-    public mutating func integer(for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
+    package mutating func integer(for option: String, in range: ClosedRange<Int>) throws(UsageError) -> Int {
         let text = try value(for: option)
         guard let number = Int(text), range.contains(number) else {
             throw UsageError("option \(option): '\(text)' is not a whole number from \(range.lowerBound) to \(range.upperBound)")

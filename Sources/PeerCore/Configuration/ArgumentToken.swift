@@ -1,5 +1,5 @@
 /// One token of a command line.
-public enum ArgumentToken: Equatable, Sendable {
+package enum ArgumentToken: Equatable, Sendable {
     /// `--name` or `-x` (a `--name=value` value is fetched separately).
     case option(String)
     /// Anything else.

@@ -1,5 +1,5 @@
 /// Which invitations the daemon accepts without asking a client.
-public enum AutoAcceptPolicy: String, Codable, Sendable, CaseIterable {
+package enum AutoAcceptPolicy: String, Codable, Sendable, CaseIterable {
     /// Ask a client for every invitation.
     case none = "none"
     /// Accept paired peers; ask for the rest (the default).

@@ -12,27 +12,28 @@
 /// show invisible characters as escapes (`\u{200b}`, `\x00`).
 /// Every command-line flag has a key of the same name without the dashes;
 /// a flag given on the command line overrides the file.
-public enum ConfigFile {
+internal import PeerProtocol
+package enum ConfigFile {
     /// The default path.
-    public static let defaultPath = "/etc/peerd/peerd.conf"
+    package static let defaultPath = "/etc/peerd/peerd.conf"
 
     /// Keys that take a value, with the flag each stands for.
-    public static let valueKeys: Set<String> = [
+    package static let valueKeys: Set<String> = [
         "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "max-unverified-peers", "event-history",
         "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
         "download-dir", "offer-timeout", "partial-lifetime", "app-user", "app-group", "app-auto-accept",
     ]
     /// Keys of an `[app "NAME"]` section, with the `[peerd]` key each stands for.
-    public static let appKeys: [String: String] = ["user": "app-user", "group": "app-group", "auto-accept": "app-auto-accept"]
+    package static let appKeys: [String: String] = ["user": "app-user", "group": "app-group", "auto-accept": "app-auto-accept"]
     /// Keys that are yes/no switches.
-    public static let switchKeys: Set<String> = ["public-read", "reset-trust", "allow-local-add"]
+    package static let switchKeys: Set<String> = ["public-read", "reset-trust", "allow-local-add"]
     /// Keys that may appear more than once (each adds a value).
-    public static let repeatableKeys: Set<String> = ["info", "interface", "app-user", "app-group", "app-auto-accept"]
+    package static let repeatableKeys: Set<String> = ["info", "interface", "app-user", "app-group", "app-auto-accept"]
 
     /// Splits the file into entries, rejecting anything that is not a
     /// comment, a `[peerd]` header, or `key = value` with a known key.
-    public static func entries(_ text: String) throws(UsageError) -> [ConfigFileEntry] {
+    package static func entries(_ text: String) throws(UsageError) -> [ConfigFileEntry] {
         var entries: [ConfigFileEntry] = []
         var section: String?
         var appSection: String?
@@ -95,7 +96,7 @@ public enum ConfigFile {
     }
 
     /// The command-line arguments an entry stands for.
-    public static func arguments(for entry: ConfigFileEntry) throws(UsageError) -> [String] {
+    package static func arguments(for entry: ConfigFileEntry) throws(UsageError) -> [String] {
         if switchKeys.contains(entry.key) {
             switch entry.value.lowercased() {
             case "yes", "true", "on", "1": return ["--\(entry.key)"]
@@ -108,7 +109,7 @@ public enum ConfigFile {
 
     /// The file's bytes as text: a leading byte-order mark is dropped, and
     /// bytes that are not UTF-8 are an error naming their line.
-    public static func text(of bytes: [UInt8]) throws(UsageError) -> String {
+    package static func text(of bytes: [UInt8]) throws(UsageError) -> String {
         let body = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes
         if let text = String(validating: body, as: UTF8.self) { return text }
         var number = 1
@@ -123,7 +124,7 @@ public enum ConfigFile {
     /// characters (zero-width and format characters, unusual spaces) shown
     /// as escapes, so what is wrong can be seen and nothing reaches the
     /// terminal raw.
-    public static func visible(_ text: some StringProtocol) -> String {
+    package static func visible(_ text: some StringProtocol) -> String {
         var out = ""
         for scalar in String(text).unicodeScalars {
             let invisible = scalar.properties.generalCategory == .format

@@ -1,5 +1,6 @@
 /// What `peerd`'s command line asks for.
-public enum DaemonCommand: Equatable, Sendable {
+internal import PeerProtocol
+package enum DaemonCommand: Equatable, Sendable {
     /// Run the daemon.
     case run(DaemonConfiguration)
     /// Print help.
@@ -10,7 +11,7 @@ public enum DaemonCommand: Equatable, Sendable {
     case checkConfig(DaemonConfiguration)
 
     /// The help text; lists every flag.
-    public static let helpText = """
+    package static let helpText = """
     Usage: peerd [OPTIONS]
 
     Peer-to-peer LAN discovery daemon. Advertises this host over mDNS/DNS-SD
@@ -96,7 +97,7 @@ public enum DaemonCommand: Equatable, Sendable {
     """
 
     /// The `--config` path given in `arguments`, if any (read before the rest).
-    public static func configPath(in arguments: [String]) -> String? {
+    package static func configPath(in arguments: [String]) -> String? {
         for (index, argument) in arguments.enumerated() {
             if argument == "--" { return nil }
             if argument.hasPrefix("--config=") { return String(argument.dropFirst("--config=".count)) }
@@ -107,7 +108,7 @@ public enum DaemonCommand: Equatable, Sendable {
 
     /// Parses the configuration file's text, then the command line over it.
     /// A repeatable key given on the command line replaces the file's values.
-    public static func parse(_ arguments: [String], defaultName: String, configText: String?) throws(UsageError) -> DaemonCommand {
+    package static func parse(_ arguments: [String], defaultName: String, configText: String?) throws(UsageError) -> DaemonCommand {
         var base = DaemonConfiguration(name: defaultName)
         if let configText {
             for entry in try ConfigFile.entries(configText) {
@@ -126,12 +127,12 @@ public enum DaemonCommand: Equatable, Sendable {
     }
 
     /// Parses `peerd`'s arguments (without the program name).
-    public static func parse(_ arguments: [String], defaultName: String) throws(UsageError) -> DaemonCommand {
+    package static func parse(_ arguments: [String], defaultName: String) throws(UsageError) -> DaemonCommand {
         try parse(arguments, base: DaemonConfiguration(name: defaultName))
     }
 
     /// Parses arguments over `base`.
-    public static func parse(_ arguments: [String], base: DaemonConfiguration) throws(UsageError) -> DaemonCommand {
+    package static func parse(_ arguments: [String], base: DaemonConfiguration) throws(UsageError) -> DaemonCommand {
         var config = base
         var check = false
         var cursor = ArgumentCursor(arguments)

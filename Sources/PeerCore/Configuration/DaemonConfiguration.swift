@@ -1,95 +1,96 @@
 /// Everything `peerd` is told on its command line.
-public struct DaemonConfiguration: Sendable, Equatable {
+package import PeerProtocol
+package struct DaemonConfiguration: Sendable, Equatable {
     /// The default DNS-SD service type.
-    public static let defaultServiceType = "_peerd._tcp"
+    package static let defaultServiceType = "_peerd._tcp"
     /// The default control socket path.
-    public static let defaultSocketPath = ControlProtocol.systemSocketPath
+    package static let defaultSocketPath = ControlProtocol.systemSocketPath
     /// The default state directory (systemd's StateDirectory=peerd).
-    public static let defaultStateDirectory = "/var/lib/peerd"
+    package static let defaultStateDirectory = "/var/lib/peerd"
     /// The default peer cap.
-    public static let defaultMaxPeers = 256
+    package static let defaultMaxPeers = 256
 
     /// Display name and DNS-SD instance name.
-    public var name: String
+    package var name: String
     /// DNS-SD service type.
-    public var serviceType = defaultServiceType
+    package var serviceType = defaultServiceType
     /// Extra TXT pairs.
-    public var info: [TXTEntry] = []
+    package var info: [TXTEntry] = []
     /// Where the identity key lives.
-    public var stateDirectory = defaultStateDirectory
+    package var stateDirectory = defaultStateDirectory
     /// Interfaces to browse and publish on; empty means all.
-    public var interfaces: [String] = []
+    package var interfaces: [String] = []
     /// Session port; 0 picks a free one.
-    public var port: UInt16 = 0
+    package var port: UInt16 = 0
     /// Control socket path.
-    public var socketPath = defaultSocketPath
+    package var socketPath = defaultSocketPath
     /// Peer cap.
-    public var maxPeers = defaultMaxPeers
+    package var maxPeers = defaultMaxPeers
     /// Cap on rows made from mDNS alone, before any handshake proved the
     /// peer's key: a flood of fake advertisements takes at most these.
-    public var maxUnverifiedPeers = 64
+    package var maxUnverifiedPeers = 64
     /// Events held for `subscribe since=N`.
-    public var eventHistory = 1024
+    package var eventHistory = 1024
     /// Bytes queued for one subscriber before it is dropped as too slow.
-    public var subscriberQueueBytes = 1 << 20
+    package var subscriberQueueBytes = 1 << 20
     /// Most verbose level logged.
-    public var logLevel = LogLevel.info
+    package var logLevel = LogLevel.info
     /// The largest application message, reassembled (`--max-message`).
-    public var maxMessage = 16 << 20
+    package var maxMessage = 16 << 20
     /// `--inbox-size`: record bytes the durable inbox holds (64 MiB).
-    public var inboxBytes = 64 << 20
+    package var inboxBytes = 64 << 20
     /// The most sessions (connected or being set up) at once.
-    public var maxSessions = 64
+    package var maxSessions = 64
     /// Which invitations are accepted without a client.
-    public var autoAccept = AutoAcceptPolicy.paired
+    package var autoAccept = AutoAcceptPolicy.paired
     /// Open sessions to paired peers by itself.
-    public var autoConnect = true
+    package var autoConnect = true
     /// Move a corrupt trust store aside instead of refusing to start.
-    public var resetTrust = false
+    package var resetTrust = false
     /// Seconds a pairing may take.
-    public var pairingTimeout: Double = 60
+    package var pairingTimeout: Double = 60
     /// Let users outside the `peerd` group read `status` and `peers`
     /// (the control socket is then mode 0666).
-    public var publicRead = false
+    package var publicRead = false
     /// The group whose members may drive the daemon.
-    public var group = "peerd"
+    package var group = "peerd"
     /// Control clients at once.
-    public var maxClients = 64
+    package var maxClients = 64
     /// Accepted connections still in their handshake, in all and per address.
-    public var maxPendingHandshakes = 16
+    package var maxPendingHandshakes = 16
     /// Per remote address.
-    public var maxPendingHandshakesPerAddress = 4
+    package var maxPendingHandshakesPerAddress = 4
     /// New session connections per second from one address (bursts of twice that).
-    public var connectionRate = 20
+    package var connectionRate = 20
     /// Invitations from unpaired peers per minute, all together.
-    public var invitationRate = 30
+    package var invitationRate = 30
 
     /// `--download-dir`: where received files land, in a folder per peer
     /// (nil: `downloads` in the state directory).
-    public var downloadDirectory: String?
+    package var downloadDirectory: String?
     /// `--offer-timeout`: seconds a transfer offer waits for a decision.
-    public var offerTimeout: Double = 600
+    package var offerTimeout: Double = 600
     /// `--allow-local-add`: `add` may dial loopback and this host's own
     /// addresses (refused by default: `add` is no port scanner).
-    public var allowLocalAdd = false
+    package var allowLocalAdd = false
     /// `--partial-lifetime`: seconds the partial files of a transfer that
     /// stopped are kept for a resume before the sweep removes them.
-    public var partialLifetime: Double = 604_800
+    package var partialLifetime: Double = 604_800
     /// `--app-user`, `--app-group` (or `[app "NAME"]` sections): app names
     /// kept for one user or group (issue 23).
-    public var appReservations: [AppName: AppReservationRule] = [:]
+    package var appReservations: [AppName: AppReservationRule] = [:]
     /// `--app-auto-accept NAME=POLICY` (or `auto-accept` in an `[app
     /// "NAME"]` section): the app's own policy for invitations; none for
     /// an app not named.
-    public var appAutoAccept: [AppName: AutoAcceptPolicy] = [:]
+    package var appAutoAccept: [AppName: AutoAcceptPolicy] = [:]
     /// Where received files land.
-    public var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
+    package var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
 
     /// A configuration with defaults and the given name.
-    public init(name: String) { self.name = name }
+    package init(name: String) { self.name = name }
 
     /// Checks a DNS-SD service type such as `_peerd._tcp`.
-    public static func isValidServiceType(_ type: String) -> Bool {
+    package static func isValidServiceType(_ type: String) -> Bool {
         let parts = type.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 2, parts[1] == "_tcp" || parts[1] == "_udp" else { return false }
         let service = parts[0]

@@ -1,5 +1,5 @@
 /// syslog priorities, as systemd reads them from a `<N>` line prefix.
-public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
+package enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     /// LOG_ERR.
     case error = 3
     /// LOG_WARNING.
@@ -12,7 +12,7 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     case debug = 7
 
     /// The name used by `--log-level`.
-    public var name: String {
+    package var name: String {
         switch self {
         case .error: return "error"
         case .warning: return "warning"
@@ -23,16 +23,16 @@ public enum LogLevel: Int, Comparable, Sendable, CaseIterable {
     }
 
     /// Parses a `--log-level` value.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let level = Self.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
         self = level
     }
 
     /// A line for stderr under systemd: `<6>message`, one line per message.
-    public func format(_ message: String) -> String {
+    package func format(_ message: String) -> String {
         "<\(rawValue)>" + String(message.map { $0.isNewline ? " " : $0 }) + "\n"
     }
 
     /// Lower numbers are more severe.
-    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+    package static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
 }

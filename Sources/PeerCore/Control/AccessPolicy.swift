@@ -3,29 +3,30 @@
 /// Root and members of the daemon's group (`peerd`) may do everything.
 /// Anyone else is refused, except that with `--public-read` they may read
 /// `status` and `peers`.
-public struct AccessPolicy: Sendable, Equatable {
+package import PeerProtocol
+package struct AccessPolicy: Sendable, Equatable {
     /// The gid of the `peerd` group, if it exists.
-    public var groupID: UInt32?
+    package var groupID: UInt32?
     /// Whether others may read `status` and `peers`.
-    public var publicRead: Bool
+    package var publicRead: Bool
     /// The methods `--public-read` opens.
-    public static let publicMethods: Set<ControlMethod> = [.status, .peers]
+    package static let publicMethods: Set<ControlMethod> = [.status, .peers]
 
     /// Creates a policy.
-    public init(groupID: UInt32?, publicRead: Bool) {
+    package init(groupID: UInt32?, publicRead: Bool) {
         self.groupID = groupID
         self.publicRead = publicRead
     }
 
     /// Whether `client` is root or in the group.
-    public func isPrivileged(_ client: ClientCredentials) -> Bool {
+    package func isPrivileged(_ client: ClientCredentials) -> Bool {
         if client.uid == 0 { return true }
         guard let groupID else { return false }
         return client.gid == groupID || client.groups.contains(groupID)
     }
 
     /// Whether `client` may call `method`.
-    public func allows(_ method: ControlMethod, for client: ClientCredentials) -> Bool {
+    package func allows(_ method: ControlMethod, for client: ClientCredentials) -> Bool {
         isPrivileged(client) || (publicRead && Self.publicMethods.contains(method))
     }
 }

@@ -6,23 +6,23 @@
 /// - members of the daemon's group share `maxClients`, at most `perUser` per uid;
 /// - everyone else (only with `--public-read`, or with unreadable
 ///   credentials) shares `maxOthers`, at most `othersPerUser` per uid.
-public struct ClientAdmission: Sendable, Equatable {
+package struct ClientAdmission: Sendable, Equatable {
     /// Who a connected or arriving client is, for admission.
-    public struct Client: Sendable, Equatable, Hashable {
+    package struct Client: Sendable, Equatable, Hashable {
         /// The uid, or nil when the kernel could not say.
-        public var uid: UInt32?
+        package var uid: UInt32?
         /// Root or a member of the group.
-        public var privileged: Bool
+        package var privileged: Bool
 
         /// Creates a client description.
-        public init(uid: UInt32?, privileged: Bool) {
+        package init(uid: UInt32?, privileged: Bool) {
             self.uid = uid
             self.privileged = privileged
         }
     }
 
     /// A refusal, naming the limit that was reached.
-    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Sendable, Equatable, CustomStringConvertible {
         /// Root or members: `--max-clients` connections.
         case clients(Int)
         /// One member uid: its share.
@@ -33,7 +33,7 @@ public struct ClientAdmission: Sendable, Equatable {
         case otherPerUser(uid: UInt32?, limit: Int)
 
         /// The text a refused client is sent.
-        public var description: String {
+        package var description: String {
             switch self {
             case .clients(let n): return "too many control clients (\(n), --max-clients); try again later"
             case .perUser(let uid, let n): return "uid \(uid) already has \(n) control connections (the most one user may hold)"
@@ -45,18 +45,18 @@ public struct ClientAdmission: Sendable, Equatable {
     }
 
     /// Connections root may hold, and members together.
-    public var maxClients: Int
+    package var maxClients: Int
     /// Connections one member uid may hold.
-    public var perUser: Int
+    package var perUser: Int
     /// Connections clients outside the group may hold together.
-    public var maxOthers: Int
+    package var maxOthers: Int
     /// Connections one uid outside the group may hold.
-    public var othersPerUser: Int
+    package var othersPerUser: Int
 
     /// Limits derived from `--max-clients`: a quarter each for one member
     /// (at least 4), for everyone outside the group (at least 2), and 4 for
     /// one uid outside it.
-    public init(maxClients: Int) {
+    package init(maxClients: Int) {
         self.maxClients = maxClients
         perUser = max(4, maxClients / 4)
         maxOthers = max(2, maxClients / 4)
@@ -64,7 +64,7 @@ public struct ClientAdmission: Sendable, Equatable {
     }
 
     /// Whether `client` may connect while `connected` are.
-    public func admit(_ client: Client, connected: [Client]) -> Refusal? {
+    package func admit(_ client: Client, connected: [Client]) -> Refusal? {
         if client.uid == 0 {
             return connected.filter { $0.uid == 0 }.count < maxClients ? nil : .clients(maxClients)
         }

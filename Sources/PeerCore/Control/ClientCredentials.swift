@@ -1,17 +1,17 @@
 /// Who is on the other end of a control connection, as the kernel says
 /// (`SO_PEERCRED`, `SO_PEERGROUPS`): never what the client claims.
-public struct ClientCredentials: Sendable, Equatable {
+package struct ClientCredentials: Sendable, Equatable {
     /// Process id.
-    public var pid: Int32
+    package var pid: Int32
     /// User id.
-    public var uid: UInt32
+    package var uid: UInt32
     /// Primary group id.
-    public var gid: UInt32
+    package var gid: UInt32
     /// Supplementary group ids.
-    public var groups: [UInt32]
+    package var groups: [UInt32]
 
     /// Creates credentials.
-    public init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32]) {
+    package init(pid: Int32, uid: UInt32, gid: UInt32, groups: [UInt32]) {
         self.pid = pid
         self.uid = uid
         self.gid = gid

@@ -3,7 +3,8 @@
 /// client learns which field is wrong. Works on the raw JSON text of the
 /// line's top-level members (the decoder reads `1.0` as 1 and reports a
 /// negative `since` without naming it).
-public enum ControlRequestCheck {
+package import PeerProtocol
+package enum ControlRequestCheck {
     /// The JSON kind each known parameter must have.
     private static let parameterKinds: [String: (kind: Kind, expected: String)] = [
         "peer": (.string, "a string (UUID, UUID prefix or name)"),
@@ -29,7 +30,7 @@ public enum ControlRequestCheck {
 
     /// The error for a line whose `v` or parameters are wrong, or nil. A
     /// line that is not a JSON object is left to the decoder.
-    public static func check(_ line: [UInt8]) -> ControlError? {
+    package static func check(_ line: [UInt8]) -> ControlError? {
         guard let members = JSONMembers.of(line) else { return nil }
         if let v = members["v"], v != "1" {
             let shown = v.count > 40 ? String(v.prefix(40)) + "…" : v

@@ -11,10 +11,11 @@
 /// ``ControlRequestCheck`` and `JSONDecoder`. So every answer, error or
 /// not, is what the full way gives; ControlRequestReaderTests pins that
 /// over a table of lines and their mutations.
-public enum ControlRequestReader {
+package import PeerProtocol
+package enum ControlRequestReader {
     /// The request in `line` (without its newline), or nil when the line
     /// is not in the covered subset.
-    public static func read(_ line: [UInt8]) -> ControlRequest? {
+    package static func read(_ line: [UInt8]) -> ControlRequest? {
         var cursor = JSONTextReader(line)
         var v: Int?, id: RequestID?, method: String?, params: ControlParams?, sawParams = false
         let complete = cursor.object { key, cursor in

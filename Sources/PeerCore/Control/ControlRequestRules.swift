@@ -1,19 +1,20 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// The control router's checks and choices that need no daemon state, as
 /// pure functions: what a request's parameters mean, and where a `send`
 /// goes (docs/control-protocol.md).
-public enum ControlRequestRules {
+package enum ControlRequestRules {
     /// An `invite`'s context and timeout.
-    public struct Invitation: Sendable, Equatable {
+    package struct Invitation: Sendable, Equatable {
         /// The context, as sent to the peer.
-        public var context: [UInt8]
+        package var context: [UInt8]
         /// How long the peer's user has to decide.
-        public var timeout: TimeInterval
+        package var timeout: TimeInterval
     }
 
     /// Where a `send` goes.
-    public enum SendPath: Sendable, Equatable {
+    package enum SendPath: Sendable, Equatable {
         /// Into the peer's durable queue (it is paired).
         case queue(peerID: String)
         /// Onto the peer's session.
@@ -23,10 +24,10 @@ public enum ControlRequestRules {
     }
 
     /// The default invitation timeout, in seconds.
-    public static let defaultInviteTimeout: TimeInterval = 30
+    package static let defaultInviteTimeout: TimeInterval = 30
 
     /// The selector a method that names a peer needs (`params.peer`).
-    public static func peerSelector(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
+    package static func peerSelector(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
         guard let selector = params.peer else {
             let hint = method == .peer ? ": a UUID, a unique UUID prefix or a unique name" : ""
             return .failure(ControlError(.invalidParams, "'\(method.rawValue)' needs params.peer\(hint)"))
@@ -35,14 +36,14 @@ public enum ControlRequestRules {
     }
 
     /// The most peers one group `send` names.
-    public static let maxGroupPeers = 256
+    package static let maxGroupPeers = 256
 
     /// The peers a group `send` goes to, each with its selector: `peers`
     /// resolved one by one (one that names no peer, or several, is that
     /// entry's error, not the request's), or with `all` every connected
     /// peer, by name. Both, either with `peer`, none, or over
     /// ``maxGroupPeers`` selectors is `invalidParams`.
-    public static func groupTargets(_ params: ControlParams, peers: [PeerSnapshot], connected: (UUID) -> Bool)
+    package static func groupTargets(_ params: ControlParams, peers: [PeerSnapshot], connected: (UUID) -> Bool)
         -> Result<[(selector: String, peer: Result<PeerSnapshot, ControlError>)], ControlError> {
         if params.peer != nil || (params.peers != nil && params.all != nil) {
             return .failure(ControlError(.invalidParams, "'send' takes one of params.peer, params.peers and params.all"))
@@ -60,7 +61,7 @@ public enum ControlRequestRules {
     }
 
     /// The pairing id `pairAccept` and `pairReject` need, lowercased.
-    public static func pairingKey(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
+    package static func pairingKey(_ method: ControlMethod, _ params: ControlParams) -> Result<String, ControlError> {
         guard let key = params.pairing?.lowercased(), !key.isEmpty else {
             return .failure(ControlError(.invalidParams, "'\(method.rawValue)' needs params.pairing"))
         }
@@ -69,7 +70,7 @@ public enum ControlRequestRules {
 
     /// An `invite`'s context (at most ``WireCodec/maxContext`` bytes) and
     /// timeout (1 to 300 s, 30 by default).
-    public static func invitation(_ params: ControlParams) -> Result<Invitation, ControlError> {
+    package static func invitation(_ params: ControlParams) -> Result<Invitation, ControlError> {
         var context = Array((params.context ?? "").utf8)
         if let encoded = params.contextData {
             guard params.context == nil else { return .failure(ControlError(.invalidParams, "give context or contextData, not both")) }
@@ -89,7 +90,7 @@ public enum ControlRequestRules {
     /// read too), and `params.port` (``PeerAddress/defaultPort`` when
     /// absent). Names are the client's to resolve: the daemon never waits
     /// on DNS.
-    public static func addressEndpoint(_ params: ControlParams) -> Result<Endpoint, ControlError> {
+    package static func addressEndpoint(_ params: ControlParams) -> Result<Endpoint, ControlError> {
         guard let text = params.address, !text.isEmpty else {
             return .failure(ControlError(.invalidParams, "'add' needs params.address: a numeric IPv4 or IPv6 address"))
         }
@@ -111,7 +112,7 @@ public enum ControlRequestRules {
     }
 
     /// A `send`'s message: `params.data` in base64, at most `maxMessage` bytes.
-    public static func message(_ params: ControlParams, maxMessage: Int) -> Result<[UInt8], ControlError> {
+    package static func message(_ params: ControlParams, maxMessage: Int) -> Result<[UInt8], ControlError> {
         guard let text = params.data, let data = Data(base64Encoded: text) else {
             return .failure(ControlError(.invalidParams, "'send' needs params.data: the message in base64"))
         }
@@ -124,7 +125,7 @@ public enum ControlRequestRules {
     /// Where a `send` to `peer` goes: with `queue`, a paired peer's queue,
     /// connected or not; otherwise (and for an unpaired peer that is
     /// connected) its session.
-    public static func sendPath(queue: Bool?, peer: PeerSnapshot, paired: Bool, connected: Bool) -> SendPath {
+    package static func sendPath(queue: Bool?, peer: PeerSnapshot, paired: Bool, connected: Bool) -> SendPath {
         guard queue == true else { return .session }
         if let peerID = peer.peerId, paired { return .queue(peerID: peerID) }
         if connected { return .session }

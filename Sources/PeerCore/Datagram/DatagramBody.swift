@@ -10,7 +10,8 @@
 /// Probes tell each side whether datagrams cross both ways (the path is
 /// `up`, or `blocked`). Any other kind, a long app name, or a probe of
 /// the wrong length is dropped after it opened, and counted as malformed.
-public enum DatagramBody: Sendable, Equatable {
+package import PeerProtocol
+package enum DatagramBody: Sendable, Equatable {
     /// Data for `app`'s clients: the data is the body from index `from`
     /// on (read in place, never copied).
     case data(app: AppName, from: Int)
@@ -20,22 +21,22 @@ public enum DatagramBody: Sendable, Equatable {
     case probeReply(UInt64)
 
     /// The kinds' wire values, pinned by tests.
-    public static let dataKind: UInt8 = 0x01
+    package static let dataKind: UInt8 = 0x01
     /// See ``dataKind``.
-    public static let probeKind: UInt8 = 0x02
+    package static let probeKind: UInt8 = 0x02
     /// See ``dataKind``.
-    public static let probeReplyKind: UInt8 = 0x03
+    package static let probeReplyKind: UInt8 = 0x03
 
     /// The most data bytes one datagram of the default app carries. An
     /// app's datagrams carry that less the length of its name
     /// (``maxData(for:)``), so every datagram fits ``DatagramHeader/maxPayload``.
-    public static let maxData = 1_200
+    package static let maxData = 1_200
 
     /// The most data bytes of one datagram of `app`.
-    public static func maxData(for app: AppName) -> Int { maxData - app.text.utf8.count }
+    package static func maxData(for app: AppName) -> Int { maxData - app.text.utf8.count }
 
     /// Why a body that opened is dropped.
-    public enum ParseError: Error, Sendable, Equatable {
+    package enum ParseError: Error, Sendable, Equatable {
         /// Empty, or shorter than its kind needs.
         case tooShort(Int)
         /// A kind this release does not know.
@@ -47,7 +48,7 @@ public enum DatagramBody: Sendable, Equatable {
     }
 
     /// Writes the body of data `bytes` for `app` into `out` (which it clears).
-    public static func encodeData(app: AppName, _ bytes: some Collection<UInt8>, into out: inout [UInt8]) {
+    package static func encodeData(app: AppName, _ bytes: some Collection<UInt8>, into out: inout [UInt8]) {
         out.removeAll(keepingCapacity: true)
         out.append(dataKind)
         out.append(UInt8(app.text.utf8.count))
@@ -56,7 +57,7 @@ public enum DatagramBody: Sendable, Equatable {
     }
 
     /// The body of a probe or its reply.
-    public static func encodeProbe(_ id: UInt64, reply: Bool) -> [UInt8] {
+    package static func encodeProbe(_ id: UInt64, reply: Bool) -> [UInt8] {
         var out: [UInt8] = [reply ? probeReplyKind : probeKind]
         BigEndian.append(id, width: 8, to: &out)
         return out
@@ -64,13 +65,13 @@ public enum DatagramBody: Sendable, Equatable {
 
     /// Reads a body opened in `buffer`: the receive path's, compiled here
     /// for the buffer type so that it costs no generic dispatch per datagram.
-    public static func parse(_ buffer: UnsafeRawBufferPointer) throws(ParseError) -> DatagramBody {
+    package static func parse(_ buffer: UnsafeRawBufferPointer) throws(ParseError) -> DatagramBody {
         try parseBody(buffer)
     }
 
     /// Reads an opened body (any bytes with integer indices: an array, a
     /// slice, or the buffer it was opened in).
-    public static func parse<Bytes: RandomAccessCollection<UInt8>>(_ body: Bytes) throws(ParseError) -> DatagramBody where Bytes.Index == Int {
+    package static func parse<Bytes: RandomAccessCollection<UInt8>>(_ body: Bytes) throws(ParseError) -> DatagramBody where Bytes.Index == Int {
         try parseBody(body)
     }
 

@@ -10,34 +10,34 @@
 ///
 /// The receiver's index lets junk be dropped before any crypto: a datagram
 /// whose index names no session costs a table lookup.
-public struct DatagramHeader: Sendable, Equatable {
+package struct DatagramHeader: Sendable, Equatable {
     /// Bytes of the header.
-    public static let length = 13
+    package static let length = 13
     /// The only kind: a sealed payload. A wire value, pinned by tests.
-    public static let dataKind: UInt8 = 0x01
+    package static let dataKind: UInt8 = 0x01
     /// Bytes the AEAD adds.
-    public static let tagLength = 16
+    package static let tagLength = 16
     /// The most sealed payload a datagram carries: IPv6's least MTU
     /// (1,280) less its header (40), UDP's (8), this header (13) and the
     /// tag (16). A datagram that size crosses any IPv6 path and any
     /// ordinary IPv4 one without fragments; a fragment lost loses the
     /// whole datagram, so nothing larger is sent. The payload's own
     /// layout (``DatagramBody``) leaves a client 1,200 bytes of data.
-    public static let maxPayload = 1_203
+    package static let maxPayload = 1_203
 
     /// The receiver's index for the session (it chose it).
-    public var receiverIndex: UInt32
+    package var receiverIndex: UInt32
     /// The sender's counter: one per datagram, from 0, never again.
-    public var counter: UInt64
+    package var counter: UInt64
 
     /// A header.
-    public init(receiverIndex: UInt32, counter: UInt64) {
+    package init(receiverIndex: UInt32, counter: UInt64) {
         self.receiverIndex = receiverIndex
         self.counter = counter
     }
 
     /// Why a datagram's bytes are dropped before any crypto.
-    public enum ParseError: Error, Sendable, Equatable {
+    package enum ParseError: Error, Sendable, Equatable {
         /// Shorter than a header and a tag.
         case tooShort(Int)
         /// More sealed bytes than ``maxPayload`` and a tag.
@@ -48,7 +48,7 @@ public struct DatagramHeader: Sendable, Equatable {
 
     /// The header of `datagram`, whose sealed payload follows it, or why
     /// it is not one.
-    public static func parse<Bytes: RandomAccessCollection<UInt8>>(_ datagram: Bytes) throws(ParseError) -> DatagramHeader
+    package static func parse<Bytes: RandomAccessCollection<UInt8>>(_ datagram: Bytes) throws(ParseError) -> DatagramHeader
     where Bytes.Index == Int {
         try parseHeader(datagram)
     }
@@ -66,12 +66,12 @@ public struct DatagramHeader: Sendable, Equatable {
     /// The header of the datagram in `buffer` (where it was read): the
     /// receive path's, compiled here for the buffer type so that it costs
     /// no generic dispatch per datagram.
-    public static func parse(_ buffer: UnsafeRawBufferPointer) throws(ParseError) -> DatagramHeader {
+    package static func parse(_ buffer: UnsafeRawBufferPointer) throws(ParseError) -> DatagramHeader {
         try parseHeader(buffer)
     }
 
     /// The 13 header bytes: the associated data of the seal, too.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var out: [UInt8] = [Self.dataKind]
         out.reserveCapacity(Self.length)
         BigEndian.append(UInt64(receiverIndex), width: 4, to: &out)
@@ -81,7 +81,7 @@ public struct DatagramHeader: Sendable, Equatable {
 
     /// Writes the 13 header bytes at the start of `buffer` (the send
     /// path's: no allocation).
-    public func write(into buffer: UnsafeMutableRawBufferPointer) {
+    package func write(into buffer: UnsafeMutableRawBufferPointer) {
         precondition(buffer.count >= Self.length, "no room for a datagram header")
         buffer[0] = Self.dataKind
         for index in 0..<4 { buffer[1 + index] = UInt8(truncatingIfNeeded: receiverIndex >> (8 * UInt32(3 - index))) }
@@ -90,7 +90,7 @@ public struct DatagramHeader: Sendable, Equatable {
 
     /// The AEAD nonce for ``counter``: 4 zero bytes, then the counter
     /// little-endian (Noise's ChaChaPoly nonce).
-    public var nonce: [UInt8] {
+    package var nonce: [UInt8] {
         [0, 0, 0, 0] + (0..<8).map { UInt8(truncatingIfNeeded: counter >> (8 * UInt64($0))) }
     }
 }

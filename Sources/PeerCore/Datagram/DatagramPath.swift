@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// Whether datagrams cross between this host and one connected peer, decided
 /// without I/O (docs/protocol.md §11, "Probes"). The shell sends the probes
@@ -11,10 +11,10 @@ import FoundationEssentials
 /// peer's `datagramPath`, then every ``upEvery`` while up (a path that
 /// stops answering for ``lostAfter`` is `blocked`) and every
 /// ``blockedEvery`` while blocked (a firewall opened later is found).
-public struct DatagramPath: Sendable, Equatable {
+package struct DatagramPath: Sendable, Equatable {
     /// The path's state. The raw values are the control protocol's, pinned
     /// by tests.
-    public enum State: String, Sendable, Equatable, CaseIterable, Codable {
+    package enum State: String, Sendable, Equatable, CaseIterable, Codable {
         /// The peer speaks datagrams; its `datagramPath` has not come yet.
         case waiting
         /// The peer, or this host, has no datagram socket (port 0).
@@ -28,35 +28,35 @@ public struct DatagramPath: Sendable, Equatable {
     }
 
     /// What the shell does.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Send a probe with this id.
         case probe(UInt64)
     }
 
     /// How long probing lasts before the path is `blocked`.
-    public static let probingFor: TimeInterval = 5
+    package static let probingFor: TimeInterval = 5
     /// Probes while up.
-    public static let upEvery: TimeInterval = 15
+    package static let upEvery: TimeInterval = 15
     /// An up path with no answer for this long is `blocked`.
-    public static let lostAfter: TimeInterval = 45
+    package static let lostAfter: TimeInterval = 45
     /// Probes while blocked.
-    public static let blockedEvery: TimeInterval = 10
+    package static let blockedEvery: TimeInterval = 10
 
     /// The state now.
-    public private(set) var state: State = .waiting
+    package private(set) var state: State = .waiting
     /// The last probe's round trip, once one was answered.
-    public private(set) var roundTrip: TimeInterval?
+    package private(set) var roundTrip: TimeInterval?
     private var lastProbeID: UInt64 = 0
     private var lastProbeAt: Date?
     private var lastReplyAt: Date?
     private var probingSince: Date?
 
     /// A path waiting for the peer's `datagramPath`.
-    public init() {}
+    package init() {}
 
     /// The peer's `datagramPath` came: `usable` is false when either side
     /// has no socket (the peer's port 0, or none here). Probing starts.
-    public mutating func learned(usable: Bool, now: Date) -> [Action] {
+    package mutating func learned(usable: Bool, now: Date) -> [Action] {
         guard usable else {
             state = .off
             return []
@@ -68,7 +68,7 @@ public struct DatagramPath: Sendable, Equatable {
     }
 
     /// The clock: the next probe when one is due, and the end of probing.
-    public mutating func tick(now: Date) -> [Action] {
+    package mutating func tick(now: Date) -> [Action] {
         switch state {
         case .waiting, .off:
             return []
@@ -92,7 +92,7 @@ public struct DatagramPath: Sendable, Equatable {
     /// A `probeReply` with `id` authenticated. Returns whether the state
     /// changed. A reply to a probe never sent changes nothing.
     @discardableResult
-    public mutating func replied(_ id: UInt64, now: Date) -> Bool {
+    package mutating func replied(_ id: UInt64, now: Date) -> Bool {
         guard id >= 1, id <= lastProbeID, state != .off, state != .waiting else { return false }
         if id == lastProbeID, let sent = lastProbeAt { roundTrip = now.timeIntervalSince(sent) }
         lastReplyAt = now

@@ -7,9 +7,9 @@
 /// too old costs no decryption), and ``accept(_:)`` only once it opened.
 /// Both are O(1) apart from a jump ahead, which clears at most the
 /// bitmap's 32 words.
-public struct DatagramReplayWindow: Sendable, Equatable {
+package struct DatagramReplayWindow: Sendable, Equatable {
     /// What ``check(_:)`` says of a counter.
-    public enum Verdict: String, Sendable, Equatable {
+    package enum Verdict: String, Sendable, Equatable {
         /// Not seen, and inside the window or ahead of it.
         case fresh
         /// Seen already: a replay, or the network's duplicate.
@@ -25,19 +25,19 @@ public struct DatagramReplayWindow: Sendable, Equatable {
     /// bitmap's 2,048 bits less one word, since the word the window moves
     /// into is cleared whole and shares its place in the ring with the
     /// oldest word (RFC 6479, §3).
-    public static let size: UInt64 = 2_048 - 64
+    package static let size: UInt64 = 2_048 - 64
     private static let wordBits: UInt64 = 64
     private static let words = 32
 
     /// The highest counter accepted, if any.
-    public private(set) var highest: UInt64?
+    package private(set) var highest: UInt64?
     private var bitmap = [UInt64](repeating: 0, count: DatagramReplayWindow.words)
 
     /// A window that has seen nothing.
-    public init() {}
+    package init() {}
 
     /// Whether `counter` may be opened.
-    public func check(_ counter: UInt64) -> Verdict {
+    package func check(_ counter: UInt64) -> Verdict {
         guard counter != .max else { return .exhausted }
         guard let highest, counter <= highest else { return .fresh }
         if highest - counter >= Self.size { return .tooOld }
@@ -48,7 +48,7 @@ public struct DatagramReplayWindow: Sendable, Equatable {
     /// ahead when it is the highest. False, and nothing changes, when
     /// ``check(_:)`` would not say `fresh`.
     @discardableResult
-    public mutating func accept(_ counter: UInt64) -> Bool {
+    package mutating func accept(_ counter: UInt64) -> Bool {
         guard check(counter) == .fresh else { return false }
         if let highest, counter <= highest {
             bitmap[Self.word(counter)] |= Self.bit(counter)

@@ -7,7 +7,8 @@
 /// |------|---------|------|
 /// | 0x30 | datagramPath | index u32, port u16 |
 /// | 0x31 | datagramFrame | app_len u8, app, data (the rest) |
-public enum DatagramSessionMessage: Equatable, Sendable {
+internal import PeerProtocol
+package enum DatagramSessionMessage: Equatable, Sendable {
     /// Where the sender takes datagrams for this session: the index it
     /// chose for the session, which every datagram to it carries, and its
     /// UDP port (0: it has no datagram path).
@@ -18,14 +19,14 @@ public enum DatagramSessionMessage: Equatable, Sendable {
     case frame(app: String, data: [UInt8])
 
     /// The type of `datagramPath`, pinned by tests.
-    public static let pathType: UInt8 = 0x30
+    package static let pathType: UInt8 = 0x30
     /// The type of `datagramFrame`, pinned by tests.
-    public static let frameType: UInt8 = 0x31
+    package static let frameType: UInt8 = 0x31
     /// Both types, as the feature registers them.
-    public static let types: Set<UInt8> = [pathType, frameType]
+    package static let types: Set<UInt8> = [pathType, frameType]
 
     /// The message as the session carries it.
-    public var wire: WireMessage {
+    package var wire: WireMessage {
         var body: [UInt8] = []
         switch self {
         case .path(let index, let port):
@@ -44,7 +45,7 @@ public enum DatagramSessionMessage: Equatable, Sendable {
 
     /// Reads the body of a message of `type` (one of ``types``), checking
     /// every length as the session's codec does its own.
-    public static func decode(type: UInt8, body: [UInt8]) throws(WireError) -> DatagramSessionMessage {
+    package static func decode(type: UInt8, body: [UInt8]) throws(WireError) -> DatagramSessionMessage {
         var reader = ByteReader(body)
         let message: DatagramSessionMessage
         switch type {
@@ -67,7 +68,7 @@ public enum DatagramSessionMessage: Equatable, Sendable {
     /// Why the message may not come now (the session ends with these
     /// words), or nil: both need an accepted session, and an index is
     /// never 0 (port 0 is allowed: the path is off).
-    public func violation(canSendData: Bool) -> String? {
+    package func violation(canSendData: Bool) -> String? {
         switch self {
         case .path(let index, _):
             guard canSendData else { return "a datagramPath outside an accepted session" }

@@ -9,9 +9,9 @@
 /// acknowledged. A tag of another epoch starts the sender's new queue
 /// file. A store that fails takes its tag back, so the message is new
 /// again when it comes again.
-public struct DeliveryMarks: Sendable, Equatable {
+package struct DeliveryMarks: Sendable, Equatable {
     /// What a tagged message is.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// Not had yet: store it.
         case new
         /// Stored already (or being stored): drop it, acknowledge it.
@@ -19,28 +19,28 @@ public struct DeliveryMarks: Sendable, Equatable {
     }
 
     /// Per sender, the tag of the last queued message on disk.
-    public private(set) var stored: [String: QueueTag]
+    package private(set) var stored: [String: QueueTag]
     /// Per sender, the tags being stored now, oldest first.
     private var storing: [String: [QueueTag]] = [:]
 
     /// Marks as the inbox file holds them.
-    public init(stored: [String: QueueTag] = [:]) {
+    package init(stored: [String: QueueTag] = [:]) {
         self.stored = stored
     }
 
     /// Whether `tag` from `peerID` is new or a repeat.
-    public func check(_ tag: QueueTag, from peerID: String) -> Verdict {
+    package func check(_ tag: QueueTag, from peerID: String) -> Verdict {
         guard let newest = storing[peerID]?.last ?? stored[peerID] else { return .new }
         return newest.covers(tag) ? .repeated : .new
     }
 
     /// `tag` from `peerID` is being stored.
-    public mutating func storing(_ tag: QueueTag, from peerID: String) {
+    package mutating func storing(_ tag: QueueTag, from peerID: String) {
         storing[peerID, default: []].append(tag)
     }
 
     /// The store of `tag` ended: on disk (`ok`), or not (it is new again).
-    public mutating func stored(_ tag: QueueTag, from peerID: String, ok: Bool) {
+    package mutating func stored(_ tag: QueueTag, from peerID: String, ok: Bool) {
         if var tags = storing[peerID], let at = tags.firstIndex(of: tag) {
             tags.remove(at: at)
             storing[peerID] = tags.isEmpty ? nil : tags

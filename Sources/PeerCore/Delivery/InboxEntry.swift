@@ -1,24 +1,24 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// One message waiting in the inbox, without its data (which stays on disk
 /// until a client takes it, so a full inbox costs memory only for this).
-public struct InboxEntry: Sendable, Equatable {
+package struct InboxEntry: Sendable, Equatable {
     /// The inbox id: unique and increasing on this host, across restarts.
-    public var id: UInt64
+    package var id: UInt64
     /// The sender's peer id (32 lowercase hex characters).
-    public var peerID: String
+    package var peerID: String
     /// When this daemon stored it.
-    public var received: Date
+    package var received: Date
     /// The data's size in bytes.
-    public var size: Int
+    package var size: Int
     /// Where its record starts in the inbox file.
-    public var offset: Int
+    package var offset: Int
     /// Its place in the sender's durable queue, if it came with one
     /// (feature `once`).
-    public var tag: QueueTag?
+    package var tag: QueueTag?
 
     /// Creates an entry.
-    public init(id: UInt64, peerID: String, received: Date, size: Int, offset: Int, tag: QueueTag? = nil) {
+    package init(id: UInt64, peerID: String, received: Date, size: Int, offset: Int, tag: QueueTag? = nil) {
         self.id = id
         self.peerID = peerID
         self.received = received
@@ -28,5 +28,5 @@ public struct InboxEntry: Sendable, Equatable {
     }
 
     /// The bytes its record takes on disk (what the inbox limit counts).
-    public var recordSize: Int { InboxFileCodec.recordSize(dataCount: size) }
+    package var recordSize: Int { InboxFileCodec.recordSize(dataCount: size) }
 }

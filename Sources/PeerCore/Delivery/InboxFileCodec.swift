@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// The on-disk form of an inbox (`<state-dir>/inbox2`, an app's
 /// `inbox2.NAME`): messages that arrived while no client took them, and
@@ -27,39 +27,39 @@ import FoundationEssentials
 /// 42): the header `PEERDI1\n`, then records whose payload has no epoch or
 /// seq (`id · received · sender · data`). An inbox that finds one carries
 /// its waiting messages into version 2.
-public enum InboxFileCodec {
+package enum InboxFileCodec {
     /// The header of a version 2 file.
-    public static let header: [UInt8] = Array("PEERDI2\n".utf8)
+    package static let header: [UInt8] = Array("PEERDI2\n".utf8)
     /// The header of a version 1 file.
-    public static let header1: [UInt8] = Array("PEERDI1\n".utf8)
+    package static let header1: [UInt8] = Array("PEERDI1\n".utf8)
     /// The first byte of every record.
-    public static let magic: UInt8 = 0xA5
+    package static let magic: UInt8 = 0xA5
     /// The state byte of a waiting message.
-    public static let waiting: UInt8 = 0x5A
+    package static let waiting: UInt8 = 0x5A
     /// The state byte of a taken message.
-    public static let taken: UInt8 = 0x00
+    package static let taken: UInt8 = 0x00
     /// Bytes before the payload: magic, state, length, checksum.
-    public static let recordOverhead = 10
+    package static let recordOverhead = 10
     /// Bytes of a version 2 payload before the data: id, time, peer id, epoch, seq.
-    public static let payloadHeader = 48
+    package static let payloadHeader = 48
     /// Bytes of a version 1 payload before the data: id, time, peer id.
-    public static let payloadHeader1 = 32
+    package static let payloadHeader1 = 32
     /// Bytes of one mark: peer id, epoch, seq.
-    public static let markSize = 32
+    package static let markSize = 32
     /// Offset of the state byte within a record.
-    public static let stateOffset = 1
+    package static let stateOffset = 1
 
     /// The bytes one message takes on disk.
-    public static func recordSize(dataCount: Int) -> Int { recordOverhead + payloadHeader + dataCount }
+    package static func recordSize(dataCount: Int) -> Int { recordOverhead + payloadHeader + dataCount }
 
     /// One waiting version 2 record. `peerID` is 32 lowercase hex characters.
-    public static func encode(id: UInt64, received: Date, peerID: String, tag: QueueTag? = nil, data: [UInt8]) -> [UInt8] {
+    package static func encode(id: UInt64, received: Date, peerID: String, tag: QueueTag? = nil, data: [UInt8]) -> [UInt8] {
         record(id: id, received: received, peerID: peerID, tagBytes: bigEndian(tag?.epoch ?? 0) + bigEndian(tag?.seq ?? 0), data: data)
     }
 
     /// One waiting version 1 record (for tests and fixtures: this release
     /// never writes one): the same, without epoch and seq.
-    public static func encodeVersion1(id: UInt64, received: Date, peerID: String, data: [UInt8]) -> [UInt8] {
+    package static func encodeVersion1(id: UInt64, received: Date, peerID: String, data: [UInt8]) -> [UInt8] {
         record(id: id, received: received, peerID: peerID, tagBytes: [], data: data)
     }
 
@@ -72,11 +72,11 @@ public enum InboxFileCodec {
 
     /// Bytes of a version 2 header before its marks: the header,
     /// `marks_len`, the checksum and `last_id`.
-    public static let fixedHeaderSize = 24
+    package static let fixedHeaderSize = 24
 
     /// The start of a version 2 file: its header, `lastID` and marks
     /// (sorted by peer id, so the same marks make the same bytes).
-    public static func fileHeader(lastID: UInt64 = 0, marks: [String: QueueTag]) -> [UInt8] {
+    package static func fileHeader(lastID: UInt64 = 0, marks: [String: QueueTag]) -> [UInt8] {
         var body = bigEndian(lastID)
         body.reserveCapacity(8 + marks.count * markSize)
         for (peerID, tag) in marks.sorted(by: { $0.key < $1.key }) {
@@ -86,30 +86,30 @@ public enum InboxFileCodec {
     }
 
     /// What a file holds: every valid record, waiting or taken.
-    public struct Decoded: Sendable, Equatable {
+    package struct Decoded: Sendable, Equatable {
         /// The messages still waiting, oldest first.
-        public var entries: [InboxEntry]
+        package var entries: [InboxEntry]
         /// The largest id given: the header's `last_id`, or the largest
         /// id of any valid record if that is larger (0 for none).
-        public var lastID: UInt64
+        package var lastID: UInt64
         /// Bytes up to the end of the last valid record.
-        public var wholeBytes: Int
+        package var wholeBytes: Int
         /// Bytes of bad records skipped before it.
-        public var skippedBytes: Int
+        package var skippedBytes: Int
         /// The layout: 2, or 1 for an earlier release's file (0 for bytes
         /// with no header, which hold nothing).
-        public var version = 2
+        package var version = 2
         /// Per sender, the last queued message stored: the header's marks,
         /// then every valid record's tag, waiting or taken, in file order.
-        public var marks: [String: QueueTag] = [:]
+        package var marks: [String: QueueTag] = [:]
         /// Whether the header's marks failed their checksum (they are then
         /// left out: a repeat may be kept twice, nothing is lost).
-        public var marksDamaged = false
+        package var marksDamaged = false
     }
 
     /// Decodes a whole file of either version. A file without a header
     /// holds nothing.
-    public static func decode(_ bytes: [UInt8]) -> Decoded {
+    package static func decode(_ bytes: [UInt8]) -> Decoded {
         var decoded = Decoded(entries: [], lastID: 0, wholeBytes: 0, skippedBytes: 0)
         let version: Int
         var offset: Int
@@ -165,13 +165,13 @@ public enum InboxFileCodec {
     }
 
     /// The data of a version 2 record read back whole, if it is valid and waiting.
-    public static func data(ofRecord bytes: [UInt8]) -> [UInt8]? {
+    package static func data(ofRecord bytes: [UInt8]) -> [UInt8]? {
         data(ofRecord: bytes, at: 0, version: 2)
     }
 
     /// The data of the record at `offset` of a file of `version`, if it is
     /// valid and waiting.
-    public static func data(ofRecord bytes: [UInt8], at offset: Int, version: Int) -> [UInt8]? {
+    package static func data(ofRecord bytes: [UInt8], at offset: Int, version: Int) -> [UInt8]? {
         guard let (entry, state) = record(in: bytes, at: offset, version: version), state == waiting else { return nil }
         let start = offset + recordOverhead + (version == 2 ? payloadHeader : payloadHeader1)
         return Array(bytes[start..<(start + entry.size)])

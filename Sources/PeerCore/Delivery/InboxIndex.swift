@@ -2,16 +2,16 @@
 /// their record bytes in all and per sender. The inbox file's worker keeps
 /// one (with offsets), and ``InboxDelivery`` keeps the one clients see,
 /// changed only once the disk has confirmed a change.
-public struct InboxIndex: Sendable {
+package struct InboxIndex: Sendable {
     /// Record bytes and message count of one sender's waiting messages.
-    public struct Share: Sendable, Equatable {
+    package struct Share: Sendable, Equatable {
         /// Messages waiting.
-        public var count: Int
+        package var count: Int
         /// Their record bytes.
-        public var bytes: Int
+        package var bytes: Int
 
         /// A share of `count` messages and `bytes` record bytes.
-        public init(count: Int, bytes: Int) {
+        package init(count: Int, bytes: Int) {
             self.count = count
             self.bytes = bytes
         }
@@ -22,12 +22,12 @@ public struct InboxIndex: Sendable {
     private var storage: [InboxEntry]
     private var head = 0
     /// Record bytes of the waiting messages.
-    public private(set) var bytes = 0
+    package private(set) var bytes = 0
     /// Waiting messages per sender.
-    public private(set) var bySender: [String: Share] = [:]
+    package private(set) var bySender: [String: Share] = [:]
 
     /// An index of `entries` (in id order).
-    public init(_ entries: [InboxEntry] = []) {
+    package init(_ entries: [InboxEntry] = []) {
         storage = entries
         for entry in entries { count(entry, 1) }
     }
@@ -37,11 +37,11 @@ public struct InboxIndex: Sendable {
     var heldCapacity: Int { storage.capacity }
 
     /// The waiting messages, oldest first.
-    public var entries: ArraySlice<InboxEntry> { storage[head...] }
+    package var entries: ArraySlice<InboxEntry> { storage[head...] }
 
     /// The waiting message `id`, if it waits (ids increase, so this is a
     /// binary search).
-    public func entry(id: UInt64) -> InboxEntry? {
+    package func entry(id: UInt64) -> InboxEntry? {
         var low = head, high = storage.count
         while low < high {
             let middle = (low + high) / 2
@@ -51,14 +51,14 @@ public struct InboxIndex: Sendable {
     }
 
     /// A new message (its id above every other).
-    public mutating func append(_ entry: InboxEntry) {
+    package mutating func append(_ entry: InboxEntry) {
         storage.append(entry)
         count(entry, 1)
     }
 
     /// Takes the messages `ids` out; returns those that were waiting.
     @discardableResult
-    public mutating func remove(_ ids: Set<UInt64>) -> [InboxEntry] {
+    package mutating func remove(_ ids: Set<UInt64>) -> [InboxEntry] {
         // Clients take from the front: look there first, not at every entry.
         let front = entries.prefix { ids.contains($0.id) }
         let gone = front.count == ids.count ? Array(front) : entries.filter { ids.contains($0.id) }

@@ -8,37 +8,37 @@
 /// order holds. With no taker it is stored. The inbox is bounded: in all by
 /// `limit` bytes of records, and messages from unpaired peers by a quarter
 /// of it, so a stranger cannot fill the inbox against paired peers.
-public struct InboxRouting: Sendable {
+package struct InboxRouting: Sendable {
     /// One client taking messages.
-    public struct Taker: Sendable, Equatable {
+    package struct Taker: Sendable, Equatable {
         /// Only messages from this peer id, or from anyone.
-        public var from: String?
+        package var from: String?
         /// How many more it takes; nil for no end.
-        public var remaining: Int?
+        package var remaining: Int?
 
         /// Creates a taker.
-        public init(from: String? = nil, remaining: Int? = nil) {
+        package init(from: String? = nil, remaining: Int? = nil) {
             self.from = from
             self.remaining = remaining
         }
 
         /// Whether it takes a message from `peerID` now.
-        public func wants(_ peerID: String) -> Bool {
+        package func wants(_ peerID: String) -> Bool {
             (from == nil || from == peerID) && (remaining ?? 1) > 0
         }
     }
 
     /// What the inbox holds now.
-    public struct Usage: Sendable, Equatable {
+    package struct Usage: Sendable, Equatable {
         /// Record bytes of every waiting message.
-        public var bytes: Int
+        package var bytes: Int
         /// Record bytes of those from unpaired peers.
-        public var unpairedBytes: Int
+        package var unpairedBytes: Int
         /// Messages waiting from the sender in question.
-        public var waitingFromSender: Int
+        package var waitingFromSender: Int
 
         /// Creates it.
-        public init(bytes: Int, unpairedBytes: Int, waitingFromSender: Int) {
+        package init(bytes: Int, unpairedBytes: Int, waitingFromSender: Int) {
             self.bytes = bytes
             self.unpairedBytes = unpairedBytes
             self.waitingFromSender = waitingFromSender
@@ -46,14 +46,14 @@ public struct InboxRouting: Sendable {
     }
 
     /// Why a message cannot be stored.
-    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Sendable, Equatable, CustomStringConvertible {
         /// The inbox is full.
         case full(limit: Int, used: Int)
         /// Unpaired peers' share is used up.
         case unpairedShare(limit: Int, used: Int)
 
         /// Words for the sender and the log.
-        public var description: String {
+        package var description: String {
             switch self {
             case .full(let limit, let used):
                 return "the inbox is full (\(used) of \(limit) bytes; --inbox-size): a client there must take messages first"
@@ -64,7 +64,7 @@ public struct InboxRouting: Sendable {
     }
 
     /// Where one message goes.
-    public enum Route: Sendable, Equatable {
+    package enum Route: Sendable, Equatable {
         /// To these takers, now.
         case live([Int])
         /// Into the inbox.
@@ -74,22 +74,22 @@ public struct InboxRouting: Sendable {
     }
 
     /// Record bytes the inbox may hold (`--inbox-size`).
-    public let limit: Int
+    package let limit: Int
     /// The takers, by connection number.
-    public private(set) var takers: [Int: Taker] = [:]
+    package private(set) var takers: [Int: Taker] = [:]
 
     /// Routing for an inbox of `limit` bytes.
-    public init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
     /// Record bytes unpaired peers' messages may hold together.
-    public var unpairedLimit: Int { limit / 4 }
+    package var unpairedLimit: Int { limit / 4 }
 
     /// Where a message of `size` bytes from `peerID` goes. A `durable`
     /// one (a queued message kept exactly once) is always stored first:
     /// its record is its mark, and takers get it from the inbox.
-    public func route(from peerID: String, paired: Bool, size: Int, usage: Usage, durable: Bool = false) -> Route {
+    package func route(from peerID: String, paired: Bool, size: Int, usage: Usage, durable: Bool = false) -> Route {
         if usage.waitingFromSender == 0 && !durable {
             // A loop, not filter and sort of the keys: this runs once a message.
             var live: [Int] = []
@@ -100,7 +100,7 @@ public struct InboxRouting: Sendable {
     }
 
     /// Why a message of `size` bytes cannot be stored now, or nil if it can.
-    public func admit(paired: Bool, size: Int, usage: Usage) -> Refusal? {
+    package func admit(paired: Bool, size: Int, usage: Usage) -> Refusal? {
         let record = InboxFileCodec.recordSize(dataCount: size)
         if usage.bytes + record > limit { return .full(limit: limit, used: usage.bytes) }
         if !paired && usage.unpairedBytes + record > unpairedLimit {
@@ -110,19 +110,19 @@ public struct InboxRouting: Sendable {
     }
 
     /// A client starts taking messages.
-    public mutating func add(_ taker: Taker, number: Int) {
+    package mutating func add(_ taker: Taker, number: Int) {
         takers[number] = taker
     }
 
     /// A client stops taking messages (it left, or took its count).
-    public mutating func remove(_ number: Int) {
+    package mutating func remove(_ number: Int) {
         takers[number] = nil
     }
 
     /// `count` messages went to taker `number`. Returns true when it has
     /// now taken all it asked for (and is no longer a taker).
     @discardableResult
-    public mutating func handed(_ count: Int, to number: Int) -> Bool {
+    package mutating func handed(_ count: Int, to number: Int) -> Bool {
         guard var taker = takers[number], let remaining = taker.remaining else { return false }
         taker.remaining = max(0, remaining - count)
         if taker.remaining == 0 {
@@ -136,7 +136,7 @@ public struct InboxRouting: Sendable {
     /// The stored messages taker `number` gets next, oldest first: those it
     /// wants that no other client holds, up to what it still takes, and up
     /// to `budget` bytes of data (but always one, however large).
-    public func nextBatch(for number: Int, entries: some Collection<InboxEntry>, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
+    package func nextBatch(for number: Int, entries: some Collection<InboxEntry>, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
         guard let taker = takers[number] else { return [] }
         return Self.batch(from: entries, wanted: taker.from, max: taker.remaining ?? Int.max, reserved: reserved, budget: budget)
     }
@@ -144,7 +144,7 @@ public struct InboxRouting: Sendable {
     /// Stored messages for a one-off `take`: from `peerID` (or anyone), at
     /// most `max`, not held by another client, up to `budget` bytes (but
     /// always one).
-    public static func batch(from entries: some Collection<InboxEntry>, wanted peerID: String?, max: Int, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
+    package static func batch(from entries: some Collection<InboxEntry>, wanted peerID: String?, max: Int, reserved: Set<UInt64>, budget: Int) -> [InboxEntry] {
         var batch: [InboxEntry] = []
         var bytes = 0
         for entry in entries where batch.count < max {

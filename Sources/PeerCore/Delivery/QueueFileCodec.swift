@@ -24,71 +24,71 @@
 /// `A5 5A · length u32 · crc32 u32 (of the bytes) · bytes`. Version 1 (read
 /// only, 0.1.0's): records of `length u32 · bytes` with no header. A store
 /// that finds either carries its messages into a version 3 file.
-public enum QueueFileCodec {
+package enum QueueFileCodec {
     /// The first 8 bytes of a version 3 file.
-    public static let header: [UInt8] = Array("PEERDQ3\n".utf8)
+    package static let header: [UInt8] = Array("PEERDQ3\n".utf8)
     /// Bytes before the first record of a version 3 file: the header and the epoch.
-    public static let headerSize = 16
+    package static let headerSize = 16
     /// The header of a version 2 file.
-    public static let header2: [UInt8] = Array("PEERDQ2\n".utf8)
+    package static let header2: [UInt8] = Array("PEERDQ2\n".utf8)
     /// The two bytes that start every version 2 and 3 record.
-    public static let magic: [UInt8] = [0xA5, 0x5A]
+    package static let magic: [UInt8] = [0xA5, 0x5A]
     /// Bytes before a version 3 record's message: magic, length, checksum, seq.
-    public static let recordOverhead = 18
+    package static let recordOverhead = 18
     /// Bytes before a version 2 record's message: magic, length, checksum.
-    public static let recordOverhead2 = 10
+    package static let recordOverhead2 = 10
     /// The second magic byte of a delivered record.
-    public static let delivered: UInt8 = 0x00
+    package static let delivered: UInt8 = 0x00
     /// Offset of that byte within a record.
-    public static let stateOffset = 1
+    package static let stateOffset = 1
 
     /// What a file holds.
-    public struct Decoded: Sendable, Equatable {
+    package struct Decoded: Sendable, Equatable {
         /// The layout: 1, 2 or 3.
-        public var version: Int
+        package var version: Int
         /// A version 3 file's epoch (0 for the older layouts, which have none).
-        public var epoch: UInt64 = 0
+        package var epoch: UInt64 = 0
         /// The whole, valid messages not yet delivered, oldest first.
-        public var messages: [[UInt8]]
+        package var messages: [[UInt8]]
         /// Each message's seq (version 3; empty for the older layouts).
-        public var seqs: [UInt64] = []
+        package var seqs: [UInt64] = []
         /// Where each of them starts in the file.
-        public var offsets: [Int] = []
+        package var offsets: [Int] = []
         /// The largest seq of any valid record, delivered or not (version 3).
-        public var lastSeq: UInt64 = 0
+        package var lastSeq: UInt64 = 0
         /// Bytes of delivered records.
-        public var deliveredBytes = 0
+        package var deliveredBytes = 0
         /// Bytes up to the end of the last valid record.
-        public var wholeBytes: Int
+        package var wholeBytes: Int
         /// Bytes of bad records skipped before it.
-        public var skippedBytes: Int
+        package var skippedBytes: Int
         /// Whether the file should be rewritten: bad records inside it, or a
         /// cut-short record at its end.
-        public var needsRewrite: Bool
+        package var needsRewrite: Bool
     }
 
     /// One version 3 record.
-    public static func encode(seq: UInt64, message: [UInt8]) -> [UInt8] {
+    package static func encode(seq: UInt64, message: [UInt8]) -> [UInt8] {
         let sealed = bigEndian64(seq) + message
         return magic + bigEndian(UInt32(message.count)) + bigEndian(CRC32.checksum(sealed)) + sealed
     }
 
     /// The start of a version 3 file.
-    public static func fileHeader(epoch: UInt64) -> [UInt8] { header + bigEndian64(epoch) }
+    package static func fileHeader(epoch: UInt64) -> [UInt8] { header + bigEndian64(epoch) }
 
     /// A whole version 3 file.
-    public static func encodeFile(epoch: UInt64, records: [(seq: UInt64, message: [UInt8])]) -> [UInt8] {
+    package static func encodeFile(epoch: UInt64, records: [(seq: UInt64, message: [UInt8])]) -> [UInt8] {
         fileHeader(epoch: epoch) + records.flatMap { encode(seq: $0.seq, message: $0.message) }
     }
 
     /// A whole version 2 file (0.2.0's layout: for tests and fixtures; this
     /// release never writes one).
-    public static func encodeVersion2File(_ messages: [[UInt8]]) -> [UInt8] {
+    package static func encodeVersion2File(_ messages: [[UInt8]]) -> [UInt8] {
         header2 + messages.flatMap { magic + bigEndian(UInt32($0.count)) + bigEndian(CRC32.checksum($0)) + $0 }
     }
 
     /// Decodes a file of any version.
-    public static func decode(_ bytes: [UInt8]) -> Decoded {
+    package static func decode(_ bytes: [UInt8]) -> Decoded {
         if bytes.starts(with: header) { return decodeRecords(bytes, version: 3) }
         if bytes.starts(with: header2) { return decodeRecords(bytes, version: 2) }
         return decodeVersion1(bytes)

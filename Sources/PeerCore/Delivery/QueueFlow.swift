@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// Which queued messages go when: the decisions of durable delivery.
 ///
@@ -9,43 +9,43 @@ import FoundationEssentials
 /// disk; a session that ends forgets them, so they are sent again on the
 /// next one (at least once). An app's messages the peer refused
 /// (`appBusy`) are no longer in flight: they go again once it has room.
-public struct QueueFlow: Sendable, Equatable {
+package struct QueueFlow: Sendable, Equatable {
     private var inFlight: [QueueKey: [UInt64]] = [:]
 
     /// An empty flow.
-    public init() {}
+    package init() {}
 
     /// Of `pending` queued messages for `peer`, the index of the first one
     /// not yet handed to its session (the ones before it are in flight).
-    public func nextIndex(for peer: UUID, pending: Int) -> Int {
+    package func nextIndex(for peer: UUID, pending: Int) -> Int {
         nextIndex(for: QueueKey(peer: peer), pending: pending)
     }
 
     /// Of `pending` queued messages of `key`, the index of the first one
     /// not yet handed to its session.
-    public func nextIndex(for key: QueueKey, pending: Int) -> Int {
+    package func nextIndex(for key: QueueKey, pending: Int) -> Int {
         min(inFlight[key]?.count ?? 0, pending)
     }
 
     /// The next queued message of the default app went out as `number`.
-    public mutating func sent(_ number: UInt64, to peer: UUID) {
+    package mutating func sent(_ number: UInt64, to peer: UUID) {
         sent(number, of: QueueKey(peer: peer))
     }
 
     /// The next queued message of `key` went out on the session as `number`.
-    public mutating func sent(_ number: UInt64, of key: QueueKey) {
+    package mutating func sent(_ number: UInt64, of key: QueueKey) {
         inFlight[key, default: []].append(number)
     }
 
     /// The default app's queued messages covered by an acknowledgement.
-    public mutating func acknowledged(through: UInt64, by peer: UUID) -> Int {
+    package mutating func acknowledged(through: UInt64, by peer: UUID) -> Int {
         acknowledged(through: through, of: QueueKey(peer: peer))
     }
 
     /// The peer acknowledged its session's messages 1…`through`. Returns how
     /// many queued messages of `key` that covers: they leave the disk,
     /// oldest first.
-    public mutating func acknowledged(through: UInt64, of key: QueueKey) -> Int {
+    package mutating func acknowledged(through: UInt64, of key: QueueKey) -> Int {
         guard var numbers = inFlight[key] else { return 0 }
         let done = numbers.prefix { $0 <= through }.count
         numbers.removeFirst(done)
@@ -57,7 +57,7 @@ public struct QueueFlow: Sendable, Equatable {
     /// (`appBusy`): those are not in flight any more, and go again later.
     /// Returns how many that was.
     @discardableResult
-    public mutating func refused(from first: UInt64, of key: QueueKey) -> Int {
+    package mutating func refused(from first: UInt64, of key: QueueKey) -> Int {
         guard var numbers = inFlight[key] else { return 0 }
         let kept = numbers.prefix { $0 < first }.count
         let dropped = numbers.count - kept
@@ -69,13 +69,13 @@ public struct QueueFlow: Sendable, Equatable {
     /// The session ended (or the peer's queues were dropped): nothing is in
     /// flight for any of the peer's queues; unacknowledged messages go
     /// again on the next session.
-    public mutating func sessionEnded(_ peer: UUID) {
+    package mutating func sessionEnded(_ peer: UUID) {
         for key in inFlight.keys where key.peer == peer { inFlight[key] = nil }
     }
 
     /// Messages of the default app in flight to `peer`.
-    public func inFlightCount(_ peer: UUID) -> Int { inFlightCount(QueueKey(peer: peer)) }
+    package func inFlightCount(_ peer: UUID) -> Int { inFlightCount(QueueKey(peer: peer)) }
 
     /// Messages of `key` in flight.
-    public func inFlightCount(_ key: QueueKey) -> Int { inFlight[key]?.count ?? 0 }
+    package func inFlightCount(_ key: QueueKey) -> Int { inFlight[key]?.count ?? 0 }
 }

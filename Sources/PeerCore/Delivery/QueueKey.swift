@@ -1,28 +1,29 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// One durable queue: a peer's messages of one app (the default app's is
 /// the queue every release has).
-public struct QueueKey: Hashable, Sendable {
+package struct QueueKey: Hashable, Sendable {
     /// The peer.
-    public var peer: UUID
+    package var peer: UUID
     /// The app.
-    public var app: AppName
+    package var app: AppName
 
     /// A key.
-    public init(peer: UUID, app: AppName = .none) {
+    package init(peer: UUID, app: AppName = .none) {
         self.peer = peer
         self.app = app
     }
 
     /// The store's name of the queue for `peerID` and `app`: the peer id
     /// for the default app, `<peer id>.<app>` for an app.
-    public static func storeName(peerID: String, app: AppName) -> String {
+    package static func storeName(peerID: String, app: AppName) -> String {
         app.isDefault ? peerID : peerID + "." + app.text
     }
 
     /// The peer id and app of a store name (``storeName(peerID:app:)``),
     /// or nil for a name that is neither.
-    public static func parse(storeName: String) -> (peerID: String, app: AppName)? {
+    package static func parse(storeName: String) -> (peerID: String, app: AppName)? {
         let parts = storeName.split(separator: ".", maxSplits: 1).map(String.init)
         guard let peerID = parts.first, !peerID.isEmpty else { return nil }
         guard parts.count == 2 else { return (peerID, .none) }

@@ -6,24 +6,24 @@
 /// The receiver remembers, per sender and app, the last tag it stored,
 /// and drops a message whose tag is not past it: a message sent again
 /// because its acknowledgement was lost is kept once.
-public struct QueueTag: Hashable, Sendable, CustomStringConvertible {
+package struct QueueTag: Hashable, Sendable, CustomStringConvertible {
     /// The queue file's random number (never 0).
-    public var epoch: UInt64
+    package var epoch: UInt64
     /// The message's number in that file (from 1).
-    public var seq: UInt64
+    package var seq: UInt64
 
     /// A tag.
-    public init(epoch: UInt64, seq: UInt64) {
+    package init(epoch: UInt64, seq: UInt64) {
         self.epoch = epoch
         self.seq = seq
     }
 
     /// Whether a receiver that last stored `self` already has `other`:
     /// the same queue, and not past it.
-    public func covers(_ other: QueueTag) -> Bool {
+    package func covers(_ other: QueueTag) -> Bool {
         epoch == other.epoch && other.seq <= seq
     }
 
     /// "epoch:seq", in hex and decimal, for logs.
-    public var description: String { "\(String(epoch, radix: 16)):\(seq)" }
+    package var description: String { "\(String(epoch, radix: 16)):\(seq)" }
 }

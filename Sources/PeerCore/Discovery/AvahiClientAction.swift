@@ -1,5 +1,5 @@
 /// What the I/O layer must do for the Avahi client lifecycle.
-public enum AvahiClientAction: Sendable, Equatable {
+package enum AvahiClientAction: Sendable, Equatable {
     /// Create a client with `AVAHI_CLIENT_NO_FAIL`.
     case createClient
     /// Free the client (which frees its browsers, resolvers and entry groups)

@@ -7,22 +7,23 @@
 ///   new one;
 /// - `S_REGISTERING` and `S_COLLISION` withdraw our service; `S_RUNNING`
 ///   (re)starts browsing and publishing.
-public struct AvahiClientLifecycle: Sendable {
+package import PeerProtocol
+package struct AvahiClientLifecycle: Sendable {
     /// The externally visible state.
-    public private(set) var status: AvahiStatus = .starting
+    package private(set) var status: AvahiStatus = .starting
     /// The last failure message, if any.
-    public private(set) var lastMessage: String?
+    package private(set) var lastMessage: String?
     /// Bumped every time a client is created, so stale callbacks from a freed
     /// client can be recognised and dropped.
-    public private(set) var generation: UInt64 = 0
+    package private(set) var generation: UInt64 = 0
     private var browsing = false
     private var stopped = false
 
     /// A lifecycle before start.
-    public init() {}
+    package init() {}
 
     /// Start: create the first client.
-    public mutating func start() -> [AvahiClientAction] {
+    package mutating func start() -> [AvahiClientAction] {
         guard !stopped else { return [] }
         generation += 1
         browsing = false
@@ -30,7 +31,7 @@ public struct AvahiClientLifecycle: Sendable {
     }
 
     /// `avahi_client_new` returned NULL even with NO_FAIL (no D-Bus, no memory).
-    public mutating func creationFailed(message: String) -> [AvahiClientAction] {
+    package mutating func creationFailed(message: String) -> [AvahiClientAction] {
         guard !stopped else { return [] }
         status = .reconnecting
         lastMessage = message
@@ -38,11 +39,11 @@ public struct AvahiClientLifecycle: Sendable {
     }
 
     /// The retry timer fired.
-    public mutating func retryDue() -> [AvahiClientAction] { start() }
+    package mutating func retryDue() -> [AvahiClientAction] { start() }
 
     /// The client reported a new state. Callbacks from an older client
     /// (`generation` mismatch) are ignored.
-    public mutating func clientStateChanged(_ state: AvahiConnectionState, generation: UInt64) -> [AvahiClientAction] {
+    package mutating func clientStateChanged(_ state: AvahiConnectionState, generation: UInt64) -> [AvahiClientAction] {
         guard !stopped, generation == self.generation else { return [] }
         switch state {
         case .running:
@@ -74,7 +75,7 @@ public struct AvahiClientLifecycle: Sendable {
     }
 
     /// The daemon is stopping.
-    public mutating func stop() -> [AvahiClientAction] {
+    package mutating func stop() -> [AvahiClientAction] {
         guard !stopped else { return [] }
         stopped = true
         status = .stopped

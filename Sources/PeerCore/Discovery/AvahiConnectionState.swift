@@ -1,6 +1,6 @@
 /// The states an Avahi client reports (`AvahiClientState`), as a Swift enum
 /// the pure lifecycle can reason about.
-public enum AvahiConnectionState: Sendable, Equatable {
+package enum AvahiConnectionState: Sendable, Equatable {
     /// `AVAHI_CLIENT_S_REGISTERING`: the daemon is registering its host records.
     case registering
     /// `AVAHI_CLIENT_S_RUNNING`: ready to browse and publish.

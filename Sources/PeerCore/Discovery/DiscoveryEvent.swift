@@ -1,5 +1,5 @@
 /// What the Avahi bridge tells the identity actor, in the order Avahi said it.
-public enum DiscoveryEvent: Sendable, Equatable {
+package enum DiscoveryEvent: Sendable, Equatable {
     /// A resolver found (or re-found, with new data) a service.
     case resolved(ResolvedService)
     /// The browser reported the service gone.

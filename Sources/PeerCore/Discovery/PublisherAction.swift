@@ -1,5 +1,5 @@
 /// What the I/O layer must do for our own DNS-SD service.
-public enum PublisherAction: Sendable, Equatable {
+package enum PublisherAction: Sendable, Equatable {
     /// Reset the entry group, add the service under `name`, and commit.
     case register(name: String)
     /// Reset the entry group (withdraw the records).

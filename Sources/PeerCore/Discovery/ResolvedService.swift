@@ -1,22 +1,23 @@
 /// A service as Avahi's resolver reports it, copied out of C memory.
-public struct ResolvedService: Hashable, Sendable {
+package import PeerProtocol
+package struct ResolvedService: Hashable, Sendable {
     /// The browse key the resolver was started for.
-    public var key: ServiceKey
+    package var key: ServiceKey
     /// The interface name for `key.interfaceIndex`.
-    public var interfaceName: String
+    package var interfaceName: String
     /// The target host name, such as `host.local`.
-    public var hostName: String
+    package var hostName: String
     /// The resolved numeric address.
-    public var address: String
+    package var address: String
     /// The address family of `address` (may differ from `key.family`).
-    public var addressFamily: AddressFamily
+    package var addressFamily: AddressFamily
     /// The service port.
-    public var port: UInt16
+    package var port: UInt16
     /// The TXT record, in record order.
-    public var txt: [TXTEntry]
+    package var txt: [TXTEntry]
 
     /// Creates a resolved service.
-    public init(key: ServiceKey, interfaceName: String, hostName: String, address: String,
+    package init(key: ServiceKey, interfaceName: String, hostName: String, address: String,
                 addressFamily: AddressFamily, port: UInt16, txt: [TXTEntry]) {
         self.key = key
         self.interfaceName = interfaceName
@@ -31,23 +32,23 @@ public struct ResolvedService: Hashable, Sendable {
     /// lowercase hex digits (docs/identity.md). Anything else makes the
     /// service foreign, keyed by its instance name, so an advertiser cannot
     /// smuggle escapes, spaces or another form of a real id into the table.
-    public var advertisedPeerID: String? {
+    package var advertisedPeerID: String? {
         guard let value = txt.first(where: { $0.key.lowercased() == "id" })?.value, Self.isPeerID(value) else { return nil }
         return value
     }
 
     /// Whether `text` has the form of a peer id: 32 lowercase hex digits.
-    public static func isPeerID(_ text: String) -> Bool {
+    package static func isPeerID(_ text: String) -> Bool {
         text.utf8.count == 32 && text.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The registry key: the advertised id, or else the instance name.
-    public var peerKey: PeerKey {
+    package var peerKey: PeerKey {
         advertisedPeerID.map(PeerKey.peerID) ?? .instanceName(key.name)
     }
 
     /// The endpoint this resolution contributes to its peer.
-    public var endpoint: Endpoint {
+    package var endpoint: Endpoint {
         Endpoint(interface: interfaceName, family: addressFamily, address: address, port: port)
     }
 }

@@ -3,20 +3,21 @@
 ///
 /// Avahi's browser events carry exactly these five fields, and peerd keeps one
 /// resolver per key.
-public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
+package import PeerProtocol
+package struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
     /// Kernel interface index the service was seen on.
-    public var interfaceIndex: Int32
+    package var interfaceIndex: Int32
     /// The protocol (IP family) it was seen over.
-    public var family: AddressFamily
+    package var family: AddressFamily
     /// The service instance name (the display name).
-    public var name: String
+    package var name: String
     /// The service type, such as `_peerd._tcp`.
-    public var type: String
+    package var type: String
     /// The DNS-SD domain, usually `local`.
-    public var domain: String
+    package var domain: String
 
     /// Creates a key from the fields of an Avahi browse event.
-    public init(interfaceIndex: Int32, family: AddressFamily, name: String, type: String, domain: String) {
+    package init(interfaceIndex: Int32, family: AddressFamily, name: String, type: String, domain: String) {
         self.interfaceIndex = interfaceIndex
         self.family = family
         self.name = name
@@ -25,5 +26,5 @@ public struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// A readable form for logs.
-    public var description: String { "\(name).\(type).\(domain)@if\(interfaceIndex)/\(family.rawValue)" }
+    package var description: String { "\(name).\(type).\(domain)@if\(interfaceIndex)/\(family.rawValue)" }
 }

@@ -4,24 +4,25 @@
 /// `AVAHI_ERR_COLLISION` from `add_service`), pick
 /// `avahi_alternative_service_name(name)` and register again. The name in
 /// use is what `status` shows.
-public struct ServicePublisher: Sendable {
+package import PeerProtocol
+package struct ServicePublisher: Sendable {
     /// The name the user asked for.
-    public let requestedName: String
+    package let requestedName: String
     /// The name in use (or next to be used).
-    public private(set) var name: String
+    package private(set) var name: String
     /// Where the service is.
-    public private(set) var state: PublicationState = .idle
+    package private(set) var state: PublicationState = .idle
     /// Why it failed, when `state` is `.failed`.
-    public private(set) var failure: String?
+    package private(set) var failure: String?
 
     /// A publisher for `name`.
-    public init(name: String) {
+    package init(name: String) {
         requestedName = name
         self.name = name
     }
 
     /// The client is running: register if not already.
-    public mutating func clientRunning() -> [PublisherAction] {
+    package mutating func clientRunning() -> [PublisherAction] {
         switch state {
         case .idle, .failed:
             state = .registering
@@ -33,32 +34,32 @@ public struct ServicePublisher: Sendable {
     }
 
     /// The client is re-registering or collided: withdraw, register again on running.
-    public mutating func clientReset() -> [PublisherAction] {
+    package mutating func clientReset() -> [PublisherAction] {
         guard state != .idle else { return [] }
         state = .idle
         return [.reset]
     }
 
     /// The client was freed; its entry group went with it.
-    public mutating func clientLost() {
+    package mutating func clientLost() {
         state = .idle
     }
 
     /// `AVAHI_ENTRY_GROUP_ESTABLISHED`.
-    public mutating func established() -> [PublisherAction] {
+    package mutating func established() -> [PublisherAction] {
         guard state == .registering else { return [] }
         state = .established
         return [.log("service '\(name)' established")]
     }
 
     /// `AVAHI_ENTRY_GROUP_COLLISION`, or `add_service` said `AVAHI_ERR_COLLISION`.
-    public mutating func collision() -> [PublisherAction] {
+    package mutating func collision() -> [PublisherAction] {
         guard state == .registering || state == .established else { return [] }
         return [.chooseAlternative(after: name)]
     }
 
     /// The I/O layer computed the alternative name.
-    public mutating func alternativeChosen(_ alternative: String) -> [PublisherAction] {
+    package mutating func alternativeChosen(_ alternative: String) -> [PublisherAction] {
         let old = name
         name = alternative
         state = .registering
@@ -66,7 +67,7 @@ public struct ServicePublisher: Sendable {
     }
 
     /// `AVAHI_ENTRY_GROUP_FAILURE` or a registration call failed.
-    public mutating func failed(_ message: String) -> [PublisherAction] {
+    package mutating func failed(_ message: String) -> [PublisherAction] {
         state = .failed
         failure = message
         return [.log("publishing '\(name)' failed: \(message)")]

@@ -1,28 +1,28 @@
 /// The TXT record peerd publishes: `txtvers=1`, `id=<peer id>`, then the
 /// user's `--info` pairs, validated against the DNS-SD limits.
-public struct TXTRecord: Equatable, Sendable {
+package struct TXTRecord: Equatable, Sendable {
     /// RFC 6763 §6.4 recommends keys of at most 9 characters.
-    public static let maxKeyLength = 9
+    package static let maxKeyLength = 9
     /// One TXT string is length-prefixed by a single byte.
-    public static let maxPairBytes = 255
+    package static let maxPairBytes = 255
     /// Keeps the whole announcement inside one Ethernet-sized mDNS packet
     /// (RFC 6763 §6.2 suggests staying under 1300 bytes).
-    public static let maxRecordBytes = 1300
+    package static let maxRecordBytes = 1300
     /// The TXT format version peerd speaks.
-    public static let version = "1"
+    package static let version = "1"
     /// Keys peerd writes itself.
-    public static let reservedKeys: Set<String> = ["txtvers", "id"]
+    package static let reservedKeys: Set<String> = ["txtvers", "id"]
     /// The key of the datagram path's UDP port (docs/protocol.md §11).
     /// Not reserved: a user's own `--info dgram=…` (from before 0.3.0)
     /// stays, and the port is then not published (the session says it anyway).
-    public static let datagramPortKey = "dgram"
+    package static let datagramPortKey = "dgram"
 
     /// The entries in publication order.
-    public private(set) var entries: [TXTEntry]
+    package private(set) var entries: [TXTEntry]
 
     /// Builds and validates the record for `peerID` with the user's info
     /// pairs, and the datagram path's UDP port when there is one.
-    public init(peerID: String, info: [TXTEntry], datagramPort: UInt16? = nil) throws(TXTRecordError) {
+    package init(peerID: String, info: [TXTEntry], datagramPort: UInt16? = nil) throws(TXTRecordError) {
         var seen = Set<String>()
         for entry in info {
             let lower = entry.key.lowercased()
@@ -45,13 +45,13 @@ public struct TXTRecord: Equatable, Sendable {
     }
 
     /// Parses one `--info key=value` argument.
-    public static func parseInfo(_ argument: String) throws(TXTRecordError) -> TXTEntry {
+    package static func parseInfo(_ argument: String) throws(TXTRecordError) -> TXTEntry {
         guard argument.contains("=") else { throw .missingEquals(argument) }
         return TXTEntry(raw: argument)
     }
 
     /// Bytes on the wire: each string plus its one-byte length prefix.
-    public static func wireSize(of entries: [TXTEntry]) -> Int {
+    package static func wireSize(of entries: [TXTEntry]) -> Int {
         entries.reduce(0) { $0 + 1 + $1.encoded.utf8.count }
     }
 }

@@ -1,5 +1,5 @@
 /// Why a TXT record that peerd was asked to publish is invalid.
-public enum TXTRecordError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum TXTRecordError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `--info` was not of the form `key=value`.
     case missingEquals(String)
     /// The key is empty.
@@ -18,7 +18,7 @@ public enum TXTRecordError: Error, Equatable, Sendable, CustomStringConvertible 
     case recordTooLong(bytes: Int)
 
     /// A message that names the offending input and the limit.
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingEquals(let s): return "--info '\(s)': expected key=value"
         case .emptyKey(let s): return "--info '\(s)': the key is empty"

@@ -1,17 +1,17 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// A peer the daemon knew before it started (from the trust store): its row
 /// is made at startup with its stored UUID, so the UUID survives restarts.
-public struct KnownPeer: Sendable, Equatable {
+package struct KnownPeer: Sendable, Equatable {
     /// The peer id.
-    public var peerID: String
+    package var peerID: String
     /// The UUID given to it when it was paired.
-    public var uuid: UUID
+    package var uuid: UUID
     /// Its name at pairing time.
-    public var name: String
+    package var name: String
 
     /// Creates it.
-    public init(peerID: String, uuid: UUID, name: String) {
+    package init(peerID: String, uuid: UUID, name: String) {
         self.peerID = peerID
         self.uuid = uuid
         self.name = name

@@ -1,5 +1,6 @@
 /// What one discovery event did to the peer list.
-public enum PeerChange: Sendable, Equatable {
+package import PeerProtocol
+package enum PeerChange: Sendable, Equatable {
     /// A new peer row (or a lost one that returned).
     case found(PeerSnapshot)
     /// A peer's endpoints, name or TXT changed.

@@ -1,4 +1,5 @@
-import FoundationEssentials
+internal import FoundationEssentials
+internal import PeerProtocol
 
 /// The identity registry's row for one peer: everything it knows, keyed by
 /// the services that contribute endpoints.

@@ -1,4 +1,5 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// The pure logic of the identity actor: turns discovery events into peer rows.
 ///
@@ -20,13 +21,13 @@ import FoundationEssentials
 ///
 /// UUIDs are not made here: the caller passes `makeID`, and the only caller
 /// that makes real ones is ``IdentityActor``.
-public struct PeerRegistry: Sendable {
+package struct PeerRegistry: Sendable {
     /// The largest number of rows kept.
-    public let maxPeers: Int
+    package let maxPeers: Int
     /// The largest number of rows that no handshake has verified.
-    public let maxUnverified: Int
+    package let maxUnverified: Int
     /// Present rows made from mDNS alone whose key no handshake has proven yet.
-    public var unverifiedCount: Int { unverified.filter { records[$0]?.lost == false }.count }
+    package var unverifiedCount: Int { unverified.filter { records[$0]?.lost == false }.count }
 
     private var records: [UUID: PeerRecord] = [:]
     private var order: [UUID] = []
@@ -46,7 +47,7 @@ public struct PeerRegistry: Sendable {
     /// Creates a registry holding at most `maxPeers` rows, of which at most
     /// `maxUnverified` (default: all) unverified, with a verified row (lost,
     /// no endpoints) for each known peer under its stored UUID.
-    public init(maxPeers: Int, maxUnverified: Int? = nil, known: [KnownPeer] = [], now: Date = Date(timeIntervalSince1970: 0)) {
+    package init(maxPeers: Int, maxUnverified: Int? = nil, known: [KnownPeer] = [], now: Date = Date(timeIntervalSince1970: 0)) {
         self.maxPeers = max(1, maxPeers, known.count)
         self.maxUnverified = max(1, min(maxUnverified ?? maxPeers, self.maxPeers))
         for peer in known where idByKey[.peerID(peer.peerID)] == nil {
@@ -58,20 +59,20 @@ public struct PeerRegistry: Sendable {
     }
 
     /// Every row, in the order peers were first seen.
-    public var snapshots: [PeerSnapshot] { order.compactMap { records[$0]?.snapshot } }
+    package var snapshots: [PeerSnapshot] { order.compactMap { records[$0]?.snapshot } }
 
     /// The number of rows.
-    public var count: Int { order.count }
+    package var count: Int { order.count }
 
     /// One row by UUID.
-    public func snapshot(for id: UUID) -> PeerSnapshot? { records[id]?.snapshot }
+    package func snapshot(for id: UUID) -> PeerSnapshot? { records[id]?.snapshot }
 
     /// The UUID of the row for `key`, if there is one.
-    public func id(for key: PeerKey) -> UUID? { idByKey[key] }
+    package func id(for key: PeerKey) -> UUID? { idByKey[key] }
 
     /// Applies one discovery event and returns what changed, in order.
     /// `protected` rows (paired, or with a session) are never evicted.
-    public mutating func apply(_ event: DiscoveryEvent, now: Date, protected: Set<UUID> = [], makeID: () -> UUID) -> [PeerChange] {
+    package mutating func apply(_ event: DiscoveryEvent, now: Date, protected: Set<UUID> = [], makeID: () -> UUID) -> [PeerChange] {
         switch event {
         case .resolved(let service): return resolve(service, now: now, protected: protected, makeID: makeID)
         case .removed(let key): return remove(key, now: now)
@@ -82,7 +83,7 @@ public struct PeerRegistry: Sendable {
     /// The row for a peer that proved `peerID` in a handshake on a
     /// connection it made: its discovered row, now verified, or a new
     /// verified row with no endpoints. Nil at the peer cap.
-    public mutating func adopt(peerID: String, name: String, now: Date, protected: Set<UUID> = [],
+    package mutating func adopt(peerID: String, name: String, now: Date, protected: Set<UUID> = [],
                                makeID: () -> UUID) -> (snapshot: PeerSnapshot, changes: [PeerChange])? {
         let key = PeerKey.peerID(peerID)
         if let id = idByKey[key], let record = records[id] {
@@ -105,7 +106,7 @@ public struct PeerRegistry: Sendable {
     /// The endpoint `endpoint` of row `id` failed the identity check (it
     /// proved another key): the services behind it leave the row and are
     /// not merged again until Avahi removes them. Returns the row's change.
-    public mutating func refuseEndpoint(_ endpoint: Endpoint, of id: UUID, now: Date) -> [PeerChange] {
+    package mutating func refuseEndpoint(_ endpoint: Endpoint, of id: UUID, now: Date) -> [PeerChange] {
         guard let record = records[id] else { return [] }
         var changes: [PeerChange] = []
         for (key, service) in record.services where service.endpoint == endpoint {
@@ -117,7 +118,7 @@ public struct PeerRegistry: Sendable {
 
     /// The name of a row made for a peer that connected before it was
     /// discovered: `peer-` and the first 8 digits of its id.
-    public static func placeholderName(for key: PeerKey) -> String {
+    package static func placeholderName(for key: PeerKey) -> String {
         switch key {
         case .peerID(let id): return "peer-" + String(id.prefix(8))
         case .instanceName(let name): return name
@@ -125,7 +126,7 @@ public struct PeerRegistry: Sendable {
     }
 
     /// Whether the row for `id` is proven (a handshake showed its key) or trusted.
-    public func isProven(_ id: UUID) -> Bool { records[id] != nil && !unverified.contains(id) }
+    package func isProven(_ id: UUID) -> Bool { records[id] != nil && !unverified.contains(id) }
 
     /// The least recently seen row with no endpoints that is not protected,
     /// removed; its UUID is remembered for its return.
@@ -150,7 +151,7 @@ public struct PeerRegistry: Sendable {
 
     /// A handshake proved `peerID` (we dialled it): its row no longer
     /// counts against the unverified cap.
-    public mutating func markVerified(peerID: String) {
+    package mutating func markVerified(peerID: String) {
         if let id = idByKey[.peerID(peerID)] { unverified.remove(id) }
     }
 
@@ -159,7 +160,7 @@ public struct PeerRegistry: Sendable {
     /// its `invite` or `accept`). The address is kept as learned; the name
     /// replaces only a placeholder (`peer-…`) on a row mDNS has not named,
     /// so a session never renames a peer that advertises itself.
-    public mutating func learned(peerID: String, name: String?, address: String?) -> [PeerChange] {
+    package mutating func learned(peerID: String, name: String?, address: String?) -> [PeerChange] {
         guard let id = idByKey[.peerID(peerID)], var record = records[id] else { return [] }
         let before = record.snapshot
         if let address { record.learnedAddress = address }

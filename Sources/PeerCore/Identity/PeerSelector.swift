@@ -1,11 +1,12 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// Picks one peer from a selector a person typed: a full UUID, a unique UUID
 /// prefix, or a unique name.
-public enum PeerSelector {
+package enum PeerSelector {
     /// Resolves `query` against `peers`, in this order: exact UUID, exact
     /// name, case-insensitive name, UUID prefix. Each step must be unique.
-    public static func select(_ query: String, from peers: [PeerSnapshot]) -> Result<PeerSnapshot, ControlError> {
+    package static func select(_ query: String, from peers: [PeerSnapshot]) -> Result<PeerSnapshot, ControlError> {
         // Most selectors have no space to trim: they are used as they are
         // (trimming builds two strings, and a script sends by the thousand).
         let padded = query.first?.isWhitespace == true || query.last?.isWhitespace == true
@@ -36,7 +37,7 @@ public enum PeerSelector {
     /// padded, case-folded, prefix, ambiguous or unknown selector). A row's
     /// UUID wins over a name, as there. `name` gives a row's name; the
     /// JSON `send` path asks this once a message (issue 25, point 4).
-    public static func direct(_ query: String, among ids: [UUID], name: (UUID) -> String?) -> UUID? {
+    package static func direct(_ query: String, among ids: [UUID], name: (UUID) -> String?) -> UUID? {
         guard let first = query.utf8.first, let last = query.utf8.last,
               !isSpace(first), !isSpace(last) else { return nil }
         let uuid = query.utf8.count == 36 ? UUID(uuidString: query) : nil

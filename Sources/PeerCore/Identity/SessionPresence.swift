@@ -1,4 +1,5 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// What a row says about presence when mDNS is not the only witness.
 ///
@@ -7,10 +8,10 @@ import FoundationEssentials
 /// peer: while the session lives the row is present and seen now; once it
 /// ends the row is `lost`, last seen when the session ended. Rows with
 /// endpoints keep mDNS's word. Every row shows its live session's address.
-public enum SessionPresence {
+package enum SessionPresence {
     /// `row` as clients see it, given its live session's remote address
     /// (nil for none) and when its last session ended (nil for never).
-    public static func apply(to row: PeerSnapshot, sessionAddress: String?, lastSessionEnd: Date?, now: Date) -> PeerSnapshot {
+    package static func apply(to row: PeerSnapshot, sessionAddress: String?, lastSessionEnd: Date?, now: Date) -> PeerSnapshot {
         var row = row
         row.session = sessionAddress
         guard row.endpoints.isEmpty else { return row }

@@ -1,4 +1,5 @@
-import Glibc
+internal import Glibc
+package import PeerProtocol
 
 /// Which addresses `add` may dial (issue 21, point 5). `add` makes the
 /// daemon open a TCP connection where a group member says: without a rule
@@ -6,10 +7,10 @@ import Glibc
 /// Loopback, unspecified, multicast and broadcast addresses, and this
 /// host's own, are refused unless the daemon runs with `--allow-local-add`
 /// (for tests, and for two daemons on one host).
-public enum AddTarget {
+package enum AddTarget {
     /// Why `endpoint` may not be dialled, or nil. `own` holds this host's
     /// addresses, numeric, as `getifaddrs` gives them.
-    public static func refusal(_ endpoint: Endpoint, own: Set<String>, allowLocal: Bool) -> ControlError? {
+    package static func refusal(_ endpoint: Endpoint, own: Set<String>, allowLocal: Bool) -> ControlError? {
         guard !allowLocal else { return nil }
         let kind: String?
         switch endpoint.family {

@@ -2,17 +2,17 @@
 /// come back: a watched link started running, or gained an address. Losses
 /// never count (keepalives find dead sessions), and a link seen for the
 /// first time already running counts, since its earlier state is unknown.
-public struct LinkStateTracker: Sendable {
+package struct LinkStateTracker: Sendable {
     private var running: [Int32: Bool] = [:]
     private let watched: Set<Int32>
 
     /// Tracks the interfaces in `watched`, or every interface when empty.
-    public init(watched: Set<Int32> = []) {
+    package init(watched: Set<Int32> = []) {
         self.watched = watched
     }
 
     /// Applies `changes`; true when any of them is a gain.
-    public mutating func apply(_ changes: [NetworkChange]) -> Bool {
+    package mutating func apply(_ changes: [NetworkChange]) -> Bool {
         var gained = false
         for change in changes {
             switch change {

@@ -5,9 +5,9 @@
 /// <linux/if_addr.h>): fields in host byte order, each message aligned to
 /// 4 bytes. Anything malformed ends the parse of that datagram; nothing
 /// here traps on bad input.
-public enum NetlinkRouteParser {
+package enum NetlinkRouteParser {
     /// `RTMGRP_LINK | RTMGRP_IPV4_IFADDR | RTMGRP_IPV6_IFADDR`: the groups to bind.
-    public static let subscribedGroups: UInt32 = 0x1 | 0x10 | 0x100
+    package static let subscribedGroups: UInt32 = 0x1 | 0x10 | 0x100
 
     private static let headerLength = 16
     private static let done: UInt16 = 3          // NLMSG_DONE
@@ -20,7 +20,7 @@ public enum NetlinkRouteParser {
     private static let interfaceRunning: UInt32 = 0x40 // IFF_RUNNING (operational: carrier)
 
     /// The changes in one datagram, in order.
-    public static func parse(_ datagram: [UInt8]) -> [NetworkChange] {
+    package static func parse(_ datagram: [UInt8]) -> [NetworkChange] {
         var changes: [NetworkChange] = []
         var offset = 0
         while datagram.count - offset >= headerLength {

@@ -1,6 +1,6 @@
 /// One change the kernel reported on a network interface (from a netlink
 /// route message), reduced to what the daemon acts on.
-public enum NetworkChange: Equatable, Sendable {
+package enum NetworkChange: Equatable, Sendable {
     /// A link's state: `running` means administratively up with carrier.
     case link(index: Int32, running: Bool)
     /// A link was removed.

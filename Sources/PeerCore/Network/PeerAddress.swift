@@ -1,34 +1,35 @@
-import Glibc
+internal import Glibc
+package import PeerProtocol
 
 /// Where `peerctl add` dials a peer with no mDNS: `HOST[:PORT]` as a user
 /// types it. HOST is an IPv4 address, an IPv6 address (in brackets when a
 /// port follows, with `%IFACE` as the scope of a link-local one) or a host
 /// name; PORT defaults to ``defaultPort``, which peerd prefers for its
 /// session port.
-public struct PeerAddress: Equatable, Sendable {
+package struct PeerAddress: Equatable, Sendable {
     /// The session port a daemon listens on unless told otherwise (or
     /// unless it is taken), so `peerctl add HOST` needs no port.
-    public static let defaultPort: UInt16 = 7717
+    package static let defaultPort: UInt16 = 7717
 
     /// The host: a numeric address (no brackets, no scope) or a name.
-    public var host: String
+    package var host: String
     /// An IPv6 address's scope (`%eth0`), without the `%`.
-    public var scope: String?
+    package var scope: String?
     /// The port given, if any.
-    public var port: UInt16?
+    package var port: UInt16?
 
     /// Creates one from its parts.
-    public init(host: String, scope: String? = nil, port: UInt16? = nil) {
+    package init(host: String, scope: String? = nil, port: UInt16? = nil) {
         self.host = host
         self.scope = scope
         self.port = port
     }
 
     /// The family of a numeric host; nil for a host name.
-    public var family: AddressFamily? { Self.family(of: host) }
+    package var family: AddressFamily? { Self.family(of: host) }
 
     /// The family of numeric `address`, or nil when it is not one.
-    public static func family(of address: String) -> AddressFamily? {
+    package static func family(of address: String) -> AddressFamily? {
         var v4 = in_addr()
         if inet_pton(AF_INET, address, &v4) == 1 { return .ipv4 }
         var v6 = in6_addr()
@@ -38,13 +39,13 @@ public struct PeerAddress: Equatable, Sendable {
 
     /// The endpoint to dial, when the host is numeric: a link-local IPv6
     /// address takes its scope as the interface.
-    public var endpoint: Endpoint? {
+    package var endpoint: Endpoint? {
         guard let family else { return nil }
         return Endpoint(interface: scope ?? "", family: family, address: host, port: port ?? Self.defaultPort)
     }
 
     /// Reads `HOST[:PORT]`.
-    public static func parse(_ text: String) throws(PeerAddressError) -> PeerAddress {
+    package static func parse(_ text: String) throws(PeerAddressError) -> PeerAddress {
         guard !text.isEmpty else { throw .empty }
         guard text.utf8.count <= 300, !text.contains(where: { $0.isWhitespace }) else { throw .malformed(text) }
         var host = Substring(text)

@@ -1,5 +1,5 @@
 /// Why `HOST[:PORT]` could not be read (``PeerAddress/parse(_:)``).
-public enum PeerAddressError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum PeerAddressError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Nothing was given.
     case empty
     /// Not `HOST`, `HOST:PORT`, `[IPV6]:PORT` or `IPV6%IFACE`.
@@ -10,7 +10,7 @@ public enum PeerAddressError: Error, Equatable, Sendable, CustomStringConvertibl
     case scopeWithoutIPv6(String)
 
     /// Words for the user.
-    public var description: String {
+    package var description: String {
         switch self {
         case .empty: return "no address given; expected HOST[:PORT]"
         case .malformed(let text): return "'\(text)' is not HOST[:PORT] (write an IPv6 address with a port as [ADDRESS]:PORT)"

@@ -1,5 +1,6 @@
 /// What the I/O layer must do for one pairing.
-public enum PairingAction: Equatable, Sendable {
+package import PeerProtocol
+package enum PairingAction: Equatable, Sendable {
     /// Send this message on the session.
     case send(WireMessage)
     /// Initiator: show the code to the user, who reads it to the other side.

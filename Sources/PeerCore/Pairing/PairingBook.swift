@@ -1,29 +1,30 @@
 /// The pairings in progress, by id: the bookkeeping, without I/O. Clients
 /// name one by a unique prefix of its id.
-public struct PairingBook: Sendable, Equatable {
+package import PeerProtocol
+package struct PairingBook: Sendable, Equatable {
     private var pairings: [String: PairingInfo] = [:]
 
     /// An empty book.
-    public init() {}
+    package init() {}
 
     /// Every pairing in progress, soonest to expire first.
-    public var all: [PairingInfo] { pairings.values.sorted { $0.expires < $1.expires } }
+    package var all: [PairingInfo] { pairings.values.sorted { $0.expires < $1.expires } }
 
     /// The pairing with this id.
-    public subscript(id: String) -> PairingInfo? { pairings[id] }
+    package subscript(id: String) -> PairingInfo? { pairings[id] }
 
     /// A pairing started, or changed (its code became known).
-    public mutating func record(_ info: PairingInfo) {
+    package mutating func record(_ info: PairingInfo) {
         pairings[info.id] = info
     }
 
     /// It ended (paired, failed or rejected).
-    public mutating func remove(_ id: String) {
+    package mutating func remove(_ id: String) {
         pairings[id] = nil
     }
 
     /// The one pairing whose id starts with `prefix` (any case).
-    public func match(_ prefix: String) -> Result<PairingInfo, ControlError> {
+    package func match(_ prefix: String) -> Result<PairingInfo, ControlError> {
         let key = prefix.lowercased()
         let matches = pairings.keys.filter { $0.hasPrefix(key) }
         switch matches.count {

@@ -6,13 +6,13 @@
 /// static and both ephemeral keys; `Na` and `Nb` are 32-byte nonces, the
 /// responder's committed (`SHA-256(Nb)`) before it sees `Na`, so a
 /// man-in-the-middle cannot search for keys that make the codes agree.
-public enum PairingCode {
+package enum PairingCode {
     /// Nonce length in bytes.
-    public static let nonceLength = 32
+    package static let nonceLength = 32
 
     /// The code for `handshakeHash`, `initiatorNonce` and `responderNonce`;
     /// `sha256` is the hash (the core library has no crypto of its own).
-    public static func derive(handshakeHash: [UInt8], initiatorNonce: [UInt8], responderNonce: [UInt8],
+    package static func derive(handshakeHash: [UInt8], initiatorNonce: [UInt8], responderNonce: [UInt8],
                               sha256: ([UInt8]) -> [UInt8]) -> String {
         let digest = sha256(handshakeHash + initiatorNonce + responderNonce)
         let value = digest.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -21,7 +21,7 @@ public enum PairingCode {
     }
 
     /// Whether `text` is six ASCII digits.
-    public static func isWellFormed(_ text: String) -> Bool {
+    package static func isWellFormed(_ text: String) -> Bool {
         text.utf8.count == 6 && text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
     }
 }

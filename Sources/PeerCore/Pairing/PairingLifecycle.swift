@@ -1,4 +1,5 @@
-import FoundationEssentials
+package import FoundationEssentials
+internal import PeerProtocol
 
 /// The pure state machine of pairing over an established session: commit,
 /// then reveal, then a person compares the code (docs/security.md).
@@ -13,11 +14,11 @@ import FoundationEssentials
 ///
 /// Nonces and the hash are passed in, so the machine has no crypto or
 /// randomness of its own and is tested without sockets.
-public struct PairingLifecycle: Sendable {
+package struct PairingLifecycle: Sendable {
     /// Which side this is.
-    public let role: SessionLifecycle.Role
+    package let role: SessionLifecycle.Role
     /// Where the pairing is.
-    public private(set) var step: PairingStep
+    package private(set) var step: PairingStep
     private let handshakeHash: [UInt8]
     private let nonce: [UInt8]
     private let sha256: @Sendable ([UInt8]) -> [UInt8]
@@ -26,7 +27,7 @@ public struct PairingLifecycle: Sendable {
     private let deadline: Date
 
     /// The initiator's machine; ``start()`` sends the request.
-    public init(initiatorWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
+    package init(initiatorWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
                 sha256: @escaping @Sendable ([UInt8]) -> [UInt8]) {
         role = .inviter
         step = .awaitingCommit
@@ -37,7 +38,7 @@ public struct PairingLifecycle: Sendable {
     }
 
     /// The responder's machine, made when a `pairRequest` arrives; ``start()`` commits.
-    public init(responderWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
+    package init(responderWith handshakeHash: [UInt8], nonce: [UInt8], now: Date, timeout: TimeInterval,
                 sha256: @escaping @Sendable ([UInt8]) -> [UInt8]) {
         role = .invitee
         step = .awaitingNonce
@@ -48,7 +49,7 @@ public struct PairingLifecycle: Sendable {
     }
 
     /// Whether it is over (paired or failed).
-    public var isFinished: Bool {
+    package var isFinished: Bool {
         switch step {
         case .paired, .failed: return true
         default: return false
@@ -56,12 +57,12 @@ public struct PairingLifecycle: Sendable {
     }
 
     /// The first message of this side.
-    public func start() -> [PairingAction] {
+    package func start() -> [PairingAction] {
         role == .inviter ? [.send(.pairRequest)] : [.send(.pairCommit(sha256(nonce)))]
     }
 
     /// A pairing message arrived.
-    public mutating func received(_ message: WireMessage) -> [PairingAction] {
+    package mutating func received(_ message: WireMessage) -> [PairingAction] {
         guard !isFinished else { return [] }
         switch (message, step) {
         case (.pairReject(let reason, let text), _):
@@ -94,7 +95,7 @@ public struct PairingLifecycle: Sendable {
 
     /// Responder: the user typed `typed`. A mismatch fails as `wrongCode`;
     /// a match asks for the trust to be stored before anything is confirmed.
-    public mutating func userConfirmed(code typed: String) -> [PairingAction] {
+    package mutating func userConfirmed(code typed: String) -> [PairingAction] {
         guard case .awaitingUser(let code) = step else { return [] }
         guard typed == code else { return fail(.wrongCode, "the code typed does not match") }
         step = .storingTrust
@@ -104,7 +105,7 @@ public struct PairingLifecycle: Sendable {
     /// Responder: the trust store was written (`true`) or could not be.
     /// Only a stored trust is confirmed; otherwise the pairing is rejected
     /// as `storageFailed`, so the two sides always agree.
-    public mutating func trustStored(_ stored: Bool) -> [PairingAction] {
+    package mutating func trustStored(_ stored: Bool) -> [PairingAction] {
         guard step == .storingTrust else { return [] }
         guard stored else { return fail(.storageFailed, "the other host could not store the pairing (its disk may be full)") }
         step = .paired
@@ -112,20 +113,20 @@ public struct PairingLifecycle: Sendable {
     }
 
     /// Either side: the user said no.
-    public mutating func userRejected() -> [PairingAction] {
+    package mutating func userRejected() -> [PairingAction] {
         guard !isFinished else { return [] }
         return fail(.rejected, "rejected by the user")
     }
 
     /// The session under the pairing ended.
-    public mutating func sessionClosed() -> [PairingAction] {
+    package mutating func sessionClosed() -> [PairingAction] {
         guard !isFinished else { return [] }
         step = .failed(.sessionClosed)
         return [.failed(.sessionClosed, "the session ended before the pairing completed")]
     }
 
     /// The clock: the pairing timeout.
-    public mutating func tick(now: Date) -> [PairingAction] {
+    package mutating func tick(now: Date) -> [PairingAction] {
         guard !isFinished, now >= deadline else { return [] }
         return fail(.timedOut, "nobody confirmed the code in time")
     }

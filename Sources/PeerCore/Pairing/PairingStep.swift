@@ -1,5 +1,6 @@
 /// Where one pairing is.
-public enum PairingStep: Equatable, Sendable {
+package import PeerProtocol
+package enum PairingStep: Equatable, Sendable {
     /// Initiator: request sent, waiting for the responder's commitment.
     case awaitingCommit
     /// Responder: commitment sent, waiting for the initiator's nonce.

@@ -1,32 +1,32 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// Limits guessing: after `maxFailures` wrong codes from one peer within
 /// `window`, that peer's pairing requests are refused for `lockout`.
-public struct PairingThrottle: Sendable {
+package struct PairingThrottle: Sendable {
     /// Wrong codes allowed in a window.
-    public let maxFailures: Int
+    package let maxFailures: Int
     /// The window failures are counted in.
-    public let window: TimeInterval
+    package let window: TimeInterval
     /// How long a peer is refused after too many failures.
-    public let lockout: TimeInterval
+    package let lockout: TimeInterval
     private var failures: [String: [Date]] = [:]
     private var lockedUntil: [String: Date] = [:]
 
     /// The policy by default: 3 failures in 10 minutes lock out for 10 minutes.
-    public init(maxFailures: Int = 3, window: TimeInterval = 600, lockout: TimeInterval = 600) {
+    package init(maxFailures: Int = 3, window: TimeInterval = 600, lockout: TimeInterval = 600) {
         self.maxFailures = maxFailures
         self.window = window
         self.lockout = lockout
     }
 
     /// Whether `peerID` may ask to pair now; if not, until when it is refused.
-    public func refusedUntil(_ peerID: String, now: Date) -> Date? {
+    package func refusedUntil(_ peerID: String, now: Date) -> Date? {
         guard let until = lockedUntil[peerID], until > now else { return nil }
         return until
     }
 
     /// Records a failed attempt; returns the lockout end if this one locks the peer out.
-    public mutating func recordFailure(_ peerID: String, now: Date) -> Date? {
+    package mutating func recordFailure(_ peerID: String, now: Date) -> Date? {
         var recent = (failures[peerID] ?? []).filter { now.timeIntervalSince($0) < window }
         recent.append(now)
         failures[peerID] = recent

@@ -1,27 +1,28 @@
 /// The trust store's file contents: versioned, one record per paired peer.
-public struct TrustDocument: Codable, Sendable, Equatable {
+package import PeerProtocol
+package struct TrustDocument: Codable, Sendable, Equatable {
     /// The format version this build writes and reads.
-    public static let currentVersion = 1
+    package static let currentVersion = 1
 
     /// The format version.
-    public var version: Int
+    package var version: Int
     /// Paired peers.
-    public var peers: [TrustRecord]
+    package var peers: [TrustRecord]
 
     /// A document with these peers.
-    public init(peers: [TrustRecord]) {
+    package init(peers: [TrustRecord]) {
         version = Self.currentVersion
         self.peers = peers
     }
 
     /// The record for a peer id.
-    public func record(peerID: String) -> TrustRecord? { peers.first { $0.peerId == peerID } }
+    package func record(peerID: String) -> TrustRecord? { peers.first { $0.peerId == peerID } }
 
     /// The record for a display name.
-    public func record(named name: String) -> TrustRecord? { peers.first { $0.name == name } }
+    package func record(named name: String) -> TrustRecord? { peers.first { $0.name == name } }
 
     /// This document with `record` added, or replacing the one for its peer id.
-    public func upserting(_ record: TrustRecord) -> TrustDocument {
+    package func upserting(_ record: TrustRecord) -> TrustDocument {
         var next = self
         next.peers.removeAll { $0.peerId == record.peerId }
         next.peers.append(record)
@@ -29,7 +30,7 @@ public struct TrustDocument: Codable, Sendable, Equatable {
     }
 
     /// This document without `peerID`, or nil when it is not there.
-    public func removing(peerID: String) -> TrustDocument? {
+    package func removing(peerID: String) -> TrustDocument? {
         guard record(peerID: peerID) != nil else { return nil }
         var next = self
         next.peers.removeAll { $0.peerId == peerID }

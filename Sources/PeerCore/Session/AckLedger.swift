@@ -6,36 +6,36 @@
 /// any is unacknowledged, and only messages it has made safe (handed to a
 /// client or stored). An acknowledgement of more than was sent is a
 /// protocol error.
-public struct AckLedger: Sendable, Equatable {
+package struct AckLedger: Sendable, Equatable {
     /// Messages sent on the session.
-    public private(set) var sent: UInt64 = 0
+    package private(set) var sent: UInt64 = 0
     /// Messages received and made safe.
-    public private(set) var received: UInt64 = 0
+    package private(set) var received: UInt64 = 0
     /// The count last acknowledged to the peer.
-    public private(set) var acknowledged: UInt64 = 0
+    package private(set) var acknowledged: UInt64 = 0
 
     /// A new session's ledger.
-    public init() {}
+    package init() {}
 
     /// One more message goes out; returns its number.
-    public mutating func send() -> UInt64 {
+    package mutating func send() -> UInt64 {
         sent += 1
         return sent
     }
 
     /// One more message arrived and is safe.
-    public mutating func receive() {
+    package mutating func receive() {
         received += 1
     }
 
     /// The count to acknowledge now, if `batch` or more messages (at least
     /// one) wait: it is then taken as acknowledged.
-    public mutating func acknowledgement(every batch: UInt64) -> UInt64? {
+    package mutating func acknowledgement(every batch: UInt64) -> UInt64? {
         guard received > acknowledged, received >= acknowledged + batch else { return nil }
         acknowledged = received
         return received
     }
 
     /// Whether the peer's acknowledgement of `count` is possible.
-    public func accepts(_ count: UInt64) -> Bool { count <= sent }
+    package func accepts(_ count: UInt64) -> Bool { count <= sent }
 }

@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// One session per pair (docs/protocol.md §6), decided when an incoming
 /// connection has proven the peer's key while another session with the
@@ -11,20 +11,20 @@ import FoundationEssentials
 /// 1 s (a stale address, a dead port) does not count: real crossings
 /// complete in milliseconds, and a proven connection must not wait on a
 /// doubtful one.
-public enum CrossingRule {
+package enum CrossingRule {
     /// The session that exists for the peer.
-    public struct Existing: Sendable, Equatable {
+    package struct Existing: Sendable, Equatable {
         /// It is connected (accepted).
-        public var connected: Bool
+        package var connected: Bool
         /// We dialled it (rather than accepted it).
-        public var dialledByUs: Bool
+        package var dialledByUs: Bool
         /// It has proven the peer's key.
-        public var authenticated: Bool
+        package var authenticated: Bool
         /// Seconds since it started.
-        public var age: TimeInterval
+        package var age: TimeInterval
 
         /// Creates it.
-        public init(connected: Bool, dialledByUs: Bool, authenticated: Bool, age: TimeInterval) {
+        package init(connected: Bool, dialledByUs: Bool, authenticated: Bool, age: TimeInterval) {
             self.connected = connected
             self.dialledByUs = dialledByUs
             self.authenticated = authenticated
@@ -33,7 +33,7 @@ public enum CrossingRule {
     }
 
     /// What happens to the new incoming connection.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// It is a duplicate: close it, keep the existing session.
         case closeIncoming
         /// It wins: it replaces our dial, which is closed; accept it at once
@@ -43,7 +43,7 @@ public enum CrossingRule {
 
     /// Decides between `existing` and a new incoming connection from the
     /// peer `theirs`, this host being `ours`.
-    public static func decide(existing: Existing, ours: String, theirs: String) -> Verdict {
+    package static func decide(existing: Existing, ours: String, theirs: String) -> Verdict {
         if existing.connected || !existing.dialledByUs { return .closeIncoming }
         let ourDialIsLive = existing.authenticated || existing.age < 1
         return ourDialIsLive && ours < theirs ? .closeIncoming : .replaceExisting

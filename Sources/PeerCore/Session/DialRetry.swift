@@ -5,9 +5,10 @@
 /// connection) is not retried. When no address is left the invitation has
 /// failed, and the peer's state is left alone: a spoofed or dead endpoint
 /// says nothing about the peer.
-public enum DialRetry {
+package import PeerProtocol
+package enum DialRetry {
     /// The decision.
-    public enum Next: Sendable, Equatable {
+    package enum Next: Sendable, Equatable {
         /// Not such a dial: the session's end is reported as usual.
         case notADial
         /// Dial the next of the remaining endpoints.
@@ -17,7 +18,7 @@ public enum DialRetry {
     }
 
     /// Decides for a session that ended with `reason`.
-    public static func next(dialledByUs: Bool, authenticated: Bool, reason: CloseReason, remaining: Int) -> Next {
+    package static func next(dialledByUs: Bool, authenticated: Bool, reason: CloseReason, remaining: Int) -> Next {
         guard dialledByUs, !authenticated else { return .notADial }
         let retryable = reason == .handshakeFailed || reason == .identityMismatch
         return retryable && remaining > 0 ? .tryNext : .inviteFailed

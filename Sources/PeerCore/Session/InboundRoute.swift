@@ -5,7 +5,7 @@
 /// pairing that runs (or start one), and everything else to the
 /// ``SessionLifecycle``. A message that the session's phase does not allow
 /// is a protocol violation, which ends the session.
-public enum InboundRoute: Sendable, Equatable {
+package enum InboundRoute: Sendable, Equatable {
     /// The peer has received the first `count` messages sent on the session.
     case acknowledged(UInt64)
     /// The peer removed its trust in us.
@@ -38,7 +38,7 @@ public enum InboundRoute: Sendable, Equatable {
     /// Routes `message`. `canSendData` and `canCarryPairing` are the
     /// lifecycle's; `sent` is how many messages this side has sent;
     /// `pairing` whether the session has a pairing, and whether it finished.
-    public static func of(_ message: WireMessage, canSendData: Bool, canCarryPairing: Bool, sent: UInt64,
+    package static func of(_ message: WireMessage, canSendData: Bool, canCarryPairing: Bool, sent: UInt64,
                           pairing: PairingPresence) -> InboundRoute {
         switch message {
         case .ack(let count):
@@ -78,7 +78,7 @@ public enum InboundRoute: Sendable, Equatable {
     /// Why a transfer or stream message may not come now, or nil when it
     /// may: the rule for ``bulk(_:)``, which the receive path also applies
     /// to the `chunk` and `streamData` it reads in place (``BulkDataHead``).
-    public static func bulkViolation(canSendData: Bool) -> String? {
+    package static func bulkViolation(canSendData: Bool) -> String? {
         canSendData ? nil : "a transfer or stream message outside an accepted session"
     }
 }

@@ -1,26 +1,27 @@
 /// The invitations waiting for a client's answer, by id: the bookkeeping,
 /// without I/O. Clients name one by a unique prefix of its id.
-public struct InvitationBook: Sendable, Equatable {
+package import PeerProtocol
+package struct InvitationBook: Sendable, Equatable {
     private var pending: [String: InvitationInfo] = [:]
 
     /// An empty book.
-    public init() {}
+    package init() {}
 
     /// Every waiting invitation, soonest to expire first.
-    public var all: [InvitationInfo] { pending.values.sorted { $0.expires < $1.expires } }
+    package var all: [InvitationInfo] { pending.values.sorted { $0.expires < $1.expires } }
 
     /// An invitation now waits.
-    public mutating func add(_ info: InvitationInfo) {
+    package mutating func add(_ info: InvitationInfo) {
         pending[info.id] = info
     }
 
     /// It was answered, timed out, or its session ended.
-    public mutating func remove(_ id: String) {
+    package mutating func remove(_ id: String) {
         pending[id] = nil
     }
 
     /// The one invitation whose id starts with `prefix` (any case).
-    public func match(_ prefix: String) -> Result<InvitationInfo, ControlError> {
+    package func match(_ prefix: String) -> Result<InvitationInfo, ControlError> {
         let key = prefix.lowercased()
         guard !key.isEmpty else { return .failure(ControlError(.invalidParams, "an invitation id is needed")) }
         let matches = pending.keys.filter { $0.hasPrefix(key) }

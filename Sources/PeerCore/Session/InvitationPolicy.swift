@@ -7,24 +7,24 @@
 /// a stranger cannot open sessions faster that way); a session opened to
 /// pair is accepted (the person decides by the code); with no subscriber to
 /// ask, it is declined; otherwise a client is asked.
-public enum InvitationPolicy {
+package enum InvitationPolicy {
     /// The facts of one invitation.
-    public struct Facts: Sendable, Equatable {
+    package struct Facts: Sendable, Equatable {
         /// This host asked for the session too (crossing invitations).
-        public var wanted: Bool
+        package var wanted: Bool
         /// `--auto-accept` covers the inviter (paired, or all).
-        public var policyAccepts: Bool
+        package var policyAccepts: Bool
         /// The invitation opens a session to pair.
-        public var pairing: Bool
+        package var pairing: Bool
         /// The inviter is paired with this host.
-        public var paired: Bool
+        package var paired: Bool
         /// The invitation rate for unpaired peers allows one more.
-        public var rateAllows: Bool
+        package var rateAllows: Bool
         /// Clients subscribed to events, who could decide.
-        public var subscribers: Int
+        package var subscribers: Int
 
         /// Creates the facts.
-        public init(wanted: Bool = false, policyAccepts: Bool = false, pairing: Bool = false, paired: Bool = false,
+        package init(wanted: Bool = false, policyAccepts: Bool = false, pairing: Bool = false, paired: Bool = false,
                     rateAllows: Bool = true, subscribers: Int = 1) {
             self.wanted = wanted
             self.policyAccepts = policyAccepts
@@ -36,7 +36,7 @@ public enum InvitationPolicy {
     }
 
     /// The decision.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Accept now.
         case accept
         /// Decline now, with these words for the inviter.
@@ -46,7 +46,7 @@ public enum InvitationPolicy {
     }
 
     /// Decides.
-    public static func decide(_ facts: Facts) -> Decision {
+    package static func decide(_ facts: Facts) -> Decision {
         if facts.wanted || (!facts.pairing && facts.policyAccepts) { return .accept }
         if !facts.paired && !facts.rateAllows { return .decline("too many invitations; try again later") }
         if facts.pairing { return .accept }

@@ -1,5 +1,5 @@
 /// Whether a session has a pairing (``InboundRoute/of(_:canSendData:canCarryPairing:sent:pairing:)``).
-public enum PairingPresence: Sendable, Equatable {
+package enum PairingPresence: Sendable, Equatable {
     /// No pairing was started on the session.
     case none
     /// A pairing is under way.

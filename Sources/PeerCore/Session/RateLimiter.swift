@@ -1,23 +1,23 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// A token bucket per key: `burst` events at once, refilled at `perSecond`.
 /// Keys are forgotten once their bucket is full again, so the table stays
 /// as small as the set of keys active in the last few seconds.
-public struct RateLimiter<Key: Hashable & Sendable>: Sendable {
+package struct RateLimiter<Key: Hashable & Sendable>: Sendable {
     /// Sustained events per second.
-    public let perSecond: Double
+    package let perSecond: Double
     /// Events allowed at once.
-    public let burst: Double
+    package let burst: Double
     private var buckets: [Key: (tokens: Double, at: Date)] = [:]
 
     /// A limiter of `perSecond` with bursts of `burst`.
-    public init(perSecond: Double, burst: Double) {
+    package init(perSecond: Double, burst: Double) {
         self.perSecond = perSecond
         self.burst = burst
     }
 
     /// Takes one token for `key`; false when none is left.
-    public mutating func allow(_ key: Key, now: Date) -> Bool {
+    package mutating func allow(_ key: Key, now: Date) -> Bool {
         var bucket = buckets[key] ?? (burst, now)
         bucket.tokens = min(burst, bucket.tokens + now.timeIntervalSince(bucket.at) * perSecond)
         bucket.at = now
@@ -32,7 +32,7 @@ public struct RateLimiter<Key: Hashable & Sendable>: Sendable {
     }
 
     /// Keys tracked (for tests).
-    public var trackedKeys: Int { buckets.count }
+    package var trackedKeys: Int { buckets.count }
 
     private mutating func prune(now: Date) {
         buckets = buckets.filter { min(burst, $0.value.tokens + now.timeIntervalSince($0.value.at) * perSecond) < burst }

@@ -2,15 +2,15 @@
 /// holder sets and clears only its own bit, so one letting go never
 /// releases a session another still holds: a slow subscriber and a full
 /// message channel can hold the same session at once.
-public struct ReadHolds: OptionSet, Sendable, Hashable {
+package struct ReadHolds: OptionSet, Sendable, Hashable {
     /// The bits (never on the wire or on disk).
-    public let rawValue: UInt8
+    package let rawValue: UInt8
 
     /// The holds in `rawValue`.
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// A subscriber of events is behind (``SubscriberFlowHold``).
-    public static let subscribers = ReadHolds(rawValue: 1 << 0)
+    package static let subscribers = ReadHolds(rawValue: 1 << 0)
     /// The message channel joined to the session has a full output.
-    public static let channel = ReadHolds(rawValue: 1 << 1)
+    package static let channel = ReadHolds(rawValue: 1 << 1)
 }

@@ -1,21 +1,21 @@
 /// The invitation a session's peer sent (invitee side), as the session
 /// lifecycle accepted it: what a client is asked about, and what the
 /// daemon asks again once it knows the peer's row.
-public struct ReceivedInvitation: Equatable, Sendable {
+package struct ReceivedInvitation: Equatable, Sendable {
     /// The name the peer gave.
-    public let name: String
+    package let name: String
     /// The peer's context bytes.
-    public let context: [UInt8]
+    package let context: [UInt8]
     /// How long the invitation waits for an answer, clamped to the limit.
-    public let timeoutSeconds: Int
+    package let timeoutSeconds: Int
     /// Whether the session is opened to pair.
-    public let pairing: Bool
+    package let pairing: Bool
     /// The app the session is asked for ("" for the default app): with
     /// one, the app's rules decide, and the session carries apps alone.
-    public let app: String
+    package let app: String
 
     /// Creates it.
-    public init(name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool, app: String = "") {
+    package init(name: String, context: [UInt8], timeoutSeconds: Int, pairing: Bool, app: String = "") {
         self.name = name
         self.context = context
         self.timeoutSeconds = timeoutSeconds

@@ -1,15 +1,15 @@
 /// Counts refusals of one kind (a cap or a rate hit) and says which of them
 /// to log: the first, then every 100th, so a flood leaves a few lines with
 /// running totals rather than one line per attempt.
-public struct RefusalCounter: Sendable {
+package struct RefusalCounter: Sendable {
     /// Refusals so far.
-    public private(set) var count = 0
+    package private(set) var count = 0
 
     /// A counter at zero.
-    public init() {}
+    package init() {}
 
     /// Counts one refusal; true when this one should be logged.
-    public mutating func record() -> Bool {
+    package mutating func record() -> Bool {
         count += 1
         return count == 1 || count % 100 == 0
     }

@@ -1,5 +1,6 @@
 /// What the I/O layer must do for one session.
-public enum SessionAction: Equatable, Sendable {
+package import PeerProtocol
+package enum SessionAction: Equatable, Sendable {
     /// Encrypt and send this message.
     case send(WireMessage)
     /// Ask local clients to accept or decline an invitation.

@@ -14,18 +14,18 @@
 ///   `maxSessions - reservedForPaired`, at most `maxPerAddress` each address,
 ///   and at most `maxUnaccepted` of them may wait for a decision or pair.
 /// - A dial is admitted under the same totals.
-public struct SessionAdmission: Sendable, Equatable {
+package struct SessionAdmission: Sendable, Equatable {
     /// What a pending handshake is, for eviction.
-    public struct Pending: Sendable, Equatable {
+    package struct Pending: Sendable, Equatable {
         /// The session's number (oldest first by number).
-        public var number: Int
+        package var number: Int
         /// The remote address.
-        public var address: String
+        package var address: String
         /// Whether the address is one a known peer (a row's endpoint) uses.
-        public var known: Bool
+        package var known: Bool
 
         /// Creates a pending handshake.
-        public init(number: Int, address: String, known: Bool) {
+        package init(number: Int, address: String, known: Bool) {
             self.number = number
             self.address = address
             self.known = known
@@ -33,17 +33,17 @@ public struct SessionAdmission: Sendable, Equatable {
     }
 
     /// An authenticated session, for the counts.
-    public struct Authenticated: Sendable, Equatable {
+    package struct Authenticated: Sendable, Equatable {
         /// The remote address.
-        public var address: String
+        package var address: String
         /// Whether the peer is paired.
-        public var paired: Bool
+        package var paired: Bool
         /// Whether a client accepted it (or policy did), as opposed to
         /// waiting for an invitation, a decision or a pairing.
-        public var accepted: Bool
+        package var accepted: Bool
 
         /// Creates an authenticated session.
-        public init(address: String, paired: Bool, accepted: Bool) {
+        package init(address: String, paired: Bool, accepted: Bool) {
             self.address = address
             self.paired = paired
             self.accepted = accepted
@@ -51,7 +51,7 @@ public struct SessionAdmission: Sendable, Equatable {
     }
 
     /// The verdict on a new connection.
-    public enum ConnectionVerdict: Sendable, Equatable {
+    package enum ConnectionVerdict: Sendable, Equatable {
         /// Take it.
         case admit
         /// Take it, closing the pending handshake with this number first.
@@ -61,22 +61,22 @@ public struct SessionAdmission: Sendable, Equatable {
     }
 
     /// Authenticated sessions in all (`--max-sessions`).
-    public var maxSessions: Int
+    package var maxSessions: Int
     /// Of those, slots only paired peers may take.
-    public var reservedForPaired: Int
+    package var reservedForPaired: Int
     /// Sessions with unpaired peers from one address.
-    public var maxPerAddress: Int
+    package var maxPerAddress: Int
     /// Unpaired sessions not yet accepted.
-    public var maxUnaccepted: Int
+    package var maxUnaccepted: Int
     /// Handshakes under way (`--max-pending`).
-    public var maxPending: Int
+    package var maxPending: Int
     /// Handshakes under way per address.
-    public var maxPendingPerAddress: Int
+    package var maxPendingPerAddress: Int
 
     /// Limits from the configuration: a quarter of `maxSessions` (none
     /// below 4) kept for paired peers, a quarter for unaccepted sessions, and 4
     /// unpaired sessions per address.
-    public init(maxSessions: Int, maxPending: Int, maxPendingPerAddress: Int) {
+    package init(maxSessions: Int, maxPending: Int, maxPendingPerAddress: Int) {
         self.maxSessions = maxSessions
         reservedForPaired = maxSessions / 4
         maxPerAddress = 4
@@ -89,7 +89,7 @@ public struct SessionAdmission: Sendable, Equatable {
     /// Even with every session slot taken the handshake is admitted (within
     /// the pending bounds): only after it can the refusal be sent, naming
     /// the limit, in a `close` the peer can read.
-    public func admitConnection(from address: String, known: Bool, pending: [Pending]) -> ConnectionVerdict {
+    package func admitConnection(from address: String, known: Bool, pending: [Pending]) -> ConnectionVerdict {
         if pending.filter({ $0.address == address }).count >= maxPendingPerAddress { return .refuse(.pendingPerAddress(maxPendingPerAddress)) }
         guard pending.count >= maxPending else { return .admit }
         if let victim = pending.filter({ !$0.known }).min(by: { $0.number < $1.number }) { return .admitEvicting(victim.number) }
@@ -98,14 +98,14 @@ public struct SessionAdmission: Sendable, Equatable {
 
     /// A handshake completed: may this peer keep the session, given the
     /// other authenticated sessions?
-    public func admitAuthenticated(paired: Bool, address: String, others: [Authenticated]) -> SessionLimit? {
+    package func admitAuthenticated(paired: Bool, address: String, others: [Authenticated]) -> SessionLimit? {
         if others.count >= maxSessions { return .sessions(maxSessions) }
         if paired { return nil }
         return admitUnpaired(address: address, others: others)
     }
 
     /// May we dial a peer, given the authenticated sessions?
-    public func admitDial(paired: Bool, others: [Authenticated]) -> SessionLimit? {
+    package func admitDial(paired: Bool, others: [Authenticated]) -> SessionLimit? {
         if others.count >= maxSessions { return .sessions(maxSessions) }
         if paired { return nil }
         let unpaired = others.filter { !$0.paired }.count

@@ -1,4 +1,5 @@
-import FoundationEssentials
+package import FoundationEssentials
+package import PeerProtocol
 
 /// The pure state machine of one session, on either side. It takes events
 /// (handshake done, a wire message, a client's decision, the clock) and
@@ -9,9 +10,9 @@ import FoundationEssentials
 /// connected, a `ping` goes out after `keepaliveInterval` of silence from us,
 /// and `keepaliveTimeout` without anything from the peer ends the session
 /// as `keepaliveLost`.
-public struct SessionLifecycle: Sendable {
+package struct SessionLifecycle: Sendable {
     /// Which side started the session.
-    public enum Role: Equatable, Sendable {
+    package enum Role: Equatable, Sendable {
         /// Dialled and invites.
         case inviter
         /// Accepted the connection and is invited.
@@ -19,56 +20,56 @@ public struct SessionLifecycle: Sendable {
     }
 
     /// Timing and size rules.
-    public struct Limits: Sendable, Equatable {
+    package struct Limits: Sendable, Equatable {
         /// The handshake (and, for the invitee, the `invite` after it) must arrive this fast.
-        public var handshakeTimeout: TimeInterval = 5
+        package var handshakeTimeout: TimeInterval = 5
         /// Ping after this long without sending.
-        public var keepaliveInterval: TimeInterval = 5
+        package var keepaliveInterval: TimeInterval = 5
         /// Give up after this long without hearing anything.
-        public var keepaliveTimeout: TimeInterval = 15
+        package var keepaliveTimeout: TimeInterval = 15
         /// The largest invitation timeout accepted from a peer.
-        public var maxInviteTimeout: TimeInterval = 300
+        package var maxInviteTimeout: TimeInterval = 300
         /// The largest reassembled message (`--max-message`).
-        public var maxMessage = 16 << 20
+        package var maxMessage = 16 << 20
         /// A session accepted to pair must see the peer's `pairRequest` this fast.
-        public var pairingRequestTimeout: TimeInterval = 5
+        package var pairingRequestTimeout: TimeInterval = 5
         /// An accepted connection that sends nothing at all is closed this fast.
-        public var silentTimeout: TimeInterval = 2
+        package var silentTimeout: TimeInterval = 2
 
         /// Defaults.
-        public init() {}
+        package init() {}
     }
 
     /// This side's role.
-    public let role: Role
+    package let role: Role
     /// Where the session is.
-    public private(set) var phase: SessionPhase = .handshaking
+    package private(set) var phase: SessionPhase = .handshaking
     /// The peer id the remote proved (fingerprint of its static key).
-    public private(set) var remotePeerID: String?
+    package private(set) var remotePeerID: String?
     private let limits: Limits
     private let inviteTimeout: TimeInterval
     /// This host's name: sent in `invite` (inviter) or `accept` (invitee).
     private let ownName: String
     /// The name the invitee sent with its `accept`, when we invited and it sent one.
-    public private(set) var acceptedName: String?
+    package private(set) var acceptedName: String?
     /// The features the peer announced in its handshake (what may be sent to it).
-    public private(set) var remoteFeatures: Set<WireFeature> = []
+    package private(set) var remoteFeatures: Set<WireFeature> = []
     /// The invitation the peer sent (invitee side), once it came.
-    public private(set) var receivedInvitation: ReceivedInvitation?
+    package private(set) var receivedInvitation: ReceivedInvitation?
     private let context: [UInt8]
     private var forPairing: Bool
     /// The app the session was invited for ("" for the default app): an
     /// app's session carries apps alone (issue 23; protocol.md §10) until
     /// the default app joins it (``defaultJoin``).
-    public private(set) var admission = ""
+    package private(set) var admission = ""
     /// The default app's joining: the one owner of whether the session
     /// carries default-app traffic. Joined from the start unless the
     /// session was invited for an app.
-    public private(set) var defaultJoin = DefaultAppJoin(joined: true)
+    package private(set) var defaultJoin = DefaultAppJoin(joined: true)
     private var pairingDeadline: Date?
     /// Whether any byte came from the remote (a service that is not peerd
     /// answers with bytes of its own; a closed port with none).
-    public private(set) var heardAnything = false
+    package private(set) var heardAnything = false
     private let startedAt: Date
     private var deadline: Date
     private var lastReceived: Date
@@ -77,7 +78,7 @@ public struct SessionLifecycle: Sendable {
     private var pingCounter: UInt64 = 0
 
     /// An inviter's session: it will send `invite` with `name`, `context`, `inviteTimeout`.
-    public init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false,
+    package init(inviterAt now: Date, name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: Limits, pairing: Bool = false,
                 app: String = "") {
         role = .inviter
         admission = app
@@ -96,7 +97,7 @@ public struct SessionLifecycle: Sendable {
 
     /// An invitee's session for a connection accepted at `now`; `name` is
     /// this host's, sent with `accept`.
-    public init(inviteeAt now: Date, name: String = "", limits: Limits) {
+    package init(inviteeAt now: Date, name: String = "", limits: Limits) {
         role = .invitee
         forPairing = false
         self.limits = limits
@@ -111,12 +112,12 @@ public struct SessionLifecycle: Sendable {
     }
 
     /// Whether the session has ended.
-    public var isClosed: Bool { if case .closed = phase { return true } else { return false } }
+    package var isClosed: Bool { if case .closed = phase { return true } else { return false } }
 
     /// The handshake finished and proved `remotePeerID`. `expectedPeerID` is
     /// the id advertised by the peer we dialled (nil for an accepted connection);
     /// `remoteFeatures` is what the peer announced (``PeerHello``).
-    public mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, remoteFeatures: Set<WireFeature> = Set(WireFeature.allCases),
+    package mutating func handshakeCompleted(remotePeerID: String, expectedPeerID: String?, remoteFeatures: Set<WireFeature> = Set(WireFeature.allCases),
                                             now: Date) -> [SessionAction] {
         guard phase == .handshaking else { return [] }
         self.remotePeerID = remotePeerID
@@ -143,19 +144,19 @@ public struct SessionLifecycle: Sendable {
 
     /// Bytes arrived on the connection (before the handshake finishes, this
     /// is what keeps a connection from being closed as silent).
-    public mutating func bytesArrived() { heardAnything = true }
+    package mutating func bytesArrived() { heardAnything = true }
 
     /// The peer asked to pair on a session accepted to pair: its deadline is met.
-    public mutating func pairingRequested() { pairingDeadline = nil }
+    package mutating func pairingRequested() { pairingDeadline = nil }
 
     /// The handshake failed (bad message, wrong key, or the transport broke).
-    public mutating func handshakeFailed(_ why: String) -> [SessionAction] {
+    package mutating func handshakeFailed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         return finish(.handshakeFailed, why, notify: false)
     }
 
     /// A wire message arrived.
-    public mutating func received(_ message: WireMessage, now: Date) -> [SessionAction] {
+    package mutating func received(_ message: WireMessage, now: Date) -> [SessionAction] {
         guard !isClosed else { return [] }
         lastReceived = now
         switch (message, phase) {
@@ -213,16 +214,16 @@ public struct SessionLifecycle: Sendable {
 
     /// Any frame arrived (pairing messages are handled beside the lifecycle
     /// but still prove the peer alive).
-    public mutating func noteReceived(now: Date) { lastReceived = now }
+    package mutating func noteReceived(now: Date) { lastReceived = now }
 
     /// A frame could not be decrypted or decoded.
-    public mutating func protocolViolation(_ why: String) -> [SessionAction] {
+    package mutating func protocolViolation(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         return finish(.protocolError, why, notify: true)
     }
 
     /// A local client accepted (`true`) or declined the invitation.
-    public mutating func decided(accept: Bool, now: Date) -> [SessionAction] {
+    package mutating func decided(accept: Bool, now: Date) -> [SessionAction] {
         guard phase == .awaitingDecision else { return [] }
         if accept {
             phase = .connected
@@ -236,14 +237,14 @@ public struct SessionLifecycle: Sendable {
     }
 
     /// Declines without a client (no subscriber to decide, or policy).
-    public mutating func declineAutomatically(_ why: String, now: Date) -> [SessionAction] {
+    package mutating func declineAutomatically(_ why: String, now: Date) -> [SessionAction] {
         guard phase == .awaitingDecision else { return [] }
         phase = .closed(.declined)
         return sent(.decline(reason: .declined, text: why), now) + [.finish(.declined, why)]
     }
 
     /// A local client closes the session.
-    public mutating func closeLocally(_ why: String, reason: CloseReason = .closedLocally) -> [SessionAction] {
+    package mutating func closeLocally(_ why: String, reason: CloseReason = .closedLocally) -> [SessionAction] {
         guard !isClosed else { return [] }
         return finish(reason, why, notify: phase != .handshaking)
     }
@@ -251,7 +252,7 @@ public struct SessionLifecycle: Sendable {
     /// The transport ended (EOF or error) without a `close` message: the
     /// peer vanished (crashed, killed, unplugged). That is `keepaliveLost`,
     /// the same as silence; `closedByPeer` means the peer said goodbye.
-    public mutating func transportClosed(_ why: String) -> [SessionAction] {
+    package mutating func transportClosed(_ why: String) -> [SessionAction] {
         guard !isClosed else { return [] }
         if phase == .handshaking {
             // Before the handshake nothing can be said on the wire: a peer
@@ -264,28 +265,28 @@ public struct SessionLifecycle: Sendable {
     }
 
     /// Application data is being sent now (counts as traffic for keepalive).
-    public mutating func noteSent(now: Date) { lastSent = now }
+    package mutating func noteSent(now: Date) { lastSent = now }
 
     /// Whether application data may flow: connected, and not opened to pair.
-    public var canSendData: Bool { phase == .connected && !forPairing }
+    package var canSendData: Bool { phase == .connected && !forPairing }
 
     /// Whether pairing messages may flow: the session was accepted.
-    public var canCarryPairing: Bool { phase == .connected }
+    package var canCarryPairing: Bool { phase == .connected }
 
     /// Whether the session was opened to pair (the invite's pairing flag,
     /// on either side). Such a session carries only pairing, ping, pong and
     /// close, and ends with the pairing.
-    public var isForPairing: Bool { forPairing }
+    package var isForPairing: Bool { forPairing }
 
     /// Applies `event` to the default app's joining; only on a connected
     /// session that is not for pairing (elsewhere nothing happens).
-    public mutating func joinDefault(_ event: (inout DefaultAppJoin) -> [DefaultAppJoin.Action]) -> [DefaultAppJoin.Action] {
+    package mutating func joinDefault(_ event: (inout DefaultAppJoin) -> [DefaultAppJoin.Action]) -> [DefaultAppJoin.Action] {
         guard phase == .connected, !forPairing else { return [] }
         return event(&defaultJoin)
     }
 
     /// The clock: deadlines and keepalive.
-    public mutating func tick(now: Date) -> [SessionAction] {
+    package mutating func tick(now: Date) -> [SessionAction] {
         switch phase {
         case .handshaking where role == .invitee && !heardAnything && now.timeIntervalSince(startedAt) >= limits.silentTimeout:
             return finish(.handshakeFailed, "nothing arrived within \(Int(limits.silentTimeout)) s of the connection", notify: false)
@@ -319,7 +320,7 @@ public struct SessionLifecycle: Sendable {
     /// acknowledges what it has before it answers a ping (docs/protocol.md
     /// §5), so a sender waiting on its last messages hears in a round trip,
     /// not at the peer's next second. Nothing unless connected.
-    public mutating func askForAcknowledgement(now: Date) -> [SessionAction] {
+    package mutating func askForAcknowledgement(now: Date) -> [SessionAction] {
         guard case .connected = phase else { return [] }
         pingCounter += 1
         return sent(.ping(pingCounter), now)

@@ -1,6 +1,6 @@
 /// A limit on sessions that turned one away, named so that the user (or
 /// the peer, in the close text) learns which limit it was and how to move it.
-public enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
+package enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
     /// Authenticated sessions (`--max-sessions`).
     case sessions(Int)
     /// Sessions with unpaired peers: `--max-sessions` less the slots kept for paired peers.
@@ -15,7 +15,7 @@ public enum SessionLimit: Sendable, Equatable, CustomStringConvertible {
     case pendingPerAddress(Int)
 
     /// What was reached, with the flag that sets it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .sessions(let n): return "this host's session limit (\(n) sessions; --max-sessions) is reached"
         case .unpairedSessions(let n):

@@ -1,7 +1,8 @@
 /// Where one session is. Dialling and the handshake come first on both
 /// sides; then the inviter waits for the answer while the invitee waits for
 /// a client's decision.
-public enum SessionPhase: Equatable, Sendable {
+package import PeerProtocol
+package enum SessionPhase: Equatable, Sendable {
     /// The Noise handshake is running (5 s budget from the start).
     case handshaking
     /// Inviter: `invite` sent, waiting for `accept`/`decline`.

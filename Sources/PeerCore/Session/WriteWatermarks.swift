@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// When to stop reading from a peer whose output backs up, when to read
 /// again, and when to give up on it: NIO's write watermarks, as a pure type.
@@ -14,9 +14,9 @@ import FoundationEssentials
 /// unsent answers reading stops too, and a peer that keeps us there for
 /// ``answerStallTimeout`` is closed: keepalive asks for one pong per 5 s, so
 /// hundreds owed are a flood, not a slow reader.
-public struct WriteWatermarks: Sendable, Equatable {
+package struct WriteWatermarks: Sendable, Equatable {
     /// What the shell must do with the reading side.
-    public enum Action: Sendable, Equatable {
+    package enum Action: Sendable, Equatable {
         /// Nothing changes.
         case none
         /// Stop reading from the peer.
@@ -26,33 +26,33 @@ public struct WriteWatermarks: Sendable, Equatable {
     }
 
     /// Reading stops above this many queued bytes.
-    public let high: Int
+    package let high: Int
     /// Reading resumes at or below this many.
-    public let low: Int
+    package let low: Int
     /// A peer that keeps the queue above `high` this long is closed.
-    public let stallTimeout: TimeInterval
+    package let stallTimeout: TimeInterval
     /// Unsent answer bytes past which reading stops.
-    public static let answerHigh = 16 * 1024
+    package static let answerHigh = 16 * 1024
     /// Reading resumes once unsent answers are at or below this (and the
     /// bytes at or below `low`).
-    public static let answerLow = 4 * 1024
+    package static let answerLow = 4 * 1024
     /// A peer that keeps more than ``answerHigh`` answers waiting this
     /// long is closed.
-    public let answerStallTimeout: TimeInterval
+    package let answerStallTimeout: TimeInterval
     /// Since when reading is paused; nil while reading.
-    public private(set) var pausedSince: Date?
+    package private(set) var pausedSince: Date?
     /// Whether unsent answers passed ``answerHigh`` during this pause.
-    public private(set) var pausedForAnswers = false
+    package private(set) var pausedForAnswers = false
     /// The stall limit that applies to the pause now.
-    public var activeStallTimeout: TimeInterval { pausedForAnswers ? answerStallTimeout : stallTimeout }
+    package var activeStallTimeout: TimeInterval { pausedForAnswers ? answerStallTimeout : stallTimeout }
     /// Whether reading is paused.
-    public var isPaused: Bool { pausedSince != nil }
+    package var isPaused: Bool { pausedSince != nil }
 
     /// Watermarks for a session whose application data may fill `sendLimit`
     /// bytes: the marks sit above it (by 256 KiB and 64 KiB), so data alone
     /// never stops reading and two peers sending bulk both ways never
     /// deadlock; only what a peer makes us answer can reach them.
-    public init(sendLimit: Int, stallTimeout: TimeInterval = 10, answerStallTimeout: TimeInterval = 5) {
+    package init(sendLimit: Int, stallTimeout: TimeInterval = 10, answerStallTimeout: TimeInterval = 5) {
         high = sendLimit + 256 * 1024
         low = sendLimit + 64 * 1024
         self.stallTimeout = stallTimeout
@@ -61,7 +61,7 @@ public struct WriteWatermarks: Sendable, Equatable {
 
     /// The queue now costs `queued` bytes of memory (what its buffers
     /// take, not their payload), `answers` of them unsent answers.
-    public mutating func queued(_ queued: Int, answers: Int = 0, now: Date) -> Action {
+    package mutating func queued(_ queued: Int, answers: Int = 0, now: Date) -> Action {
         let answersOver = answers > Self.answerHigh
         if pausedSince == nil, queued > high || answersOver {
             pausedSince = now
@@ -80,7 +80,7 @@ public struct WriteWatermarks: Sendable, Equatable {
 
     /// Whether the peer has kept us paused past the limit that applies
     /// (``activeStallTimeout``).
-    public func isStalled(now: Date) -> Bool {
+    package func isStalled(now: Date) -> Bool {
         pausedSince.map { now.timeIntervalSince($0) >= activeStallTimeout } ?? false
     }
 }

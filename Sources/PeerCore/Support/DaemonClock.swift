@@ -1,15 +1,15 @@
-import FoundationEssentials
-import Glibc
+package import FoundationEssentials
+internal import Glibc
 
 /// The daemon's one source of the time of day. Every component of the
 /// shell asks it, never `Date()` itself, so a test can hand the whole
 /// daemon one fixed or stepped clock.
-public struct DaemonClock: Sendable {
+package struct DaemonClock: Sendable {
     /// The time now.
-    public let now: @Sendable () -> Date
+    package let now: @Sendable () -> Date
 
     /// A clock that reads `now`.
-    public init(now: @escaping @Sendable () -> Date) {
+    package init(now: @escaping @Sendable () -> Date) {
         self.now = now
     }
 
@@ -20,7 +20,7 @@ public struct DaemonClock: Sendable {
     /// deadline (a redial, a keepalive, the heap trim) for as long as the
     /// step (issue 21, point 7: the soak steps the clock). The times peerd
     /// reports stay on the timeline it started with until it restarts.
-    public static let system: DaemonClock = {
+    package static let system: DaemonClock = {
         let anchor = Date()
         let start = bootSeconds()
         return DaemonClock { anchor.addingTimeInterval(bootSeconds() - start) }
@@ -35,5 +35,5 @@ public struct DaemonClock: Sendable {
 
     /// The system's wall clock as it is now, stepped or not: for a test
     /// that compares, and for nothing that schedules.
-    public static let wall = DaemonClock { Date() }
+    package static let wall = DaemonClock { Date() }
 }

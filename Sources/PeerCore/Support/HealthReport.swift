@@ -1,12 +1,12 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// What systemd should hear, and when (``ServiceHealth`` sends it): the
 /// watchdog ping once per interval (half of `WatchdogSec=`), and the
 /// status line when it changed. Pure: it takes the time and the status and
 /// returns the notices.
-public struct HealthReport: Sendable, Equatable {
+package struct HealthReport: Sendable, Equatable {
     /// One datagram's worth of news for systemd.
-    public enum Notice: Sendable, Equatable {
+    package enum Notice: Sendable, Equatable {
         /// `READY=1` with the first status line.
         case ready(String)
         /// `STATUS=…`.
@@ -16,24 +16,24 @@ public struct HealthReport: Sendable, Equatable {
     }
 
     /// How often to ping the watchdog; nil when it is off.
-    public let watchdogInterval: TimeInterval?
+    package let watchdogInterval: TimeInterval?
     private var lastWatchdog: Date?
     private var lastStatus: String?
 
     /// A report for a watchdog of `watchdogInterval` (nil: none).
-    public init(watchdogInterval: TimeInterval?) {
+    package init(watchdogInterval: TimeInterval?) {
         self.watchdogInterval = watchdogInterval
     }
 
     /// The daemon serves.
-    public mutating func ready(status: String, now: Date) -> [Notice] {
+    package mutating func ready(status: String, now: Date) -> [Notice] {
         lastStatus = status
         return [.ready(status)] + watchdog(now: now)
     }
 
     /// Once a second, from the main queue: a wedged main actor sends
     /// nothing, so systemd's watchdog fires.
-    public mutating func tick(now: Date, status: String) -> [Notice] {
+    package mutating func tick(now: Date, status: String) -> [Notice] {
         var notices = watchdog(now: now)
         if status != lastStatus {
             lastStatus = status

@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// When the daemon gives free heap back to the system (issue 13, point 4):
 /// peerd keeps freed memory for reuse during bulk work (a trim threshold of
@@ -17,21 +17,21 @@ import FoundationEssentials
 /// figure does not change when it trims (the chunks stay free, only their
 /// pages go), so an idle daemon is trimmed again every interval; a trim of
 /// a small heap costs microseconds inside the tick and no wake-up.
-public struct HeapTrimPolicy: Sendable, Equatable {
+package struct HeapTrimPolicy: Sendable, Equatable {
     /// Free heap above which a trim is due.
-    public static let freeLimit = 16 << 10
+    package static let freeLimit = 16 << 10
     /// The least time between two trims: during bulk work the freed
     /// buffers are reused, and trimming every tick would only fault them
     /// back in.
-    public static let interval: TimeInterval = 10
+    package static let interval: TimeInterval = 10
 
     private var lastTrim: Date?
 
     /// A policy that has not trimmed yet.
-    public init() {}
+    package init() {}
 
     /// The clock ticked with `freeBytes` free in the heap: whether to trim now.
-    public mutating func tick(now: Date, freeBytes: Int) -> Bool {
+    package mutating func tick(now: Date, freeBytes: Int) -> Bool {
         guard freeBytes > Self.freeLimit else { return false }
         if let lastTrim, now.timeIntervalSince(lastTrim) < Self.interval { return false }
         lastTrim = now

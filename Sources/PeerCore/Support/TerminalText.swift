@@ -5,11 +5,11 @@
 /// screen, retitle the window, recolour the output or, through a newline,
 /// forge lines. Human output passes every such field through ``escape(_:)``;
 /// `--json` output needs none of this, since JSON escapes controls itself.
-public enum TerminalText {
+package enum TerminalText {
     /// Returns `text` with every C0 control, DEL, C1 control and invisible
     /// character written as a visible escape (`\n`, `\t`, `\x1b`, `\u{202e}`),
     /// and a backslash doubled so an escape cannot be forged by typing one.
-    public static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: needsEscape) else { return text }
         var out = ""
         out.reserveCapacity(text.utf8.count + 8)

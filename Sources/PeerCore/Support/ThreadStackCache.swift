@@ -19,19 +19,19 @@
 /// the kernel names a process after the last part of the path it was
 /// exec'd by, and `exe` is not a name `pgrep peerd`, `pidof`, `killall`,
 /// `top` or journald's `_COMM` find (issue 41).
-public enum ThreadStackCache {
+package enum ThreadStackCache {
     /// The environment variable glibc reads its tunables from.
-    public static let variable = "GLIBC_TUNABLES"
+    package static let variable = "GLIBC_TUNABLES"
     /// The tunable, and the value peerd wants.
-    public static let tunable = "glibc.pthread.stack_cache_size"
+    package static let tunable = "glibc.pthread.stack_cache_size"
     /// The setting peerd adds.
-    public static let setting = tunable + "=0"
+    package static let setting = tunable + "=0"
 
     /// The value `GLIBC_TUNABLES` should have, given what it has now
     /// (`nil`: unset), or nil when nothing is to change: the variable
     /// already names the tunable (peerd's own exec, or a user's choice,
     /// which stands), so the exec happens at most once.
-    public static func tunables(from current: String?) -> String? {
+    package static func tunables(from current: String?) -> String? {
         guard let current, !current.isEmpty else { return setting }
         let names = current.split(separator: ":").map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? "" }
         if names.contains(tunable) { return nil }
@@ -44,7 +44,7 @@ public enum ThreadStackCache {
     /// could not be read, is not absolute, or the binary was deleted or
     /// replaced since it started, which the kernel marks " (deleted)"):
     /// the exec still works then, and `processName` puts the name back.
-    public static func execPath(resolvedLink: String?) -> String {
+    package static func execPath(resolvedLink: String?) -> String {
         guard let resolvedLink, resolvedLink.hasPrefix("/"), !resolvedLink.hasSuffix(" (deleted)") else {
             return "/proc/self/exe"
         }
@@ -54,7 +54,7 @@ public enum ThreadStackCache {
     /// The name the process gives itself after starting (nil: keep it):
     /// `program` when the kernel named it `exe`, which happens only after
     /// an exec through `/proc/self/exe`.
-    public static func processName(current: String, program: String) -> String? {
+    package static func processName(current: String, program: String) -> String? {
         current == "exe" && program != "exe" ? program : nil
     }
 }

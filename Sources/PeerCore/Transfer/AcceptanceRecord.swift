@@ -10,33 +10,33 @@
 ///     peer <32 hex: the sender's peer id>
 ///     manifest <hex: BLAKE2b-512 of OfferManifest.canonicalBytes>
 ///     files <accepted file numbers, comma-separated>
-public struct AcceptanceRecord: Sendable, Equatable {
+package struct AcceptanceRecord: Sendable, Equatable {
     /// The first line, with the format's version.
-    public static let magic = "peerd-accepted 1"
+    package static let magic = "peerd-accepted 1"
     /// The most bytes a record is read to (100,000 file numbers fit).
-    public static let maxBytes = 1 << 20
+    package static let maxBytes = 1 << 20
 
     /// The sender's peer id.
-    public var peerID: String
+    package var peerID: String
     /// The hash of the manifest, hex.
-    public var manifest: String
+    package var manifest: String
     /// The accepted files, by number.
-    public var files: [Int]
+    package var files: [Int]
 
     /// A record.
-    public init(peerID: String, manifest: String, files: [Int]) {
+    package init(peerID: String, manifest: String, files: [Int]) {
         self.peerID = peerID
         self.manifest = manifest
         self.files = files
     }
 
     /// The file's bytes.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         Array("\(Self.magic)\npeer \(peerID)\nmanifest \(manifest)\nfiles \(files.map(String.init).joined(separator: ","))\n".utf8)
     }
 
     /// Reads a record; nil for anything that is not one, whole.
-    public static func decode(_ bytes: [UInt8]) -> AcceptanceRecord? {
+    package static func decode(_ bytes: [UInt8]) -> AcceptanceRecord? {
         guard bytes.count <= maxBytes, let text = String(validating: bytes, as: UTF8.self) else { return nil }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         guard lines.count == 5, lines[0] == magic, lines[4].isEmpty,
@@ -55,7 +55,7 @@ public struct AcceptanceRecord: Sendable, Equatable {
     }
 
     /// Whether this record accepts the offer `manifest` from `peerID`.
-    public func binds(peerID: String, manifest: String) -> Bool {
+    package func binds(peerID: String, manifest: String) -> Bool {
         self.peerID == peerID && self.manifest == manifest
     }
 }

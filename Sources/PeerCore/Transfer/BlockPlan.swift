@@ -2,21 +2,21 @@
 /// power of two from 128 KiB to 16 MiB, the smallest that cuts the file
 /// into at most about 2,000 blocks, so the record of verified blocks stays
 /// small and a resumed transfer resends less than one block.
-public struct BlockPlan: Sendable, Equatable {
+package struct BlockPlan: Sendable, Equatable {
     /// The smallest block.
-    public static let minBlockSize = 128 << 10
+    package static let minBlockSize = 128 << 10
     /// The largest block.
-    public static let maxBlockSize = 16 << 20
+    package static let maxBlockSize = 16 << 20
     /// The number of blocks aimed at (files over 32 GiB have more).
-    public static let targetBlocks = 2000
+    package static let targetBlocks = 2000
 
     /// The file's size in bytes.
-    public let fileSize: Int64
+    package let fileSize: Int64
     /// The size of every block but the last.
-    public let blockSize: Int
+    package let blockSize: Int
 
     /// The plan for a file of `fileSize` bytes.
-    public init(fileSize: Int64) {
+    package init(fileSize: Int64) {
         precondition(fileSize >= 0, "a file size is never negative")
         self.fileSize = fileSize
         let wanted = (fileSize + Int64(Self.targetBlocks) - 1) / Int64(Self.targetBlocks)
@@ -26,10 +26,10 @@ public struct BlockPlan: Sendable, Equatable {
     }
 
     /// How many blocks (none for an empty file).
-    public var count: Int { Int((fileSize + Int64(blockSize) - 1) / Int64(blockSize)) }
+    package var count: Int { Int((fileSize + Int64(blockSize) - 1) / Int64(blockSize)) }
 
     /// The bytes of block `index`.
-    public func range(of index: Int) -> Range<Int64> {
+    package func range(of index: Int) -> Range<Int64> {
         precondition(index >= 0 && index < count, "block \(index) of \(count)")
         let start = Int64(index) * Int64(blockSize)
         return start..<min(start + Int64(blockSize), fileSize)

@@ -19,31 +19,31 @@
 /// wrote the slots: a process that is killed loses nothing the kernel
 /// already has, but after a reboot the blocks are hashed again before
 /// they are believed (``ResumePoint``).
-public enum BlockRecord {
+package enum BlockRecord {
     /// The first bytes.
-    public static let magic: [UInt8] = Array("PEERDR1\n".utf8)
+    package static let magic: [UInt8] = Array("PEERDR1\n".utf8)
     /// The header's length.
-    public static let headerLength = 64
+    package static let headerLength = 64
     /// One slot's length.
-    public static let slotLength = 40
+    package static let slotLength = 40
     /// The boot id's length (`/proc/sys/kernel/random/boot_id`, as bytes).
-    public static let bootIDLength = 16
+    package static let bootIDLength = 16
 
     /// What a record is about.
-    public struct Header: Sendable, Equatable {
+    package struct Header: Sendable, Equatable {
         /// The transfer.
-        public var flow: FlowID
+        package var flow: FlowID
         /// The file's number in the offer.
-        public var file: UInt32
+        package var file: UInt32
         /// The file's size.
-        public var size: Int64
+        package var size: Int64
         /// The plan's block size.
-        public var blockSize: Int
+        package var blockSize: Int
         /// The boot that wrote the slots.
-        public var bootID: [UInt8]
+        package var bootID: [UInt8]
 
         /// A header.
-        public init(flow: FlowID, file: UInt32, size: Int64, blockSize: Int, bootID: [UInt8]) {
+        package init(flow: FlowID, file: UInt32, size: Int64, blockSize: Int, bootID: [UInt8]) {
             self.flow = flow
             self.file = file
             self.size = size
@@ -53,7 +53,7 @@ public enum BlockRecord {
     }
 
     /// The header's bytes.
-    public static func encode(_ header: Header) -> [UInt8] {
+    package static func encode(_ header: Header) -> [UInt8] {
         var out = magic + header.flow.bytes
         BigEndian.append(UInt64(header.file), width: 4, to: &out)
         BigEndian.append(UInt64(bitPattern: header.size), width: 8, to: &out)
@@ -64,7 +64,7 @@ public enum BlockRecord {
     }
 
     /// Where block `block`'s slot goes, and its bytes.
-    public static func slot(block: Int, hash: [UInt8]) -> (offset: Int64, bytes: [UInt8]) {
+    package static func slot(block: Int, hash: [UInt8]) -> (offset: Int64, bytes: [UInt8]) {
         var out = Array(hash.prefix(BulkCodec.hashLength))
         BigEndian.append(UInt64(block), width: 4, to: &out)
         BigEndian.append(UInt64(CRC32.checksum(out)), width: 4, to: &out)
@@ -73,7 +73,7 @@ public enum BlockRecord {
 
     /// Reads a record: its header and the hashes of its finished slots, by
     /// block; nil when the header is damaged or not a record.
-    public static func decode(_ bytes: [UInt8]) -> (header: Header, hashes: [Int: [UInt8]])? {
+    package static func decode(_ bytes: [UInt8]) -> (header: Header, hashes: [Int: [UInt8]])? {
         guard bytes.count >= headerLength, Array(bytes[0..<8]) == magic,
               BigEndian.read(bytes, at: 56, width: 4) == UInt64(CRC32.checksum(bytes[0..<56])),
               let flow = FlowID(bytes: Array(bytes[8..<24])) else { return nil }

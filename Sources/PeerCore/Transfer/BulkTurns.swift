@@ -4,16 +4,16 @@
 /// gigabyte transfer and a small stream share a session fairly. Messages
 /// and keepalives never wait for a turn: they are queued at once, behind
 /// at most the session's bulk high-water mark of frames.
-public struct BulkTurns: Sendable, Equatable {
+package struct BulkTurns: Sendable, Equatable {
     /// The most bytes one flow sends per turn.
-    public static let quantum = 256 << 10
+    package static let quantum = 256 << 10
     private var round = 0
 
     /// A fresh rotation.
-    public init() {}
+    package init() {}
 
     /// The order for the next round: `flows` rotated by one more each round.
-    public mutating func order<Flow>(_ flows: [Flow]) -> [Flow] {
+    package mutating func order<Flow>(_ flows: [Flow]) -> [Flow] {
         guard !flows.isEmpty else { return [] }
         let start = round % flows.count
         round &+= 1

@@ -3,39 +3,39 @@
 /// keeping a reserve for the inbox, the queue and the state files, so two
 /// offers never both take the same free space, and a 4,000-file offer of
 /// empty files cannot take every inode.
-public struct DiskBudget: Sendable, Equatable {
+package struct DiskBudget: Sendable, Equatable {
     /// Bytes and inodes.
-    public struct Cost: Sendable, Equatable {
+    package struct Cost: Sendable, Equatable {
         /// Bytes of file data.
-        public var bytes: Int64
+        package var bytes: Int64
         /// Inodes: files, their records, folders.
-        public var inodes: Int64
+        package var inodes: Int64
 
         /// A cost.
-        public init(bytes: Int64, inodes: Int64) {
+        package init(bytes: Int64, inodes: Int64) {
             self.bytes = bytes
             self.inodes = inodes
         }
 
         /// Nothing.
-        public static let zero = Cost(bytes: 0, inodes: 0)
+        package static let zero = Cost(bytes: 0, inodes: 0)
 
         /// The sum, saturating (sizes come from peers).
-        public static func + (a: Cost, b: Cost) -> Cost {
+        package static func + (a: Cost, b: Cost) -> Cost {
             Cost(bytes: a.bytes.addingReportingOverflow(b.bytes).overflow ? .max : a.bytes + b.bytes,
                  inodes: a.inodes.addingReportingOverflow(b.inodes).overflow ? .max : a.inodes + b.inodes)
         }
     }
 
     /// What an offer would not fit.
-    public enum Shortfall: Sendable, Equatable {
+    package enum Shortfall: Sendable, Equatable {
         /// Bytes: needed (with what is promised and the reserve) against free.
         case bytes(needed: Int64, free: Int64)
         /// Inodes: needed (likewise) against free.
         case inodes(needed: Int64, free: Int64)
 
         /// The words for people and for the `cancel` text.
-        public var description: String {
+        package var description: String {
             switch self {
             case .bytes(let needed, let free):
                 return "the offer needs \(needed) bytes with the transfers in progress and the reserve; \(free) are free"
@@ -47,16 +47,16 @@ public struct DiskBudget: Sendable, Equatable {
 
     /// Free on the download disk now: bytes, and inodes (nil on a file
     /// system that has no fixed number, such as btrfs).
-    public var freeBytes: Int64
+    package var freeBytes: Int64
     /// Free inodes, nil when unlimited.
-    public var freeInodes: Int64?
+    package var freeInodes: Int64?
     /// Still to be written by the offers already accepted.
-    public var promised: Cost
+    package var promised: Cost
     /// Kept back for everything else on the disk.
-    public var reserve: Cost
+    package var reserve: Cost
 
     /// A budget.
-    public init(freeBytes: Int64, freeInodes: Int64?, promised: Cost, reserve: Cost) {
+    package init(freeBytes: Int64, freeInodes: Int64?, promised: Cost, reserve: Cost) {
         self.freeBytes = freeBytes
         self.freeInodes = freeInodes
         self.promised = promised
@@ -64,13 +64,13 @@ public struct DiskBudget: Sendable, Equatable {
     }
 
     /// The reserve peerd keeps: 64 MiB and 1,024 inodes.
-    public static let defaultReserve = Cost(bytes: 64 << 20, inodes: 1024)
+    package static let defaultReserve = Cost(bytes: 64 << 20, inodes: 1024)
 
     /// What files cost before they are in place: their bytes, two inodes
     /// each (the partial file and its block record), and one per folder
     /// the paths name (each counted once, whether or not it exists yet:
     /// the budget errs on the side of the disk).
-    public static func cost(of files: [(path: TransferPath, size: Int64)]) -> Cost {
+    package static func cost(of files: [(path: TransferPath, size: Int64)]) -> Cost {
         var folders = Set<ArraySlice<String>>()
         var cost = Cost.zero
         for file in files {
@@ -81,7 +81,7 @@ public struct DiskBudget: Sendable, Equatable {
     }
 
     /// Why `cost` does not fit, or nil when it does.
-    public func shortfall(for cost: Cost) -> Shortfall? {
+    package func shortfall(for cost: Cost) -> Shortfall? {
         let bytes = cost + promised + reserve
         if bytes.bytes > freeBytes { return .bytes(needed: bytes.bytes, free: freeBytes) }
         if let freeInodes, bytes.inodes > freeInodes { return .inodes(needed: bytes.inodes, free: freeInodes) }

@@ -1,13 +1,13 @@
 /// The name a received file lands under (issue 12, point 2): its own, or,
 /// when that is taken, the first free of `name (1).ext`, `name (2).ext`, …
 /// Nothing is ever overwritten.
-public enum DownloadName {
+package enum DownloadName {
     /// The most numbered names tried before giving up.
-    public static let maxTries = 10_000
+    package static let maxTries = 10_000
 
     /// The first name from `name` that `isTaken` says is free, or nil
     /// after ``maxTries`` numbered ones.
-    public static func free(_ name: String, isTaken: (String) -> Bool) -> String? {
+    package static func free(_ name: String, isTaken: (String) -> Bool) -> String? {
         guard isTaken(name) else { return name }
         let (stem, suffix) = split(name)
         for number in 1...maxTries {

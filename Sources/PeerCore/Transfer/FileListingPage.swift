@@ -3,20 +3,20 @@
 /// An event carries a short summary; `transfers ID` pages through the rest.
 /// Both are bounded by count and by bytes of names, and carry at least one
 /// file when any is left, so paging always moves on.
-public enum FileListingPage {
+package enum FileListingPage {
     /// The summary in `transferOffered` and kept for an ended transfer:
     /// at most 16 files and 4 KiB of names.
-    public static let summaryFiles = 16
+    package static let summaryFiles = 16
     /// Bytes of names in a summary.
-    public static let summaryNameBytes = 4096
+    package static let summaryNameBytes = 4096
     /// The most files in one page of `transfers ID` (and the default).
-    public static let maxPageFiles = 1000
+    package static let maxPageFiles = 1000
     /// Bytes of names in one page.
-    public static let pageNameBytes = 256 << 10
+    package static let pageNameBytes = 256 << 10
 
     /// The files from `offset` that fit `maxFiles` files and `nameBytes`
     /// bytes of names, of `count` files whose name sizes `nameSize` gives.
-    public static func range(count: Int, offset: Int, maxFiles: Int, nameBytes: Int, nameSize: (Int) -> Int) -> Range<Int> {
+    package static func range(count: Int, offset: Int, maxFiles: Int, nameBytes: Int, nameSize: (Int) -> Int) -> Range<Int> {
         let start = min(max(0, offset), count)
         var end = start
         var bytes = 0
@@ -29,13 +29,13 @@ public enum FileListingPage {
     }
 
     /// The summary's files.
-    public static func summary(count: Int, nameSize: (Int) -> Int) -> Range<Int> {
+    package static func summary(count: Int, nameSize: (Int) -> Int) -> Range<Int> {
         range(count: count, offset: 0, maxFiles: summaryFiles, nameBytes: summaryNameBytes, nameSize: nameSize)
     }
 
     /// A page of `transfers ID`: `max` files (default and cap
     /// ``maxPageFiles``) from `offset`.
-    public static func page(count: Int, offset: Int?, max: Int?, nameSize: (Int) -> Int) -> Range<Int> {
+    package static func page(count: Int, offset: Int?, max: Int?, nameSize: (Int) -> Int) -> Range<Int> {
         range(count: count, offset: offset ?? 0, maxFiles: min(max ?? maxPageFiles, maxPageFiles), nameBytes: pageNameBytes, nameSize: nameSize)
     }
 }

@@ -1,7 +1,7 @@
 /// The receiver's answer for one file of an offer (the `answer` message,
 /// docs/protocol.md §8). The one-byte codes are the protocol, pinned by
 /// `WireValuesTests`.
-public enum FileVerdict: Sendable, Equatable {
+package enum FileVerdict: Sendable, Equatable {
     /// Send it, from the block the answer names.
     case accepted
     /// The receiving user left it out.
@@ -11,7 +11,7 @@ public enum FileVerdict: Sendable, Equatable {
 
     /// The wire code: 0 accepted, 1 declined, 2 duplicate, 3 under a file,
     /// 4 bad size, then 16 + the ``TransferPathRefusal`` code for a name.
-    public var code: UInt8 {
+    package var code: UInt8 {
         switch self {
         case .accepted: 0
         case .declined: 1
@@ -23,7 +23,7 @@ public enum FileVerdict: Sendable, Equatable {
     }
 
     /// The verdict for a code; nil for one this version does not know.
-    public init?(code: UInt8) {
+    package init?(code: UInt8) {
         switch code {
         case 0: self = .accepted
         case 1: self = .declined
@@ -38,7 +38,7 @@ public enum FileVerdict: Sendable, Equatable {
     }
 
     /// One word for events: `accepted`, `declined`, or the refusal's reason.
-    public var word: String {
+    package var word: String {
         switch self {
         case .accepted: "accepted"
         case .declined: "declined"
@@ -50,7 +50,7 @@ public enum FileVerdict: Sendable, Equatable {
 extension TransferPathRefusal {
     /// The refusal's number inside a ``FileVerdict`` code (1…8; the
     /// later refusals share the code of the nearest older one).
-    public var code: UInt8 {
+    package var code: UInt8 {
         switch self {
         case .empty: 1
         case .notUTF8: 2

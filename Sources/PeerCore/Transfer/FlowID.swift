@@ -2,21 +2,21 @@
 /// (docs/protocol.md §8). The sender of an offer, or the opener of a
 /// stream, picks it; it stays the same when a transfer resumes on a later
 /// session, which is how the receiver finds what it already has.
-public struct FlowID: Hashable, Sendable, CustomStringConvertible {
+package struct FlowID: Hashable, Sendable, CustomStringConvertible {
     /// The length on the wire.
-    public static let length = 16
+    package static let length = 16
 
     /// The bytes.
-    public let bytes: [UInt8]
+    package let bytes: [UInt8]
 
     /// Wraps exactly ``length`` bytes; nil otherwise.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == Self.length else { return nil }
         self.bytes = bytes
     }
 
     /// Parses 32 hexadecimal digits (how clients name a transfer).
-    public init?(hex: String) {
+    package init?(hex: String) {
         let digits = Array(hex.utf8)
         guard digits.count == 2 * Self.length else { return nil }
         var out: [UInt8] = []
@@ -28,7 +28,7 @@ public struct FlowID: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// 32 lowercase hexadecimal digits.
-    public var description: String {
+    package var description: String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         for byte in bytes { out += [digits[Int(byte >> 4)], digits[Int(byte & 0xF)]] }

@@ -3,12 +3,12 @@
 /// `.peerd-FLOW-N.blocks` (their verified blocks), or a 0.1.0 acceptance
 /// note, `.peerd-FLOW.accepted`, which this release no longer reads. The
 /// sweep removes those older than the partial-file lifetime.
-public struct LeftoverFile: Sendable, Equatable {
+package struct LeftoverFile: Sendable, Equatable {
     /// The transfer it belongs to.
-    public var flow: FlowID
+    package var flow: FlowID
 
     /// Reads a directory entry's name; nil for anything peerd did not make.
-    public static func parse(_ name: String) -> LeftoverFile? {
+    package static func parse(_ name: String) -> LeftoverFile? {
         guard name.hasPrefix(TransferPath.reservedPrefix) else { return nil }
         var rest = Substring(name.dropFirst(TransferPath.reservedPrefix.count))
         guard rest.count > 32, let flow = FlowID(hex: String(rest.prefix(32))) else { return nil }
@@ -27,7 +27,7 @@ public struct LeftoverFile: Sendable, Equatable {
     /// Whether a leftover last changed at `modified` goes, at `now`:
     /// older than `lifetime` seconds, and of no transfer held now (an
     /// offer waiting, a transfer running or interrupted).
-    public static func isExpired(modified: Int64, now: Int64, lifetime: Int64, flow: FlowID, held: Set<FlowID>) -> Bool {
+    package static func isExpired(modified: Int64, now: Int64, lifetime: Int64, flow: FlowID, held: Set<FlowID>) -> Bool {
         !held.contains(flow) && now - modified > lifetime
     }
 }

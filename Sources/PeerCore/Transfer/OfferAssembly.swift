@@ -2,12 +2,12 @@
 /// protocol.md §8, "A transfer", step 1): the files in order, the totals the
 /// first part declared, and the limits a peer's list must keep. Pure: the
 /// desk feeds it parts and acts on what it answers.
-public struct OfferAssembly: Sendable, Equatable {
+package struct OfferAssembly: Sendable, Equatable {
     /// The most bytes of names in one offer.
-    public static let maxNameBytes = 16 << 20
+    package static let maxNameBytes = 16 << 20
 
     /// What a part did to the offer.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// More parts are to come.
         case needMore
         /// The list is whole and adds up to its totals.
@@ -17,31 +17,31 @@ public struct OfferAssembly: Sendable, Equatable {
     }
 
     /// The files so far, in the offer's order.
-    public private(set) var files = OfferList()
+    package private(set) var files = OfferList()
     /// `total_files` as the first part declared it.
-    public private(set) var declaredFiles = 0
+    package private(set) var declaredFiles = 0
     /// `total_bytes` as the first part declared it, clamped to `Int64` for
     /// showing (a top-bit total only comes with a top-bit size, verdict 4).
-    public var declaredBytes: Int64 { Int64(clamping: declaredTotal) }
+    package var declaredBytes: Int64 { Int64(clamping: declaredTotal) }
     /// `total_bytes` as the first part declared it, unsigned as on the wire.
-    public private(set) var declaredTotal: UInt64 = 0
+    package private(set) var declaredTotal: UInt64 = 0
     /// Whether the last part has come and the list adds up.
-    public private(set) var isComplete = false
+    package private(set) var isComplete = false
 
     /// An offer with no part yet.
-    public init() {}
+    package init() {}
 
     /// What the list costs in memory, counted the way the heap pays for it
     /// (``OfferList/memoryCost``).
-    public var listCost: Int { files.memoryCost }
+    package var listCost: Int { files.memoryCost }
 
     /// What `part` will add to ``listCost`` once taken: asked before it is.
-    public static func cost(of part: [OfferedFile]) -> Int {
+    package static func cost(of part: [OfferedFile]) -> Int {
         part.reduce(0) { $0 + $1.name.count + OfferList.entryCost } + 2 * OfferList.arrayCost + 64
     }
 
     /// Takes one part: `totalFiles` and `totalBytes` count from the first.
-    public mutating func add(_ part: [OfferedFile], more: Bool, totalFiles: UInt32, totalBytes: UInt64) -> Outcome {
+    package mutating func add(_ part: [OfferedFile], more: Bool, totalFiles: UInt32, totalBytes: UInt64) -> Outcome {
         guard !isComplete else { return .refused("an offer part after the last one") }
         if files.isEmpty {
             declaredFiles = Int(totalFiles)

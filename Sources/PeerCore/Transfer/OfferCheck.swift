@@ -1,47 +1,47 @@
 /// Checks every file of an offer before anything is accepted (issue 12,
 /// points 1 and 3): each is accepted with its checked path or refused
 /// with a reason, and the totals are what the accepted files add up to.
-public enum OfferCheck {
+package enum OfferCheck {
     /// The most files in one offer.
-    public static let maxFiles = 100_000
+    package static let maxFiles = 100_000
     /// The largest file (1 PiB): sizes a peer sends are checked before any
     /// sum, so no total can overflow.
-    public static let maxFileSize: Int64 = 1 << 50
+    package static let maxFileSize: Int64 = 1 << 50
 
     /// The verdict on an offer.
-    public struct Verdict: Sendable, Equatable {
+    package struct Verdict: Sendable, Equatable {
         /// Per file, in the offer's order: nil when it may be accepted,
         /// or why it is refused. A byte a file: the checked paths are not
         /// kept beside the list (``result(_:in:)`` derives one again).
-        public var refusals: [OfferRefusal?]
+        package var refusals: [OfferRefusal?]
         /// Bytes of the accepted files.
-        public var acceptedBytes: Int64
+        package var acceptedBytes: Int64
         /// How many are accepted.
-        public var acceptedCount: Int
+        package var acceptedCount: Int
 
         /// File `index` of `list`: its path, or why it is refused. A peer's
         /// names are refused, never rewritten, so the path is the name
         /// as sent, checked again.
-        public func result(_ index: Int, in list: OfferList) -> Result<TransferPath, OfferRefusal> {
+        package func result(_ index: Int, in list: OfferList) -> Result<TransferPath, OfferRefusal> {
             if let refusal = refusals[index] { return .failure(refusal) }
             return TransferPath.check(list.name(index)).mapError { .name($0) }
         }
 
         /// Every file's ``result(_:in:)`` (for a short list, or a test).
-        public func results(in list: OfferList) -> [Result<TransferPath, OfferRefusal>] {
+        package func results(in list: OfferList) -> [Result<TransferPath, OfferRefusal>] {
             list.indices.map { result($0, in: list) }
         }
     }
 
     /// Checks `files` (see ``check(_:)-OfferList``).
-    public static func check(_ files: [OfferedFile]) -> Verdict? { check(OfferList(files)) }
+    package static func check(_ files: [OfferedFile]) -> Verdict? { check(OfferList(files)) }
 
     /// Checks `list`; nil when there are more than ``maxFiles`` (the
     /// whole offer is refused then). Names are compared as bytes, read in
     /// place: a checked name is its path, so two names are the same path
     /// only when their bytes are equal, and `a/b` runs through the file
     /// `a` when `a` is the bytes of `a/b` before a `/`.
-    public static func check(_ list: OfferList) -> Verdict? {
+    package static func check(_ list: OfferList) -> Verdict? {
         guard list.count <= maxFiles else { return nil }
         var refusals: [OfferRefusal?] = []
         refusals.reserveCapacity(list.count)

@@ -2,7 +2,7 @@
 /// and 2): taken by itself (a paired peer, when `--auto-accept` allows),
 /// put to a client, left waiting for one until its timeout, or refused
 /// whole. Files refused one by one (``OfferCheck``) are not counted here.
-public enum OfferDecision: Sendable, Equatable {
+package enum OfferDecision: Sendable, Equatable {
     /// Accepted without asking.
     case accept
     /// A subscribed client decides.
@@ -18,7 +18,7 @@ public enum OfferDecision: Sendable, Equatable {
 
     /// Decides for an offer of `count` acceptable files costing `cost`,
     /// against the disk's `budget`.
-    public static func decide(cost: DiskBudget.Cost, count: Int, budget: DiskBudget, policy: AutoAcceptPolicy, paired: Bool,
+    package static func decide(cost: DiskBudget.Cost, count: Int, budget: DiskBudget, policy: AutoAcceptPolicy, paired: Bool,
                               deciders: Int) -> OfferDecision {
         guard count > 0 else { return .refuseNothingAcceptable }
         if let shortfall = budget.shortfall(for: cost) { return .refuseNoSpace(shortfall) }

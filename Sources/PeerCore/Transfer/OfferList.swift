@@ -5,11 +5,11 @@
 /// name, and the checked paths beside them) took 2.6 times its names in
 /// private memory; held here it takes its names and ``entryCost`` (24)
 /// bytes a file, which is what ``memoryCost`` counts against the budgets.
-public struct OfferList: RandomAccessCollection, Sendable, Equatable {
+package struct OfferList: RandomAccessCollection, Sendable, Equatable {
     /// The bytes a file costs beyond its name: its entry, as laid out.
-    public static let entryCost = MemoryLayout<Entry>.stride
+    package static let entryCost = MemoryLayout<Entry>.stride
     /// What the heap adds to each array: its header and malloc's own.
-    public static let arrayCost = 48
+    package static let arrayCost = 48
 
     /// One file's fields but its name, which is `names[nameStart...]` of
     /// its part: 24 bytes. A part's names fit 16 bits (an `offer` is one
@@ -39,41 +39,41 @@ public struct OfferList: RandomAccessCollection, Sendable, Equatable {
 
     private var parts: [Part] = []
     /// How many files.
-    public private(set) var count = 0
+    package private(set) var count = 0
     /// Bytes of names.
-    public private(set) var nameBytes = 0
+    package private(set) var nameBytes = 0
 
     /// An empty list.
-    public init() {}
+    package init() {}
 
     /// A list of `files`, as one part.
-    public init(_ files: [OfferedFile]) { append(files) }
+    package init(_ files: [OfferedFile]) { append(files) }
 
     /// The first file's number.
-    public var startIndex: Int { 0 }
+    package var startIndex: Int { 0 }
     /// One past the last file's number.
-    public var endIndex: Int { count }
+    package var endIndex: Int { count }
 
     /// File `index`, its name copied out (use ``name(_:)`` to read it in place).
-    public subscript(index: Int) -> OfferedFile {
+    package subscript(index: Int) -> OfferedFile {
         let (part, entry) = locate(index)
         return OfferedFile(name: Array(name(entry, in: part)), size: entry.size, mode: entry.mode, mtime: entry.mtime)
     }
 
     /// File `index`'s name, read in place (no copy).
-    public func name(_ index: Int) -> ArraySlice<UInt8> {
+    package func name(_ index: Int) -> ArraySlice<UInt8> {
         let (part, entry) = locate(index)
         return name(entry, in: part)
     }
 
     /// File `index`'s size, as the offer gave it.
-    public func size(_ index: Int) -> Int64 { locate(index).entry.size }
+    package func size(_ index: Int) -> Int64 { locate(index).entry.size }
 
     /// File `index`'s mode, as the offer gave it.
-    public func mode(_ index: Int) -> UInt32 { locate(index).entry.mode }
+    package func mode(_ index: Int) -> UInt32 { locate(index).entry.mode }
 
     /// Adds one part's files, each array sized exactly.
-    public mutating func append(_ files: [OfferedFile]) {
+    package mutating func append(_ files: [OfferedFile]) {
         var start = files.startIndex
         while start < files.endIndex {
             // As many files as start within 16 bits of names (all of a
@@ -104,7 +104,7 @@ public struct OfferList: RandomAccessCollection, Sendable, Equatable {
     }
 
     /// What the list holds on the heap: every array's capacity and overhead.
-    public var memoryCost: Int {
+    package var memoryCost: Int {
         parts.capacity * MemoryLayout<Part>.stride + Self.arrayCost
             + parts.reduce(0) { $0 + $1.names.capacity + $1.entries.capacity * Self.entryCost + 2 * Self.arrayCost }
     }

@@ -3,21 +3,21 @@
 /// transfer ends (arriving, waiting for a decision, active or
 /// interrupted), at what it costs (``OfferList/memoryCost``), per peer
 /// and for the host. Pure: the desk asks before it takes a part.
-public struct OfferListBudget: Sendable, Equatable {
+package struct OfferListBudget: Sendable, Equatable {
     /// One peer's lists: one offer of the most names (16 MiB) and the most
     /// files (100,000 entries of ``OfferList/entryCost`` bytes) fits, with
     /// 256 KiB for the parts a sender that fills them makes (about 18.6 MiB).
-    public static let perPeerDefault = OfferAssembly.maxNameBytes + OfferCheck.maxFiles * OfferList.entryCost + (256 << 10)
+    package static let perPeerDefault = OfferAssembly.maxNameBytes + OfferCheck.maxFiles * OfferList.entryCost + (256 << 10)
     /// Every peer's lists together: three such offers at once.
-    public static let hostDefault = 64 << 20
+    package static let hostDefault = 64 << 20
 
     /// What one peer's lists may cost.
-    public let perPeer: Int
+    package let perPeer: Int
     /// What every peer's lists may cost together.
-    public let host: Int
+    package let host: Int
 
     /// Whether a part may be taken, and if not, whose share is full.
-    public enum Verdict: Sendable, Equatable {
+    package enum Verdict: Sendable, Equatable {
         /// It fits.
         case fits
         /// This peer's lists would pass ``perPeer``.
@@ -27,7 +27,7 @@ public struct OfferListBudget: Sendable, Equatable {
     }
 
     /// A budget of `perPeer` and `host` bytes.
-    public init(perPeer: Int = Self.perPeerDefault, host: Int = Self.hostDefault) {
+    package init(perPeer: Int = Self.perPeerDefault, host: Int = Self.hostDefault) {
         self.perPeer = perPeer
         self.host = host
     }
@@ -35,7 +35,7 @@ public struct OfferListBudget: Sendable, Equatable {
     /// Whether a part costing `part` bytes fits beside what the peer's
     /// lists (`peerHeld`) and every list (`hostHeld`) cost now. The
     /// peer's share is asked first: a peer past its own is told so.
-    public func admit(part: Int, peerHeld: Int, hostHeld: Int) -> Verdict {
+    package func admit(part: Int, peerHeld: Int, hostHeld: Int) -> Verdict {
         if peerHeld + part > perPeer { return .peerFull(limit: perPeer) }
         if hostHeld + part > host { return .hostFull(limit: host) }
         return .fits

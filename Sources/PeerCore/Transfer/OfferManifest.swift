@@ -3,11 +3,11 @@
 /// is the same offer only when its names, sizes, modes and count are the
 /// same, in the same order; anything else under an old transfer id is a
 /// new offer, decided afresh.
-public enum OfferManifest {
+package enum OfferManifest {
     /// The canonical bytes: `count` u32, then per file `name_len` u32 ·
     /// `name` · `size` i64 · `mode` u32, big-endian. The modification time
     /// is left out: it does not change what lands or who may run it.
-    public static func canonicalBytes(_ files: [OfferedFile]) -> [UInt8] {
+    package static func canonicalBytes(_ files: [OfferedFile]) -> [UInt8] {
         var out: [UInt8] = []
         canonicalChunks(OfferList(files)) { out += $0 }
         return out
@@ -16,7 +16,7 @@ public enum OfferManifest {
     /// ``canonicalBytes(_:)`` of `list`, handed to `sink` in pieces of
     /// about ``chunkBytes``: a hash is taken of a list of 16 MiB of names
     /// without a second copy of it (issue 42, point 1).
-    public static func canonicalChunks(_ list: OfferList, into sink: ([UInt8]) -> Void) {
+    package static func canonicalChunks(_ list: OfferList, into sink: ([UInt8]) -> Void) {
         var out: [UInt8] = []
         out.reserveCapacity(chunkBytes + TransferPath.maxPathBytes + 16)
         BigEndian.append(UInt64(list.count), width: 4, to: &out)
@@ -35,5 +35,5 @@ public enum OfferManifest {
     }
 
     /// The size of the pieces ``canonicalChunks(_:into:)`` hands on.
-    public static let chunkBytes = 64 << 10
+    package static let chunkBytes = 64 << 10
 }

@@ -1,7 +1,7 @@
 /// Why one file of an offer is refused; the offer says which file and why,
 /// and the rest may still be accepted. ``reason`` is the word on the wire
 /// and in control events.
-public enum OfferRefusal: Sendable, Equatable, Error {
+package enum OfferRefusal: Sendable, Equatable, Error {
     /// Its name (``TransferPathRefusal``).
     case name(TransferPathRefusal)
     /// Another file of the offer has the same path.
@@ -13,7 +13,7 @@ public enum OfferRefusal: Sendable, Equatable, Error {
 
     /// The reason as one word (a ``TransferPathRefusal`` raw value, or
     /// `duplicate`, `underAFile`, `badSize`).
-    public var reason: String {
+    package var reason: String {
         switch self {
         case .name(let refusal): return refusal.rawValue
         case .duplicate: return "duplicate"

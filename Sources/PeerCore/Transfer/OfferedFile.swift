@@ -1,17 +1,17 @@
 /// One file as a transfer offer lists it (issue 12, point 1): its name as
 /// sent, size, permission bits and modification time.
-public struct OfferedFile: Sendable, Equatable {
+package struct OfferedFile: Sendable, Equatable {
     /// The relative path, as bytes off the wire (checked by ``TransferPath``).
-    public var name: [UInt8]
+    package var name: [UInt8]
     /// Bytes.
-    public var size: Int64
+    package var size: Int64
     /// Permission bits (only `0o777` are kept: no set-id or sticky bits).
-    public var mode: UInt32
+    package var mode: UInt32
     /// Seconds since the epoch.
-    public var mtime: Int64
+    package var mtime: Int64
 
     /// A file of the offer.
-    public init(name: [UInt8], size: Int64, mode: UInt32, mtime: Int64) {
+    package init(name: [UInt8], size: Int64, mode: UInt32, mtime: Int64) {
         self.name = name
         self.size = size
         self.mode = mode

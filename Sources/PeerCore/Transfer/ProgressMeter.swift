@@ -1,36 +1,36 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// Progress of one transfer as clients see it (issue 12, point 5): bytes
 /// and files done of the totals, the rate, and the time left, reported at
 /// most ``minInterval`` apart (10 a second) however fast blocks arrive.
 /// Pure: the caller feeds it what was done and the time.
-public struct ProgressMeter: Sendable, Equatable {
+package struct ProgressMeter: Sendable, Equatable {
     /// One report.
-    public struct Report: Sendable, Equatable {
+    package struct Report: Sendable, Equatable {
         /// Bytes done.
-        public var bytes: Int64
+        package var bytes: Int64
         /// Bytes in all.
-        public var totalBytes: Int64
+        package var totalBytes: Int64
         /// Files done.
-        public var files: Int
+        package var files: Int
         /// Files in all.
-        public var totalFiles: Int
+        package var totalFiles: Int
         /// Bytes a second, over the last few seconds (0 before there is a measure).
-        public var rate: Double
+        package var rate: Double
         /// Seconds left at that rate; nil while the rate is 0.
-        public var eta: Double?
+        package var eta: Double?
     }
 
     /// The least time between two reports.
-    public static let minInterval: TimeInterval = 0.1
+    package static let minInterval: TimeInterval = 0.1
     /// How slowly the rate follows a change: a new sample `t` seconds long
     /// weighs `t / (t + smoothing)` against the rate so far.
-    public static let smoothing: TimeInterval = 2
+    package static let smoothing: TimeInterval = 2
 
     /// Bytes in all.
-    public let totalBytes: Int64
+    package let totalBytes: Int64
     /// Files in all.
-    public let totalFiles: Int
+    package let totalFiles: Int
     private var bytes: Int64 = 0
     private var files = 0
     private var rate: Double = 0
@@ -40,7 +40,7 @@ public struct ProgressMeter: Sendable, Equatable {
     private var lastReport: Date?
 
     /// A meter for `totalBytes` in `totalFiles` files, started at `now`.
-    public init(totalBytes: Int64, totalFiles: Int, now: Date) {
+    package init(totalBytes: Int64, totalFiles: Int, now: Date) {
         self.totalBytes = totalBytes
         self.totalFiles = totalFiles
         sampleTime = now
@@ -49,7 +49,7 @@ public struct ProgressMeter: Sendable, Equatable {
     /// `count` more bytes are done (and `filesDone` more files). Returns a
     /// report if one is due: at most every ``minInterval``, and always the
     /// last one, when everything is done.
-    public mutating func advance(bytes count: Int64, filesDone: Int = 0, now: Date) -> Report? {
+    package mutating func advance(bytes count: Int64, filesDone: Int = 0, now: Date) -> Report? {
         bytes = min(totalBytes, bytes + count)
         files = min(totalFiles, files + filesDone)
         let elapsed = now.timeIntervalSince(sampleTime)
@@ -67,7 +67,7 @@ public struct ProgressMeter: Sendable, Equatable {
     }
 
     /// Where it stands now.
-    public var report: Report {
+    package var report: Report {
         let left = Double(totalBytes - bytes)
         return Report(bytes: bytes, totalBytes: totalBytes, files: files, totalFiles: totalFiles, rate: rate,
                       eta: rate > 0 ? left / rate : (left == 0 ? 0 : nil))

@@ -3,9 +3,9 @@
 /// cross a block's end, and stop at each block's end until its `block`
 /// message arrives; the file's end only after its last block. Anything
 /// else is a protocol error and ends the transfer.
-public struct ReceiveCursor: Sendable, Equatable {
+package struct ReceiveCursor: Sendable, Equatable {
     /// Why a message does not fit.
-    public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
+    package enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         /// A chunk not at the expected offset.
         case outOfOrder(expected: Int64, got: UInt64)
         /// A chunk that crosses a block's end, or comes while a block waits for its hash.
@@ -16,7 +16,7 @@ public struct ReceiveCursor: Sendable, Equatable {
         case earlyEnd
 
         /// Words for the cancel message.
-        public var description: String {
+        package var description: String {
             switch self {
             case .outOfOrder(let expected, let got): return "a chunk at offset \(got) where \(expected) was expected"
             case .badChunk(let why): return why
@@ -27,23 +27,23 @@ public struct ReceiveCursor: Sendable, Equatable {
     }
 
     /// The file's blocks.
-    public let plan: BlockPlan
+    package let plan: BlockPlan
     /// The next byte expected.
-    public private(set) var offset: Int64
+    package private(set) var offset: Int64
     /// A block whose bytes are all here and whose hash has not come yet.
-    public private(set) var awaitingHash: Int?
+    package private(set) var awaitingHash: Int?
 
     /// A file that starts at block `firstBlock`.
-    public init(plan: BlockPlan, firstBlock: Int) {
+    package init(plan: BlockPlan, firstBlock: Int) {
         self.plan = plan
         offset = min(Int64(firstBlock) * Int64(plan.blockSize), plan.fileSize)
     }
 
     /// Whether every byte is here and verified.
-    public var isComplete: Bool { offset == plan.fileSize && awaitingHash == nil }
+    package var isComplete: Bool { offset == plan.fileSize && awaitingHash == nil }
 
     /// `count` bytes at `at` arrived. Returns the block they complete, if any.
-    public mutating func chunk(at: UInt64, count: Int) -> Result<Int?, Refusal> {
+    package mutating func chunk(at: UInt64, count: Int) -> Result<Int?, Refusal> {
         guard awaitingHash == nil else { return .failure(.badChunk("a chunk before the hash of block \(awaitingHash ?? 0)")) }
         guard at == UInt64(offset) else { return .failure(.outOfOrder(expected: offset, got: at)) }
         guard offset < plan.fileSize else { return .failure(.badChunk("a chunk past the file's end")) }
@@ -57,14 +57,14 @@ public struct ReceiveCursor: Sendable, Equatable {
     }
 
     /// The hash of `block` arrived (the shell compares it); nil when it fits.
-    public mutating func blockHash(_ block: Int) -> Refusal? {
+    package mutating func blockHash(_ block: Int) -> Refusal? {
         guard awaitingHash == block else { return .unexpectedBlock(block) }
         awaitingHash = nil
         return nil
     }
 
     /// The file's end arrived; nil when it fits.
-    public func end() -> Refusal? {
+    package func end() -> Refusal? {
         isComplete ? nil : .earlyEnd
     }
 }

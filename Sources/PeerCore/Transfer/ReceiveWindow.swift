@@ -1,4 +1,4 @@
-import FoundationEssentials
+package import FoundationEssentials
 
 /// The receiving end of one stream's credit (issue 12, point 6, after
 /// yamux's window updates): the sender may have at most ``window`` bytes
@@ -9,13 +9,13 @@ import FoundationEssentials
 /// by byte. The window starts at 256 KiB and doubles, up to ``limit``,
 /// each time the reader consumes a whole window within ``growWithin``: a
 /// fast reader on a long path gets a larger window; a slow one keeps it small.
-public struct ReceiveWindow: Sendable, Equatable {
+package struct ReceiveWindow: Sendable, Equatable {
     /// The first window.
-    public static let initial = 256 << 10
+    package static let initial = 256 << 10
     /// The largest window the protocol allows (docs/protocol.md §8): credit
     /// past it is a protocol error. A wire value: earlier releases grow
     /// their windows this far, so a sender accepts it from any peer.
-    public static let maximum = 4 << 20
+    package static let maximum = 4 << 20
     /// How far this receiver grows its own windows (issue 25, point 3):
     /// every byte in flight is a byte a message from the same peer waits
     /// behind, at the receiver's pace. 512 KiB is about a millisecond of a
@@ -23,7 +23,7 @@ public struct ReceiveWindow: Sendable, Equatable {
     /// 1 MiB measured 3.7 ms p99 round trips during a pipe, 512 KiB 1.9 ms,
     /// at the same throughput. 0.2.0 grew to ``maximum``
     /// (docs/performance.md, "No waiting behind bulk").
-    public static let grownLimit = 512 << 10
+    package static let grownLimit = 512 << 10
     /// How far a file transfer's window grows (issue 25, point 3): it stays
     /// at ``initial``. A file's receiver hashes, writes and syncs at its
     /// disk's pace, and what the window lets in beyond that waits in the
@@ -31,16 +31,16 @@ public struct ReceiveWindow: Sendable, Equatable {
     /// measured about 0.4 ms off the p99 round trip beside a send-file for
     /// some 5% of its speed; a pipe's reader keeps up, and its window grows
     /// (docs/performance.md, "What the round trip waits behind").
-    public static let fileLimit = initial
+    package static let fileLimit = initial
     /// A window consumed faster than this grows.
-    public static let growWithin: TimeInterval = 0.2
+    package static let growWithin: TimeInterval = 0.2
 
     /// How far this window grows.
-    public let limit: Int
+    package let limit: Int
     /// Bytes the sender may have in flight now.
-    public private(set) var window = ReceiveWindow.initial
+    package private(set) var window = ReceiveWindow.initial
     /// Bytes received and not yet consumed by the reader.
-    public private(set) var buffered = 0
+    package private(set) var buffered = 0
     /// Bytes consumed and not yet credited back.
     private var consumed = 0
     /// Credit the sender holds: what it may still send.
@@ -49,13 +49,13 @@ public struct ReceiveWindow: Sendable, Equatable {
     private var windowStarted: Date?
 
     /// A fresh window, growing to `limit` (at least ``initial``, at most ``maximum``).
-    public init(limit: Int = ReceiveWindow.grownLimit) {
+    package init(limit: Int = ReceiveWindow.grownLimit) {
         self.limit = min(max(limit, Self.initial), Self.maximum)
     }
 
     /// `count` bytes arrived at `now`. Returns false when they exceed the
     /// credit given (a protocol error: the stream is reset).
-    public mutating func received(_ count: Int, now: Date) -> Bool {
+    package mutating func received(_ count: Int, now: Date) -> Bool {
         guard count <= senderCredit else { return false }
         if windowStarted == nil { windowStarted = now }
         senderCredit -= count
@@ -65,7 +65,7 @@ public struct ReceiveWindow: Sendable, Equatable {
 
     /// The reader consumed `count` bytes. Returns the credit to send now
     /// (nil while it is under half the window).
-    public mutating func consumed(_ count: Int, now: Date) -> Int? {
+    package mutating func consumed(_ count: Int, now: Date) -> Int? {
         let taken = min(count, buffered)
         buffered -= taken
         consumed += taken

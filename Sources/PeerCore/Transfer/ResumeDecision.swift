@@ -3,7 +3,8 @@
 /// must be the same files (the same manifest hash, ``OfferManifest``);
 /// anything else under a known id is decided afresh, never taken as
 /// accepted. Pure: the desk gives it the facts and performs the answer.
-public enum ResumeDecision: Sendable, Equatable {
+package import PeerProtocol
+package enum ResumeDecision: Sendable, Equatable {
     /// The transfer held in memory, offered again on a new session: answer
     /// it again from what is verified now.
     case reanswer
@@ -21,13 +22,13 @@ public enum ResumeDecision: Sendable, Equatable {
     case decideAfresh(replacing: Bool)
 
     /// The transfer held under the offer's id, if any.
-    public struct Held: Sendable, Equatable {
+    package struct Held: Sendable, Equatable {
         /// Its manifest hash.
-        public var manifest: String
+        package var manifest: String
         /// Its state.
-        public var state: TransferState
+        package var state: TransferState
         /// A held transfer.
-        public init(manifest: String, state: TransferState) {
+        package init(manifest: String, state: TransferState) {
             self.manifest = manifest
             self.state = state
         }
@@ -36,7 +37,7 @@ public enum ResumeDecision: Sendable, Equatable {
     /// Decides for an offer from `peerID` whose manifest hashes to
     /// `manifest`, with the transfer `held` under its id and the acceptance
     /// `record` on disk for that id.
-    public static func decide(manifest: String, peerID: String, held: Held?, record: AcceptanceRecord?) -> ResumeDecision {
+    package static func decide(manifest: String, peerID: String, held: Held?, record: AcceptanceRecord?) -> ResumeDecision {
         if let held, held.manifest == manifest {
             return held.state == .interrupted || held.state == .active ? .reanswer : .ignore
         }

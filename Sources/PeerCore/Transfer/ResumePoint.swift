@@ -1,6 +1,6 @@
 /// Where one accepted file starts when its offer arrives (again), from
 /// what is on disk (issue 12, point 4), decided without I/O.
-public enum ResumePoint: Sendable, Equatable {
+package enum ResumePoint: Sendable, Equatable {
     /// Nothing usable: start the partial file over.
     case fresh
     /// Blocks `0..<hashes.count` are verified (their hashes, in order):
@@ -14,12 +14,12 @@ public enum ResumePoint: Sendable, Equatable {
     case complete
 
     /// The wire's `first_block` for a file already complete.
-    public static let completeMarker = UInt32.max
+    package static let completeMarker = UInt32.max
 
     /// Decides for the file `expected` describes (its boot id is this
     /// boot's), given the record read from disk (nil: none, or damaged)
     /// and whether the partial file exists.
-    public static func decide(expected: BlockRecord.Header, record: (header: BlockRecord.Header, hashes: [Int: [UInt8]])?,
+    package static func decide(expected: BlockRecord.Header, record: (header: BlockRecord.Header, hashes: [Int: [UInt8]])?,
                               partialExists: Bool) -> ResumePoint {
         guard let record, record.header.flow == expected.flow, record.header.file == expected.file,
               record.header.size == expected.size, record.header.blockSize == expected.blockSize else { return .fresh }

@@ -1,15 +1,15 @@
 /// The sending end of one stream's credit (issue 12, point 6): how many
 /// bytes it may send before the receiver grants more. A stream without
 /// credit is skipped by the session's scheduler; the others go on.
-public struct SendCredit: Sendable, Equatable {
+package struct SendCredit: Sendable, Equatable {
     /// Bytes that may be sent now.
-    public private(set) var available = ReceiveWindow.initial
+    package private(set) var available = ReceiveWindow.initial
 
     /// A fresh stream's credit: one initial window.
-    public init() {}
+    package init() {}
 
     /// Sends up to `wanted` bytes; returns how many may go.
-    public mutating func take(_ wanted: Int) -> Int {
+    package mutating func take(_ wanted: Int) -> Int {
         let granted = min(max(wanted, 0), available)
         available -= granted
         return granted
@@ -17,7 +17,7 @@ public struct SendCredit: Sendable, Equatable {
 
     /// The receiver granted `count` more bytes. Returns false for a grant
     /// that would pass the largest window (a protocol error).
-    public mutating func grant(_ count: Int) -> Bool {
+    package mutating func grant(_ count: Int) -> Bool {
         guard count >= 0, available + count <= ReceiveWindow.maximum else { return false }
         available += count
         return true

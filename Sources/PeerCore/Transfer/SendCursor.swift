@@ -4,18 +4,18 @@
 /// the file's end after its last block. Blocks before a resumed file's
 /// first block are read and hashed but not sent, for the file's hash.
 /// Decided without I/O; the shell reads, hashes and sends.
-public struct SendCursor: Sendable, Equatable {
+package struct SendCursor: Sendable, Equatable {
     /// One accepted file.
-    public struct File: Sendable, Equatable {
+    package struct File: Sendable, Equatable {
         /// Its number in the offer.
-        public var index: UInt32
+        package var index: UInt32
         /// Its blocks.
-        public var plan: BlockPlan
+        package var plan: BlockPlan
         /// The first block to send.
-        public var firstBlock: Int
+        package var firstBlock: Int
 
         /// A file to send.
-        public init(index: UInt32, size: Int64, firstBlock: Int) {
+        package init(index: UInt32, size: Int64, firstBlock: Int) {
             self.index = index
             plan = BlockPlan(fileSize: size)
             self.firstBlock = min(firstBlock, plan.count)
@@ -23,7 +23,7 @@ public struct SendCursor: Sendable, Equatable {
     }
 
     /// The next thing to do.
-    public enum Step: Sendable, Equatable {
+    package enum Step: Sendable, Equatable {
         /// Read `length` bytes of file `file` at `offset` and hash them;
         /// send them in a `chunk` when `send`. `endsBlock` names the block
         /// these bytes complete, whose `block` message follows when sent.
@@ -39,15 +39,15 @@ public struct SendCursor: Sendable, Equatable {
     private var offset: Int64 = 0
 
     /// A cursor over the accepted `files`, in offer order.
-    public init(files: [File]) {
+    package init(files: [File]) {
         self.files = files
     }
 
     /// Files fully sent so far.
-    public var filesDone: Int { current }
+    package var filesDone: Int { current }
 
     /// The next step, with chunks of at most `maxChunk` bytes.
-    public mutating func next(maxChunk: Int) -> Step {
+    package mutating func next(maxChunk: Int) -> Step {
         guard current < files.count else { return .done }
         let file = files[current]
         guard offset < file.plan.fileSize else {

@@ -4,7 +4,7 @@
 /// know"). Messages that only make sense inside a live transfer are
 /// answered with a cancel, so a confused sender stops; those that may
 /// cross a flow's end in flight are dropped without a word.
-public enum StrayFlowRule: Sendable, Equatable {
+package enum StrayFlowRule: Sendable, Equatable {
     /// Answer `cancel(protocolError, "no such transfer")` under the flow.
     case cancel
     /// Drop it.
@@ -13,7 +13,7 @@ public enum StrayFlowRule: Sendable, Equatable {
     case newFlow
 
     /// The rule for `message`, whose flow is unknown.
-    public static func of(_ message: BulkMessage) -> StrayFlowRule {
+    package static func of(_ message: BulkMessage) -> StrayFlowRule {
         switch message {
         case .offer: return .newFlow
         case .answer, .chunk, .block, .fileEnd: return .cancel
@@ -22,7 +22,7 @@ public enum StrayFlowRule: Sendable, Equatable {
     }
 
     /// The rule for file bytes (a `chunk` read in place), whose flow is unknown.
-    public static let chunk = StrayFlowRule.cancel
+    package static let chunk = StrayFlowRule.cancel
     /// The words of the cancel.
-    public static let cancelText = "no such transfer"
+    package static let cancelText = "no such transfer"
 }

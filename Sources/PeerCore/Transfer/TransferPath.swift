@@ -2,21 +2,21 @@
 /// checked as it arrives (issue 12, point 3). A name is accepted as it is
 /// or refused with a reason; it is never rewritten, so what the sender
 /// offered is what lands, or nothing does.
-public struct TransferPath: Sendable, Equatable, Hashable, CustomStringConvertible {
+package struct TransferPath: Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The most bytes in one component (Linux's `NAME_MAX`).
-    public static let maxComponentBytes = 255
+    package static let maxComponentBytes = 255
     /// The most bytes in the whole path (Linux's `PATH_MAX`).
-    public static let maxPathBytes = 4096
+    package static let maxPathBytes = 4096
 
     /// The components, outermost first; none is empty, `.` or `..`.
-    public let components: [String]
+    package let components: [String]
 
     /// The path as offered: components joined by `/`.
-    public var description: String { components.joined(separator: "/") }
+    package var description: String { components.joined(separator: "/") }
 
     /// Checks `bytes`, a name as it came off the wire (or read in place
     /// from an ``OfferList``).
-    public static func check<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<TransferPath, TransferPathRefusal> {
+    package static func check<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Result<TransferPath, TransferPathRefusal> {
         guard !bytes.isEmpty else { return .failure(.empty) }
         guard bytes.count <= maxPathBytes else { return .failure(.tooLong) }
         guard let text = String(validating: bytes, as: UTF8.self) else { return .failure(.notUTF8) }
@@ -39,13 +39,13 @@ public struct TransferPath: Sendable, Equatable, Hashable, CustomStringConvertib
     }
 
     /// Checks a name given as a String (its UTF-8 bytes).
-    public static func check(_ text: String) -> Result<TransferPath, TransferPathRefusal> {
+    package static func check(_ text: String) -> Result<TransferPath, TransferPathRefusal> {
         check(Array(text.utf8))
     }
 
     /// The prefix of the names peerd gives its own files in a download
     /// folder (``TransferPathRefusal/reservedName``).
-    public static let reservedPrefix = ".peerd-"
+    package static let reservedPrefix = ".peerd-"
 
     /// Characters that draw nothing or reorder what is drawn: Bidi_Control
     /// (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069),

@@ -1,7 +1,7 @@
 /// Why a file name in a transfer offer is refused (docs/protocol.md). The
 /// raw values go on the wire and into control events; they are pinned by
 /// `WireValuesTests`.
-public enum TransferPathRefusal: String, Error, Sendable, Equatable, Codable, CaseIterable {
+package enum TransferPathRefusal: String, Error, Sendable, Equatable, Codable, CaseIterable {
     /// The path is empty.
     case empty = "empty"
     /// The path is not valid UTF-8.
@@ -33,7 +33,7 @@ public enum TransferPathRefusal: String, Error, Sendable, Equatable, Codable, Ca
     case lookalikeSeparator = "lookalikeSeparator"
 
     /// The words for people.
-    public var description: String {
+    package var description: String {
         switch self {
         case .empty: return "the name is empty"
         case .notUTF8: return "the name is not valid UTF-8"

@@ -16,22 +16,23 @@
 /// | 0x28 | appDecline | name_len u8, name, reason u8, text_len u16, text |
 /// | 0x29 | appLeave | name_len u8, name, reason u8, text_len u16, text |
 /// | 0x2A | appFlow  | number u16, then an `offer` (0x10) or `streamOpen` (0x18) whole: its type byte and body |
-public enum AppCodec {
+internal import PeerProtocol
+package enum AppCodec {
     /// The first app message type.
-    public static let firstType: UInt8 = 0x20
+    package static let firstType: UInt8 = 0x20
     /// The last app message type.
-    public static let lastType: UInt8 = 0x2A
+    package static let lastType: UInt8 = 0x2A
     /// The most names one `appList` carries.
-    public static let maxNames = 64
+    package static let maxNames = 64
     /// The most bytes of one name on the wire (names are checked against
     /// ``AppName``'s rule where they are used).
-    public static let maxNameBytes = 63
+    package static let maxNameBytes = 63
     /// Data bytes in one `appData` fragment: the plaintext less version,
     /// type, number and flags.
-    public static let maxFragment = WireCodec.maxPlaintext - 5
+    package static let maxFragment = WireCodec.maxPlaintext - 5
 
     /// The type byte of `message`.
-    public static func type(of message: AppMessage) -> UInt8 {
+    package static func type(of message: AppMessage) -> UInt8 {
         switch message {
         case .list: 0x20
         case .open: 0x21
@@ -48,7 +49,7 @@ public enum AppCodec {
     }
 
     /// Appends the body of `message` (after the type byte).
-    public static func encodeBody(_ message: AppMessage, into out: inout [UInt8]) {
+    package static func encodeBody(_ message: AppMessage, into out: inout [UInt8]) {
         switch message {
         case .list(let names):
             let kept = names.prefix(maxNames)
@@ -150,7 +151,7 @@ public enum AppCodec {
 
     /// Splits one app's message into `appData` fragments that each fit one
     /// Noise message.
-    public static func fragments(of data: [UInt8], number: UInt16) -> [WireMessage] {
+    package static func fragments(of data: [UInt8], number: UInt16) -> [WireMessage] {
         guard !data.isEmpty else { return [.app(.data(number: number, more: false, bytes: []))] }
         var out: [WireMessage] = []
         var start = 0

@@ -6,7 +6,8 @@
 /// Numbers are the *data sender's*: `open` binds one of the sender's
 /// numbers to a name, and `busy`, `ready` and `retry` name an app by the
 /// number its data comes under, whichever side sends them.
-public enum AppMessage: Equatable, Sendable {
+package import PeerProtocol
+package enum AppMessage: Equatable, Sendable {
     /// The apps registered on the sender's host, sorted (it sends a new one
     /// whenever they change).
     case list([String])
@@ -45,7 +46,7 @@ public enum AppMessage: Equatable, Sendable {
     case flow(number: UInt16, opening: BulkMessage)
 
     /// Whether `message` may open an app's flow (``flow(number:opening:)``).
-    public static func opensFlow(_ message: BulkMessage) -> Bool {
+    package static func opensFlow(_ message: BulkMessage) -> Bool {
         switch message {
         case .offer, .streamOpen: true
         default: false

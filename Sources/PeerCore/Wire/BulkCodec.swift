@@ -1,29 +1,30 @@
 /// Encodes and decodes ``BulkMessage``s, the message types 0x10 to 0x1B
 /// (docs/protocol.md §8). ``WireCodec`` writes the version and type byte
 /// and hands the body here. Big-endian; every length is checked.
-public enum BulkCodec {
+internal import PeerProtocol
+package enum BulkCodec {
     /// The first bulk message type.
-    public static let firstType: UInt8 = 0x10
+    package static let firstType: UInt8 = 0x10
     /// The last bulk message type.
-    public static let lastType: UInt8 = 0x1B
+    package static let lastType: UInt8 = 0x1B
     /// The hash length (BLAKE2b-256).
-    public static let hashLength = 32
+    package static let hashLength = 32
     /// File bytes in one `chunk` of a full frame: the plaintext less the
     /// version, type, flow, file and offset.
-    public static let maxChunk = WireCodec.maxPlaintext - 2 - FlowID.length - 4 - 8
+    package static let maxChunk = WireCodec.maxPlaintext - 2 - FlowID.length - 4 - 8
     /// Stream bytes in one `streamData` of a full frame.
-    public static let maxStreamData = WireCodec.maxPlaintext - 2 - FlowID.length
+    package static let maxStreamData = WireCodec.maxPlaintext - 2 - FlowID.length
     /// The longest stream name.
-    public static let maxStreamName = 255
+    package static let maxStreamName = 255
 
     /// The plaintext head of a `chunk`: version, type, flow, file, offset.
-    public static let chunkHeadLength = 2 + FlowID.length + 4 + 8
+    package static let chunkHeadLength = 2 + FlowID.length + 4 + 8
     /// The plaintext head of a `streamData`: version, type, flow.
-    public static let streamDataHeadLength = 2 + FlowID.length
+    package static let streamDataHeadLength = 2 + FlowID.length
 
     /// Writes a `chunk`'s head into `out` (the bulk path builds frames in
     /// place; the bytes are exactly ``WireCodec/encode(_:)``'s).
-    public static func writeChunkHead(_ flow: FlowID, file: UInt32, offset: UInt64, into out: UnsafeMutableRawBufferPointer) {
+    package static func writeChunkHead(_ flow: FlowID, file: UInt32, offset: UInt64, into out: UnsafeMutableRawBufferPointer) {
         out[0] = WireCodec.version
         out[1] = 0x12
         for index in 0..<FlowID.length { out[2 + index] = flow.bytes[index] }
@@ -32,14 +33,14 @@ public enum BulkCodec {
     }
 
     /// Writes a `streamData`'s head into `out`.
-    public static func writeStreamDataHead(_ flow: FlowID, into out: UnsafeMutableRawBufferPointer) {
+    package static func writeStreamDataHead(_ flow: FlowID, into out: UnsafeMutableRawBufferPointer) {
         out[0] = WireCodec.version
         out[1] = 0x19
         for index in 0..<FlowID.length { out[2 + index] = flow.bytes[index] }
     }
 
     /// The type byte of `message`.
-    public static func type(of message: BulkMessage) -> UInt8 {
+    package static func type(of message: BulkMessage) -> UInt8 {
         switch message {
         case .offer: 0x10
         case .answer: 0x11
@@ -57,7 +58,7 @@ public enum BulkCodec {
     }
 
     /// Appends the body of `message` (after the type byte).
-    public static func encodeBody(_ message: BulkMessage, into out: inout [UInt8]) {
+    package static func encodeBody(_ message: BulkMessage, into out: inout [UInt8]) {
         out += message.flow.bytes
         switch message {
         case .offer(_, let more, let totalFiles, let totalBytes, let files):

@@ -6,14 +6,14 @@
 /// that buffer, with no copy and no allocation for them (issue 12, point 8).
 /// Every other message, and any malformed one, goes through
 /// ``WireCodec/decode(_:)``, which reports the errors.
-public enum BulkDataHead: Sendable, Equatable {
+package enum BulkDataHead: Sendable, Equatable {
     /// A `chunk`: file bytes of transfer `flow`, file `file`, at `offset`.
     case chunk(FlowID, file: UInt32, offset: UInt64)
     /// A `streamData`: stream bytes of `flow`.
     case streamData(FlowID)
 
     /// The feature a peer must have announced to send it.
-    public var feature: WireFeature {
+    package var feature: WireFeature {
         switch self {
         case .chunk: .files
         case .streamData: .streams
@@ -24,7 +24,7 @@ public enum BulkDataHead: Sendable, Equatable {
     /// `chunk` or `streamData` of this wire version with at least one byte
     /// (exactly what ``WireCodec/decode(_:)`` accepts for those types);
     /// nil for anything else.
-    public static func parse(_ plaintext: UnsafeRawBufferPointer) -> (head: BulkDataHead, dataStart: Int)? {
+    package static func parse(_ plaintext: UnsafeRawBufferPointer) -> (head: BulkDataHead, dataStart: Int)? {
         guard plaintext.count >= 2, plaintext[0] == WireCodec.version else { return nil }
         switch plaintext[1] {
         case 0x12:

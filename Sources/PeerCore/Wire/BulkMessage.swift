@@ -1,7 +1,8 @@
 /// A message of the data plane: file transfers and byte streams
 /// (docs/protocol.md §8). It travels inside a ``WireMessage`` like any
 /// other, only on an accepted session that is not for pairing.
-public enum BulkMessage: Equatable, Sendable {
+package import PeerProtocol
+package enum BulkMessage: Equatable, Sendable {
     /// The sender offers files: a part of the manifest (`more` on every
     /// part but the last), with the whole offer's totals on each part.
     /// Files are numbered 0, 1, … across the parts, in order.
@@ -31,7 +32,7 @@ public enum BulkMessage: Equatable, Sendable {
     case streamReset(FlowID, reason: FlowEndReason, text: String)
 
     /// The flow the message belongs to.
-    public var flow: FlowID {
+    package var flow: FlowID {
         switch self {
         case .offer(let id, _, _, _, _), .answer(let id, _, _), .chunk(let id, _, _, _), .block(let id, _, _, _), .fileEnd(let id, _, _),
              .transferDone(let id), .cancel(let id, _, _), .credit(let id, _), .streamOpen(let id, _), .streamData(let id, _),
@@ -42,17 +43,17 @@ public enum BulkMessage: Equatable, Sendable {
 }
 
 /// The receiver's answer for one file of an offer.
-public struct FileAnswer: Equatable, Sendable {
+package struct FileAnswer: Equatable, Sendable {
     /// The file's number in the offer.
-    public var file: UInt32
+    package var file: UInt32
     /// Accepted, declined or refused.
-    public var verdict: FileVerdict
+    package var verdict: FileVerdict
     /// For an accepted file, the first block to send: the receiver has
     /// every block before it verified (0 for a fresh file).
-    public var firstBlock: UInt32
+    package var firstBlock: UInt32
 
     /// An answer.
-    public init(file: UInt32, verdict: FileVerdict, firstBlock: UInt32 = 0) {
+    package init(file: UInt32, verdict: FileVerdict, firstBlock: UInt32 = 0) {
         self.file = file
         self.verdict = verdict
         self.firstBlock = firstBlock

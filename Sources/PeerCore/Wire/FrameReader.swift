@@ -1,18 +1,18 @@
 /// Splits a TCP byte stream into Noise messages, each preceded by a 2-byte
 /// big-endian length (the Noise spec's framing). A zero length is an error:
 /// every Noise message peerd sends is at least 16 bytes (the tag) or 32 (a key).
-public struct FrameReader: Sendable {
+package struct FrameReader: Sendable {
     private var buffer: [UInt8] = []
     /// The largest frame accepted now; a longer length prefix is an error
     /// before its bytes are buffered (peerd allows 8 KiB until a session is
     /// authenticated and accepted, then the Noise maximum).
-    public var maxFrame = 65535
+    package var maxFrame = 65535
 
     /// An empty reader.
-    public init() {}
+    package init() {}
 
     /// Bytes held that do not yet form a frame.
-    public var pendingCount: Int { buffer.count }
+    package var pendingCount: Int { buffer.count }
 
     /// A bad length found after whole frames: raised by the next call.
     private var failure: WireError?
@@ -22,7 +22,7 @@ public struct FrameReader: Sendable {
     /// they are returned first and the error is thrown by the next call
     /// (`append([])` surfaces it), so a receiver handles a frame and the bad
     /// length after it in that order, however TCP split them.
-    public mutating func append(_ bytes: some Collection<UInt8>) throws(WireError) -> [[UInt8]] {
+    package mutating func append(_ bytes: some Collection<UInt8>) throws(WireError) -> [[UInt8]] {
         if let failure { throw failure }
         buffer.append(contentsOf: bytes)
         var frames: [[UInt8]] = []
@@ -50,7 +50,7 @@ public struct FrameReader: Sendable {
     /// needed; a bad length throws. The daemon's receive path scans its
     /// read buffer with this and opens each frame where it lies;
     /// ``append(_:)`` is the copying form.
-    public static func nextFrame(in bytes: UnsafeRawBufferPointer, maxFrame: Int) throws(WireError) -> Range<Int>? {
+    package static func nextFrame(in bytes: UnsafeRawBufferPointer, maxFrame: Int) throws(WireError) -> Range<Int>? {
         guard bytes.count >= 2 else { return nil }
         let length = Int(bytes[0]) << 8 | Int(bytes[1])
         guard isValid(length, maxFrame: maxFrame) else { throw .badFrameLength(length) }

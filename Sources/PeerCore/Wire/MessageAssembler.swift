@@ -3,18 +3,18 @@
 /// app number they come under (0 for plain `data`, the default app): one
 /// message's fragments come under one number, one after another, so a
 /// fragment under another number before the last is a protocol error.
-public struct MessageAssembler: Sendable {
+package struct MessageAssembler: Sendable {
     /// The largest message accepted.
-    public let maxMessage: Int
+    package let maxMessage: Int
     private var pending: [UInt8] = []
     /// The app number of the message being assembled, if one is.
     private var pendingApp: UInt16?
 
     /// An assembler accepting messages up to `maxMessage` bytes.
-    public init(maxMessage: Int) { self.maxMessage = maxMessage }
+    package init(maxMessage: Int) { self.maxMessage = maxMessage }
 
     /// What a fragment completed.
-    public enum Outcome: Equatable, Sendable {
+    package enum Outcome: Equatable, Sendable {
         /// More fragments are needed.
         case incomplete
         /// A whole message, under app number `app` (0: the default app).
@@ -27,7 +27,7 @@ public struct MessageAssembler: Sendable {
     }
 
     /// Adds one fragment, under app number `app`.
-    public mutating func add(more: Bool, bytes: [UInt8], app: UInt16 = 0) -> Outcome {
+    package mutating func add(more: Bool, bytes: [UInt8], app: UInt16 = 0) -> Outcome {
         if let pendingApp, pendingApp != app {
             pending = []
             self.pendingApp = nil

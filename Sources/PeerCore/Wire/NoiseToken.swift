@@ -1,5 +1,5 @@
 /// One token of a Noise handshake pattern (Noise spec §7).
-public enum NoiseToken: String, Sendable, Equatable {
+package enum NoiseToken: String, Sendable, Equatable {
     /// Send or receive an ephemeral public key.
     case e
     /// Send or receive a static public key (encrypted once a key exists).

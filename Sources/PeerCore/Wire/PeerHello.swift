@@ -8,44 +8,44 @@
 /// count u8 · count × (name_len u8 · name (ASCII))`. A later format only
 /// appends fields: a reader takes the fields it knows and ignores the bytes
 /// after them, and ignores feature names it does not know.
-public struct PeerHello: Equatable, Sendable {
+package struct PeerHello: Equatable, Sendable {
     /// The format this release writes.
-    public static let format: UInt8 = 1
+    package static let format: UInt8 = 1
     /// The most bytes of a release string.
-    public static let maxRelease = 32
+    package static let maxRelease = 32
     /// The most bytes of a feature name.
-    public static let maxName = 32
+    package static let maxName = 32
     /// The most features one hello names.
-    public static let maxFeatures = 64
+    package static let maxFeatures = 64
     /// The release of a peer that says nothing.
-    public static let silentRelease = "0.1.0"
+    package static let silentRelease = "0.1.0"
 
     /// The sender's release, as it said it ("0.2.0").
-    public let release: String
+    package let release: String
     /// Every feature name it announced, known here or not, in its order.
-    public let names: [String]
+    package let names: [String]
 
     /// A hello.
-    public init(release: String, names: [String]) {
+    package init(release: String, names: [String]) {
         self.release = release
         self.names = names
     }
 
     /// What a peer that sent an empty payload is.
-    public static let silent = PeerHello(release: silentRelease, names: [])
+    package static let silent = PeerHello(release: silentRelease, names: [])
 
     /// This release's own hello.
-    public static let ours = PeerHello(release: PeerdVersion.string, names: WireFeature.allCases.map(\.rawValue))
+    package static let ours = PeerHello(release: PeerdVersion.string, names: WireFeature.allCases.map(\.rawValue))
 
     /// The features known here that it announced.
-    public var features: Set<WireFeature> { Set(names.compactMap(WireFeature.init(rawValue:))) }
+    package var features: Set<WireFeature> { Set(names.compactMap(WireFeature.init(rawValue:))) }
 
     /// Whether it announced `feature`.
-    public func speaks(_ feature: WireFeature) -> Bool { names.contains(feature.rawValue) }
+    package func speaks(_ feature: WireFeature) -> Bool { names.contains(feature.rawValue) }
 
     /// Whether it may send `message` (it announced one of the features the
     /// message needs, or it needs none).
-    public func maySend(_ message: WireMessage) -> Bool {
+    package func maySend(_ message: WireMessage) -> Bool {
         // An app's flow needs apps, and files or streams for what it opens.
         if case .app(.flow(_, let opening)) = message, !maySend(.bulk(opening)) { return false }
         let needed = WireFeature.needed(for: message)
@@ -54,7 +54,7 @@ public struct PeerHello: Equatable, Sendable {
 
     /// Why `message` may not come from this peer, if it may not (it needs a
     /// feature the peer did not announce): the words of the protocol error.
-    public func refusal(of message: WireMessage) -> String? {
+    package func refusal(of message: WireMessage) -> String? {
         guard !maySend(message) else { return nil }
         var needed = WireFeature.needed(for: message).map(\.rawValue).sorted().joined(separator: " or ")
         if case .app(.flow(_, let opening)) = message {
@@ -66,18 +66,18 @@ public struct PeerHello: Equatable, Sendable {
     /// Why a message of `feature` (one of the types a feature registered
     /// with the session) may not come from this peer, if it did not
     /// announce the feature: the words of ``refusal(of:)``.
-    public func refusal(ofFeatureMessage feature: WireFeature) -> String? {
+    package func refusal(ofFeatureMessage feature: WireFeature) -> String? {
         speaks(feature) ? nil : "a message that needs \(feature.rawValue), which the peer did not announce"
     }
 
     /// Why bytes of `feature` (a `chunk` or `streamData`) may not come from
     /// this peer, if it did not announce the feature.
-    public func refusal(ofBytesOf feature: WireFeature) -> String? {
+    package func refusal(ofBytesOf feature: WireFeature) -> String? {
         speaks(feature) ? nil : "\(feature.rawValue) bytes from a peer that did not announce \(feature.rawValue)"
     }
 
     /// The payload bytes.
-    public func encode() -> [UInt8] {
+    package func encode() -> [UInt8] {
         var out: [UInt8] = [Self.format, UInt8(release.utf8.count)]
         out += Array(release.utf8)
         out.append(UInt8(names.count))
@@ -90,7 +90,7 @@ public struct PeerHello: Equatable, Sendable {
 
     /// Reads a handshake payload: empty is ``silent``; anything else must be
     /// a hello of format 1 or later, within its limits.
-    public static func decode(_ payload: [UInt8]) throws(WireError) -> PeerHello {
+    package static func decode(_ payload: [UInt8]) throws(WireError) -> PeerHello {
         guard !payload.isEmpty else { return .silent }
         var reader = ByteReader(payload)
         let format = try reader.u8("hello format")

@@ -26,27 +26,28 @@
 ///
 /// Every length is checked against the bytes present and against its limit;
 /// nothing is read past the end and nothing is left over.
-public enum WireCodec {
+internal import PeerProtocol
+package enum WireCodec {
     /// The wire version.
-    public static let version: UInt8 = 1
+    package static let version: UInt8 = 1
     /// The largest Noise message (the 2-byte frame length's range).
-    public static let maxNoiseMessage = 65535
+    package static let maxNoiseMessage = 65535
     /// The largest plaintext in one transport message (Noise adds a 16-byte tag).
-    public static let maxPlaintext = maxNoiseMessage - 16
+    package static let maxPlaintext = maxNoiseMessage - 16
     /// Data bytes that fit in one fragment.
-    public static let maxFragment = maxPlaintext - 3
+    package static let maxFragment = maxPlaintext - 3
     /// The largest invitation context.
-    public static let maxContext = 4096
+    package static let maxContext = 4096
     /// The largest reason text.
-    public static let maxText = 1024
+    package static let maxText = 1024
     /// The first type a feature's message may have (``WireMessage/feature(type:body:)``):
     /// the types below are the core's, each decoded here or unknown.
-    public static let firstFeatureType: UInt8 = 0x30
+    package static let firstFeatureType: UInt8 = 0x30
     /// The type of `queued` (feature `once`).
-    public static let queuedType: UInt8 = 0x32
+    package static let queuedType: UInt8 = 0x32
 
     /// Encodes a message.
-    public static func encode(_ message: WireMessage) -> [UInt8] {
+    package static func encode(_ message: WireMessage) -> [UInt8] {
         var out: [UInt8] = [version]
         switch message {
         case .invite(let name, let context, let timeout, let pairing, let app):
@@ -128,7 +129,7 @@ public enum WireCodec {
     }
 
     /// Decodes a message, checking every length.
-    public static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
+    package static func decode(_ bytes: [UInt8]) throws(WireError) -> WireMessage {
         var reader = ByteReader(bytes)
         let v = try reader.u8("version")
         guard v == version else { throw .unsupportedVersion(v) }
@@ -210,7 +211,7 @@ public enum WireCodec {
     }
 
     /// Splits application data into fragments that each fit one Noise message.
-    public static func fragments(of data: [UInt8]) -> [WireMessage] {
+    package static func fragments(of data: [UInt8]) -> [WireMessage] {
         guard !data.isEmpty else { return [.data(more: false, bytes: [])] }
         var out: [WireMessage] = []
         var start = 0
@@ -225,13 +226,13 @@ public enum WireCodec {
     /// Bytes on the wire for one application message of `size` bytes: per
     /// fragment, the 2-byte frame length, the 16-byte tag and 3 bytes of
     /// header.
-    public static func framedSize(ofMessage size: Int) -> Int {
+    package static func framedSize(ofMessage size: Int) -> Int {
         let fragments = max(1, (size + maxFragment - 1) / maxFragment)
         return size + fragments * (2 + 16 + 3)
     }
 
     /// Prefixes a Noise message with its 2-byte big-endian length.
-    public static func frame(_ noiseMessage: [UInt8]) -> [UInt8] {
+    package static func frame(_ noiseMessage: [UInt8]) -> [UInt8] {
         [UInt8(noiseMessage.count >> 8), UInt8(noiseMessage.count & 0xFF)] + noiseMessage
     }
 

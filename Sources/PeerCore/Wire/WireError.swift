@@ -1,5 +1,5 @@
 /// A session frame that breaks the wire protocol.
-public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
+package enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
     /// Fewer bytes than the type needs.
     case truncated(String)
     /// More bytes than the type allows.
@@ -18,7 +18,7 @@ public enum WireError: Error, Equatable, Sendable, CustomStringConvertible {
     case unknownFlags(String, UInt8)
 
     /// A sentence for logs and close reasons.
-    public var description: String {
+    package var description: String {
         switch self {
         case .truncated(let what): return "truncated \(what)"
         case .trailingBytes(let what): return "trailing bytes after \(what)"

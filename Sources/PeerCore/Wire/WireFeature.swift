@@ -5,7 +5,7 @@
 /// announced it as a protocol error. The names are the wire values,
 /// pinned by `WireValuesTests`: a new feature is a new name, never a
 /// changed one.
-public enum WireFeature: String, CaseIterable, Codable, Sendable {
+package enum WireFeature: String, CaseIterable, Codable, Sendable {
     /// `accept` carries the invitee's name (a peer without it gets an
     /// empty `accept` body).
     case acceptName = "accept-name"
@@ -24,7 +24,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     case once = "once"
 
     /// The release that added it.
-    public var addedIn: String {
+    package var addedIn: String {
         switch self {
         case .acceptName, .files, .streams: "0.2.0"
         case .apps, .datagrams, .once: "0.3.0"
@@ -33,7 +33,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
 
     /// What a peer with it can do, for errors and `doctor`: "… which
     /// cannot receive files".
-    public var ability: String {
+    package var ability: String {
         switch self {
         case .acceptName: "send its name with accept"
         case .files: "receive files"
@@ -47,7 +47,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     /// The features one of which a peer must have announced before it may
     /// send `message` (empty: any peer may). `credit` and `cancel` serve
     /// files and streams alike.
-    public static func needed(for message: WireMessage) -> Set<WireFeature> {
+    package static func needed(for message: WireMessage) -> Set<WireFeature> {
         switch message {
         case .accept(let name): name.isEmpty ? [] : [.acceptName]
         case .invite(_, _, _, _, let app): app.isEmpty ? [] : [.apps]
@@ -63,7 +63,7 @@ public enum WireFeature: String, CaseIterable, Codable, Sendable {
     }
 
     /// The features one of which `message` needs (see ``needed(for:)-swift.type.method``).
-    public static func needed(for message: BulkMessage) -> Set<WireFeature> {
+    package static func needed(for message: BulkMessage) -> Set<WireFeature> {
         switch message {
         case .offer, .answer, .chunk, .block, .fileEnd, .transferDone: [.files]
         case .streamOpen, .streamData, .streamEnd, .streamReset: [.streams]

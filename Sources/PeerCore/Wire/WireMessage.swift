@@ -1,6 +1,7 @@
 /// A message inside an established session (the plaintext of one Noise
 /// transport message). docs/protocol.md specifies every byte.
-public enum WireMessage: Equatable, Sendable {
+package import PeerProtocol
+package enum WireMessage: Equatable, Sendable {
     /// Ask for a session: the inviter's display name, context, how long it
     /// waits, and whether the session is for pairing (the invitee's user then
     /// decides by the pairing code, not by the invitation).

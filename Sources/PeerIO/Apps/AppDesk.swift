@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// The apps of this host (issue 23): owns the ``AppRegistry``, answers
 /// `register`, `apps`, `appAdd` and `appRemove`, and performs what the

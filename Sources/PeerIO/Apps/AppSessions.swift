@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Each app's state with each peer (issue 23, point 3): MultipeerConnectivity's
 /// `MCSession` per app, on top of the hosts' one session. Every decision

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// The declared apps on disk (issue 23): `<state-dir>/apps.json`, written
 /// whole and crash-safely (``AtomicFile``) each time the declarations

@@ -1,5 +1,6 @@
 import CAvahi
 import PeerCore
+import PeerProtocol
 
 // The C callbacks Avahi invokes on its own (threaded-poll) thread.
 //

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The channels' request (docs/control-protocol.md, "Message channels"):
 /// `channel` joins a client's stream socket to a peer's session, in the

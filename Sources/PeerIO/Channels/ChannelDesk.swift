@@ -1,6 +1,7 @@
 import CMalloc
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The message channels (docs/control-protocol.md, "Message channels"):
 /// at most one per peer and app, ``maxChannels`` in all. The session layer hands

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What a message channel is joined to: a peer, and the app whose
 /// messages it carries (at most one channel per pair).

@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// One message channel (docs/control-protocol.md, "Message channels"): a
 /// descriptor a client handed over, joined to a peer's session. What the

@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// One client on the control socket: reads request lines, writes responses
 /// and events without ever blocking the daemon.

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What a request handler answers. The control layer alone encodes it and
 /// writes it to the client (``ControlServer/respond(_:id:to:)``).

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What answers control requests and hears what becomes of clients
 /// (``ControlRouter`` in the daemon). It is given to

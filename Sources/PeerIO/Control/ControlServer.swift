@@ -2,6 +2,7 @@ import FoundationEssentials
 import Dispatch
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// The control layer: accepts clients on the Unix socket, parses request
 /// lines, hands well-formed requests to the handler, and fans events out to

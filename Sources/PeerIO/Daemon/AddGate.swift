@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// What `add` must pass before the daemon dials (issue 21, point 5): a
 /// rate per uid (5 at once, then one every 2 s), and no local address

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The `add` requests waiting on their dial (issue 14, part 3): a session
 /// to an address no mDNS gave, answered once the peer at it has proved its

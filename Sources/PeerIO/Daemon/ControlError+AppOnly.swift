@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 extension ControlError {
     /// The default app's request toward a peer whose session was accepted

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// The data plane's requests (files and streams): each of the caller's
 /// app, which the connection must hold, and for an app connected with the

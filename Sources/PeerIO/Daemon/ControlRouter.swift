@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Answers control requests: checks each request's parameters, asks the
 /// component that owns the answer, and returns a ``ControlReply`` for the

@@ -2,6 +2,7 @@ import CMalloc
 import Dispatch
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The daemon's side of ``TransferSurroundings``: sessions from the one
 /// ``SessionTable``, rows from the ``PeerDirectory``, trust from the

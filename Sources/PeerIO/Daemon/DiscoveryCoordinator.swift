@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Discovery: the Avahi client's lifecycle, this host's publication, and
 /// the browse/resolve stream.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The daemon's one path for events (issue 21, point 8; issue 43, point 3:
 /// every event to a client passes here): it numbers each

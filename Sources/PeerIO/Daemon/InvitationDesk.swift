@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Invitations on the invitee side: decides each by ``InvitationPolicy``,
 /// keeps those waiting for a client in an ``InvitationBook``, and answers

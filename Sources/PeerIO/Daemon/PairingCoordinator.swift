@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Pairings: those in progress (by id), the wrong-code throttle, and what
 /// each step means (a code to show or to ask for, trust to store, an end

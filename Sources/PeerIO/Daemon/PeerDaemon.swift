@@ -3,6 +3,7 @@ import FoundationEssentials
 import CMalloc
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// The composition root: opens what the daemon owns (the identity key, the
 /// session port, the control socket, the Avahi client, the trust store, the

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The main actor's one read model of peer rows, fed from the
 /// ``IdentityActor``'s changes, with what only the main actor knows laid

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Who a session is, once its peer has proved its key: a claim on a paired
 /// peer's identity is refused, a connection from ourselves is cut, the

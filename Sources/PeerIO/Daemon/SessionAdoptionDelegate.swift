@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What ``SessionAdoption`` reports back to the ``SessionDirector`` that
 /// owns it. The director is its adoption's delegate from its own init

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What a session's end means, once ``SessionDirector`` has taken it out
 /// of the ``SessionTable``: an endpoint that proved to be someone else's

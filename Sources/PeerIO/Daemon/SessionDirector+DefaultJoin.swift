@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The default app joining a session accepted for an app alone (issue 23;
 /// docs/protocol.md §10, "The default app joins"): the peer's invitation

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What a session's application messages mean to the daemon: where an
 /// arriving message goes (a channel, the taking clients, the inbox, or

@@ -3,6 +3,7 @@ import FoundationEssentials
 import CMalloc
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// Sessions: accepts connections on the session port, dials peers, keeps
 /// at most one session per peer, and routes what each ``PeerSession``

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// Makes sessions: an admitted connection on the session port, or a dial
 /// to a peer's addresses in turn. It applies this host's session limits

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What the control router asks of the session layer: the requests that
 /// open, use or close sessions.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The requests of local clients that open, use or close sessions
 /// (``SessionOperations``, asked by ``ControlRouter``): invite, pair,

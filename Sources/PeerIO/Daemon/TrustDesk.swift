@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Trust: what this host trusts (through ``TrustKeeper``, which writes it
 /// off the main actor), and the rules that follow from it: a paired peer's

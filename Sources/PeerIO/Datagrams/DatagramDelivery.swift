@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The datagrams opened in one turn of the ``DatagramEngine``'s queue,
 /// handed to the clients of their app: each client's records go in one

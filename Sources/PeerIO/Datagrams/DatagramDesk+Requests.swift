@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The datagram path's requests (docs/control-protocol.md, "Datagrams"):
 /// `datagram` sends one, `datagrams` opens a socket for many both ways.

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The datagram path's control (issue 26; docs/protocol.md §11), on the
 /// main actor: it opens each connected session's link in the

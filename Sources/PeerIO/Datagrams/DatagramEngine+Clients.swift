@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The engine's side of its clients' `datagrams` sockets (on the queue,
 /// in the engine's isolation): opening one, the records a client writes

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The datagram path's data plane (issue 26): the UDP socket, each
 /// session's ``DatagramLink`` and the clients' ``DatagramReceiver``s, all

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// One session's datagram path (docs/protocol.md §11): its two ciphers,
 /// the index this host chose for it, what the peer said of its side, the

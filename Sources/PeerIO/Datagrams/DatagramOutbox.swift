@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The datagrams sealed in one turn of the ``DatagramEngine``'s queue,
 /// sent together in one `sendmmsg` (issue 26: a system call per datagram

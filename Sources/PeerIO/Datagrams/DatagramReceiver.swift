@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// One client's `datagrams` socket (docs/control-protocol.md,
 /// "Datagrams"): a `SOCK_SEQPACKET` socket on which each record is one

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The inboxes of this host (issue 23, point 4): the default app's
 /// (`<state>/inbox`, as every release has it) and one per app

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Hands arriving messages to the clients that take them, and keeps those
 /// no client takes in the durable ``MessageInbox`` until one does.

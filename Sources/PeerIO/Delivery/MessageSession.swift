@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What queued delivery needs of a session (issue 21, point 8): whether it
 /// carries data, whom it proved, its send queue's room, and a way to send

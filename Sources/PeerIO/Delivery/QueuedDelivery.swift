@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Durable delivery to paired peers: `send --queue` messages kept on disk
 /// (``MessageQueueStore``, on its own ``DiskWorker``) until the peer

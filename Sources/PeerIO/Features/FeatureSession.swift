@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// What a feature that plugs into the session (``SessionFeature``) sees of
 /// one: who it is with, what the peer announced, whether it carries data,

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// A feature that plugs into the session (issue 43, point 1), as NIO's
 /// pipeline handlers and tailscale's extensions do: it names the message

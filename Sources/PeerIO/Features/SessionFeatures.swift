@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The features that plug into the sessions (``SessionFeature``), listed
 /// once by the daemon: the session asks it who owns a message type, the

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// ``ReconnectSurroundings`` over the daemon's one session table, its
 /// trust and its rows.

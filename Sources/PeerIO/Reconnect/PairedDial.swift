@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// A dial ``ReconnectController`` decided on; the daemon performs it
 /// through the session director (which owns the sessions).

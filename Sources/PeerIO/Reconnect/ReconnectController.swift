@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Keeps paired peers connected: dials each that has no session at its
 /// backoff (``ReconnectSchedule``: 1 s doubling to 60 s, with jitter),

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What ``ReconnectController`` reads of the rest of the daemon: sessions,
 /// trust and rows. Given at init (``DaemonReconnectSurroundings`` in the

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What a session does for apps (issue 23; docs/protocol.md §10): it
 /// confirms this host's app list, binds app numbers, and carries the

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What a session does with application messages (PeerSession.swift holds
 /// its state): sending them, handing arriving ones to the owner, and

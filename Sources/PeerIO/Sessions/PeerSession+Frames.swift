@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What a session sends: messages, sealed into frames, and bulk frames
 /// built in place (issue 12, point 8), with the room bulk frames may take.

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The pairing a session carries (``PairingLifecycle``, pure): started,
 /// answered and driven here; its steps other than messages go to the owner.

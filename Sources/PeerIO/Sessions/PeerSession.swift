@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// One TCP connection to a peer: the Noise XX handshake, then encrypted,
 /// length-framed ``WireMessage``s, driven by a ``SessionLifecycle``.

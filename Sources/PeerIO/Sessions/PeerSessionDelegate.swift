@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What a ``PeerSession`` reports to its owner (the session manager).
 @MainActor

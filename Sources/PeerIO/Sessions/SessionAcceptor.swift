@@ -1,6 +1,7 @@
 import Dispatch
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The session port's accept loop: each new connection passes the
 /// per-address connection rate and the handshake slots

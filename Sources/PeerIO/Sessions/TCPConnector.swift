@@ -1,5 +1,6 @@
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// Starts non-blocking TCP connects to peer endpoints. An IPv6 link-local
 /// address needs its interface as the scope id, or the kernel cannot route it.

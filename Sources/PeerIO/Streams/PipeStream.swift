@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// One named stream between a local `pipe` client and a peer (issue 12,
 /// point 6): its ends (``StreamPort``), its credit each way, whether each

@@ -2,6 +2,7 @@ import CMalloc
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Named byte streams between peers (issue 12, point 6; protocol.md §8):
 /// a `pipe` client on each side names the same stream, each side sends

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What names a stream with one peer: the app it belongs to and its name
 /// (issue 23, point 4). Two apps may each have a stream called "sync"

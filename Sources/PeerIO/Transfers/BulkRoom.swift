@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// What the session layer tells the data plane (files and streams): the
 /// ``SessionDirector`` forwards to it and decides nothing about them.

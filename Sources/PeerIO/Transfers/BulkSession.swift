@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What the transfer desk needs of a session (issue 21, point 8): who is
 /// at the other end, room for bulk frames, and a way to send them. A

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// The data plane the session layer talks to: file transfers
 /// (``TransferDesk``) and streams (``StreamDesk``) share each session;

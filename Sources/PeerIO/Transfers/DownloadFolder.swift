@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Where received files land (issue 12, point 2): `--download-dir`, a
 /// folder per peer in it, and the folders of each file's path inside that.

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// One transfer this host receives (issue 12): the offer as it arrives in
 /// parts, the check of every name, the decision, then the accepted files

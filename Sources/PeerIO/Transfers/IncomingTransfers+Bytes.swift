@@ -2,6 +2,7 @@ import Dispatch
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The sending peer's messages and bytes for the transfers received here:
 /// blocks checked and files placed through the writer and the disk queue

@@ -3,6 +3,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The receiving side of the desk (issue 12; split by job in issue 21,
 /// point 8): every ``IncomingTransfer`` and all that is written to one.

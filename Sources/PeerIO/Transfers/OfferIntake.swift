@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Offers whose parts are still arriving (docs/protocol.md §8, `offer`
 /// with `more`): each is assembled in an ``IncomingTransfer`` until its

@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// One transfer this host sends (issue 12): the manifest and the
 /// descriptors the client handed over, the offer, and once answered, the

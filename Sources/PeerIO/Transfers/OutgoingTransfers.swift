@@ -2,6 +2,7 @@ import FoundationEssentials
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// The sending side of the desk (issue 12; split by job in issue 21,
 /// point 8): every ``OutgoingTransfer`` and all that is written to one. A

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// The hashing of one offer of an ``OutgoingTransfer``, done on the
 /// session's lane with the reads (issue 25, point 2): the running block

@@ -1,6 +1,7 @@
 import FoundationEssentials
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Files between peers (issue 12): the one face the daemon sees. It
 /// routes the wire messages of docs/protocol.md §8 and the clients'

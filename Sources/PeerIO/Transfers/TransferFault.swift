@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Why a transfer must end, with the words for the other side and the
 /// clients: the reason the `cancel` carries, and what happened.

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// Transfers that ended, newest last, for `transfers`; and the one place
 /// an end is logged and announced. Both sides of the desk end their

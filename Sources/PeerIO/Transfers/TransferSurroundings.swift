@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// What the transfer desk asks of the rest of the daemon (issue 21, point
 /// 8), given to it at init: the session with a peer, the peer's row,

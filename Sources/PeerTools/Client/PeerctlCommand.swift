@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// A `peerctl` subcommand.
 package enum PeerctlCommand: Equatable, Sendable {

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// A parsed `peerctl` command line.
 package struct PeerctlInvocation: Equatable, Sendable {

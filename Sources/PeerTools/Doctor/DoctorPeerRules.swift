@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// `peerctl doctor PEER`'s decisions about one peer.
 package enum DoctorPeerRules {

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Every decision `peerctl doctor` makes, as pure functions of what it
 /// found: the shell gathers facts (files, tool output, the daemon's

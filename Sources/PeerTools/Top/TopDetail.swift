@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// The detail pane's lines for one peer: who it is, where it is (each
 /// endpoint by interface and family), its TXT info, its session and why

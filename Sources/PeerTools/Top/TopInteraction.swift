@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// How `peerctl top` answers keys: moving the selection, filtering,
 /// sorting, opening a peer on a narrow terminal, and the commands that act

@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Everything `peerctl top` shows, kept up to date from the daemon's
 /// events (issue 14, part 1). It owns the master–detail rules: a peer has

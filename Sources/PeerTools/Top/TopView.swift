@@ -1,5 +1,6 @@
 import FoundationEssentials
 import PeerCore
+import PeerProtocol
 
 /// Draws `peerctl top` into a ``ScreenFrame``: the title line, the list
 /// (master), the selected peer (detail) and the key line, as the

@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import PeerSystem
 import PeerTools
+import PeerProtocol
 
 /// What `peerctl doctor` reads from the system: files under /proc and
 /// /sys, `getifaddrs`, a TCP connect, and a few tools (`nft`, `ip`,

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// `peerctl --json top` when stdout is not a terminal: everything the view shows.
 struct TopSnapshot: Codable {
