@@ -1,3 +1,5 @@
+import Dispatch
+import Synchronization
 import XCTest
 import PeerCore
 @testable import PeerIO
@@ -45,5 +47,25 @@ final class DatagramCipherTests: XCTestCase {
         XCTAssertNil(copy.withUnsafeMutableBytes { opener.open($0, counter: 6) }, "another counter")
         var short = [UInt8](repeating: 0, count: 28)
         XCTAssertNil(short.withUnsafeMutableBytes { opener.open($0, counter: 0) })
+    }
+
+    /// Why its `@unchecked Sendable` holds (issue 43, point 2): the key
+    /// never changes after init, so threads that seal and open with one
+    /// cipher at once each get the bytes one thread alone gets.
+    func testOneCipherSealsAndOpensOnManyThreadsAtOnce() {
+        let shared = cipher()
+        let expected = seal([0x01, 0x00, 0x68, 0x69], index: 0x0A0B_0C0D, counter: 5)
+        let results = Mutex([Bool](repeating: false, count: 64))
+        DispatchQueue.concurrentPerform(iterations: 64) { round in
+            var ok = true
+            for _ in 0..<200 {
+                var datagram = DatagramHeader(receiverIndex: 0x0A0B_0C0D, counter: 5).encoded + [0x01, 0x00, 0x68, 0x69] + [UInt8](repeating: 0, count: 16)
+                datagram.withUnsafeMutableBytes { shared.seal($0, counter: 5, count: 4) }
+                ok = ok && datagram == expected
+                ok = ok && datagram.withUnsafeMutableBytes { shared.open($0, counter: 5) } == 4
+            }
+            results.withLock { $0[round] = ok }
+        }
+        XCTAssertEqual(results.withLock { $0 }, [Bool](repeating: true, count: 64))
     }
 }

@@ -37,7 +37,7 @@ extension PartialFile {
     /// actor, in the order the writes were queued.
     func writeLater(_ bytes: [UInt8], at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
         Self.hasher.async {
-            BulkThread.run { bytes.withUnsafeBytes { self.blockHasher.update($0) } }
+            BulkThread.run { self.addToBlockHash(bytes) }
             Self.writer.async {
                 let outcome = BulkThread.run { bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } } }
                 let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
@@ -62,11 +62,11 @@ extension PartialFile {
     /// actor.
     func verifyBlockLater(_ block: Int, hash: [UInt8], done: @escaping @MainActor @Sendable (BlockCheck) -> Void) {
         Self.hasher.async {
-            let matched = self.blockHasher.finish() == hash
+            let matched = self.finishBlockHash() == hash
             Self.writer.async {
                 let check: BlockCheck
                 if !matched {
-                    self.failedVerification = true
+                    self.markFailedVerification()
                     check = .mismatch
                 } else if case .failure(let error) = Result(catching: { () throws(SystemError) in try self.recordBlock(block, hash: hash) }) {
                     check = .failed(error)

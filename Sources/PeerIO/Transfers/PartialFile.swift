@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import Synchronization
 
 /// One file being received (issue 12, points 2 and 4): the hidden partial
 /// file and its ``BlockRecord``, side by side in the folder the file lands
@@ -14,25 +15,37 @@ import PeerSystem
 /// `pwrite` into the page cache blocked the main actor for 400 ms in the
 /// lab, and every session's messages with it). The rest is used by one
 /// thread at a time: the main actor while bytes arrive, then a disk queue
-/// for ``finish(name:mode:mtime:)``; and every call that reads, closes or
-/// removes the file first waits for the writes queued before it
-/// (``settle()``). That confinement and hand-over make the unchecked
-/// `Sendable` sound.
-package final class PartialFile: @unchecked Sendable {
+/// for ``finish(name:size:mode:mtime:)``; and every call that reads, closes
+/// or removes the file first waits for the writes queued before it
+/// (``settle()``).
+///
+/// It is `Sendable` by construction (issue 43, point 2): what changes
+/// lives behind two `Mutex`es, the running hash (taken on ``hasher``) and
+/// the open descriptors (taken on ``writer``, and by the main actor or the
+/// disk queue once settled), so the two threads never wait for each other
+/// and the compiler checks every hand-over. Neither lock is contended in
+/// practice: the queues' order already keeps the users apart.
+package final class PartialFile: Sendable {
     /// The folder (owned: closed by ``close()``).
     package let folder: FileDescriptor
     /// The partial file's name.
     package let partName: String
     /// The record's name.
     package let recordName: String
-    private var data: FileDescriptor?
-    private var record: FileDescriptor?
+    /// The open partial file and record, and how far writeback has come.
+    private struct Open: ~Copyable {
+        var data: FileDescriptor?
+        var record: FileDescriptor?
+        /// Bytes written since writeback was last started.
+        var unflushedFrom: Int64?
+        /// Set on ``writer`` when a block did not match its hash: the file
+        /// is never put in place (``finish(name:size:mode:mtime:)`` refuses it).
+        var failedVerification = false
+    }
+    private let descriptors = Mutex(Open())
     /// The running hash of the block being received: used on ``hasher``
     /// alone (``writeLater(_:at:done:)``, ``verifyBlockLater(_:hash:done:)``).
-    let blockHasher = Blake2b()
-    /// Set on ``writer`` when a block did not match its hash: the file is
-    /// never put in place (``finish(name:size:mode:mtime:)`` refuses it).
-    var failedVerification = false
+    private let blockHasher = Mutex(Blake2b())
 
     /// The names for file `index` of transfer `flow`.
     package static func names(flow: FlowID, index: Int) -> (part: String, record: String) {
@@ -113,12 +126,12 @@ package final class PartialFile: @unchecked Sendable {
             recordFD.close()
             throw error
         }
-        data = dataFD
-        record = recordFD
+        descriptors.withLock {
+            $0.data = dataFD
+            $0.record = recordFD
+        }
     }
 
-    /// Bytes written since writeback was last started.
-    private var unflushedFrom: Int64?
     /// Writeback starts every this many bytes.
     static let writebackStep: Int64 = 8 << 20
 
@@ -130,21 +143,39 @@ package final class PartialFile: @unchecked Sendable {
     /// writing them out, so the fsync at the end finds little to do and
     /// dirty pages do not pile up.
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
-        guard let data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
-        try data.write(bytes, at: offset)
-        let start = unflushedFrom ?? offset
-        let end = offset + Int64(bytes.count)
-        if end - start >= Self.writebackStep {
-            data.startWriteback(offset: start, count: end - start)
-            unflushedFrom = end
-        } else {
-            unflushedFrom = start
+        let partName = partName
+        try descriptors.withLock { (open: inout Open) throws(SystemError) in
+            guard let data = open.data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
+            try data.write(bytes, at: offset)
+            let start = open.unflushedFrom ?? offset
+            let end = offset + Int64(bytes.count)
+            if end - start >= Self.writebackStep {
+                data.startWriteback(offset: start, count: end - start)
+                open.unflushedFrom = end
+            } else {
+                open.unflushedFrom = start
+            }
         }
+    }
+
+    /// Adds received bytes to the running block hash (on ``hasher``).
+    func addToBlockHash(_ bytes: [UInt8]) {
+        blockHasher.withLock { hasher in bytes.withUnsafeBytes { hasher.update($0) } }
+    }
+
+    /// The block's hash, and a fresh one for the next (on ``hasher``).
+    func finishBlockHash() -> [UInt8] {
+        blockHasher.withLock { $0.finish() }
+    }
+
+    /// A block did not match: the file must never land (on ``writer``).
+    func markFailedVerification() {
+        descriptors.withLock { $0.failedVerification = true }
     }
 
     /// Records block `block` as verified, with its hash.
     package func recordBlock(_ block: Int, hash: [UInt8]) throws(SystemError) {
-        guard let record else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
+        guard let record = descriptors.withLock({ $0.record }) else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
         let slot = BlockRecord.slot(block: block, hash: hash)
         try record.write(slot.bytes, at: slot.offset)
     }
@@ -157,7 +188,8 @@ package final class PartialFile: @unchecked Sendable {
         Self.settle()
         // A block checked on the writer did not match: its failure is on its
         // way to the main actor; this file must not land meanwhile.
-        if failedVerification { throw SystemError("verify", errno: EBADMSG, context: partName) }
+        let (data, record, failed) = descriptors.withLock { ($0.data, $0.record, $0.failedVerification) }
+        if failed { throw SystemError("verify", errno: EBADMSG, context: partName) }
         guard let data else { throw SystemError("fsync", errno: EBADF, context: partName) }
         try data.truncate(size)
         try data.setMode(mode_t(mode & Self.modeMask))
@@ -196,10 +228,12 @@ package final class PartialFile: @unchecked Sendable {
     /// Closes everything.
     package func close() {
         Self.settle()
+        let (data, record) = descriptors.withLock { open in
+            defer { (open.data, open.record) = (nil, nil) }
+            return (open.data, open.record)
+        }
         data?.close()
         record?.close()
-        data = nil
-        record = nil
         folder.close()
     }
 }

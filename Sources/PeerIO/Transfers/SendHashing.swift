@@ -1,5 +1,6 @@
 import PeerCore
 import PeerProtocol
+import Synchronization
 
 /// The hashing of one offer of an ``OutgoingTransfer``, done on the
 /// session's lane with the reads (issue 25, point 2): the running block
@@ -9,39 +10,57 @@ import PeerProtocol
 /// A new offer (on a new session) starts a new one, so jobs still queued
 /// on the old session's lane never touch the new one.
 ///
-/// `@unchecked Sendable` is safe here: it is made on the main actor and
-/// then used only by jobs on one session's lane, which run one at a time;
-/// the main actor reads ``failure`` only after a job's outcome came back
-/// (the job's writes happen before it is posted).
-final class SendHashing: @unchecked Sendable {
+/// It is `Sendable` by construction (issue 43, point 2): it is made on
+/// the main actor and then used by jobs on one session's lane, which run
+/// one at a time, and the main actor reads ``failure`` once a job's
+/// outcome came back. Its state sits behind a `Mutex` that this order
+/// keeps uncontended, so the compiler, not a comment, checks the hand-over.
+final class SendHashing: Sendable {
+    private struct State: ~Copyable {
+        var failure: (reason: FlowEndReason, text: String)?
+        let hasher = Blake2b()
+        var blockHashes: [[UInt8]] = []
+    }
+    private let state = Mutex(State())
+
     /// Why the transfer cannot go on, once a read failed.
-    private(set) var failure: (reason: FlowEndReason, text: String)?
-    private let hasher = Blake2b()
-    private var blockHashes: [[UInt8]] = []
+    var failure: (reason: FlowEndReason, text: String)? { state.withLock { $0.failure } }
 
     /// A fresh hashing, for one offer.
     init() {}
 
     /// Adds bytes of the current block.
-    func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bytes) }
+    func update(_ bytes: UnsafeRawBufferPointer) {
+        // A pointer is not Sendable, and one captured into the lock's body
+        // would tie the hasher to the caller's region. Its address and
+        // length are plain numbers: the bytes are read only during the
+        // call, while the caller keeps them alive.
+        let (address, count) = (UInt(bitPattern: bytes.baseAddress), bytes.count)
+        state.withLock { $0.hasher.update(UnsafeRawBufferPointer(start: UnsafeRawPointer(bitPattern: address), count: count)) }
+    }
 
     /// The current block's hash, remembered for the file's.
     func finishBlock() -> [UInt8] {
-        let hash = hasher.finish()
-        blockHashes.append(hash)
-        return hash
+        state.withLock { state in
+            let hash = state.hasher.finish()
+            state.blockHashes.append(hash)
+            return hash
+        }
     }
 
     /// The file's hash (of its blocks' hashes, docs/protocol.md §8); the
     /// next file starts afresh.
     func finishFile() -> [UInt8] {
-        let root = Blake2b.hash(blockHashes.flatMap { $0 })
-        blockHashes = []
-        return root
+        state.withLock { state in
+            defer { state.blockHashes = [] }
+            return Blake2b.hash(state.blockHashes.flatMap { $0 })
+        }
     }
 
     /// Records the first failure; later ones say nothing new.
     func fail(_ reason: FlowEndReason, _ text: String) {
-        if failure == nil { failure = (reason, text) }
+        state.withLock { state in
+            if state.failure == nil { state.failure = (reason, text) }
+        }
     }
 }
