@@ -12,7 +12,8 @@
 #   make compat every earlier release in Tests/compat/releases.txt, built from git history (cached
 #               under .build/compat), against this build in the lab (part of make test)
 #   make coverage  the unit tests with coverage: the share of each target's lines they run,
-#               and the files they never run (Tests/coverage/summary.py)
+#               and the files they never run (Tests/coverage/summary.py), and the types
+#               no unit test names (Tests/coverage/unnamed_types.py; make test: at most 25%)
 #   make soak   four paired lab hosts under traffic and random faults for SOAK_MINUTES (20), then
 #               every message, file and pipe accounted for (Tests/soak/soak.sh); make test runs 3 minutes
 #               (make soak-smoke)
@@ -98,6 +99,7 @@ fuzz-smoke: deps
 coverage: deps
 	$(SWIFT) test --enable-code-coverage --build-path .build/coverage
 	python3 Tests/coverage/summary.py .build/coverage/debug/codecov/peerd.json PeerIO PeerCore PeerKit
+	python3 Tests/coverage/unnamed_types.py --list 15
 
 soak: build
 	PEERD_BIN=$(BIN) SOAK_MINUTES=$(SOAK_MINUTES) Tests/soak/soak.sh
@@ -142,7 +144,7 @@ phase-build:
 phase-examples:
 	@$(PHASE) examples $(SWIFT) build -c $(CONFIG) --package-path Examples/chat -Xswiftc -warnings-as-errors
 phase-unit: phase-build
-	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py && python3 Tests/docs/check_one_client.py'
+	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py && python3 Tests/docs/check_one_client.py && python3 Tests/coverage/unnamed_types.py --max 25'
 phase-fuzz-smoke:
 	@$(PHASE) fuzz-smoke env FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 phase-integration:

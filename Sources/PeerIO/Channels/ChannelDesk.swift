@@ -19,7 +19,7 @@ package final class ChannelDesk: SessionFeature {
 
     /// The default app's channels, by peer: the hot path of every message
     /// and acknowledgement looks up a peer alone, as before apps.
-    private var defaults: [UUID: MessageChannel] = [:]
+    private(set) var defaults: [UUID: MessageChannel] = [:]
     /// The apps' channels.
     private var appChannels: [ChannelKey: MessageChannel] = [:]
 

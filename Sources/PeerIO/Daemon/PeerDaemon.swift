@@ -16,48 +16,48 @@ package final class PeerDaemon {
     private let config: DaemonConfiguration
     private let logger: Logger
     private let identityKey: IdentityKey
-    private let identity: IdentityActor
-    private let control: ControlServer
-    private let sessionListener: TCPListener
-    private let discovery: DiscoveryCoordinator
+    let identity: IdentityActor
+    let control: ControlServer
+    let sessionListener: TCPListener
+    let discovery: DiscoveryCoordinator
     /// Numbers events, keeps them for replay, and sends them to clients.
-    private let events: EventOutlet
-    private let directory: PeerDirectory
-    private let invitations: InvitationDesk
-    private let pairing: PairingCoordinator
-    private let trust: TrustDesk
-    private let reconnect: ReconnectController
+    let events: EventOutlet
+    let directory: PeerDirectory
+    let invitations: InvitationDesk
+    let pairing: PairingCoordinator
+    let trust: TrustDesk
+    let reconnect: ReconnectController
     private let health = ServiceHealth()
-    private let queued: QueuedDelivery
+    let queued: QueuedDelivery
     /// Messages no client takes wait here, each app's in its own inbox
     /// (see ``InboxBook`` and ``InboxDelivery``).
-    private lazy var inboxes = InboxBook(
+    private(set) lazy var inboxes = InboxBook(
         main: InboxDelivery(stateDirectory: config.stateDirectory, limit: config.inboxBytes, budget: config.subscriberQueueBytes / 2,
                             events: events, logger: logger,
                             lookUp: { [unowned self] peerID in self.sender(peerID) },
                             onRoom: { [unowned self] in self.reconnect.inboxHasRoom() }, clock: clock),
         existing: InboxBook.existingApps(stateDirectory: config.stateDirectory),
         make: { [unowned self] app, limit in self.appInbox(app, limit: limit) })
-    private var director: SessionDirector!
+    private(set) var director: SessionDirector!
     /// Files between peers.
-    private let transfers: TransferDesk
+    let transfers: TransferDesk
     /// Streams between peers.
-    private let streams: StreamDesk
+    let streams: StreamDesk
     /// The features that plug into the sessions (``SessionFeatures``).
-    private let features: SessionFeatures
+    let features: SessionFeatures
     /// The apps registered on this host (issue 23).
-    private let apps: AppDesk
+    let apps: AppDesk
     /// Each app's state with each peer.
-    private let appSessions: AppSessions
+    let appSessions: AppSessions
     /// When free heap goes back to the system.
     private var heapTrim = HeapTrimPolicy()
     /// Both, as the sessions see them.
     private let plane: DataPlane
     /// The datagram path: the UDP socket, and each session's link.
-    private let datagrams: DatagramDesk
-    private var requests: SessionRequests!
+    let datagrams: DatagramDesk
+    private(set) var requests: SessionRequests!
     /// Answers control requests (``ControlServer/handler`` holds it weakly).
-    private var router: ControlRouter?
+    private(set) var router: ControlRouter?
     private var tickTimer: (any DispatchSourceTimer)?
     /// Every conversation with the identity actor, in order.
     private let lane = IdentityLane()

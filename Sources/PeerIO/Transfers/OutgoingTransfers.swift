@@ -11,7 +11,7 @@ import PeerProtocol
 @MainActor
 final class OutgoingTransfers {
     /// The transfers, by flow; nothing else holds them.
-    private var outgoing: [FlowID: OutgoingTransfer] = [:]
+    private(set) var outgoing: [FlowID: OutgoingTransfer] = [:]
     private let surroundings: any TransferSurroundings
     private let history: TransferHistory
     private let logger: Logger

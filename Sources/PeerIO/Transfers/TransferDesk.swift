@@ -18,8 +18,8 @@ package final class TransferDesk {
     /// an offer's.
     static let manifestTimeout: TimeInterval = 60
 
-    private let outgoing: OutgoingTransfers
-    private let incoming: IncomingTransfers
+    let outgoing: OutgoingTransfers
+    let incoming: IncomingTransfers
     private let history: TransferHistory
     private let root: DownloadRoot
     private let surroundings: any TransferSurroundings
