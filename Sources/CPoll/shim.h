@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdint.h>
 #include <sys/epoll.h>
+#include <unistd.h>
 
 static const uint32_t PEERD_POLL_IN = EPOLLIN;
 static const uint32_t PEERD_POLL_OUT = EPOLLOUT;
@@ -46,4 +47,20 @@ static inline int peerd_epoll_wait(int epfd, struct peerd_poll_event *out, int m
         out[i].events = events[i].events;
     }
     return count;
+}
+
+// The main queue's wake descriptor and its drain: libdispatch's hooks for a
+// run loop that owns the main thread (Core Foundation's on Linux uses the
+// same two). peerd's main thread waits on its epoll instance with this
+// descriptor in it, and drains the main queue when it is readable, so a
+// descriptor's report and the main actor's work share one thread
+// (docs/architecture.md, "Threads"). On Linux the handle is an eventfd
+// that libdispatch writes to each time it queues work for the main queue.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *message);
+
+/// Empties the main queue's eventfd (non-blocking): 1 when it held a count.
+static inline int peerd_eventfd_drain(int fd) {
+    uint64_t count;
+    return read(fd, &count, sizeof count) == sizeof count;
 }

@@ -53,6 +53,15 @@ public struct Epoll: Sendable {
         }
     }
 
+    /// Watches `fd` for `events` until removed (level-triggered, not
+    /// one-shot): for a descriptor the loop itself empties each time, such
+    /// as the main queue's wake descriptor (``Poller``).
+    public func addLasting(_ fd: FileDescriptor, for events: Events, token: UInt64) throws(SystemError) {
+        try Syscall.call("epoll_ctl", "ADD \(fd.rawValue)") {
+            peerd_epoll_ctl(descriptor.rawValue, 1, fd.rawValue, events.rawValue, token)
+        }
+    }
+
     /// Watches `fd` once more, for `events`.
     public func rearm(_ fd: FileDescriptor, for events: Events, token: UInt64) throws(SystemError) {
         try Syscall.call("epoll_ctl", "MOD \(fd.rawValue)") {

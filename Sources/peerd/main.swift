@@ -76,6 +76,10 @@ signal(SIGPIPE, SIG_IGN)
 let logger = Logger(level: config.logLevel)
 logger.debug("glibc tunables: \(getenv(ThreadStackCache.variable).map { String(cString: $0) } ?? "none")")
 
+// The main thread will wait on the descriptors (Poller.runOnMainThread,
+// at the end): the poller must start no thread of its own.
+Poller.claimMainThread()
+
 let activated: FileDescriptor?
 do {
     activated = try SocketActivation.controlSocket()
@@ -108,7 +112,9 @@ MainActor.assumeIsolated {
     }
 }
 
-// The main thread parks in dispatchMain() for good: the stack start-up
-// touched below here is never used again.
+// The main thread runs the poller's loop for good, in place of
+// dispatchMain(): it waits on the descriptors and drains the main queue
+// itself (Poller.runOnMainThread). The stack start-up touched below here
+// is never used again.
 ThreadStack.releaseBelowCurrentFrame()
-dispatchMain()
+Poller.runOnMainThread()

@@ -2,9 +2,9 @@ import CMalloc
 
 /// Gives back the calling thread's stack pages below its current frame
 /// (issue 25: idle private memory). A thread keeps every stack page it
-/// ever touched: the Dispatch thread that runs the main queue touched
-/// 56 KB in an idle daemon (start-up and each burst of work run deep),
-/// and the main thread 28 KB before it parks in `dispatchMain()`. Below
+/// ever touched: the thread that runs the main queue touched 56 KB in an
+/// idle daemon (start-up and each burst of work run deep), and the main
+/// thread 28 KB before it enters its loop (``Poller/runOnMainThread()``). Below
 /// the caller's frame nothing is live, so those pages can go; a later
 /// call that runs as deep faults in zeroed pages, as a new thread would.
 package enum ThreadStack {
