@@ -71,13 +71,13 @@ let package = Package(
         .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict + packageInlining),
         // The pure logic of the command-line tools: peerctl's parsing, help,
         // rendering, top and doctor, and peerbench's tables.
-        .target(name: "PeerTools", dependencies: ["PeerCore"], swiftSettings: strict),
+        .target(name: "PeerTools", dependencies: ["PeerProtocol"], swiftSettings: strict),
         .target(name: "PeerSystem", dependencies: ["PeerProtocol", "CFiles", "CPoll", "CSockets"], swiftSettings: strict),
         // The client library: the control protocol from Swift, MultipeerConnectivity's shape.
         .target(name: "PeerKit", dependencies: ["PeerProtocol", "PeerSystem"], swiftSettings: strict),
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO", "PeerSystem"], swiftSettings: strict),
-        .executableTarget(name: "peerctl", dependencies: ["PeerCore", "PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
+        .executableTarget(name: "peerctl", dependencies: ["PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.

@@ -1,5 +1,4 @@
 import Glibc
-import PeerCore
 import PeerSystem
 import PeerProtocol
 
@@ -31,7 +30,7 @@ struct FileWalk {
             let trimmed = argument.hasSuffix("/") && argument.count > 1 ? String(argument.dropLast()) : argument
             let base = trimmed.split(separator: "/").last.map(String.init) ?? trimmed
             try visit(path: trimmed, name: base, info: info)
-            guard items.count <= OfferCheck.maxFiles else { throw UsageError("more than \(OfferCheck.maxFiles) files; send them in parts") }
+            guard items.count <= TransferLimits.maxFiles else { throw UsageError("more than \(TransferLimits.maxFiles) files; send them in parts") }
         }
     }
 

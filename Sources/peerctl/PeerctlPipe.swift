@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import PeerCore
 import PeerKit
 import PeerSystem
 

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 import PeerSystem
 import PeerTools
 import PeerProtocol

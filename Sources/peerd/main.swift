@@ -3,6 +3,7 @@ import Glibc
 import PeerCore
 import PeerIO
 import PeerSystem
+import PeerProtocol
 
 // peerd: parse flags, build the daemon (PeerDaemon) on the main actor, install
 // signal handlers, and hand the main thread to Dispatch (main-actor work

@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerIO
+import PeerProtocol
 
 /// `offer NAME...`: invites, then offers one 5-byte file per NAME (`\xHH`
 /// escapes allowed, for control characters), sends the accepted ones, and

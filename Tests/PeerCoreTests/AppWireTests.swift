@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Feature `apps` on the wire (docs/protocol.md §10): the type bytes and
 /// layouts pinned, every message round-tripped, bad bodies refused, and

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// The in-place head reader of the receive path (issue 12, point 8): it
 /// must read exactly what ``WireCodec`` decodes for `chunk` and

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Issue 21, point 1.4: which files the sweep may take.
 final class LeftoverFileTests: XCTestCase {

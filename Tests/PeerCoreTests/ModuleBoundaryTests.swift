@@ -69,4 +69,18 @@ final class ModuleBoundaryTests: XCTestCase {
         }
         XCTAssertEqual(found.sorted(), ["PeerIO/Crypto/AEADContext.swift", "PeerIO/Crypto/DatagramCipher.swift"])
     }
+
+    func testTheToolsDoNotImportTheDaemonsRules() throws {
+        // Issue 43, point 3: what the tools share with the daemon lives in
+        // PeerProtocol; peerctl and its pure logic never link PeerCore.
+        var found: [String] = []
+        for target in ["PeerTools", "peerctl"] {
+            for file in try sources(target) {
+                for line in file.lines where line.range(of: #"^(@\w+ )?(\w+ )?import (PeerCore|PeerIO)$"#, options: .regularExpression) != nil {
+                    found.append("\(file.path): \(line)")
+                }
+            }
+        }
+        XCTAssertEqual(found, [])
+    }
 }

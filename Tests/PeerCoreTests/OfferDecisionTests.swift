@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class OfferDecisionTests: XCTestCase {
     private let MiB: Int64 = 1 << 20

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class PairingThrottleTests: XCTestCase {
     private let t0 = Date(timeIntervalSince1970: 0)

@@ -1,6 +1,7 @@
 @testable import PeerCore
 @testable import PeerTools
 import XCTest
+import PeerProtocol
 
 final class TerminalTextTests: XCTestCase {
     func testControlsAndBidiAreEscapedAndPlainTextIsKept() {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 /// Issue 21, point 8: the transfer lifecycle's decisions as pure types,
 /// tested as tables: offer assembly, the resume decision with its manifest

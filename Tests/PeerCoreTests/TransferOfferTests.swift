@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class TransferOfferTests: XCTestCase {
     private func file(_ name: String, _ size: Int64 = 10) -> OfferedFile {

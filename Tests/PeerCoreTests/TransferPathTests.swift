@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+import PeerProtocol
 
 final class TransferPathTests: XCTestCase {
     func testNamesAreAcceptedAsTheyAreOrRefusedWithAReason() {

@@ -4,6 +4,7 @@ import XCTest
 @testable import PeerCore
 @testable import PeerIO
 @testable import PeerSystem
+import PeerProtocol
 
 /// The receiving side's files on a real file system: partial files and
 /// their records, the rename that never overwrites, and folders that are

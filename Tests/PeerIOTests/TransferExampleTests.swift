@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import PeerCore
 @testable import PeerIO
+import PeerProtocol
 
 /// The worked transfer of docs/protocol.md §8, recomputed: if the code and
 /// the document ever disagree, this fails.

@@ -12,7 +12,7 @@
 /// show invisible characters as escapes (`\u{200b}`, `\x00`).
 /// Every command-line flag has a key of the same name without the dashes;
 /// a flag given on the command line overrides the file.
-internal import PeerProtocol
+package import PeerProtocol
 package enum ConfigFile {
     /// The default path.
     package static let defaultPath = "/etc/peerd/peerd.conf"

@@ -1,5 +1,5 @@
 /// What `peerd`'s command line asks for.
-internal import PeerProtocol
+package import PeerProtocol
 package enum DaemonCommand: Equatable, Sendable {
     /// Run the daemon.
     case run(DaemonConfiguration)

@@ -1,5 +1,6 @@
 /// The TXT record peerd publishes: `txtvers=1`, `id=<peer id>`, then the
 /// user's `--info` pairs, validated against the DNS-SD limits.
+internal import PeerProtocol
 package struct TXTRecord: Equatable, Sendable {
     /// RFC 6763 §6.4 recommends keys of at most 9 characters.
     package static let maxKeyLength = 9
@@ -9,7 +10,7 @@ package struct TXTRecord: Equatable, Sendable {
     /// (RFC 6763 §6.2 suggests staying under 1300 bytes).
     package static let maxRecordBytes = 1300
     /// The TXT format version peerd speaks.
-    package static let version = "1"
+    package static let version = TXTVersion.current
     /// Keys peerd writes itself.
     package static let reservedKeys: Set<String> = ["txtvers", "id"]
     /// The key of the datagram path's UDP port (docs/protocol.md §11).

@@ -19,6 +19,7 @@
 /// wrote the slots: a process that is killed loses nothing the kernel
 /// already has, but after a reboot the blocks are hashed again before
 /// they are believed (``ResumePoint``).
+package import PeerProtocol
 package enum BlockRecord {
     /// The first bytes.
     package static let magic: [UInt8] = Array("PEERDR1\n".utf8)

@@ -3,6 +3,7 @@
 /// keeping a reserve for the inbox, the queue and the state files, so two
 /// offers never both take the same free space, and a 4,000-file offer of
 /// empty files cannot take every inode.
+package import PeerProtocol
 package struct DiskBudget: Sendable, Equatable {
     /// Bytes and inodes.
     package struct Cost: Sendable, Equatable {

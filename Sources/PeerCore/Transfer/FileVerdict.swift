@@ -1,6 +1,7 @@
 /// The receiver's answer for one file of an offer (the `answer` message,
 /// docs/protocol.md §8). The one-byte codes are the protocol, pinned by
 /// `WireValuesTests`.
+package import PeerProtocol
 package enum FileVerdict: Sendable, Equatable {
     /// Send it, from the block the answer names.
     case accepted

@@ -3,6 +3,7 @@
 /// `.peerd-FLOW-N.blocks` (their verified blocks), or a 0.1.0 acceptance
 /// note, `.peerd-FLOW.accepted`, which this release no longer reads. The
 /// sweep removes those older than the partial-file lifetime.
+package import PeerProtocol
 package struct LeftoverFile: Sendable, Equatable {
     /// The transfer it belongs to.
     package var flow: FlowID

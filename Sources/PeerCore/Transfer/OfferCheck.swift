@@ -1,9 +1,10 @@
 /// Checks every file of an offer before anything is accepted (issue 12,
 /// points 1 and 3): each is accepted with its checked path or refused
 /// with a reason, and the totals are what the accepted files add up to.
+package import PeerProtocol
 package enum OfferCheck {
     /// The most files in one offer.
-    package static let maxFiles = 100_000
+    package static let maxFiles = TransferLimits.maxFiles
     /// The largest file (1 PiB): sizes a peer sends are checked before any
     /// sum, so no total can overflow.
     package static let maxFileSize: Int64 = 1 << 50

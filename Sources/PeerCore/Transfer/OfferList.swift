@@ -5,6 +5,7 @@
 /// name, and the checked paths beside them) took 2.6 times its names in
 /// private memory; held here it takes its names and ``entryCost`` (24)
 /// bytes a file, which is what ``memoryCost`` counts against the budgets.
+internal import PeerProtocol
 package struct OfferList: RandomAccessCollection, Sendable, Equatable {
     /// The bytes a file costs beyond its name: its entry, as laid out.
     package static let entryCost = MemoryLayout<Entry>.stride

@@ -3,6 +3,7 @@
 /// is the same offer only when its names, sizes, modes and count are the
 /// same, in the same order; anything else under an old transfer id is a
 /// new offer, decided afresh.
+internal import PeerProtocol
 package enum OfferManifest {
     /// The canonical bytes: `count` u32, then per file `name_len` u32 ·
     /// `name` · `size` i64 · `mode` u32, big-endian. The modification time

@@ -1,6 +1,7 @@
 /// Why one file of an offer is refused; the offer says which file and why,
 /// and the rest may still be accepted. ``reason`` is the word on the wire
 /// and in control events.
+package import PeerProtocol
 package enum OfferRefusal: Sendable, Equatable, Error {
     /// Its name (``TransferPathRefusal``).
     case name(TransferPathRefusal)

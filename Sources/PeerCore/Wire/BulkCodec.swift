@@ -1,7 +1,7 @@
 /// Encodes and decodes ``BulkMessage``s, the message types 0x10 to 0x1B
 /// (docs/protocol.md §8). ``WireCodec`` writes the version and type byte
 /// and hands the body here. Big-endian; every length is checked.
-internal import PeerProtocol
+package import PeerProtocol
 package enum BulkCodec {
     /// The first bulk message type.
     package static let firstType: UInt8 = 0x10

@@ -6,6 +6,7 @@
 /// that buffer, with no copy and no allocation for them (issue 12, point 8).
 /// Every other message, and any malformed one, goes through
 /// ``WireCodec/decode(_:)``, which reports the errors.
+package import PeerProtocol
 package enum BulkDataHead: Sendable, Equatable {
     /// A `chunk`: file bytes of transfer `flow`, file `file`, at `offset`.
     case chunk(FlowID, file: UInt32, offset: UInt64)

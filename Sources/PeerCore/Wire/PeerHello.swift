@@ -8,6 +8,7 @@
 /// count u8 · count × (name_len u8 · name (ASCII))`. A later format only
 /// appends fields: a reader takes the fields it knows and ignores the bytes
 /// after them, and ignores feature names it does not know.
+package import PeerProtocol
 package struct PeerHello: Equatable, Sendable {
     /// The format this release writes.
     package static let format: UInt8 = 1

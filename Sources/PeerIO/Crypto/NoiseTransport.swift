@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// The Noise side of one session (docs/protocol.md §3, §4): the
 /// `Noise_XX_25519_ChaChaPoly_SHA256` handshake, then the two cipher states

@@ -1,5 +1,6 @@
 import Glibc
 import PeerCore
+import PeerProtocol
 
 /// The session port of the last run, kept in the state directory. With
 /// `port = 0` a daemon prefers 7717 (``PeerAddress/defaultPort``), and a

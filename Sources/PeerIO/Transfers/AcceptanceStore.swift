@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Where accepted offers are remembered (issue 21, point 1.1):
 /// `STATE_DIR/transfers/FLOW.accepted`, one ``AcceptanceRecord`` each,

@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Which boot wrote a block record (``BlockRecord``): a record from another
 /// boot may describe bytes a crash never let reach the disk, so its blocks

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// One accepted file of an ``IncomingTransfer``: where it starts, what
 /// has arrived, and its partial file once bytes come.

@@ -1,6 +1,7 @@
 import Glibc
 import PeerCore
 import PeerSystem
+import PeerProtocol
 
 /// Removes what abandoned transfers left (issue 21, point 1.4): partial
 /// files and block records (``LeftoverFile``) under the download directory

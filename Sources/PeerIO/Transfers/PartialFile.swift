@@ -2,6 +2,7 @@ import Glibc
 import PeerCore
 import PeerSystem
 import Synchronization
+import PeerProtocol
 
 /// One file being received (issue 12, points 2 and 4): the hidden partial
 /// file and its ``BlockRecord``, side by side in the folder the file lands

@@ -1,4 +1,5 @@
 import PeerCore
+import PeerProtocol
 
 /// How a client's transfer id names a transfer: a prefix of its flow's
 /// hex that matches exactly one.

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// One line of peerbench's table: a figure of one variant over its runs,
 /// with its unit and whether more is better (issue 13).

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// The order peerbench measures in (issue 13): within each comparison,
 /// its variants take turns, A B A B, run after run, so a machine that

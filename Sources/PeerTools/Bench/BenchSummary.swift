@@ -1,4 +1,3 @@
-import PeerCore
 
 /// The numbers of one figure over its runs: how peerbench reports every
 /// measurement (issue 13): the median, with the least and the most, and

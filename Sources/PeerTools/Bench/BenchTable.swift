@@ -1,4 +1,3 @@
-import PeerCore
 
 /// peerbench's table as text (issue 13): one row per variant, grouped by
 /// comparison, each with its median, min and max and unit, and the ratio of

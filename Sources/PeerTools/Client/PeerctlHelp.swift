@@ -1,4 +1,3 @@
-import PeerCore
 
 /// `peerctl COMMAND --help`: each command's usage and what it does.
 package enum PeerctlHelp {

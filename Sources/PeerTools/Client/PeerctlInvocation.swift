@@ -1,4 +1,3 @@
-import PeerCore
 import PeerProtocol
 
 /// A parsed `peerctl` command line.

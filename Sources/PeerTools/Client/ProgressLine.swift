@@ -1,4 +1,3 @@
-import PeerCore
 import PeerProtocol
 
 /// The one-line progress bar `peerctl send-file` draws on a terminal:

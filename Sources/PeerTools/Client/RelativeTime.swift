@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 
 /// Short "how long ago" text for tables: `now`, `12s ago`, `3m ago`, `2h ago`, `4d ago`.
 package enum RelativeTime {

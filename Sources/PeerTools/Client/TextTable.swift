@@ -1,4 +1,4 @@
-import PeerCore
+import PeerProtocol
 
 /// Aligned columns for human output.
 package struct TextTable: Sendable {

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// One resolved service in `avahi-browse -p -r` output: a line
 /// `=;IFACE;PROTO;NAME;TYPE;DOMAIN;HOST;ADDRESS;PORT;"k=v" "k=v"`, in which

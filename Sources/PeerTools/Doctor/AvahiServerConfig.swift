@@ -1,4 +1,3 @@
-import PeerCore
 
 /// The interface settings of avahi-daemon.conf's `[server]` section, which
 /// decide where Avahi (and so peerd) can see and be seen.

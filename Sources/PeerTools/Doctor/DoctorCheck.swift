@@ -1,4 +1,3 @@
-import PeerCore
 
 /// One line of `peerctl doctor`: what was checked, how it came out, what
 /// was seen, and the fix in one line when it is not fine.

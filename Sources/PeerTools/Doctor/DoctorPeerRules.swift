@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 import PeerProtocol
 
 /// `peerctl doctor PEER`'s decisions about one peer.
@@ -65,8 +64,8 @@ package enum DoctorPeerRules {
             return DoctorCheck("peer", peer.endpoints.isEmpty ? .skipped : .warning, "'\(peer.name)' advertises no txtvers",
                                fix: peer.endpoints.isEmpty ? nil : "it may not be peerd; update it if it is")
         }
-        guard theirs == TXTRecord.version else {
-            return DoctorCheck("peer", .failed, "'\(peer.name)' speaks TXT version \(theirs); this host speaks \(TXTRecord.version)",
+        guard theirs == TXTVersion.current else {
+            return DoctorCheck("peer", .failed, "'\(peer.name)' speaks TXT version \(theirs); this host speaks \(TXTVersion.current)",
                                fix: "update peerd on the older side")
         }
         return DoctorCheck("peer", .ok, "'\(peer.name)' speaks our protocol version (\(theirs))")

@@ -1,4 +1,4 @@
-import PeerCore
+import PeerProtocol
 
 /// Every check of one `peerctl doctor` run, in order, with the summary
 /// line and the exit status.

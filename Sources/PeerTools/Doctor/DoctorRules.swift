@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 import PeerProtocol
 
 /// Every decision `peerctl doctor` makes, as pure functions of what it

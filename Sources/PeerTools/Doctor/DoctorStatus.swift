@@ -1,4 +1,3 @@
-import PeerCore
 
 /// How one `peerctl doctor` check came out. The raw values are the
 /// `--json` output's and are pinned by tests.

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// Small text helpers for the parsers of system files and tool output.
 enum DoctorText {

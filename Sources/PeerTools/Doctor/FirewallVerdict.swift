@@ -1,4 +1,3 @@
-import PeerCore
 
 /// What a firewall does to new packets for one port, as far as its rules
 /// can be read.

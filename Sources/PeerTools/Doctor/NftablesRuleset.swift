@@ -1,4 +1,3 @@
-import PeerCore
 
 /// Reads `nft list ruleset` well enough to say whether new packets to a
 /// port get in: every input-hook chain (in any table) must let them pass,

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// Routes, as `/proc/net/route` and `ip route get` tell them.
 package enum RouteFacts {

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// `/proc/net/udp` and `/proc/net/udp6`: which sockets of this network
 /// namespace are bound to a port (an mDNS responder holds 5353).

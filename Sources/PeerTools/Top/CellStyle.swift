@@ -1,4 +1,3 @@
-import PeerCore
 
 /// How a screen cell is drawn: attributes and at most one colour. Never on
 /// the wire; with colour off (`NO_COLOR`, `TERM=dumb`) only the

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// How many terminal columns text takes, and text cut to fit: enough of
 /// Unicode's East Asian Width for names peers choose (CJK, Hangul,

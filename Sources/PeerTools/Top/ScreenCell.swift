@@ -1,4 +1,3 @@
-import PeerCore
 
 /// One column of the screen: a grapheme, or "" where the second half of a
 /// wide grapheme to its left lies.

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// The bytes that turn the screen from one frame into the next (issue 14:
 /// "a single buffered write that changes only the cells that differ").

@@ -1,4 +1,4 @@
-import PeerCore
+import PeerProtocol
 
 /// What the screen should show: `height` rows of `width` cells. Drawing
 /// into it never goes past its edges, so a long name can never wrap and

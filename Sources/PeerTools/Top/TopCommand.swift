@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 
 /// What a key asks `peerctl top`'s shell to do beyond redrawing.
 package enum TopCommand: Equatable, Sendable {

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 import PeerProtocol
 
 /// The detail pane's lines for one peer: who it is, where it is (each

@@ -1,4 +1,3 @@
-import PeerCore
 import PeerProtocol
 
 /// One event in a few words, for the detail pane's latest events.

@@ -1,4 +1,3 @@
-import PeerCore
 import PeerProtocol
 
 /// How `peerctl top` answers keys: moving the selection, filtering,

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// A key `peerctl top` acts on, decoded from the terminal's bytes.
 package enum TopKey: Equatable, Sendable {

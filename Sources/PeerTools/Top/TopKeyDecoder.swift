@@ -1,4 +1,3 @@
-import PeerCore
 
 /// Turns the bytes a raw terminal sends into ``TopKey``s: arrows and
 /// paging keys in both their CSI (`ESC [ A`) and SS3 (`ESC O A`) forms,

@@ -1,4 +1,3 @@
-import PeerCore
 
 /// Where `peerctl top` puts its panes for a terminal of a given size
 /// (issue 14, part 1). Row 0 is the title line and the last row the key

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 import PeerProtocol
 
 /// Everything `peerctl top` shows, kept up to date from the daemon's

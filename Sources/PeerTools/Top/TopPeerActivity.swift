@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 
 /// What `peerctl top` has heard about one peer beyond its row: why its
 /// last session ended, its traffic, and its latest events (at most

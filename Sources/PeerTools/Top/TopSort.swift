@@ -1,4 +1,3 @@
-import PeerCore
 
 /// The orders `peerctl top` lists peers in; `s` steps through them.
 package enum TopSort: String, CaseIterable, Sendable {

@@ -1,5 +1,4 @@
 import FoundationEssentials
-import PeerCore
 import PeerProtocol
 
 /// Draws `peerctl top` into a ``ScreenFrame``: the title line, the list

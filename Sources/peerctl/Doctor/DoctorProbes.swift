@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import PeerCore
 import PeerSystem
 import PeerTools
 import PeerProtocol

@@ -1,6 +1,5 @@
 import FoundationEssentials
 import Glibc
-import PeerCore
 import PeerKit
 import PeerSystem
 import PeerTools

@@ -1,4 +1,3 @@
-import PeerCore
 import PeerProtocol
 
 /// `peerctl --json top` when stdout is not a terminal: everything the view shows.

@@ -4,7 +4,9 @@
 /// peer announced, and treats what the peer sends without having
 /// announced it as a protocol error. The names are the wire values,
 /// pinned by `WireValuesTests`: a new feature is a new name, never a
-/// changed one.
+/// changed one. The names live here, with the control protocol, because
+/// the tools speak of them too (`doctor`); which message needs which
+/// feature is the daemon's rule (PeerCore, `WireFeature+Needed.swift`).
 package enum WireFeature: String, CaseIterable, Codable, Sendable {
     /// `accept` carries the invitee's name (a peer without it gets an
     /// empty `accept` body).
@@ -41,33 +43,6 @@ package enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .apps: "carry app traffic"
         case .datagrams: "take datagrams"
         case .once: "keep queued messages exactly once"
-        }
-    }
-
-    /// The features one of which a peer must have announced before it may
-    /// send `message` (empty: any peer may). `credit` and `cancel` serve
-    /// files and streams alike.
-    package static func needed(for message: WireMessage) -> Set<WireFeature> {
-        switch message {
-        case .accept(let name): name.isEmpty ? [] : [.acceptName]
-        case .invite(_, _, _, _, let app): app.isEmpty ? [] : [.apps]
-        case .bulk(let bulk): needed(for: bulk)
-        case .app: [.apps]
-        // The feature that registered the type says (the session checks).
-        case .feature: []
-        case .queued: [.once]
-        case .decline, .data, .ping, .pong, .close, .pairRequest, .pairCommit, .pairNonce, .pairReveal, .pairConfirm,
-             .pairReject, .unpair, .ack:
-            []
-        }
-    }
-
-    /// The features one of which `message` needs (see ``needed(for:)-swift.type.method``).
-    package static func needed(for message: BulkMessage) -> Set<WireFeature> {
-        switch message {
-        case .offer, .answer, .chunk, .block, .fileEnd, .transferDone: [.files]
-        case .streamOpen, .streamData, .streamEnd, .streamReset: [.streams]
-        case .credit, .cancel: [.files, .streams]
         }
     }
 }

@@ -1,5 +1,4 @@
-internal import Glibc
-package import PeerProtocol
+import Glibc
 
 /// Where `peerctl add` dials a peer with no mDNS: `HOST[:PORT]` as a user
 /// types it. HOST is an IPv4 address, an IPv6 address (in brackets when a
