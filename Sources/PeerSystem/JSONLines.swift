@@ -22,7 +22,7 @@ public enum JSONLines {
     /// compile time: the same bytes as ``encode(_:)-(Encodable)`` without
     /// its cast, which cost a receiving daemon 2% of its time once an
     /// event (issue 25, point 4).
-    public static func encode(_ value: some JSONTextEncodable) throws -> [UInt8] {
+    package static func encode(_ value: some JSONTextEncodable) throws -> [UInt8] {
         var writer = JSONTextWriter()
         if value.writeJSONText(to: &writer) {
             writer.newline()

@@ -2,7 +2,7 @@ extension ControlEvent: JSONTextEncodable {
     /// Events that carry no more than `delivery`, `detail` and `message`
     /// (`message`, `delivered`, `undelivered`: the ones a busy data plane
     /// sends by the thousand); any other member leaves it to `JSONEncoder`.
-    public func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
+    package func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
         guard peer == nil, error == nil, reason == nil, invitation == nil, mismatch == nil, pairing == nil,
               pairingFailure == nil, stored == nil, transfer == nil, app == nil else { return false }
         writer.openObject()

@@ -1,7 +1,7 @@
 extension ControlResponse: JSONTextEncodable {
     /// A success whose result has a hand-written path:
     /// `{"id":…,"result":…,"v":1}`. Errors go through `JSONEncoder`.
-    public func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
+    package func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
         guard error == nil, let result = result as? any JSONTextEncodable else { return false }
         writer.openObject()
         writer.key("id")

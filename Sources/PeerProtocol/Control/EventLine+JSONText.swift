@@ -1,6 +1,6 @@
 extension EventLine: JSONTextEncodable {
     /// `{"event":…,"v":1}`, when the event has a hand-written path.
-    public func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
+    package func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
         writer.openObject()
         writer.key("event")
         guard event.writeJSONText(to: &writer) else { return false }

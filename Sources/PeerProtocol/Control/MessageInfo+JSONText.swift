@@ -1,6 +1,6 @@
 extension MessageInfo: JSONTextEncodable {
     /// Every member, in sorted order.
-    public func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
+    package func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
         writer.openObject()
         if let app {
             writer.key("app")

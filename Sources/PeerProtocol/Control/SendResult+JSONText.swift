@@ -1,6 +1,6 @@
 extension SendResult: JSONTextEncodable {
     /// Every member, in sorted order.
-    public func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
+    package func writeJSONText(to writer: inout JSONTextWriter) -> Bool {
         writer.openObject()
         writer.key("bytes")
         writer.integer(bytes)

@@ -10,10 +10,10 @@ import FoundationEssentials
 /// ``JSONTextReader`` covers. Any other line gets nil, and the caller
 /// decodes it with `JSONDecoder`, which reads every line the same way
 /// (EventLineReaderTests pins that over a table and its mutations).
-public enum EventLineReader {
+package enum EventLineReader {
     /// The envelope of the event line `line`, or nil when it is not in the
     /// covered subset.
-    public static func read(_ line: [UInt8]) -> ControlEnvelope? {
+    package static func read(_ line: [UInt8]) -> ControlEnvelope? {
         var reader = JSONTextReader(line)
         var v: Int?, event: ControlEvent?
         let complete = reader.object { key, reader in

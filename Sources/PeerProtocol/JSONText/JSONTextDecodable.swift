@@ -2,12 +2,12 @@
 /// reading counterpart of ``JSONTextEncodable``: `read` gives the value
 /// `JSONDecoder` would give for the line, or nil when the line is outside
 /// what it covers (then the caller decodes it with `JSONDecoder`).
-public protocol JSONTextDecodable: Decodable {
+package protocol JSONTextDecodable: Decodable {
     /// The value in `line` (without its newline), or nil to leave it to `JSONDecoder`.
     static func readJSONText(_ line: [UInt8]) -> Self?
 }
 
 extension ControlEnvelope: JSONTextDecodable {
     /// Event lines of the common kinds (``EventLineReader``).
-    public static func readJSONText(_ line: [UInt8]) -> ControlEnvelope? { EventLineReader.read(line) }
+    package static func readJSONText(_ line: [UInt8]) -> ControlEnvelope? { EventLineReader.read(line) }
 }

@@ -7,17 +7,17 @@ import FoundationEssentials
 /// then hands the whole line to `JSONDecoder`. The readers built on it
 /// (``EventLineReader``, and the daemon's request reader) are pinned
 /// against `JSONDecoder`: whatever they read, they read the same.
-public struct JSONTextReader {
+package struct JSONTextReader {
     private let bytes: [UInt8]
     private var index = 0
 
     /// A reader at the start of `line`.
-    public init(_ line: [UInt8]) {
+    package init(_ line: [UInt8]) {
         bytes = line
     }
 
     /// Whether only white space is left.
-    public var atEnd: Bool {
+    package var atEnd: Bool {
         mutating get {
             skipSpace()
             return index == bytes.count
@@ -37,7 +37,7 @@ public struct JSONTextReader {
 
     /// `{ "key": value, … }`, each value read by `member` (which returns
     /// false to refuse); false when the object is not whole or refused.
-    public mutating func object(_ member: (String, inout JSONTextReader) -> Bool) -> Bool {
+    package mutating func object(_ member: (String, inout JSONTextReader) -> Bool) -> Bool {
         guard consume(UInt8(ascii: "{")) else { return false }
         if consume(UInt8(ascii: "}")) { return true }
         repeat {
@@ -50,7 +50,7 @@ public struct JSONTextReader {
 
     /// A literal word (`true`, `null`, `1`) that is not the start of a
     /// longer token.
-    public mutating func literal(_ word: StaticString) -> Bool {
+    package mutating func literal(_ word: StaticString) -> Bool {
         skipSpace()
         let start = index
         let count = word.withUTF8Buffer { $0.count }
@@ -64,7 +64,7 @@ public struct JSONTextReader {
     }
 
     /// `true` or `false`; nil otherwise.
-    public mutating func bool() -> Bool? {
+    package mutating func bool() -> Bool? {
         if literal("true") { return true }
         if literal("false") { return false }
         return nil
@@ -72,7 +72,7 @@ public struct JSONTextReader {
 
     /// A string with no escapes and no control characters, as valid
     /// UTF-8; nil (position unchanged) otherwise.
-    public mutating func string() -> String? {
+    package mutating func string() -> String? {
         skipSpace()
         guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { return nil }
         var end = index + 1
@@ -97,7 +97,7 @@ public struct JSONTextReader {
     /// A whole number: an optional minus, then digits without a leading
     /// zero, ending the token; nil (position unchanged) for a fraction, an
     /// exponent or more than `UInt64` holds.
-    public mutating func integer() -> (negative: Bool, magnitude: UInt64)? {
+    package mutating func integer() -> (negative: Bool, magnitude: UInt64)? {
         skipSpace()
         var i = index
         let negative = i < bytes.count && bytes[i] == UInt8(ascii: "-")
@@ -118,7 +118,7 @@ public struct JSONTextReader {
     }
 
     /// A whole number ≥ 0 that fits `T`; nil otherwise.
-    public mutating func natural<T: FixedWidthInteger>(_ type: T.Type) -> T? {
+    package mutating func natural<T: FixedWidthInteger>(_ type: T.Type) -> T? {
         let start = index
         guard let number = integer(), !number.negative, let value = T(exactly: number.magnitude) else {
             index = start
@@ -128,7 +128,7 @@ public struct JSONTextReader {
     }
 
     /// A signed whole number that fits `Int64`; nil otherwise.
-    public mutating func int64() -> Int64? {
+    package mutating func int64() -> Int64? {
         let start = index
         guard let number = integer() else { return nil }
         if !number.negative, let value = Int64(exactly: number.magnitude) { return value }
@@ -138,7 +138,7 @@ public struct JSONTextReader {
     }
 
     /// A UUID string in either case (`8-4-4-4-12` hex digits); nil otherwise.
-    public mutating func uuid() -> UUID? {
+    package mutating func uuid() -> UUID? {
         let start = index
         guard let text = string(), let value = Self.uuid(Array(text.utf8)) else {
             index = start
@@ -149,7 +149,7 @@ public struct JSONTextReader {
 
     /// A date as the `.iso8601` strategy writes it, `"2026-12-02T20:09:36Z"`
     /// exactly, for years 1970–9999; nil for any other form.
-    public mutating func date() -> Date? {
+    package mutating func date() -> Date? {
         let start = index
         guard let text = string(), let value = Self.date(Array(text.utf8)) else {
             index = start

@@ -10,37 +10,37 @@ import FoundationEssentials
 /// The caller writes members in sorted key order; that order and every
 /// escape are pinned against `JSONEncoder` by JSONTextTests, so the bytes a
 /// client reads are the same whichever path wrote them.
-public struct JSONTextWriter {
+package struct JSONTextWriter {
     /// The text written so far.
-    public private(set) var bytes: [UInt8]
+    package private(set) var bytes: [UInt8]
     /// Whether the object or array being written has nothing in it yet
     /// (no comma due before the next member or element).
     private var atContainerStart = false
 
     /// An empty writer with room for `capacity` bytes.
-    public init(capacity: Int = 256) {
+    package init(capacity: Int = 256) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
     /// Opens an object: `{`.
-    public mutating func openObject() { open(UInt8(ascii: "{")) }
+    package mutating func openObject() { open(UInt8(ascii: "{")) }
 
     /// Closes the object: `}`. The enclosing container, if any, now holds something.
-    public mutating func closeObject() { close(UInt8(ascii: "}")) }
+    package mutating func closeObject() { close(UInt8(ascii: "}")) }
 
     /// Opens an array: `[`.
-    public mutating func openArray() { open(UInt8(ascii: "[")) }
+    package mutating func openArray() { open(UInt8(ascii: "[")) }
 
     /// Closes the array: `]`.
-    public mutating func closeArray() { close(UInt8(ascii: "]")) }
+    package mutating func closeArray() { close(UInt8(ascii: "]")) }
 
     /// Starts an array element: a comma unless it is the first.
-    public mutating func element() { separate() }
+    package mutating func element() { separate() }
 
     /// Starts a member: a comma unless it is the first, then `"key":`.
     /// Keys are plain ASCII names that need no escape.
-    public mutating func key(_ key: StaticString) {
+    package mutating func key(_ key: StaticString) {
         separate()
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
@@ -64,12 +64,12 @@ public struct JSONTextWriter {
     }
 
     /// `null`.
-    public mutating func null() {
+    package mutating func null() {
         bytes.append(contentsOf: [0x6E, 0x75, 0x6C, 0x6C])
     }
 
     /// `true` or `false`.
-    public mutating func bool(_ value: Bool) {
+    package mutating func bool(_ value: Bool) {
         if value {
             bytes.append(contentsOf: [0x74, 0x72, 0x75, 0x65])
         } else {
@@ -78,7 +78,7 @@ public struct JSONTextWriter {
     }
 
     /// A whole number in decimal.
-    public mutating func integer(_ value: some FixedWidthInteger) {
+    package mutating func integer(_ value: some FixedWidthInteger) {
         if value < 0 {
             bytes.append(UInt8(ascii: "-"))
             unsigned(value.magnitude)
@@ -107,7 +107,7 @@ public struct JSONTextWriter {
     /// A string, quoted and escaped: `"` and `\` by a backslash, the
     /// control characters below 0x20 as `\b \f \n \r \t` or `\u00XX`,
     /// everything else (slashes and all non-ASCII) as it is.
-    public mutating func string(_ value: String) {
+    package mutating func string(_ value: String) {
         bytes.append(UInt8(ascii: "\""))
         var text = value
         text.withUTF8 { utf8 in
@@ -139,7 +139,7 @@ public struct JSONTextWriter {
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
     /// A UUID as its upper-case string, as `UUID`'s own encoding writes it.
-    public mutating func uuid(_ value: UUID) {
+    package mutating func uuid(_ value: UUID) {
         bytes.append(UInt8(ascii: "\""))
         withUnsafeBytes(of: value.uuid) { raw in
             for (i, byte) in raw.enumerated() {
@@ -155,7 +155,7 @@ public struct JSONTextWriter {
 
     /// A date as ISO 8601 in UTC to the whole second,
     /// `"2026-12-02T20:09:36Z"`: what the `.iso8601` strategy writes.
-    public mutating func date(_ value: Date) {
+    package mutating func date(_ value: Date) {
         guard let civil = CivilTime(value.timeIntervalSince1970) else {
             // Outside years 1970–9999: the encoder's own formatter.
             string(value.formatted(.iso8601))
@@ -189,7 +189,7 @@ public struct JSONTextWriter {
     }
 
     /// Ends the line: `\n`.
-    public mutating func newline() {
+    package mutating func newline() {
         bytes.append(UInt8(ascii: "\n"))
     }
 }
