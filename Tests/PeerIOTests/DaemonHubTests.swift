@@ -61,14 +61,8 @@ final class DaemonHubTests: LoopbackLabTestCase {
     func testTheInvitationDeskHoldsAnInvitationAndItsAnswerLetsTheSessionIn() async throws {
         let alpha = try lab.start("alpha")
         let bravo = try lab.start("bravo") { $0.autoAccept = .none }
-        let bravoClient = try await lab.client(bravo)
-        let events = Task { () throws -> Void in
-            var iterator = bravoClient.events().makeAsyncIterator()
-            while try await iterator.next() != nil {}
-        }
+        let events = try await lab.subscriber(bravo)
         defer { events.cancel() }
-        let subscribed = try await lab.eventually { try await bravoClient.status().subscribers >= 1 }
-        XCTAssertTrue(subscribed)
         let bravoRow = try await lab.add(alpha, bravo)
         let desk: InvitationDesk = bravo.daemon.invitations
         let asked = try await lab.eventually { desk.waiting.count == 1 }
@@ -91,14 +85,8 @@ final class DaemonHubTests: LoopbackLabTestCase {
     func testAnOfferWaitsInBothTransferDesksAndACancelClearsThem() async throws {
         let alpha = try lab.start("alpha")
         let bravo = try lab.start("bravo") { $0.autoAccept = .paired }
-        let bravoClient = try await lab.client(bravo)
-        let events = Task { () throws -> Void in
-            var iterator = bravoClient.events().makeAsyncIterator()
-            while try await iterator.next() != nil {}
-        }
+        let events = try await lab.subscriber(bravo)
         defer { events.cancel() }
-        let subscribed = try await lab.eventually { try await bravoClient.status().subscribers >= 1 }
-        XCTAssertTrue(subscribed)
         _ = try await lab.add(alpha, bravo)
         let invited = try await lab.eventually { bravo.daemon.invitations.waiting.count == 1 }
         XCTAssertTrue(invited)
@@ -182,10 +170,9 @@ final class DaemonHubTests: LoopbackLabTestCase {
         let alpha = try lab.start("alpha")
         let bravo = try lab.start("bravo") { $0.appAutoAccept[try! AppName("chat")] = .all }
         let bravoRow = try await lab.connect(alpha, to: bravo)
-        let alphaChat = try await lab.client(alpha)
-        let bravoChat = try await lab.client(bravo)
-        _ = try await alphaChat.register(app: "chat")
-        _ = try await bravoChat.register(app: "chat")
+        // bravo's client holds its registration: it must live to the end.
+        let (alphaChat, bravoChat) = try await lab.registered("chat", on: alpha, bravo)
+        defer { withExtendedLifetime(bravoChat) {} }
         let chat = try AppName("chat")
         let desk: AppDesk = alpha.daemon.apps
         XCTAssertEqual(desk.names, ["chat"], "registered, and published by the desk")
@@ -225,14 +212,8 @@ final class DaemonHubTests: LoopbackLabTestCase {
     func testThePairingCoordinatorsPairTwoDaemonsByTheCode() async throws {
         let (alpha, bravo) = (try lab.start("alpha"), try lab.start("bravo"))
         let bravoRow = try await lab.connect(alpha, to: bravo)
-        let bravoClient = try await lab.client(bravo)
-        let events = Task { () throws -> Void in
-            var iterator = bravoClient.events().makeAsyncIterator()
-            while try await iterator.next() != nil {}
-        }
+        let events = try await lab.subscriber(bravo)
         defer { events.cancel() }
-        let subscribed = try await lab.eventually { try await bravoClient.status().subscribers >= 1 }
-        XCTAssertTrue(subscribed)
         let (alphaID, bravoID) = (try peerID(alpha), try peerID(bravo))
         let (alphaTrust, bravoTrust): (TrustDesk, TrustDesk) = (alpha.daemon.trust, bravo.daemon.trust)
         XCTAssertFalse(alphaTrust.isPaired(bravoID))

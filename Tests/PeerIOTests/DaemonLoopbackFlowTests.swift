@@ -40,10 +40,7 @@ final class DaemonLoopbackFlowTests: LoopbackLabTestCase {
         let alpha = try lab.start("alpha")
         let bravo = try lab.start("bravo") { $0.appAutoAccept[try! AppName("chat")] = .all }
         let bravoRow = try await lab.connect(alpha, to: bravo)
-        let alphaChat = try await lab.client(alpha)
-        let bravoChat = try await lab.client(bravo)
-        _ = try await alphaChat.register(app: "chat")
-        _ = try await bravoChat.register(app: "chat")
+        let (alphaChat, bravoChat) = try await lab.registered("chat", on: alpha, bravo)
         // The app's own invitation, accepted by bravo's rule for chat.
         _ = try await alphaChat.invite(bravoRow.id, app: "chat")
         let connected = try await lab.eventually { try await alphaChat.peers(app: "chat").first?.state == .connected }

@@ -87,6 +87,29 @@ final class LoopbackLab {
         return row
     }
 
+    /// A client of `host` subscribed to every event and reading them, so
+    /// the daemon has someone to ask (invitations, offers, pairings); the
+    /// caller cancels the task when done.
+    func subscriber(_ host: Host) async throws -> Task<Void, any Error> {
+        let client = try await client(host)
+        let reading = Task { () throws -> Void in
+            var iterator = client.events().makeAsyncIterator()
+            while try await iterator.next() != nil {}
+        }
+        let subscribed = try await eventually { try await client.status().subscribers >= 1 }
+        XCTAssertTrue(subscribed, "\(host.root): the subscriber never counted")
+        return reading
+    }
+
+    /// Two clients, one on each host, with `app` registered on both: what
+    /// an app's own invitation needs.
+    func registered(_ app: String, on alpha: Host, _ bravo: Host) async throws -> (PeerClient, PeerClient) {
+        let (first, second) = (try await client(alpha), try await client(bravo))
+        _ = try await first.register(app: app)
+        _ = try await second.register(app: app)
+        return (first, second)
+    }
+
     /// Waits for `condition`, which may ask the daemons, for at most
     /// `seconds`: true once it holds.
     func eventually(_ seconds: Double = 5, _ condition: () async throws -> Bool) async throws -> Bool {
