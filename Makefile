@@ -161,13 +161,13 @@ phase-soak-smoke:
 demo: build
 	PEERD_BIN=$(BIN) Tests/lab/demo.sh
 
-# Bulk throughput against iperf3 and scp in the lab (docs/performance.md);
-# needs root, iperf3 and openssh-server, and measures the release build.
+# Bulk throughput against iperf3, scp and rsync in the lab (docs/performance.md);
+# needs root, iperf3, openssh-server and rsync, and measures the release build.
 # peerbench (issue 13): every figure next to what it is compared with, in
 # one run on the lab; BENCH_ARGS passes options (--runs 5, --json, --only …).
 bench: deps
-	@for p in iperf3 openssh-server openssh-client; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
-	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iperf3 openssh-server openssh-client; break; }; done
+	@for p in iperf3 openssh-server openssh-client rsync; do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q 'install ok installed' \
+	  || { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends iperf3 openssh-server openssh-client rsync; break; }; done
 	$(SWIFT) build -c release -Xswiftc -warnings-as-errors
 	.build/release/peerbench $(BENCH_ARGS)
 
@@ -177,7 +177,7 @@ bench-bulk:
 
 # The Debian package, peerd_VERSION_ARCH.deb here, built with dpkg-deb
 # (systemd/debian/build-deb.sh), then checked by lintian when it is there.
-VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PeerCore/Configuration/PeerdVersion.swift)
+VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PeerProtocol/Support/PeerdVersion.swift)
 deb: deps
 	SWIFT=$(SWIFT) systemd/debian/build-deb.sh . $(VERSION) .
 	@if command -v lintian >/dev/null; then lintian --tag-display-limit 0 --fail-on error peerd_$(VERSION)_$$(dpkg --print-architecture).deb; \

@@ -109,8 +109,10 @@ final class Bench {
                 ("peerd send-file", { self.sendFile() }),
                 ("peerd pipe", { self.pipe() }),
                 ("scp", { self.scp() }),
+                ("rsync over ssh", { self.rsync() }),
                 ("iperf3", { self.iperfRate(length: nil).map { $0 / 1_048_576 } }),
             ]))
+            list.append(folderComparison())
         }
         return list
     }
@@ -223,7 +225,7 @@ final class Bench {
 
     // MARK: Bulk
 
-    private var source: String {
+    var source: String {
         let path = directory + "/bench-src.bin"
         if access(path, F_OK) != 0 {
             _ = Subprocess.run(["sh", "-c", "head -c \(bulkMiB << 20) /dev/urandom > '\(path)'"])
@@ -231,7 +233,7 @@ final class Bench {
         return path
     }
 
-    private func rate(seconds: Double) -> Double { Double(bulkMiB) / seconds }
+    func rate(seconds: Double) -> Double { Double(bulkMiB) / seconds }
 
     private func sendFile() -> Double? {
         guard connect() else { return nil }

@@ -76,7 +76,7 @@ compat_discovery_both_ways() {
     start_peerd 2
     lab_wait_for 10 sees 1 host2 || fail "$OLD_RELEASE does not see this build"
     lab_wait_for 10 sees 2 host1 || fail "this build does not see $OLD_RELEASE"
-    expect_eq "$(status_field 2 .version)" "$(grep -o '"[0-9.]*"' "$ROOT/Sources/PeerCore/Configuration/PeerdVersion.swift" | head -1 | tr -d '"')" "this build's release"
+    expect_eq "$(status_field 2 .version)" "$(grep -o '"[0-9.]*"' "$ROOT/Sources/PeerProtocol/Support/PeerdVersion.swift" | head -1 | tr -d '"')" "this build's release"
 }
 
 # The features the old release announces in its hello (protocol.md §9).
@@ -314,7 +314,7 @@ deb_of() {
     local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug} prebuilt=
     if [ "$release" = current ]; then
         src=$ROOT out="$ROOT/.build/compat/current-deb"
-        version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' "$ROOT/Sources/PeerCore/Configuration/PeerdVersion.swift")
+        version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' "$ROOT/Sources/PeerProtocol/Support/PeerdVersion.swift")
     else
         src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb" version=$release
         prebuilt="$ROOT/.build/compat/$release/bin"
