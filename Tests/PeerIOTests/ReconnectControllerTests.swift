@@ -8,12 +8,12 @@ import PeerProtocol
 @MainActor
 private final class FakeReconnectSurroundings: ReconnectSurroundings {
     var sessions: Set<UUID> = []
-    var records: [TrustRecord] = []
+    var records: [TrustFileRecord] = []
     var rows: [UUID: PeerSnapshot] = [:]
 
     func hasSession(_ peer: UUID) -> Bool { sessions.contains(peer) }
     var stalledDials: [PeerSession] { [] }
-    var paired: [TrustRecord] { records }
+    var paired: [TrustFileRecord] { records }
     func row(_ peer: UUID) -> PeerSnapshot? { rows[peer] }
 }
 
@@ -30,7 +30,7 @@ final class ReconnectControllerTests: XCTestCase {
         let controller = ReconnectController(enabled: enabled, interfaces: [], surroundings: around, logger: Logger(level: .error),
                                              clock: DaemonClock { [start] in start })
         let peer = UUID()
-        var record = TrustRecord(publicKey: "ab", peerId: "aa", name: "alpha", uuid: peer, pairedAt: start)
+        var record = TrustFileRecord(publicKey: "ab", peerId: "aa", name: "alpha", uuid: peer, pairedAt: start)
         record.addresses = [remembered]
         around.records = [record]
         return (controller, around, peer)

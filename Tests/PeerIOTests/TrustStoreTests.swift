@@ -11,15 +11,15 @@ final class TrustStoreTests: XCTestCase {
     override func setUp() { directory = NSTemporaryDirectory() + "peerd-trust-\(UUID().uuidString.prefix(8))" }
     override func tearDown() { try? FileManager.default.removeItem(atPath: directory) }
 
-    private func record(_ id: String, _ name: String) -> TrustRecord {
-        TrustRecord(publicKey: String(repeating: "ab", count: 32), peerId: id, name: name, uuid: UUID(), pairedAt: Date(timeIntervalSince1970: 1))
+    private func record(_ id: String, _ name: String) -> TrustFileRecord {
+        TrustFileRecord(publicKey: String(repeating: "ab", count: 32), peerId: id, name: name, uuid: UUID(), pairedAt: Date(timeIntervalSince1970: 1))
     }
 
     func testDocumentChangesArePure() {
         let alpha = record("aa", "alpha")
         let document = TrustDocument(peers: []).upserting(alpha).upserting(record("bb", "beta"))
         XCTAssertEqual(document.peers.map(\.peerId), ["aa", "bb"])
-        let renamed = document.upserting(TrustRecord(publicKey: alpha.publicKey, peerId: "aa", name: "alpha2", uuid: alpha.uuid, pairedAt: alpha.pairedAt))
+        let renamed = document.upserting(TrustFileRecord(publicKey: alpha.publicKey, peerId: "aa", name: "alpha2", uuid: alpha.uuid, pairedAt: alpha.pairedAt))
         XCTAssertEqual(renamed.peers.count, 2, "replaced, not added")
         XCTAssertEqual(renamed.record(peerID: "aa")?.name, "alpha2")
         XCTAssertEqual(renamed.record(named: "beta")?.peerId, "bb")
@@ -89,5 +89,26 @@ final class TrustStoreTests: XCTestCase {
         XCTAssertThrowsError(try TrustStore.open(in: directory, reset: false)) { error in
             XCTAssertTrue("\(error)".contains("format version 9"), "\(error)")
         }
+    }
+
+    /// The file's layout is 0.3.0's (issue 43: the daemon's record apart
+    /// from the control type, never a changed layout): a record encodes to
+    /// the bytes the control type, which 0.3.0 wrote to the file, encodes
+    /// to, and a file 0.3.0 wrote reads back whole.
+    func testTheFilesRecordKeepsTheLayout030Wrote() throws {
+        let when = Date(timeIntervalSince1970: 1_780_000_000)
+        let peer = UUID(uuidString: "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F")!
+        var mine = TrustFileRecord(publicKey: String(repeating: "ab", count: 32), peerId: "aa", name: "alpha", uuid: peer, pairedAt: when)
+        var theirs = TrustRecord(publicKey: String(repeating: "ab", count: 32), peerId: "aa", name: "alpha", uuid: peer, pairedAt: when)
+        XCTAssertEqual(try JSONLines.encode(mine), try JSONLines.encode(theirs))
+        let endpoint = Endpoint(interface: "eth0", family: .ipv4, address: "169.254.1.2", port: 7717)
+        mine.addresses = [endpoint]
+        theirs.addresses = [endpoint]
+        XCTAssertEqual(try JSONLines.encode(mine), try JSONLines.encode(theirs))
+        XCTAssertEqual(mine.shown, theirs, "what `paired` shows is the file's record")
+        // A document as 0.3.0 wrote it.
+        let written = #"{"version":1,"peers":["# + String(decoding: try JSONLines.encode(theirs).dropLast(), as: UTF8.self) + "]}"
+        let read = try JSONLines.decode(TrustDocument.self, from: Array(written.utf8))
+        XCTAssertEqual(read.peers, [mine])
     }
 }

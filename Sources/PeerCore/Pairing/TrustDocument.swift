@@ -1,5 +1,5 @@
 /// The trust store's file contents: versioned, one record per paired peer.
-package import PeerProtocol
+internal import PeerProtocol
 package struct TrustDocument: Codable, Sendable, Equatable {
     /// The format version this build writes and reads.
     package static let currentVersion = 1
@@ -7,22 +7,22 @@ package struct TrustDocument: Codable, Sendable, Equatable {
     /// The format version.
     package var version: Int
     /// Paired peers.
-    package var peers: [TrustRecord]
+    package var peers: [TrustFileRecord]
 
     /// A document with these peers.
-    package init(peers: [TrustRecord]) {
+    package init(peers: [TrustFileRecord]) {
         version = Self.currentVersion
         self.peers = peers
     }
 
     /// The record for a peer id.
-    package func record(peerID: String) -> TrustRecord? { peers.first { $0.peerId == peerID } }
+    package func record(peerID: String) -> TrustFileRecord? { peers.first { $0.peerId == peerID } }
 
     /// The record for a display name.
-    package func record(named name: String) -> TrustRecord? { peers.first { $0.name == name } }
+    package func record(named name: String) -> TrustFileRecord? { peers.first { $0.name == name } }
 
     /// This document with `record` added, or replacing the one for its peer id.
-    package func upserting(_ record: TrustRecord) -> TrustDocument {
+    package func upserting(_ record: TrustFileRecord) -> TrustDocument {
         var next = self
         next.peers.removeAll { $0.peerId == record.peerId }
         next.peers.append(record)

@@ -126,7 +126,7 @@ package final class ControlRouter: ControlRequestHandler {
         case .pairings:
             return .answer(.pairings, PairingsResult(pairings: pairing.inProgress))
         case .paired:
-            return .answer(.paired, TrustListResult(peers: trust.records))
+            return .answer(.paired, TrustListResult(peers: trust.records.map(\.shown)))
         case .invitations:
             switch apps.trafficApp(.invitations, params, client: client) {
             case .success(let app) where !app.isDefault: return .answer(.invitations, InvitationsResult(invitations: appSessions.waiting(app)))

@@ -34,7 +34,7 @@ package final class TrustDesk {
     }
 
     /// The trust record of `peerID`, if it is paired.
-    package func record(peerID: String) -> TrustRecord? { keeper.document.record(peerID: peerID) }
+    package func record(peerID: String) -> TrustFileRecord? { keeper.document.record(peerID: peerID) }
 
     /// Whether `peerID` is paired.
     package func isPaired(_ peerID: String?) -> Bool { peerID.map { keeper.document.record(peerID: $0) != nil } ?? false }
@@ -43,7 +43,7 @@ package final class TrustDesk {
     package func finishWriting() { keeper.finishWriting() }
 
     /// Every trust record, oldest pairing first.
-    package var records: [TrustRecord] { keeper.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
+    package var records: [TrustFileRecord] { keeper.document.peers.sorted { $0.pairedAt < $1.pairedAt } }
 
     /// Whether an invitation from `peerID` is accepted without a client.
     package func acceptsAutomatically(_ peerID: String?) -> Bool {
@@ -140,7 +140,7 @@ package final class TrustDesk {
     package func store(for session: PeerSession, peer: UUID, name: String, now: Date, then done: @escaping @MainActor (Bool) -> Void) {
         guard let key = session.remoteStaticKey, let peerID = session.remotePeerID else { return done(false) }
         let row = directory.row(peer)
-        var record = TrustRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
+        var record = TrustFileRecord(publicKey: Hex.encode(key), peerId: peerID, name: row?.name ?? name, uuid: peer, pairedAt: now)
         if let row, case let endpoints = Self.provenEndpoints(of: row, session: session), !endpoints.isEmpty { record.addresses = endpoints }
         keeper.change({ $0.upserting(record) }, then: { [logger] result in
             if case .failure(let error) = result { logger.error("cannot store the pairing with '\(record.name)': \(error)") }

@@ -18,6 +18,6 @@ final class DaemonReconnectSurroundings: ReconnectSurroundings {
 
     func hasSession(_ peer: UUID) -> Bool { table.hasSession(peer) }
     var stalledDials: [PeerSession] { table.stalledDials { [trust] in trust.isPaired($0) } }
-    var paired: [TrustRecord] { trust.records }
+    var paired: [TrustFileRecord] { trust.records }
     func row(_ peer: UUID) -> PeerSnapshot? { directory.row(peer) }
 }

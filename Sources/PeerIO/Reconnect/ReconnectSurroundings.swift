@@ -12,7 +12,7 @@ package protocol ReconnectSurroundings: AnyObject {
     /// Sessions to paired peers still in TCP connect.
     var stalledDials: [PeerSession] { get }
     /// The paired peers.
-    var paired: [TrustRecord] { get }
+    var paired: [TrustFileRecord] { get }
     /// A peer's row, for its current endpoints and presence.
     func row(_ peer: UUID) -> PeerSnapshot?
 }
