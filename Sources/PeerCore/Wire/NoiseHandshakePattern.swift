@@ -31,8 +31,15 @@ package struct NoiseHandshakePattern: Sendable, Equatable {
     package static let xxpsk3 = NoiseHandshakePattern(name: "XXpsk3", initiatorPreMessage: [], responderPreMessage: [],
                                                      messages: [[.e], [.e, .ee, .s, .es], [.s, .se, .psk]])
 
+    /// NNpsk0: no static keys, a PSK mixed before the first ephemeral. The
+    /// bulk lane's handshake (issue 44, docs/design/bulk-lane.md, a
+    /// proposal): the PSK is the lane key, which only a session's two ends
+    /// can derive; fresh ephemerals give each lane its own keys.
+    package static let nnpsk0 = NoiseHandshakePattern(name: "NNpsk0", initiatorPreMessage: [], responderPreMessage: [],
+                                                     messages: [[.psk, .e], [.e, .ee]])
+
     /// Every pattern this build knows.
-    package static let all = [xx, nn, kk, ik, xxpsk3]
+    package static let all = [xx, nn, kk, ik, xxpsk3, nnpsk0]
 
     /// The pattern of a full protocol name such as `Noise_XX_25519_ChaChaPoly_SHA256`;
     /// nil for another pattern or suite.

@@ -126,6 +126,13 @@ package struct NoiseHandshakeState: Sendable {
         return oriented(pair.initiatorToResponder, pair.responderToInitiator)
     }
 
+    /// The session's bulk lane key (``NoiseSymmetricState/laneKey()``), the
+    /// same on both sides, once the handshake is complete.
+    package func laneKey() throws(NoiseError) -> [UInt8] {
+        guard isComplete else { throw .outOfOrder }
+        return symmetric.laneKey()
+    }
+
     /// A pair of per-direction values as (send, receive) from this side.
     private func oriented<T>(_ initiatorToResponder: T, _ responderToInitiator: T) -> (send: T, receive: T) {
         isInitiator ? (initiatorToResponder, responderToInitiator) : (responderToInitiator, initiatorToResponder)

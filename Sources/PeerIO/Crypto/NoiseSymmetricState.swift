@@ -73,7 +73,19 @@ package struct NoiseSymmetricState: Sendable {
         return (outputs[0], outputs[1])
     }
 
-    /// HKDF with HMAC-SHA256 as Noise defines it (spec §4.3), 2 or 3 outputs.
+    /// The label a session's bulk lane key is derived under (issue 44,
+    /// docs/design/bulk-lane.md, a proposal: nothing uses it on the wire yet).
+    package static let laneLabel = Array("peerd bulk lane v1".utf8)
+
+    /// The bulk lane's pre-shared key: HKDF(ck, "peerd bulk lane v1"), its
+    /// first output, at the end of the session's handshake. Only the
+    /// session's two ends know `ck`, so only they can open a lane bound to
+    /// it (a `Noise_NNpsk0` handshake under this key).
+    package func laneKey() -> [UInt8] {
+        Self.hkdf(chainingKey: chainingKey, ikm: Self.laneLabel, count: 1)[0]
+    }
+
+    /// HKDF with HMAC-SHA256 as Noise defines it (spec §4.3), 1 to 3 outputs.
     static func hkdf(chainingKey: [UInt8], ikm: [UInt8], count: Int) -> [[UInt8]] {
         let tempKey = Sodium.hmacSHA256(key: chainingKey, ikm)
         var outputs: [[UInt8]] = []
