@@ -6,8 +6,9 @@ import PeerSystem
 import PeerProtocol
 
 // peerd: parse flags, build the daemon (PeerDaemon) on the main actor, install
-// signal handlers, and hand the main thread to Dispatch (main-actor work
-// runs only while the main thread services the main queue).
+// signal handlers, and run the main thread's event loop (Poller.runOnMainThread:
+// it waits on the descriptors and services the main queue, where main-actor
+// work runs).
 
 func fail(_ message: String, code: Int32) -> Never {
     let line = Array("peerd: \(message)\n".utf8)
