@@ -78,6 +78,13 @@ public actor PeerClient {
         try await requests.call(.peer, ControlParams(peer: id.uuidString.lowercased())).peer
     }
 
+    /// One peer, by UUID, with what the daemon knows of its connection:
+    /// its datagram path and where its file and stream bytes go (`bulk`,
+    /// since 0.4.0).
+    public func peerDetails(_ id: UUID) async throws(PeerError) -> PeerResult {
+        try await requests.call(.peer, ControlParams(peer: id.uuidString.lowercased()))
+    }
+
     // MARK: Invitations
 
     /// Invites `peer` (its app `app`, or the default app), with `context`

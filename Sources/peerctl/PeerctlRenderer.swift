@@ -53,7 +53,7 @@ struct PeerctlRenderer {
     }
 
     /// `peerctl peer ID`.
-    func peer(_ peer: PeerSnapshot, datagrams: DatagramInfo? = nil) -> String {
+    func peer(_ peer: PeerSnapshot, datagrams: DatagramInfo? = nil, bulk: BulkPathInfo? = nil) -> String {
         var facts = TextTable(header: ["", ""])
         facts.rows = [
             ["id", peer.id.uuidString.lowercased()],
@@ -72,6 +72,7 @@ struct PeerctlRenderer {
             facts.rows.append(["app \(name)", (app.confirmed ? "confirmed" : "advertised") + (info.isEmpty ? "" : ": " + info)])
         }
         if let datagrams { facts.rows.append(["datagrams", Self.datagrams(datagrams)]) }
+        if let bulk { facts.rows.append(["bulk", Self.bulk(bulk)]) }
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }
         var out = String(facts.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
         if !peer.endpoints.isEmpty {
@@ -80,6 +81,15 @@ struct PeerctlRenderer {
             out += "\n" + endpoints.render()
         }
         return out
+    }
+
+    /// Where a peer's file and stream bytes go, in one line.
+    static func bulk(_ info: BulkPathInfo) -> String {
+        switch info.path {
+        case BulkPathInfo.lane: "lane (a connection of its own beside the session)"
+        case BulkPathInfo.opening: "opening a lane (files and streams wait, at most 5 s)"
+        default: "session stream" + (info.reason.map { ": \($0)" } ?? "")
+        }
     }
 
     /// A peer's datagram path in one line: its state, round trip and counts.

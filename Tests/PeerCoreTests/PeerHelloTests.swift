@@ -10,13 +10,15 @@ final class PeerHelloTests: XCTestCase {
         XCTAssertEqual(Array(hello.encode()), [0x01, 0x05] + Array("0.3.0".utf8) + [0x06, 0x0b] + Array("accept-name".utf8)
                        + [0x05] + Array("files".utf8) + [0x07] + Array("streams".utf8) + [0x04] + Array("apps".utf8)
                        + [0x09] + Array("datagrams".utf8) + [0x04] + Array("once".utf8))
-        XCTAssertEqual(PeerHello.ours, hello, "this release says 0.3.0 and every feature it has")
-        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps", "datagrams", "once"])
+        XCTAssertEqual(PeerHello.ours.release, PeerdVersion.string)
+        XCTAssertEqual(PeerHello.ours.names, WireFeature.allCases.map(\.rawValue), "every feature it has")
+        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane"])
+        XCTAssertEqual(WireFeature.bulkLane.addedIn, "0.4.0")
         XCTAssertEqual(try PeerHello.decode(hello.encode()), hello)
     }
 
     func testVersionTextGivesTheReleaseThenTheWireAndFeatures() {
-        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps datagrams once")
+        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps datagrams once bulk-lane")
         XCTAssertEqual(PeerdVersion.text(program: "peerctl").split(separator: "\n").first, "peerctl \(PeerdVersion.string)")
     }
 

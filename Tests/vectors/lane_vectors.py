@@ -68,3 +68,16 @@ print("message 2:", msg2.hex())
 print("handshake hash:", res.h.hex())
 print("initiator to responder key:", k1.hex())
 print("responder to initiator key:", k2.hex())
+
+# docs/protocol.md §12's worked example: the lane port 8010 in laneOffer,
+# the greeting and second frames, and a first lane frame carrying
+# streamData for flow 10 11 .. 1f with "hi", sealed under k1, nonce 0.
+frame = lambda body: len(body).to_bytes(2, "big") + body
+token = bytes(range(0xa0, 0xb0))
+print("laneOffer plaintext:", (b"\x01\x33" + (8010).to_bytes(2, "big") + token).hex())
+print("greeting frame:", frame(b"peerdln1" + token + msg1).hex())
+print("second frame:", frame(msg2).hex())
+data = b"\x01\x19" + bytes(range(0x10, 0x20)) + b"hi"
+print("streamData plaintext:", data.hex())
+sealed = ChaCha20Poly1305(k1).encrypt(b"\x00" * 4 + (0).to_bytes(8, "little"), data, b"")
+print("first lane frame:", frame(sealed).hex())

@@ -19,7 +19,7 @@ package enum ConfigFile {
 
     /// Keys that take a value, with the flag each stands for.
     package static let valueKeys: Set<String> = [
-        "name", "service-type", "info", "state-dir", "interface", "port", "socket", "max-peers", "max-unverified-peers", "event-history",
+        "name", "service-type", "info", "state-dir", "interface", "port", "lane-port", "socket", "max-peers", "max-unverified-peers", "event-history",
         "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
         "download-dir", "offer-timeout", "partial-lifetime", "app-user", "app-group", "app-auto-accept",

@@ -33,6 +33,11 @@ package enum DaemonCommand: Equatable, Sendable {
       --port PORT             session TCP port, on all addresses, IPv4 and
                               IPv6 (default: 0, the last run's port if it
                               is free, else 7717 if free, else any free port)
+      --lane-port PORT|off    the bulk lane's TCP port: files and streams move
+                              on a connection of their own beside each session
+                              (default: 0, any free port; a firewall must let
+                              peers reach it, or bulk falls back to the
+                              session; off: no lanes)
       --socket PATH           control socket (default: /run/peerd/peerd.sock)
       --max-peers N           most peers tracked (default: 256)
       --max-unverified-peers N
@@ -173,6 +178,14 @@ package enum DaemonCommand: Equatable, Sendable {
                 guard !name.isEmpty, name.utf8.count < 16 else { throw UsageError("--interface '\(name)' is not an interface name") }
                 if !config.interfaces.contains(name) { config.interfaces.append(name) }
             case "--port": config.port = UInt16(try cursor.integer(for: option, in: 0...65535))
+            case "--lane-port":
+                let text = try cursor.value(for: option)
+                guard text != "off" else {
+                    config.lanePort = nil
+                    break
+                }
+                guard let number = UInt16(text) else { throw UsageError("option \(option): '\(text)' is not a port from 0 to 65535, or off") }
+                config.lanePort = number
             case "--socket":
                 config.socketPath = try cursor.value(for: option)
                 // sun_path holds 108 bytes including the NUL.

@@ -22,6 +22,9 @@ package struct DaemonConfiguration: Sendable, Equatable {
     package var interfaces: [String] = []
     /// Session port; 0 picks a free one.
     package var port: UInt16 = 0
+    /// The bulk lane's TCP port (docs/protocol.md §12); 0 picks a free
+    /// one, nil is `off`: no lanes, files and streams stay on the session.
+    package var lanePort: UInt16? = 0
     /// Control socket path.
     package var socketPath = defaultSocketPath
     /// Peer cap.

@@ -73,8 +73,8 @@ package struct NoiseSymmetricState: Sendable {
         return (outputs[0], outputs[1])
     }
 
-    /// The label a session's bulk lane key is derived under (issue 44,
-    /// docs/design/bulk-lane.md, a proposal: nothing uses it on the wire yet).
+    /// The label a session's bulk lane key is derived under (issue 44;
+    /// docs/protocol.md §12).
     package static let laneLabel = Array("peerd bulk lane v1".utf8)
 
     /// The bulk lane's pre-shared key: HKDF(ck, "peerd bulk lane v1"), its

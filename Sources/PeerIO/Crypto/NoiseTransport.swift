@@ -33,6 +33,9 @@ package struct NoiseTransport {
     /// transport's at the end of the handshake, until the session's
     /// datagram path takes them (``takeDatagramCiphers()``).
     private var datagramCiphers: (send: DatagramCipher, receive: DatagramCipher)?
+    /// The bulk lane's pre-shared key (docs/protocol.md §12), made at the
+    /// end of the handshake from its chaining key, which is not kept.
+    package private(set) var laneKey: [UInt8]?
 
     /// A fresh XX handshake. XX has no pre-messages, so the only way the
     /// state can fail to be made (a pre-message key missing) cannot happen.
@@ -76,6 +79,7 @@ package struct NoiseTransport {
         receiveCipher = split.receive
         var keys = try handshake.datagramKeys()
         datagramCiphers = (DatagramCipher(key: &keys.send), DatagramCipher(key: &keys.receive))
+        laneKey = try handshake.laneKey()
         return (reply, Proof(remoteStatic: handshake.remoteStatic ?? [], handshakeHash: handshake.handshakeHash, hello: remoteHello ?? .silent))
     }
 

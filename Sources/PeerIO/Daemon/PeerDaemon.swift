@@ -226,6 +226,11 @@ package final class PeerDaemon {
             ChannelDesk(maxMessage: config.maxMessage, sessions: table, apps: apps, appSessions: appSessions, directory: directory, clock: clock,
                         events: events, logger: logger),
             datagrams,
+            LaneDesk(listener: config.lanePort.map { port in
+                         Result { () throws(SystemError) in try TCPListener(port: port) }
+                             .mapError { LaneUnavailable("this host's lane port could not be opened: \($0.description)") }
+                     } ?? .failure(LaneUnavailable("lanes are off here (lane-port = off)")),
+                     sessions: table, logger: logger, clock: clock),
         ])
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,

@@ -78,16 +78,13 @@ package final class PeerSession {
     var lifecycle: SessionLifecycle
     /// Internal, not private, only for `PeerSession+Frames.swift`.
     var noise: NoiseTransport
-    /// The sending cipher and the thread large frames are sealed on, made
-    /// at the first frame after the handshake (``SealLane``); internal for
-    /// `PeerSession+Frames.swift`, as are the two counts after it.
-    var lane: SealLane?
-    /// Jobs queued on the lane whose outcome has not come back: while any
-    /// is out, every frame goes through the lane, in order.
-    var laneJobs = 0
-    /// Bulk work queued on the lane, in bytes: it counts against
-    /// ``bulkRoom`` like bytes queued to the socket.
-    var laneCost = 0
+    /// The sending half: frames sealed in order, large ones on their own
+    /// thread (``FrameSender``), armed when the handshake is done. Set
+    /// once in init; internal for `PeerSession+Frames.swift`.
+    var frames: FrameSender!
+    /// Where file and stream bytes go (``BulkPath``): decided when the
+    /// session is established; internal for `PeerSession+Lane.swift`.
+    var bulkPath = BulkPath.stream(reason: "the session is not established")
     /// Set once in init; implicitly unwrapped only because it reports to
     /// `self`. Internal, not private, only for `PeerSession+Frames.swift`.
     var transport: SessionTransport!
@@ -149,6 +146,7 @@ package final class PeerSession {
         remoteHost = endpoint.address
         let fd = try TCPConnector.startConnect(to: endpoint)
         transport = SessionTransport(descriptor: fd, connecting: true, sendLimit: sendLimit, delegate: self, clock: clock)
+        frames = FrameSender(transport: transport, highWater: Self.bulkHighWater, owner: self)
     }
 
     /// Takes an accepted connection; the remote invites us. `name` is this
@@ -172,6 +170,7 @@ package final class PeerSession {
         remoteAddress = TCPConnector.peerAddress(fd)
         remoteHost = TCPConnector.plainHost(remoteAddress)
         transport = SessionTransport(descriptor: fd, connecting: false, sendLimit: sendLimit, delegate: self, clock: clock)
+        frames = FrameSender(transport: transport, highWater: Self.bulkHighWater, owner: self)
     }
 
     /// Clock tick: deadlines and keepalive. Returns whether the socket is
@@ -179,7 +178,10 @@ package final class PeerSession {
     /// last frames go out.
     @discardableResult
     package func tick(now: Date) -> Bool {
-        if finished { return transport.tick(now: now) }
+        if finished {
+            let laneClosed = tickLane(now: now)
+            return transport.tick(now: now) && laneClosed
+        }
         if transport.isStalled(now: now) {
             let what = transport.stalledOnAnswers ? "the pongs to its pings" : "what we sent"
             fail("the peer has not read \(what) for \(Int(transport.stallTimeout)) s (\(transport.queuedBytes) bytes waiting)")
@@ -188,6 +190,7 @@ package final class PeerSession {
         perform(lifecycle.tick(now: now))
         tickJoin(now: now)
         transport.tickFrames()
+        tickLane(now: now)
         acknowledge(every: 1)
         if var machine = pairing {
             let actions = machine.tick(now: now)
@@ -290,6 +293,7 @@ package final class PeerSession {
     }
 
     private func handshakeDone(_ proof: NoiseTransport.Proof) {
+        if let cipher = noise.takeSendCipher() { frames.arm(cipher) }
         remoteStaticKey = proof.remoteStatic
         handshakeHash = proof.handshakeHash
         remoteHello = proof.hello
@@ -322,6 +326,7 @@ package final class PeerSession {
             case .established:
                 // A session opened to pair keeps the 8 KiB frame limit.
                 if !lifecycle.isForPairing { transport.maxFrame = WireCodec.maxNoiseMessage }
+                bulkPath = initialBulkPath(laneOwner: features.owner(ofType: LaneOffer.type) != nil)
                 delegate?.sessionEstablished(self)
             case .deliver(let message):
                 guard deliver(message, app: .none, number: 0) else { return }
@@ -358,6 +363,7 @@ package final class PeerSession {
             for action in actions { if case .send = action { continue } else { delegate?.session(self, pairing: action) } }
         }
         delegate?.sessionFinished(self, reason: reason, text: text)
+        closeLane()
         // Let a final close frame go out, but never wait long for it: the
         // owner ticks a finished session until its socket is closed.
         transport.closeAfterSending()
@@ -395,4 +401,12 @@ extension PeerSession: SessionTransportDelegate {
     package func transportHasRoom() {
         if isConnected { delegate?.sessionCanSendBulk(self) }
     }
+}
+
+extension PeerSession: FrameSenderOwner {
+    /// A seal failed (a nonce ran out): the session ends.
+    func senderFailed(_ why: String) { finish(.protocolError, why) }
+
+    /// Bulk work done on the session's sealer gave its room back.
+    func senderHasRoom() { transportHasRoom() }
 }

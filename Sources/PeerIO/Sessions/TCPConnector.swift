@@ -43,7 +43,13 @@ package enum TCPConnector {
         try Syscall.call("setsockopt", "TCP_NODELAY") {
             setsockopt(descriptor.rawValue, Int32(IPPROTO_TCP), TCP_NODELAY, &on, socklen_t(MemoryLayout<Int32>.size))
         }
-        var unsent = Int32(unsentLimit)
+        try setUnsentLimit(descriptor, unsentLimit)
+    }
+
+    /// Keeps at most `bytes` unsent in the kernel (`TCP_NOTSENT_LOWAT`):
+    /// a session's small limit, or a bulk lane's large one.
+    package static func setUnsentLimit(_ descriptor: FileDescriptor, _ bytes: Int) throws(SystemError) {
+        var unsent = Int32(bytes)
         try Syscall.call("setsockopt", "TCP_NOTSENT_LOWAT") {
             setsockopt(descriptor.rawValue, Int32(IPPROTO_TCP), TCP_NOTSENT_LOWAT, &unsent, socklen_t(MemoryLayout<Int32>.size))
         }

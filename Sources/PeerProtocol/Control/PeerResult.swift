@@ -4,6 +4,9 @@ public struct PeerResult: Codable, Sendable, Equatable {
     public var peer: PeerSnapshot
     /// Its datagram path, when it is connected (since 0.3.0; `peer` alone).
     public var datagrams: DatagramInfo?
+    /// The path its file and stream bytes take, when it is connected
+    /// (since 0.4.0; `peer` alone).
+    public var bulk: BulkPathInfo?
 
     /// Creates the result.
     public init(peer: PeerSnapshot) { self.peer = peer }

@@ -24,12 +24,17 @@ package enum WireFeature: String, CaseIterable, Codable, Sendable {
     /// the next application message with its place in the sender's
     /// durable queue (protocol.md §5, "Exactly once").
     case once = "once"
+    /// A second connection for file and stream bytes beside the session
+    /// (message type 0x33, `laneOffer`, and the lane it opens;
+    /// protocol.md §12), so messages never wait behind bulk bytes.
+    case bulkLane = "bulk-lane"
 
     /// The release that added it.
     package var addedIn: String {
         switch self {
         case .acceptName, .files, .streams: "0.2.0"
         case .apps, .datagrams, .once: "0.3.0"
+        case .bulkLane: "0.4.0"
         }
     }
 
@@ -43,6 +48,7 @@ package enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .apps: "carry app traffic"
         case .datagrams: "take datagrams"
         case .once: "keep queued messages exactly once"
+        case .bulkLane: "move files and streams on a lane of their own"
         }
     }
 }

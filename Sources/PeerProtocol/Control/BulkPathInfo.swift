@@ -1,0 +1,20 @@
+/// Which path a connected peer's file and stream bytes take (`peer`'s
+/// `bulk`, since 0.4.0; docs/control-protocol.md, "peer").
+public struct BulkPathInfo: Codable, Sendable, Equatable {
+    /// `lane` (a connection of their own, docs/protocol.md §12),
+    /// `opening` (the lane is being opened: bulk waits, at most 5 s), or
+    /// `session` (on the session's own connection, as before 0.4.0).
+    public var path: String
+    /// Why bulk is on the session: the peer's release has no lane, the
+    /// lane's port could not be reached, and so on. Nil on a lane.
+    public var reason: String?
+
+    /// Creates the info.
+    public init(path: String, reason: String? = nil) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// The words of ``path`` (wire values, pinned by tests).
+    public static let lane = "lane", opening = "opening", session = "session"
+}
