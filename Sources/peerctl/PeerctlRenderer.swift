@@ -30,6 +30,9 @@ struct PeerctlRenderer {
             table.rows.append(["datagrams", (d.port.map { "UDP port \($0)" } ?? "none: \(d.error ?? "no socket")")
                 + "; sent \(d.sent), received \(d.received), junk \(d.junk), kernel dropped \(d.kernelDropped)\(dropped.isEmpty ? "" : ", dropped: " + dropped); \(d.receivers) reader\(d.receivers == 1 ? "" : "s")"])
         }
+        if s.lanePort != nil || s.laneError != nil {
+            table.rows.append(["bulk lanes", s.lanePort.map { "TCP port \($0)" } ?? "none: \(s.laneError ?? "no port")"])
+        }
         return String(table.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
     }
 

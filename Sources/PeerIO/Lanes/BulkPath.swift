@@ -6,8 +6,9 @@ import PeerProtocol
 @MainActor
 enum BulkPath {
     /// On the session's own connection, for this reason (the peer has no
-    /// lane, the lane could not be opened, ...).
-    case stream(reason: String)
+    /// lane, the lane could not be opened, ...); `port` is the lane port
+    /// the peer offered, when it offered one.
+    case stream(reason: String, port: UInt16? = nil)
     /// The lane is being opened: no bulk bytes are sent until it settles
     /// (at most ``BulkLanePlan/openWithin``).
     case opening
@@ -17,7 +18,7 @@ enum BulkPath {
     /// As `peer` reports it.
     var info: BulkPathInfo {
         switch self {
-        case .stream(let reason): BulkPathInfo(path: BulkPathInfo.session, reason: reason)
+        case .stream(let reason, let port): BulkPathInfo(path: BulkPathInfo.session, reason: reason, port: port.map(Int.init))
         case .opening: BulkPathInfo(path: BulkPathInfo.opening)
         case .lane: BulkPathInfo(path: BulkPathInfo.lane)
         }

@@ -21,6 +21,8 @@ package final class LaneDesk: SessionFeature {
         var token: [UInt8]?
         /// The lane being opened, if any.
         var lane: BulkLane?
+        /// The port the peer offered (the dialer's), for `peer` and `doctor`.
+        var port: UInt16?
     }
 
     /// The lane port's socket, until ``start()`` makes its listener.
@@ -142,6 +144,12 @@ package final class LaneDesk: SessionFeature {
         result.bulk = session.bulkInfo
     }
 
+    /// `status`: the lane port, or why there is none.
+    package func describe(_ status: inout DaemonStatus) {
+        status.lanePort = port.map(Int.init)
+        status.laneError = port == nil ? (unavailable?.text ?? "the lane port is closed") : nil
+    }
+
     // MARK: Performing the plan
 
     private func perform(_ actions: [BulkLanePlan.Action], for number: Int) {
@@ -155,6 +163,7 @@ package final class LaneDesk: SessionFeature {
                 guard let token = opening.token else { continue }
                 session.send(feature: LaneOffer(port: port, token: token).wire)
             case .dial(let port):
+                openings[number]?.port = port
                 dial(session, port: port, number: number)
             case .useLane:
                 guard let lane = openings.removeValue(forKey: number)?.lane else { continue }
@@ -163,7 +172,7 @@ package final class LaneDesk: SessionFeature {
             case .useStream(let why):
                 openings.removeValue(forKey: number)?.lane?.close()
                 logger.info("session \(number): bulk stays on the session's stream: \(why)")
-                session.keepBulkOnStream(why)
+                session.keepBulkOnStream(why, port: opening.port)
             case .violation(let why):
                 session.close(why, reason: .protocolError)
             }

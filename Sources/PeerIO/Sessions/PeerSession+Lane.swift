@@ -38,10 +38,11 @@ extension PeerSession {
         transportHasRoom()
     }
 
-    /// No lane: bulk goes on the session's own connection, for `reason`.
-    func keepBulkOnStream(_ reason: String) {
+    /// No lane: bulk goes on the session's own connection, for `reason`
+    /// (`port`: the lane port the peer offered, if it offered one).
+    func keepBulkOnStream(_ reason: String, port: UInt16?) {
         guard isOpeningLane else { return }
-        bulkPath = .stream(reason: reason)
+        bulkPath = .stream(reason: reason, port: port)
         transportHasRoom()
     }
 

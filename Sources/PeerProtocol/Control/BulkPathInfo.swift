@@ -8,11 +8,14 @@ public struct BulkPathInfo: Codable, Sendable, Equatable {
     /// Why bulk is on the session: the peer's release has no lane, the
     /// lane's port could not be reached, and so on. Nil on a lane.
     public var reason: String?
+    /// The peer's lane port, when it offered one (this host dialled it).
+    public var port: Int?
 
     /// Creates the info.
-    public init(path: String, reason: String? = nil) {
+    public init(path: String, reason: String? = nil, port: Int? = nil) {
         self.path = path
         self.reason = reason
+        self.port = port
     }
 
     /// The words of ``path`` (wire values, pinned by tests).

@@ -59,6 +59,12 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var features: [String]?
     /// The datagram path: its UDP port and counts (since 0.3.0).
     public var datagrams: DatagramStatus?
+    /// The bulk lane's TCP port (since 0.4.0; docs/protocol.md §12):
+    /// sessions offer it to their peers; absent when lanes are off or the
+    /// port could not be opened (``laneError`` says which).
+    public var lanePort: Int?
+    /// Why this daemon offers no lane, when it offers none (since 0.4.0).
+    public var laneError: String?
 
     /// Creates a status.
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,

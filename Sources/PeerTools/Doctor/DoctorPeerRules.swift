@@ -116,6 +116,29 @@ package enum DoctorPeerRules {
         }
     }
 
+    /// Which path the peer's file and stream bytes take (its `peer`
+    /// result's `bulk`; docs/protocol.md §12): the lane, or the session's
+    /// stream and why, and for a lane that could not be reached, which
+    /// port a firewall must let through. On the stream nothing is lost
+    /// but speed and round trips beside bulk: a warning, not a failure.
+    package static func bulk(_ info: BulkPathInfo, peer: String) -> DoctorCheck {
+        switch info.path {
+        case BulkPathInfo.lane:
+            return DoctorCheck("peer", .ok, "files and streams with '\(peer)' go on a lane of their own")
+        case BulkPathInfo.opening:
+            return DoctorCheck("peer", .skipped, "bulk: the lane to '\(peer)' is being opened", fix: "ask again in 5 s")
+        default:
+            let why = info.reason ?? "no reason given"
+            let older = why.contains("has no bulk lane")
+            let port = info.port.map { "TCP port \($0) on '\(peer)'" } ?? "the lane port on '\(peer)' (peerctl status there)"
+            return DoctorCheck("peer", .warning, "bulk: files and streams with '\(peer)' go on the session's own connection: \(why)",
+                               detail: "they still arrive whole, slower, and messages wait behind them",
+                               fix: older ? "upgrade peerd on '\(peer)' to 0.4.0 or later"
+                                   : why.contains("off") ? "set lane-port on the host that has it off (peerd.conf)"
+                                   : "let \(port) through the firewalls (nft list ruleset), or give it a fixed lane-port to open")
+        }
+    }
+
     /// Whether the peer runs `app` (`doctor PEER --app NAME`): whether its
     /// release carries apps, whether it advertises the app, and whether its
     /// daemon confirmed it over the session (heard over mDNS, it is a claim).

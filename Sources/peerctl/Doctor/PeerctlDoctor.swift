@@ -115,9 +115,10 @@ struct PeerctlDoctor {
         guard let client else { return [DoctorCheck("peer", .skipped, "'\(selector)': peerd is not answering")] }
         let peer: PeerSnapshot
         let datagrams: DatagramInfo?
+        let bulk: BulkPathInfo?
         do {
             let result = try client.call(.peer, params: ControlParams(peer: selector))
-            (peer, datagrams) = (result.peer, result.datagrams)
+            (peer, datagrams, bulk) = (result.peer, result.datagrams, result.bulk)
         } catch {
             return [DoctorCheck("peer", .failed, "no peer '\(selector)' has been seen", detail: error.description,
                                 fix: "if it runs peerd on another network: peerctl add HOST[:PORT]; else see the checks above", discovery: true)]
@@ -146,6 +147,7 @@ struct PeerctlDoctor {
         if peer.features != nil || datagrams != nil {
             checks.append(DoctorPeerRules.datagrams(datagrams, peer: peer.name, ownPort: (try? client.call(.status))?.datagrams?.port))
         }
+        if let bulk { checks.append(DoctorPeerRules.bulk(bulk, peer: peer.name)) }
         if let app {
             checks.append(DoctorPeerRules.app(app, peer))
             // `peers` in the app shows each row's state as the app's.
