@@ -56,6 +56,7 @@ final class SealLaneTests: XCTestCase {
             case .done: kinds.append("done")
             case .dropped: kinds.append("dropped")
             case .failed(let error): XCTFail("failed: \(error)")
+            case .sent: XCTFail("a session's lane writes nothing itself")
             }
         }
         opened.append(try open(last, &receiver))

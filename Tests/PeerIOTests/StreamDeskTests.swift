@@ -11,6 +11,7 @@ private final class RecordingSession: BulkSession {
     let remotePeerID: String? = String(repeating: "cd", count: 16)
     var isConnected = true
     let bulkRoom = 1 << 20
+    let bulkOnLane = false
     var remoteHello: PeerHello? = .ours
     private(set) var sent: [BulkMessage] = []
 

@@ -13,6 +13,7 @@ private final class FakeBulkSession: BulkSession {
     let remotePeerID: String?
     var isConnected = true
     var bulkRoom = 1 << 20
+    var bulkOnLane = false
     var remoteHello: PeerHello? = .ours
     private(set) var sent: [BulkMessage] = []
     /// How often the desk asked for turns.

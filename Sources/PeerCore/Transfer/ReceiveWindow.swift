@@ -32,11 +32,16 @@ package struct ReceiveWindow: Sendable, Equatable {
     /// some 5% of its speed; a pipe's reader keeps up, and its window grows
     /// (docs/performance.md, "What the round trip waits behind").
     package static let fileLimit = initial
+    /// How far a window grows when its bytes come on a bulk lane (issue
+    /// 44; docs/protocol.md §12): nothing but bulk waits behind them
+    /// there, so the window is sized for throughput alone, up to what the
+    /// protocol allows.
+    package static let laneLimit = maximum
     /// A window consumed faster than this grows.
     package static let growWithin: TimeInterval = 0.2
 
     /// How far this window grows.
-    package let limit: Int
+    package private(set) var limit: Int
     /// Bytes the sender may have in flight now.
     package private(set) var window = ReceiveWindow.initial
     /// Bytes received and not yet consumed by the reader.
@@ -51,6 +56,12 @@ package struct ReceiveWindow: Sendable, Equatable {
     /// A fresh window, growing to `limit` (at least ``initial``, at most ``maximum``).
     package init(limit: Int = ReceiveWindow.grownLimit) {
         self.limit = min(max(limit, Self.initial), Self.maximum)
+    }
+
+    /// Lets the window grow as far as `limit` (never past ``maximum``, and
+    /// never less far than it may already): for bytes that came on a lane.
+    package mutating func widen(to limit: Int) {
+        self.limit = min(max(self.limit, limit), Self.maximum)
     }
 
     /// `count` bytes arrived at `now`. Returns false when they exceed the

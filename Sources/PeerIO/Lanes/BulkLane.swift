@@ -77,7 +77,8 @@ final class BulkLane {
     private var transport: SessionTransport!
     /// The sending half, armed at the end of the handshake.
     private(set) var frames: FrameSender!
-    private var receiveCipher: NoiseCipherState?
+    /// The receiving half once up: its own thread reads and opens frames.
+    private var reader: LaneReader?
     private let clock: DaemonClock
 
     /// Dials the peer's lane at `endpoint` for the session keyed `key`,
@@ -134,6 +135,8 @@ final class BulkLane {
     func close() {
         if case .closed = phase { return }
         phase = .closed
+        reader?.stop()
+        frames.stop()
         transport.closeAfterSending()
     }
 
@@ -150,6 +153,7 @@ final class BulkLane {
             return false
         }
         transport.tickFrames()
+        reader?.settle()
         return false
     }
 
@@ -162,14 +166,38 @@ final class BulkLane {
 
     private func broke(_ why: String) { failed(why) }
 
-    /// The handshake's end: keys split, frames may flow.
+    /// The handshake's end: keys split, frames may flow, and the lane's
+    /// reader takes the socket's reading over (with what was read past
+    /// the handshake). Called while the handshake's last frame is handled.
     private func finishHandshake(_ state: NoiseHandshakeState) throws(NoiseError) {
         let split = try state.split()
-        receiveCipher = split.receive
-        frames.arm(split.send)
-        transport.maxFrame = WireCodec.maxNoiseMessage
+        do {
+            reader = try LaneReader(socket: transport.descriptor, cipher: split.receive, unread: transport.handOverReading()) { [weak self] report in
+                self?.received(report)
+            }
+            frames.arm(split.send, writer: try LaneSocketWriter(socket: transport.descriptor))
+        } catch {
+            throw .payload("the lane's reader or writer could not start: \(error)")
+        }
         phase = .up
         opener?.laneUp(self)
+    }
+
+    /// What the reader brought: frames for the session, in order, or the lane's end.
+    private func received(_ report: LaneReader.Report) {
+        switch report {
+        case .batch(let batch):
+            if isUp {
+                batch.buffer.withUnsafeBytes { raw in
+                    for range in batch.frames {
+                        guard isUp, traffic?.lane(received: UnsafeRawBufferPointer(rebasing: raw[range])) == true else { return }
+                    }
+                }
+            }
+            reader?.done(with: batch)
+        case .ended(let why):
+            failed(why)
+        }
     }
 
     private func handle(_ frame: UnsafeMutableRawBufferPointer) -> Bool {
@@ -192,26 +220,19 @@ final class BulkLane {
                 try finishHandshake(state)
             } catch {
                 failed("its handshake failed: \(error)")
-                return false
             }
-            return isUp
+            // The reader reads on from here.
+            return false
         case .dialing(var state):
             do {
                 guard try state.readMessage(Array(frame)).isEmpty else { throw NoiseError.payload("a lane handshake carries no payload") }
                 try finishHandshake(state)
             } catch {
                 failed("its handshake failed: \(error)")
-                return false
             }
-            return isUp
-        case .up:
-            let count: Int
-            do { count = try receiveCipher!.openInPlace(frame) } catch {
-                broke("a lane frame did not open: \(error)")
-                return false
-            }
-            return traffic?.lane(received: UnsafeRawBufferPointer(rebasing: frame[0..<count])) ?? false
-        case .closed:
+            // The reader reads on from here.
+            return false
+        case .up, .closed:
             return false
         }
     }

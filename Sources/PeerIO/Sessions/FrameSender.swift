@@ -37,6 +37,10 @@ final class FrameSender {
     /// like bytes queued to the socket.
     private var cost = 0
 
+    /// Where a bulk lane's frames are written, on the sealer's thread
+    /// (nil: a session's, written by its transport on the main actor).
+    private var writer: LaneSocketWriter?
+
     /// A sender for `transport`, whose bulk frames wait past `highWater`
     /// bytes queued.
     init(transport: SessionTransport, highWater: Int, owner: any FrameSenderOwner) {
@@ -48,11 +52,17 @@ final class FrameSender {
     /// Whether it has its cipher (nothing is sealed before).
     var isArmed: Bool { sealer != nil }
 
-    /// Takes the sending cipher, once the handshake made it.
-    func arm(_ cipher: NoiseCipherState) {
+    /// Takes the sending cipher, once the handshake made it; `writer`
+    /// for a bulk lane (every frame is then sealed and written on the
+    /// sealer's thread, at a low priority).
+    func arm(_ cipher: NoiseCipherState, writer: LaneSocketWriter? = nil) {
         guard sealer == nil else { return }
-        sealer = SealLane(cipher: cipher)
+        self.writer = writer
+        sealer = SealLane(cipher: cipher, writer: writer)
     }
+
+    /// Stops a bulk lane's writes (jobs left drop their frames).
+    func stop() { writer?.stop() }
 
     /// Bytes of bulk frames that may be queued now.
     var room: Int { max(0, highWater - transport.queuedBytes - cost) }
@@ -103,7 +113,8 @@ final class FrameSender {
     /// the order frames reach the socket).
     private func seal(_ frame: inout [UInt8], count: Int, answer: Bool = false, cost: Int = 0) {
         guard let sealer else { return }
-        guard jobs > 0 || count >= Self.laneFrame else {
+        // A lane's frames are all written on the sealer's thread, in order.
+        guard jobs > 0 || count >= Self.laneFrame || writer != nil else {
             do { try sealer.sealNow(&frame, count: count) } catch { return owner?.senderFailed("\(error)") ?? () }
             return transport.send(framed: frame, answer: answer)
         }
@@ -127,6 +138,9 @@ final class FrameSender {
             case .sealed(let sealed):
                 // Its flush asks for the next bulk frame once this one is out.
                 transport.send(framed: sealed, answer: answer)
+            case .sent(let buffer):
+                transport.recycle(buffer)
+                owner?.senderHasRoom()
             case .done:
                 if cost > 0 { owner?.senderHasRoom() }
             case .dropped:

@@ -21,6 +21,9 @@ extension PeerSession {
     /// Where bulk goes, as `peer` reports it.
     package var bulkInfo: BulkPathInfo { bulkPath.info }
 
+    /// Whether its file and stream bytes go on a bulk lane.
+    package var bulkOnLane: Bool { if case .lane = bulkPath { true } else { false } }
+
     /// Whether the session waits for its lane to settle.
     var isOpeningLane: Bool { if case .opening = bulkPath { true } else { false } }
 

@@ -24,6 +24,9 @@ final class SealLane: Sendable {
     enum Outcome: Sendable {
         /// The frame, length prefix and tag written, to be queued as it is.
         case sealed([UInt8])
+        /// The frame was sealed and written to the socket here
+        /// (``LaneSocketWriter``); its buffer comes back for reuse.
+        case sent([UInt8])
         /// Work alone, done: no frame.
         case done
         /// The job's maker said nothing is to be sent (its own failure,
@@ -50,9 +53,22 @@ final class SealLane: Sendable {
 
     private let cipher: Mutex<NoiseCipherState>
     private let queue = DispatchQueue(label: "peerd.seal.session", target: SealLane.pool)
+    /// Whether its jobs step back (``BulkThread``): a bulk lane's do, since
+    /// only bulk waits on them there; a session's do not (below).
+    private let background: Bool
+    /// Where a bulk lane's frames are written as soon as they are sealed,
+    /// on this thread; nil for a session's, whose frames go back to the
+    /// main actor's transport.
+    private let writer: LaneSocketWriter?
 
-    /// A lane for the session's sending cipher (after the handshake).
-    init(cipher: NoiseCipherState) { self.cipher = Mutex(cipher) }
+    /// A lane for a connection's sending cipher (after the handshake);
+    /// `writer` for a bulk lane's, whose jobs also step back (``BulkThread``)
+    /// since only bulk waits on them there.
+    init(cipher: NoiseCipherState, writer: LaneSocketWriter? = nil) {
+        self.cipher = Mutex(cipher)
+        self.writer = writer
+        background = writer != nil
+    }
 
     /// Seals the `count` plaintext bytes at offset 2 of `frame` now, on the
     /// caller's thread, and writes the length prefix. Only while no job is
@@ -73,7 +89,7 @@ final class SealLane: Sendable {
         // 8 to 18% for a pipe on two shared cores, and the round trips
         // beside it measured the same either way (docs/performance.md).
         queue.async { [self] in
-            let outcome = perform(job, make)
+            let outcome = background ? BulkThread.run { perform(job, make) } : perform(job, make)
             DispatchQueue.main.async { MainActor.assumeIsolated { done(outcome) } }
         }
     }
@@ -107,7 +123,9 @@ final class SealLane: Sendable {
             // Moved out whole: the buffer goes to the socket uncopied.
             var out: [UInt8] = []
             swap(&out, &frame)
-            return .sealed(out)
+            guard let writer else { return .sealed(out) }
+            if let failure = writer.write(out) { return .failed(.payload(failure)) }
+            return .sent(out)
         }
     }
 

@@ -50,6 +50,9 @@ package final class SessionTransport {
         return framePool.take(count: count)
     }
 
+    /// Takes back a bulk frame's buffer written elsewhere (a lane's writer).
+    package func recycle(_ frame: consuming [UInt8]) { framePool.give(frame) }
+
     /// Whether a bulk frame was built since the last ``tickFrames()``.
     private var tookFrame = false
 
@@ -66,6 +69,22 @@ package final class SessionTransport {
     private var deliveryHolds = 0
     /// Whole frames read while delivery was held, in order.
     private var parked: [[UInt8]] = []
+    /// Set once another reader took the socket's reading over
+    /// (``handOverReading()``): this transport only writes from then on.
+    private var readingHandedOver = false
+
+    /// Stops reading for good and returns the bytes read past the frame
+    /// being handled now: a bulk lane's own reader (``LaneReader``) reads
+    /// from here on, starting with these. Call it while handling that frame,
+    /// and return false from ``SessionTransportDelegate/transportReceived(_:)``.
+    package func handOverReading() -> [UInt8] {
+        readingHandedOver = true
+        channel.pauseReading()
+        let unread = Array(inbox.unread)
+        inbox.consume(unread.count)
+        inbox.release()
+        return unread
+    }
 
     /// Takes `descriptor`; `connecting` when it is a dial whose connect is
     /// under way (it completes when the socket becomes writable).
@@ -217,7 +236,7 @@ package final class SessionTransport {
             }
             return
         }
-        guard !closed, !closeAfterFlush else { return }
+        guard !closed, !closeAfterFlush, !readingHandedOver else { return }
         // Bounded work per wakeup keeps one fast peer from starving the rest.
         for _ in 0..<4 {
             // Output backed up, the clients are behind, or delivery is held: read no more now.
@@ -268,7 +287,7 @@ package final class SessionTransport {
     /// Reads while neither the watermarks nor the clients hold it back.
     private func updateReading() {
         guard !isClosing else { return }
-        if !readHolds.isEmpty || watermarks.isPaused || deliveryHolds > 0 || !parked.isEmpty {
+        if readingHandedOver || !readHolds.isEmpty || watermarks.isPaused || deliveryHolds > 0 || !parked.isEmpty {
             channel.pauseReading()
         } else {
             channel.resumeReading()

@@ -131,12 +131,15 @@ package final class StreamDesk {
     }
 
     /// Stream bytes arrived (in place, valid only during the call): handed
-    /// to the local reader, or kept until it can take them.
-    func data(_ flow: FlowID, bytes: UnsafeRawBufferPointer, from peer: UUID) {
+    /// to the local reader, or kept until it can take them. `onLane`: they
+    /// came on a bulk lane, where the window may grow to
+    /// ``ReceiveWindow/laneLimit``.
+    func data(_ flow: FlowID, bytes: UnsafeRawBufferPointer, from peer: UUID, onLane: Bool = false) {
         guard let stream = byFlow[flow], stream.peer == peer else { return }
         guard !stream.receivedEnd, stream.window.received(bytes.count, now: clock.now()) else {
             return reset(stream, .protocolError, "stream bytes past the credit given, or after the end")
         }
+        if onLane { stream.window.widen(to: ReceiveWindow.laneLimit) }
         stream.bytesReceived += Int64(bytes.count)
         stream.port.write(bytes)
     }

@@ -20,6 +20,8 @@ package protocol BulkSession: AnyObject {
     var remoteHello: PeerHello? { get }
     /// Bytes of bulk frames that may be queued now (0 when none may).
     var bulkRoom: Int { get }
+    /// Whether its file and stream bytes go on a bulk lane (issue 44).
+    var bulkOnLane: Bool { get }
     /// Sends one transfer or stream message (protocol.md §8).
     func sendBulk(_ message: BulkMessage)
     /// Sends the opening of a flow of `app` (an `offer` part or a

@@ -203,16 +203,20 @@ final class IncomingTransfer {
     /// `written` gets the write's error, if any, once it is done. Credit is
     /// given back then (``written(_:epoch:now:)``), so the window bounds
     /// the bytes waiting for the disk. Returns why the transfer must end.
-    func chunk(file index: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, root: FileDescriptor, bootID: [UInt8], now: Date,
-               report: (ProgressMeter.Report) -> Void, written: @escaping @MainActor @Sendable (SystemError?) -> Void) -> TransferFault? {
+    /// `onLane`: the bytes came on a bulk lane (the window may grow to
+    /// ``ReceiveWindow/laneLimit``, and the file's bytes are not hashed
+    /// again, ``PartialFile/hashesBytes``).
+    func chunk(file index: UInt32, offset: UInt64, bytes: UnsafeRawBufferPointer, onLane: Bool = false, root: FileDescriptor, bootID: [UInt8],
+               now: Date, report: (ProgressMeter.Report) -> Void, written: @escaping @MainActor @Sendable (SystemError?) -> Void) -> TransferFault? {
         guard state == .active, let file = accepted[Int(index)], !file.done, !file.finishing else {
             return .init(.protocolError, "a chunk for file \(index), which is not being received")
         }
         guard window.received(bytes.count, now: now) else { return .init(.protocolError, "a chunk past the credit given") }
+        if onLane { window.widen(to: ReceiveWindow.laneLimit) }
         if case .failure(let refusal) = file.cursor.chunk(at: offset, count: bytes.count) {
             return .init(.protocolError, refusal.description)
         }
-        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return failure }
+        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID, hashesBytes: !onLane) { return failure }
         // The frame's bytes live only during this call: the writer gets its
         // own copy, writes it and hashes it there.
         file.partial!.writeLater(Array(bytes), at: Int64(offset), done: written)
@@ -229,10 +233,10 @@ final class IncomingTransfer {
         return window.consumed(count, now: now).map { UInt32($0) }
     }
 
-    private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8]) -> TransferFault? {
+    private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8], hashesBytes: Bool) -> TransferFault? {
         do {
             let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true, made: &madeFolders)
-            let partial = PartialFile(folder: folder, flow: flow, index: file.index)
+            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes)
             do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
                 partial.close()
                 throw error
@@ -270,7 +274,8 @@ final class IncomingTransfer {
         guard Blake2b.hash(file.hashes.flatMap { $0 }) == hash else {
             return .failure(.init(.verifyFailed, "\(file.path) does not match its hash"))
         }
-        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID) { return .failure(failure) }
+        // An empty file, or one whose blocks were all here: no bytes to hash.
+        if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID, hashesBytes: true) { return .failure(failure) }
         file.finishing = true
         return .success(file)
     }

@@ -56,7 +56,7 @@ extension IncomingTransfers {
         let (epoch, count) = (transfer.windowEpoch, bytes.count)
         let name = transfer.accepted[Int(file)]?.path.description ?? "file \(file)"
         step(transfer, session) { root in
-            let fault = transfer.chunk(file: file, offset: offset, bytes: bytes, root: root, bootID: bootID, now: now,
+            let fault = transfer.chunk(file: file, offset: offset, bytes: bytes, onLane: session.bulkOnLane, root: root, bootID: bootID, now: now,
                                        report: { [unowned self] _ in progress(transfer) },
                                        written: { [weak self, weak transfer] failure in
                 guard let self, let transfer else { return }

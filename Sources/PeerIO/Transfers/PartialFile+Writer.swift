@@ -36,13 +36,17 @@ extension PartialFile {
     /// written at `offset`; `done` gets the error, if any, on the main
     /// actor, in the order the writes were queued.
     func writeLater(_ bytes: [UInt8], at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
+        let write: @Sendable () -> Void = {
+            let outcome = BulkThread.run { bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } } }
+            let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
+            DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
+        }
+        // Unhashed bytes go straight to the writer: the hasher holds
+        // nothing of this file to order them behind.
+        guard hashesBytes else { return Self.writer.async(execute: write) }
         Self.hasher.async {
             BulkThread.run { self.addToBlockHash(bytes) }
-            Self.writer.async {
-                let outcome = BulkThread.run { bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } } }
-                let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
-                DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
-            }
+            Self.writer.async(execute: write)
         }
     }
 
@@ -62,7 +66,7 @@ extension PartialFile {
     /// actor.
     func verifyBlockLater(_ block: Int, hash: [UInt8], done: @escaping @MainActor @Sendable (BlockCheck) -> Void) {
         Self.hasher.async {
-            let matched = self.finishBlockHash() == hash
+            let matched = !self.hashesBytes || self.finishBlockHash() == hash
             Self.writer.async {
                 let check: BlockCheck
                 if !matched {

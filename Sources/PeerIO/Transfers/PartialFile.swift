@@ -53,8 +53,19 @@ package final class PartialFile: Sendable {
         (".peerd-\(flow)-\(index).part", ".peerd-\(flow)-\(index).blocks")
     }
 
-    /// Takes `folder`; opens nothing yet.
-    package init(folder: FileDescriptor, flow: FlowID, index: Int) {
+    /// Whether received bytes are hashed here and each block compared with
+    /// the sender's hash. False where the bytes came on a bulk lane
+    /// (issue 44, point 2): each arrived under the lane's AEAD, so it is
+    /// the very byte the sender read and hashed, and the sender's block
+    /// hash is recorded as it is; a resume after a reboot still hashes the
+    /// recorded blocks on disk again (``resumePoint(expected:)``). That
+    /// spares a BLAKE2b pass and a thread hop per byte on the receiver
+    /// (docs/performance.md, "Integrity at a lower cost").
+    package let hashesBytes: Bool
+
+    /// Takes `folder`; opens nothing yet. `hashesBytes`: see ``hashesBytes``.
+    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true) {
+        self.hashesBytes = hashesBytes
         self.folder = folder
         (partName, recordName) = Self.names(flow: flow, index: index)
     }
