@@ -48,10 +48,10 @@ final class BulkLanePlanTests: XCTestCase {
     func testWhatRidesTheLane() {
         let flow = FlowID(bytes: Array(0..<16))!
         let riding: [BulkMessage] = [.chunk(flow, file: 0, offset: 0, bytes: [1]), .block(flow, file: 0, block: 0, hash: []),
-                                     .fileEnd(flow, file: 0, hash: []), .streamData(flow, bytes: [1]), .streamEnd(flow)]
+                                     .fileEnd(flow, file: 0, hash: []), .streamOpen(flow, name: "x"), .streamData(flow, bytes: [1]), .streamEnd(flow)]
         let staying: [BulkMessage] = [.offer(flow, more: false, totalFiles: 0, totalBytes: 0, files: []), .answer(flow, more: false, files: []),
                                       .transferDone(flow), .cancel(flow, reason: .cancelled, text: ""), .credit(flow, bytes: 1),
-                                      .streamOpen(flow, name: "x"), .streamReset(flow, reason: .cancelled, text: "")]
+                                      .streamReset(flow, reason: .cancelled, text: "")]
         XCTAssertTrue(riding.allSatisfy(\.ridesLane))
         XCTAssertTrue(staying.allSatisfy { !$0.ridesLane })
     }

@@ -21,13 +21,14 @@ private final class RecordingSession: BulkSession {
     private(set) var turnsWanted = 0
 
     func sendBulk(_ message: BulkMessage) { sent.append(message) }
+    func sendBulk(_ message: BulkMessage, lane: Bool) { sent.append(message) }
     func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
         sent.append(message)
         return true
     }
     let carriesDefault = true
     let admission: AppName? = nil
-    func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? { nil }
+    func transmitBulk(capacity: Int, lane: Bool, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? { nil }
     func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
                            dropped: @escaping @MainActor @Sendable () -> Void) -> Bool { false }
     func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?) {}

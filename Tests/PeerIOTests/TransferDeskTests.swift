@@ -25,6 +25,7 @@ private final class FakeBulkSession: BulkSession {
     }
 
     func sendBulk(_ message: BulkMessage) { sent.append(message) }
+    func sendBulk(_ message: BulkMessage, lane: Bool) { sent.append(message) }
     /// The app of each flow opening sent, in order.
     private(set) var openedFor: [AppName] = []
     func sendBulk(_ message: BulkMessage, app: AppName) -> Bool {
@@ -36,7 +37,7 @@ private final class FakeBulkSession: BulkSession {
     let admission: AppName? = nil
     func wantsBulkTurn() { turnsWanted += 1 }
 
-    func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+    func transmitBulk(capacity: Int, lane: Bool, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
         var frame = [UInt8](repeating: 0, count: capacity)
         guard let count = frame.withUnsafeMutableBytes(write), case .bulk(let message)? = try? WireCodec.decode(Array(frame[0..<count])) else {
             return nil

@@ -124,7 +124,8 @@ test_crossing_invitations_collapse_into_one_session() {
     # declined for want of a subscriber.
     watch_on 1 "$LAB_DIR/w1.jsonl"
     watch_on 2 "$LAB_DIR/w2.jsonl"
-    local round
+    local round p1 p2
+    p1=$(status_field 1 .port); p2=$(status_field 2 .port)
     for round in $(seq 1 50); do
         ctl 1 invite host2 --wait >"$LAB_DIR/a.out" 2>&1 & local a=$!
         ctl 2 invite host1 --wait >"$LAB_DIR/b.out" 2>&1 & local b=$!
@@ -134,7 +135,10 @@ test_crossing_invitations_collapse_into_one_session() {
         lab_wait_for 5 state_is 2 host1 connected || fail "round $round: host2 not connected"
         lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 1)' --json status | jq .sessions)\" = 1 ]" || fail "round $round: host1 has $(status_field 1 .sessions) sessions"
         lab_wait_for 5 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json status | jq .sessions)\" = 1 ]" || fail "round $round: host2 has $(status_field 2 .sessions) sessions"
-        lab_wait_for 5 sh -c "[ \$(ip netns exec $(lab_ns 1) ss -Htn state established | wc -l) = 1 ]" || fail "round $round: not exactly one TCP connection: $(ip netns exec "$(lab_ns 1)" ss -tn)"
+        # One session connection (to or from a session port); the lane
+        # beside it (protocol.md §12) runs between lane ports.
+        lab_wait_for 5 sh -c "[ \$(ip netns exec $(lab_ns 1) ss -Htn state established '( sport = :$p1 or dport = :$p2 )' | wc -l) = 1 ]" \
+            || fail "round $round: not exactly one session connection: $(ip netns exec "$(lab_ns 1)" ss -tn)"
         ctl $(( round % 2 + 1 )) disconnect "host$(( (round + 1) % 2 + 1 ))" >/dev/null || fail "round $round: disconnect"
         lab_wait_for 5 state_is 1 host2 notConnected || fail "round $round: host1 still connected"
         lab_wait_for 5 state_is 2 host1 notConnected || fail "round $round: host2 still connected"

@@ -7,8 +7,8 @@ import PeerProtocol
 enum BulkPath {
     /// On the session's own connection, for this reason (the peer has no
     /// lane, the lane could not be opened, ...); `port` is the lane port
-    /// the peer offered, when it offered one.
-    case stream(reason: String, port: UInt16? = nil)
+    /// offered, when one was, and `ours` whether this host offered it.
+    case stream(reason: String, port: UInt16? = nil, ours: Bool = false)
     /// The lane is being opened: no bulk bytes are sent until it settles
     /// (at most ``BulkLanePlan/openWithin``).
     case opening
@@ -18,7 +18,8 @@ enum BulkPath {
     /// As `peer` reports it.
     var info: BulkPathInfo {
         switch self {
-        case .stream(let reason, let port): BulkPathInfo(path: BulkPathInfo.session, reason: reason, port: port.map(Int.init))
+        case .stream(let reason, let port, let ours):
+            BulkPathInfo(path: BulkPathInfo.session, reason: reason, port: port.map(Int.init), portOf: port == nil ? nil : ours ? "self" : "peer")
         case .opening: BulkPathInfo(path: BulkPathInfo.opening)
         case .lane: BulkPathInfo(path: BulkPathInfo.lane)
         }

@@ -21,7 +21,8 @@ package final class LaneDesk: SessionFeature {
         var token: [UInt8]?
         /// The lane being opened, if any.
         var lane: BulkLane?
-        /// The port the peer offered (the dialer's), for `peer` and `doctor`.
+        /// The port offered (by the peer, or by this host as offerer), for
+        /// `peer` and `doctor`.
         var port: UInt16?
     }
 
@@ -161,6 +162,7 @@ package final class LaneDesk: SessionFeature {
             switch action {
             case .sendOffer(let port):
                 guard let token = opening.token else { continue }
+                if port != 0 { openings[number]?.port = port }
                 session.send(feature: LaneOffer(port: port, token: token).wire)
             case .dial(let port):
                 openings[number]?.port = port
@@ -172,7 +174,7 @@ package final class LaneDesk: SessionFeature {
             case .useStream(let why):
                 openings.removeValue(forKey: number)?.lane?.close()
                 logger.info("session \(number): bulk stays on the session's stream: \(why)")
-                session.keepBulkOnStream(why, port: opening.port)
+                session.keepBulkOnStream(why, port: opening.port, ours: opening.plan.side == .offerer)
             case .violation(let why):
                 session.close(why, reason: .protocolError)
             }

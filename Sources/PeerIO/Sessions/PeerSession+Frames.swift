@@ -17,10 +17,10 @@ extension PeerSession {
     package static let bulkHighWater = 16 * 1024
 
     /// The sender file and stream bytes go through: the lane's when the
-    /// session's bulk is on one, else the session's own.
-    private var bulkFrames: FrameSender? {
+    /// session's bulk is on one (and `lane` allows it), else the session's own.
+    private func bulkFrames(lane allowed: Bool = true) -> FrameSender? {
         switch bulkPath {
-        case .lane(let lane): lane.frames
+        case .lane(let lane): allowed ? lane.frames : frames
         case .stream: frames
         case .opening: nil
         }
@@ -43,9 +43,13 @@ extension PeerSession {
     /// Sends one transfer or stream message (docs/protocol.md §8): on the
     /// lane when it is one that follows the flow's bytes there
     /// (``BulkMessage/ridesLane``).
-    package func sendBulk(_ message: BulkMessage) {
+    package func sendBulk(_ message: BulkMessage) { sendBulk(message, lane: true) }
+
+    /// Sends one transfer or stream message; on the session's own
+    /// connection when `lane` is false (an app's stream, protocol.md §12).
+    package func sendBulk(_ message: BulkMessage, lane allowed: Bool) {
         guard isConnected else { return }
-        if message.ridesLane, case .lane(let lane) = bulkPath { return lane.send(WireCodec.encode(.bulk(message))) }
+        if allowed, message.ridesLane, case .lane(let lane) = bulkPath { return lane.send(WireCodec.encode(.bulk(message))) }
         transmit(.bulk(message))
     }
 
@@ -58,7 +62,13 @@ extension PeerSession {
         guard isConnected else { return false }
         if app.isDefault {
             guard carriesDefault else { return false }
-            transmit(.bulk(message))
+            // A stream's opening goes where its bytes will (§12): while the
+            // lane opens it waits, so no byte of it can overtake it.
+            if case .streamOpen = message, isOpeningLane {
+                heldOpenings.append(message)
+                return true
+            }
+            sendBulk(message)
             return true
         }
         guard carriesApps, AppMessage.opensFlow(message), let binding = appBindings.outgoingNumber(for: app) else { return false }
@@ -82,8 +92,8 @@ extension PeerSession {
     /// sealer's thread, when large) and queued as it is. Returns the
     /// plaintext bytes sent.
     @discardableResult
-    package func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
-        guard isConnected, let bulkFrames else { return nil }
+    package func transmitBulk(capacity: Int, lane: Bool = true, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int? {
+        guard isConnected, let bulkFrames = bulkFrames(lane: lane) else { return nil }
         return bulkFrames.transmitBulk(capacity: capacity, write: write)
     }
 
@@ -98,7 +108,7 @@ extension PeerSession {
     @discardableResult
     package func transmitBulkLater(capacity: Int, cost: Int, fill: @escaping @Sendable (UnsafeMutableRawBufferPointer) -> Int?,
                                   dropped: @escaping @MainActor @Sendable () -> Void) -> Bool {
-        guard isConnected, let bulkFrames else { return false }
+        guard isConnected, let bulkFrames = bulkFrames() else { return false }
         return bulkFrames.transmitBulkLater(capacity: capacity, cost: cost, fill: fill, dropped: dropped)
     }
 
@@ -107,7 +117,7 @@ extension PeerSession {
     /// bytes are hashed): nil from `make` sends nothing. It goes the way
     /// the flow's bytes go.
     package func sendBulkLater(_ make: @escaping @Sendable () -> BulkMessage?) {
-        guard isConnected, let bulkFrames else { return }
+        guard isConnected, let bulkFrames = bulkFrames() else { return }
         bulkFrames.sendLater { make().map { WireCodec.encode(.bulk($0)) } }
     }
 }

@@ -38,15 +38,24 @@ extension PeerSession {
         guard isOpeningLane, !finished else { return lane.close() }
         lane.traffic = self
         bulkPath = .lane(lane)
+        sendHeldOpenings()
         transportHasRoom()
     }
 
     /// No lane: bulk goes on the session's own connection, for `reason`
-    /// (`port`: the lane port the peer offered, if it offered one).
-    func keepBulkOnStream(_ reason: String, port: UInt16?) {
+    /// (`port`: the lane port offered, if one was; `ours`: by this host).
+    func keepBulkOnStream(_ reason: String, port: UInt16?, ours: Bool) {
         guard isOpeningLane else { return }
-        bulkPath = .stream(reason: reason, port: port)
+        bulkPath = .stream(reason: reason, port: port, ours: ours)
+        sendHeldOpenings()
         transportHasRoom()
+    }
+
+    /// The streams opened while the lane opened, now that bulk has its path.
+    private func sendHeldOpenings() {
+        let held = heldOpenings
+        heldOpenings = []
+        for message in held { sendBulk(message) }
     }
 
     /// Ticks the lane; true when there is none or its socket is closed.

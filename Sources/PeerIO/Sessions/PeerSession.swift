@@ -85,6 +85,10 @@ package final class PeerSession {
     /// Where file and stream bytes go (``BulkPath``): decided when the
     /// session is established; internal for `PeerSession+Lane.swift`.
     var bulkPath = BulkPath.stream(reason: "the session is not established")
+    /// Default-app `streamOpen`s made while the lane opened: they go where
+    /// their streams' bytes will, once that is settled (bounded by the
+    /// streams a daemon holds); internal for `PeerSession+Lane.swift`.
+    var heldOpenings: [BulkMessage] = []
     /// Set once in init; implicitly unwrapped only because it reports to
     /// `self`. Internal, not private, only for `PeerSession+Frames.swift`.
     var transport: SessionTransport!

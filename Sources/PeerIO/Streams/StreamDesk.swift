@@ -175,7 +175,9 @@ package final class StreamDesk {
         while session.bulkRoom > 0 && stream.credit.available > 0 && stream.bytesSent - start < Int64(limit) {
             let head = BulkCodec.streamDataHeadLength
             var outcome = StreamPort.Read.wouldBlock
-            let sent = session.transmitBulk(capacity: head + min(BulkCodec.maxStreamData, stream.credit.available)) { raw in
+            // An app's stream stays on the session, where its opening went (protocol.md §12).
+            let lane = stream.key.app.isDefault
+            let sent = session.transmitBulk(capacity: head + min(BulkCodec.maxStreamData, stream.credit.available), lane: lane) { raw in
                 outcome = stream.port.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[head...]))
                 guard case .bytes(let count) = outcome else { return nil }
                 BulkCodec.writeStreamDataHead(flow, into: raw)
@@ -191,7 +193,7 @@ package final class StreamDesk {
             case .end:
                 stream.sentEnd = true
                 stream.port.closeInput()
-                session.sendBulk(.streamEnd(flow))
+                session.sendBulk(.streamEnd(flow), lane: lane)
                 return completeIfDone(stream)
             case .failed(let why):
                 return reset(stream, .ioError, why)

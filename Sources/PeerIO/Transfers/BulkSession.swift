@@ -24,6 +24,10 @@ package protocol BulkSession: AnyObject {
     var bulkOnLane: Bool { get }
     /// Sends one transfer or stream message (protocol.md §8).
     func sendBulk(_ message: BulkMessage)
+    /// Sends one, on the session's own connection when `lane` is false
+    /// (an app's stream: its opening went there, in `appFlow`, so all of
+    /// it stays there; protocol.md §12).
+    func sendBulk(_ message: BulkMessage, lane: Bool)
     /// Sends the opening of a flow of `app` (an `offer` part or a
     /// `streamOpen`): plain for the default app, in `appFlow` for another
     /// (protocol.md §10). False, sending nothing, when the session cannot
@@ -39,8 +43,10 @@ package protocol BulkSession: AnyObject {
     /// Builds one bulk frame in place: `write` fills up to `capacity`
     /// plaintext bytes and says how many (nil: send nothing). Returns the
     /// bytes sent, or nil when the session cannot carry it.
+    /// `lane` false keeps it on the session's own connection (as
+    /// ``sendBulk(_:lane:)``).
     @discardableResult
-    func transmitBulk(capacity: Int, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int?
+    func transmitBulk(capacity: Int, lane: Bool, write: (UnsafeMutableRawBufferPointer) -> Int?) -> Int?
     /// Builds one bulk frame off the main actor, after every frame queued
     /// before it: `fill` writes up to `capacity` plaintext bytes and says
     /// how many; nil sends nothing and runs `dropped` on the main actor. A

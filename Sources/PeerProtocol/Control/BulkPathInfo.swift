@@ -8,14 +8,19 @@ public struct BulkPathInfo: Codable, Sendable, Equatable {
     /// Why bulk is on the session: the peer's release has no lane, the
     /// lane's port could not be reached, and so on. Nil on a lane.
     public var reason: String?
-    /// The peer's lane port, when it offered one (this host dialled it).
+    /// The lane port the lane was to be opened to, when one was offered:
+    /// the one a firewall must let through.
     public var port: Int?
+    /// Whose port ``port`` is: `peer` (this host dialled it) or `self`
+    /// (this host offered it, and the peer dialled it).
+    public var portOf: String?
 
     /// Creates the info.
-    public init(path: String, reason: String? = nil, port: Int? = nil) {
+    public init(path: String, reason: String? = nil, port: Int? = nil, portOf: String? = nil) {
         self.path = path
         self.reason = reason
         self.port = port
+        self.portOf = portOf
     }
 
     /// The words of ``path`` (wire values, pinned by tests).

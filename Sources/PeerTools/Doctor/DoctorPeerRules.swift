@@ -130,7 +130,8 @@ package enum DoctorPeerRules {
         default:
             let why = info.reason ?? "no reason given"
             let older = why.contains("has no bulk lane")
-            let port = info.port.map { "TCP port \($0) on '\(peer)'" } ?? "the lane port on '\(peer)' (peerctl status there)"
+            let port = info.port.map { info.portOf == "self" ? "TCP port \($0) on this host (peerctl status: bulk lanes)" : "TCP port \($0) on '\(peer)'" }
+                ?? "the lane port on '\(peer)' (peerctl status there)"
             return DoctorCheck("peer", .warning, "bulk: files and streams with '\(peer)' go on the session's own connection: \(why)",
                                detail: "they still arrive whole, slower, and messages wait behind them",
                                fix: older ? "upgrade peerd on '\(peer)' to 0.4.0 or later"
