@@ -2,11 +2,11 @@ import XCTest
 import PeerCore
 @testable import PeerIO
 
-/// The bulk lane's key and handshake (issue 44, docs/design/bulk-lane.md,
-/// a proposal): the bytes `Tests/vectors/lane_vectors.py` computes apart
-/// from peerd, from the Noise specification alone, pinned against peerd's
-/// Noise code, so a second implementation and peerd agree before a lane
-/// exists on the wire.
+/// The bulk lane's key and handshake (issue 44, docs/protocol.md §12):
+/// the bytes `Tests/vectors/lane_vectors.py` computes apart from peerd,
+/// from the Noise specification alone, pinned against peerd's Noise code,
+/// so a second implementation and peerd agree (``LaneProtocolTests`` pins
+/// the section's worked example).
 final class LaneVectorTests: XCTestCase {
     private let laneKey = "f0a5b059f818f0a6619f001e27ff46f0ca5a449232a9b73c4b269898cd8adaa3"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The bulk lane's vectors (issue 44; docs/design/bulk-lane.md), computed
+"""The bulk lane's vectors (issue 44; docs/protocol.md §12), computed
 apart from peerd with Python's hmac, hashlib and `cryptography`, from the
 Noise specification (revision 34) alone: the lane's key from a session's
 final chaining key, and a whole Noise_NNpsk0_25519_ChaChaPoly_SHA256

@@ -32,9 +32,9 @@ package struct NoiseHandshakePattern: Sendable, Equatable {
                                                      messages: [[.e], [.e, .ee, .s, .es], [.s, .se, .psk]])
 
     /// NNpsk0: no static keys, a PSK mixed before the first ephemeral. The
-    /// bulk lane's handshake (issue 44, docs/design/bulk-lane.md, a
-    /// proposal): the PSK is the lane key, which only a session's two ends
-    /// can derive; fresh ephemerals give each lane its own keys.
+    /// bulk lane's handshake (issue 44, docs/protocol.md §12): the PSK is
+    /// the lane key, which only a session's two ends can derive; fresh
+    /// ephemerals give each lane its own keys.
     package static let nnpsk0 = NoiseHandshakePattern(name: "NNpsk0", initiatorPreMessage: [], responderPreMessage: [],
                                                      messages: [[.psk, .e], [.e, .ee]])
 
