@@ -48,7 +48,7 @@ package final class DataPlane: BulkRoom {
         case .chunk(let flow, let file, let offset):
             transfers.chunk(flow, file: file, offset: offset, bytes: bytes, from: peer, on: session)
         case .streamData(let flow):
-            streams.data(flow, bytes: bytes, from: peer, onLane: session.bulkOnLane)
+            streams.data(flow, bytes: bytes, from: peer)
         }
     }
 
