@@ -16,12 +16,8 @@ final class LaneLoopbackTests: LoopbackLabTestCase {
         let (alpha, bravo) = (try lab.start("alpha"), try lab.start("bravo"))
         let bravoRow = try await lab.connect(alpha, to: bravo)
         let client = try await lab.client(alpha)
-        var bulk: BulkPathInfo?
-        let up = try await lab.eventually {
-            bulk = try await client.peerDetails(bravoRow.id).bulk
-            return bulk?.path == BulkPathInfo.lane
-        }
-        XCTAssertTrue(up, "alpha's bulk toward bravo: \(String(describing: bulk))")
+        let bulk = try await settled(client, bravoRow.id, on: BulkPathInfo.lane)
+        XCTAssertEqual(bulk?.path, BulkPathInfo.lane, "alpha's bulk toward bravo: \(String(describing: bulk))")
         let alphaRow = try await lab.client(bravo).peers().first { $0.state == .connected }
         let back = try await lab.client(bravo).peerDetails(try XCTUnwrap(alphaRow).id).bulk
         XCTAssertEqual(back?.path, BulkPathInfo.lane, "both ends settle on the lane")
@@ -50,12 +46,8 @@ final class LaneLoopbackTests: LoopbackLabTestCase {
         let bravo = try lab.start("bravo") { $0.lanePort = nil }
         let bravoRow = try await lab.connect(alpha, to: bravo)
         let client = try await lab.client(alpha)
-        var bulk: BulkPathInfo?
-        let settled = try await lab.eventually {
-            bulk = try await client.peerDetails(bravoRow.id).bulk
-            return bulk?.path == BulkPathInfo.session
-        }
-        XCTAssertTrue(settled, "\(String(describing: bulk))")
+        let bulk = try await settled(client, bravoRow.id, on: BulkPathInfo.session)
+        XCTAssertEqual(bulk?.path, BulkPathInfo.session, "\(String(describing: bulk))")
         XCTAssertEqual(bulk?.reason, "the peer offered no lane (its lane port is closed)")
         // And a file still crosses, on the session.
         let path = alpha.root + "/stream.bin"
@@ -64,5 +56,15 @@ final class LaneLoopbackTests: LoopbackLabTestCase {
         var last = transfer.started
         for try await info in transfer.progress { last = info }
         XCTAssertEqual(last.state, .completed, "\(last)")
+    }
+
+    /// `peer`'s bulk path for `id` once it is `path`, or the last seen.
+    private func settled(_ client: PeerClient, _ id: UUID, on path: String) async throws -> BulkPathInfo? {
+        var bulk: BulkPathInfo?
+        _ = try await lab.eventually {
+            bulk = try await client.peerDetails(id).bulk
+            return bulk?.path == path
+        }
+        return bulk
     }
 }

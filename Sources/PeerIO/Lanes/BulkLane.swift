@@ -25,8 +25,10 @@ protocol LaneTraffic: AnyObject {
     func lane(received plaintext: UnsafeRawBufferPointer) -> Bool
     /// The lane has room for bulk frames again.
     func laneHasRoom()
-    /// The lane broke after it was up: the session ends with these words.
-    func laneBroke(_ why: String)
+    /// The lane broke after it was up: the session ends with these words,
+    /// as a protocol error when `corrupt` (a frame that did not open), else
+    /// as a connection that broke.
+    func laneBroke(_ why: String, corrupt: Bool)
 }
 
 /// A session's bulk lane (issue 44; docs/protocol.md §12): a TCP
@@ -157,11 +159,11 @@ final class BulkLane {
         return false
     }
 
-    private func failed(_ why: String) {
+    private func failed(_ why: String, corrupt: Bool = false) {
         let wasUp = isUp
         guard !{ if case .closed = phase { true } else { false } }() else { return }
         close()
-        if wasUp { traffic?.laneBroke(why) } else { opener?.laneFailed(self, why) }
+        if wasUp { traffic?.laneBroke(why, corrupt: corrupt) } else { opener?.laneFailed(self, why) }
     }
 
     private func broke(_ why: String) { failed(why) }
@@ -195,8 +197,8 @@ final class BulkLane {
                 }
             }
             reader?.done(with: batch)
-        case .ended(let why):
-            failed(why)
+        case .ended(let why, let corrupt):
+            failed(why, corrupt: corrupt)
         }
     }
 

@@ -47,8 +47,9 @@ final class LaneReader: Sendable {
     enum Report: Sendable {
         /// Frames, in order.
         case batch(Batch)
-        /// The lane ended: closed by the peer, broken, or a frame that did not open.
-        case ended(String)
+        /// The lane ended: closed by the peer or broken (`corrupt` false),
+        /// or a frame that did not open (`corrupt` true, a protocol error).
+        case ended(String, corrupt: Bool)
     }
 
     /// What the reader's thread alone uses (a lock never contended: only
@@ -137,7 +138,7 @@ final class LaneReader: Sendable {
         /// Nothing whole yet: the buffer goes back.
         case nothing([UInt8], filled: Bool)
         case batch(Batch, filled: Bool)
-        case ended(String)
+        case ended(String, corrupt: Bool)
     }
 
     /// One read, its frames opened, one batch to the main actor.
@@ -158,8 +159,8 @@ final class LaneReader: Sendable {
                     state.source?.suspend()
                 }
                 return .batch(batch)
-            case .ended(let why):
-                return .ended(why)
+            case .ended(let why, let corrupt):
+                return .ended(why, corrupt: corrupt)
             }
         }
         guard let report else { return }
@@ -182,10 +183,10 @@ final class LaneReader: Sendable {
                     try descriptor.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[carried..<(carried + Self.readSize)]))
                 }
             } catch {
-                return .ended("\(error)")
+                return .ended("\(error)", corrupt: false)
             }
             guard let count else { return .nothing(buffer, filled: false) }
-            guard count > 0 else { return .ended("the connection was closed") }
+            guard count > 0 else { return .ended("the connection was closed", corrupt: false) }
             filled = count == Self.readSize
             end += count
         }
@@ -207,7 +208,7 @@ final class LaneReader: Sendable {
             return nil
         }
         swap(&cipher, &work.cipher)
-        if let failure { return .ended(failure) }
+        if let failure { return .ended(failure, corrupt: true) }
         work.carry = Array(buffer[position..<end])
         guard !frames.isEmpty else { return .nothing(buffer, filled: filled) }
         return .batch(Batch(buffer: buffer, frames: frames), filled: filled)

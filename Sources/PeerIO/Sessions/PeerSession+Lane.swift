@@ -107,6 +107,12 @@ extension PeerSession: LaneTraffic {
     func laneHasRoom() { transportHasRoom() }
 
     /// The lane broke once up: bytes in flight on it are lost, so the
-    /// session ends too, and its transfers resume on the next one.
-    func laneBroke(_ why: String) { fail("the bulk lane broke: \(why)") }
+    /// session ends too, and its transfers resume on the next one. A lane
+    /// whose connection went (a peer killed, a link gone) ends it as the
+    /// session's own connection would, `keepaliveLost`; a frame that did
+    /// not open, as a protocol error.
+    func laneBroke(_ why: String, corrupt: Bool) {
+        if corrupt { return fail("the bulk lane broke: \(why)") }
+        perform(lifecycle.transportClosed("the bulk lane: \(why)"))
+    }
 }
