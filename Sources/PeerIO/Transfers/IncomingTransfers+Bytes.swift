@@ -95,11 +95,32 @@ extension IncomingTransfers {
     /// The last step of a file, on the disk queue; then the next, or the end.
     func place(_ file: IncomingFile, of transfer: IncomingTransfer) {
         guard let partial = file.partial else { return }
-        let (name, size, mode, mtime) = (file.path.components.last ?? "file", file.offered.size, file.offered.mode, file.offered.mtime)
+        let step = PartialFile.Finishing(partial: partial, name: file.path.components.last ?? "file", size: file.offered.size,
+                                         mode: file.offered.mode, mtime: file.offered.mtime)
+        placements.append(Placement(file: file, transfer: transfer, step: step))
+        if placing.isEmpty { placeNextBatch() }
+    }
+
+    /// Places the files waiting, up to ``Placement/batch`` at once, on the
+    /// disk queue (``PartialFile/finishAll(_:)``): the files whose ends come
+    /// while one batch is flushed go together in the next, so a folder of
+    /// small files pays a flush a batch, not three a file.
+    private func placeNextBatch() {
+        guard placing.isEmpty, !placements.isEmpty else { return }
+        placing = Array(placements.prefix(Placement.batch))
+        placements.removeFirst(placing.count)
+        let steps = placing.map(\.step)
         root.disk.async {
-            let outcome = Result { () throws(SystemError) in try partial.finish(name: name, size: size, mode: mode, mtime: mtime) }
+            let outcomes = PartialFile.finishAll(steps)
             DispatchQueue.main.async {
-                MainActor.assumeIsolated { self.placed(file, of: transfer, partial: partial, outcome: outcome) }
+                MainActor.assumeIsolated {
+                    let done = self.placing
+                    self.placing = []
+                    for (placement, outcome) in zip(done, outcomes) {
+                        self.placed(placement.file, of: placement.transfer, partial: placement.step.partial, outcome: outcome)
+                    }
+                    self.placeNextBatch()
+                }
             }
         }
     }

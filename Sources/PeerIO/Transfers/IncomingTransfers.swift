@@ -23,6 +23,11 @@ final class IncomingTransfers {
 
     /// The transfers decided or being decided, by flow.
     var incoming: [FlowID: IncomingTransfer] = [:]
+    /// Files whose end came and that wait to be placed, in order, and the
+    /// batch being placed now (``place(_:of:)``); internal for
+    /// `IncomingTransfers+Bytes.swift`.
+    var placements: [Placement] = []
+    var placing: [Placement] = []
     /// Offers whose manifest is still arriving.
     private let intake: OfferIntake
     /// Accepted offers, remembered in the state directory (never in a
