@@ -126,3 +126,30 @@ private extension PartialFile {
         try bytes.withUnsafeBytes { raw in try write(raw, at: offset) }
     }
 }
+
+extension PartialFileTests {
+    /// A batch of files placed at once (``PartialFile/finishAll(_:)``):
+    /// each lands under its name, in order, two with one name land beside
+    /// each other, and one whose block did not match fails alone.
+    func testABatchPlacesEachFileAndAFailureStaysItsOwn() throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        var steps: [PartialFile.Finishing] = []
+        for (index, name) in ["x.txt", "x.txt", "bad.txt", "y.txt"].enumerated() {
+            let path = try TransferPath.check(name).get()
+            var head = header(size: 3)
+            head.file = UInt32(index)
+            let partial = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true), flow: flow, index: index)
+            try partial.open(header: head, keptBlocks: 0)
+            try partial.write(Array("ab\(index)".utf8), at: 0)
+            if name == "bad.txt" { partial.markFailedVerification() }
+            steps.append(PartialFile.Finishing(partial: partial, name: name, size: 3, mode: 0o644, mtime: 1_764_460_800))
+        }
+        defer { for step in steps { step.partial.close() } }
+        let outcomes = PartialFile.finishAll(steps).map { try? $0.get() }
+        XCTAssertEqual(outcomes, ["x.txt", "x (1).txt", nil, "y.txt"])
+        XCTAssertEqual(try String(contentsOfFile: root + "/host1/x (1).txt", encoding: .utf8), "ab1")
+        XCTAssertEqual(try String(contentsOfFile: root + "/host1/y.txt", encoding: .utf8), "ab3")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/host1/bad.txt"), "a file whose block did not match never lands")
+    }
+}
