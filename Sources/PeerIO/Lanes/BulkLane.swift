@@ -34,10 +34,12 @@ protocol LaneTraffic: AnyObject {
 /// A session's bulk lane (issue 44; docs/protocol.md §12): a TCP
 /// connection of its own for file and stream bytes, keyed from the session
 /// by a `Noise_NNpsk0_25519_ChaChaPoly_SHA256` handshake whose pre-shared
-/// key only the session's two ends can derive. The socket, frames and
-/// watermarks are a ``SessionTransport``'s, as the session's are; sending
-/// is a ``FrameSender`` sized for throughput (``highWater``), since
-/// nothing small waits behind it here.
+/// key only the session's two ends can derive. The socket and the
+/// handshake's frames go through a ``SessionTransport``, as the session's
+/// do; once up, its reading is a ``LaneReader``'s and its sending a
+/// ``FrameSender`` sized for throughput (``highWater``) whose sealer
+/// writes each frame itself (``LaneSocketWriter``), since nothing small
+/// waits behind it here.
 @MainActor
 final class BulkLane {
     /// Bulk bytes queued (to the socket and on the sealer) past which the
@@ -48,8 +50,8 @@ final class BulkLane {
     /// Bytes the lane's socket may hold unsent (`TCP_NOTSENT_LOWAT`): the
     /// kernel's queue, not ours, absorbs the peer's pace.
     static let unsentLimit = 4 << 20
-    /// The most lane frames read per wakeup are the transport's; its reads
-    /// are this large once the lane is up.
+    /// How long a lane has to connect and finish its handshake: the
+    /// plan's own limit (``BulkLanePlan/openWithin``).
     static let deadlineSeconds: TimeInterval = BulkLanePlan.openWithin
 
     /// Where it stands.

@@ -112,11 +112,12 @@ package final class LaneDesk: SessionFeature {
         if openings[session.number] == nil {
             openings[session.number] = Opening(session: session, plan: BulkLanePlan(side: session.role == .invitee ? .offerer : .dialer, now: clock.now()))
         }
-        openings[session.number]?.token = offer.token
         guard var plan = openings[session.number]?.plan else { return nil }
         let actions = plan.offerReceived(port: offer.port)
-        openings[session.number]?.plan = plan
         for case .violation(let why) in actions { return why }
+        openings[session.number]?.plan = plan
+        // The dialer's token is the offer's (the offerer keeps its own).
+        openings[session.number]?.token = offer.token
         perform(actions, for: session.number)
         return nil
     }

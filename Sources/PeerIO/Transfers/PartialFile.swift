@@ -218,12 +218,13 @@ package final class PartialFile: Sendable {
 
     /// The last step of several files at once (issue 44: a folder of small
     /// files paid three fsyncs a file, most of its time): each is cut,
-    /// given its mode and time, and its writeback started; then each is
-    /// flushed, with its record (the first flush commits the journal for
-    /// them all, so the rest find little to do); then each is renamed into
-    /// place; then each folder they landed in is flushed once. No file is
-    /// renamed before its bytes are on disk. Returns each file's name or
-    /// error, in order.
+    /// given its mode and time, and its writeback started for all of them
+    /// at once; then each is flushed, with its record; then each is renamed
+    /// into place; then each folder they landed in is flushed once, not
+    /// once a file. No file is renamed before its bytes are on disk.
+    /// (One `syncfs` for the batch was measured and not kept:
+    /// docs/performance.md, "Issue 44".) Returns each file's name or error,
+    /// in order.
     package static func finishAll(_ files: [Finishing]) -> [Result<String, SystemError>] {
         settle()
         var results: [Result<String, SystemError>?] = files.map { file in
