@@ -220,7 +220,8 @@ package final class PeerSession {
 
     // MARK: Frames
 
-    private func received(_ frame: UnsafeMutableRawBufferPointer) {
+    /// One frame from the transport (internal for `PeerSession+Transport.swift`).
+    func receivedFrame(_ frame: UnsafeMutableRawBufferPointer) {
         if noise.isHandshaking {
             do {
                 let step = try noise.readHandshake(Array(frame))
@@ -372,45 +373,4 @@ package final class PeerSession {
         // owner ticks a finished session until its socket is closed.
         transport.closeAfterSending()
     }
-}
-
-extension PeerSession: SessionTransportDelegate {
-    /// Sends the first handshake message once the dial connects.
-    package func transportConnected() {
-        do { transport.send(frame: try noise.firstMessage()) } catch { perform(lifecycle.handshakeFailed("\(error)")) }
-    }
-
-    /// The dial did not connect.
-    package func transportConnectFailed(_ reason: String) {
-        perform(lifecycle.handshakeFailed("connect to \(remoteAddress): \(reason)"))
-    }
-
-    /// Any bytes keep the keepalive quiet.
-    package func transportBytesArrived() { lifecycle.bytesArrived() }
-
-    /// One frame: handshake or message.
-    package func transportReceived(_ frame: UnsafeMutableRawBufferPointer) -> Bool {
-        guard !finished else { return false }
-        received(frame)
-        return !finished
-    }
-
-    /// The connection ended without a close frame.
-    package func transportBroke(_ why: String) { perform(lifecycle.transportClosed(why)) }
-
-    /// A bad frame length.
-    package func transportCorrupt(_ why: String) { fail(why) }
-
-    /// Room for bulk frames again.
-    package func transportHasRoom() {
-        if isConnected { delegate?.sessionCanSendBulk(self) }
-    }
-}
-
-extension PeerSession: FrameSenderOwner {
-    /// A seal failed (a nonce ran out): the session ends.
-    func senderFailed(_ why: String) { finish(.protocolError, why) }
-
-    /// Bulk work done on the session's sealer gave its room back.
-    func senderHasRoom() { transportHasRoom() }
 }
