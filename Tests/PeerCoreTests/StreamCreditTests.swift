@@ -80,4 +80,27 @@ final class StreamCreditTests: XCTestCase {
         XCTAssertFalse(sender.grant(-1))
         XCTAssertEqual(sender.take(-5), 0)
     }
+
+    /// Issue 44: a file's window on a bulk lane may grow to the wire's
+    /// 4 MiB once its bytes come there, never past it, never shrinking a
+    /// limit already wider; the sender accepts every credit it gives.
+    func testAFileWindowWidenedForALaneGrowsToTheWiresLimit() {
+        var receiver = ReceiveWindow(limit: ReceiveWindow.fileLimit)
+        receiver.widen(to: ReceiveWindow.laneLimit)
+        XCTAssertEqual(receiver.limit, ReceiveWindow.maximum)
+        receiver.widen(to: ReceiveWindow.initial)
+        XCTAssertEqual(receiver.limit, ReceiveWindow.maximum, "a widened limit never shrinks")
+        var sender = SendCredit()
+        var now = start
+        for _ in 0..<400 {
+            let sent = sender.take(64 << 10)
+            XCTAssertTrue(receiver.received(sent, now: now))
+            now += 0.0001
+            if let credit = receiver.consumed(sent, now: now) { XCTAssertTrue(sender.grant(credit)) }
+        }
+        XCTAssertEqual(receiver.window, ReceiveWindow.maximum)
+        var wide = ReceiveWindow(limit: ReceiveWindow.grownLimit)
+        wide.widen(to: 1 << 30)
+        XCTAssertEqual(wide.limit, ReceiveWindow.maximum, "clamped to the wire's limit")
+    }
 }

@@ -152,4 +152,57 @@ extension PartialFileTests {
         XCTAssertEqual(try String(contentsOfFile: root + "/host1/y.txt", encoding: .utf8), "ab3")
         XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/host1/bad.txt"), "a file whose block did not match never lands")
     }
+
+    /// Issue 44, point 2: a file received on a lane is not hashed again;
+    /// the sender's block hash is recorded as it came, and checked against
+    /// the disk when a resume after a reboot hashes the blocks again. A
+    /// file that is hashed still fails a block that does not match.
+    @MainActor
+    func testALanesFileRecordsTheSendersHashAndAResumeAfterARebootChecksIt() async throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        let size: Int64 = 131_072 * 2
+        let good = [UInt8](repeating: 0x5A, count: 131_072)
+        for (hashes, name) in [(false, "lane.bin"), (true, "session.bin")] {
+            let path = try TransferPath.check(name).get()
+            let partial = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true), flow: flow,
+                                      index: hashes ? 1 : 0, hashesBytes: hashes)
+            defer { partial.close() }
+            var head = header(size: size)
+            head.file = hashes ? 1 : 0
+            try partial.open(header: head, keptBlocks: 0)
+            let wrong = [UInt8](repeating: 0, count: 32)
+            let checks = CheckLog()
+            let done = expectation(description: name)
+            done.expectedFulfillmentCount = 2
+            partial.writeLater(good, at: 0) { failure in XCTAssertNil(failure) }
+            partial.verifyBlockLater(0, hash: Blake2b.hash(good)) { check in
+                if case .recorded = check { checks.list.append("recorded") } else { checks.list.append("other") }
+                done.fulfill()
+            }
+            partial.writeLater(good, at: 131_072) { failure in XCTAssertNil(failure) }
+            partial.verifyBlockLater(1, hash: wrong) { check in
+                switch check {
+                case .recorded: checks.list.append("recorded")
+                case .mismatch: checks.list.append("mismatch")
+                case .failed: checks.list.append("failed")
+                }
+                done.fulfill()
+            }
+            await fulfillment(of: [done], timeout: 5)
+            XCTAssertEqual(checks.list, hashes ? ["recorded", "mismatch"] : ["recorded", "recorded"], name)
+            guard !hashes else { continue }
+            // After a reboot the blocks on disk are hashed again: the one
+            // recorded under a hash its bytes do not have is received again.
+            var otherBoot = head
+            otherBoot.bootID = [UInt8](repeating: 9, count: 16)
+            XCTAssertEqual(partial.resumePoint(expected: otherBoot), .from(hashes: [Blake2b.hash(good)]))
+        }
+    }
+}
+
+/// What the block checks said, in order, on the main actor.
+@MainActor
+private final class CheckLog {
+    var list: [String] = []
 }
