@@ -30,12 +30,14 @@ final class LaneReaderTests: XCTestCase {
         return (reading, FileDescriptor(rawValue: fds[1]))
     }
 
+    private let poller = LanePoller()
+
     private func start(_ socket: FileDescriptor, unread: [UInt8], log: Log) throws -> LaneReader {
         var reader: LaneReader?
-        reader = try LaneReader(socket: socket, cipher: NoiseCipherState(key: key), unread: unread) { report in
+        reader = try LaneReader(socket: socket, cipher: NoiseCipherState(key: key), unread: unread, poller: poller) { report in
             switch report {
             case .batch(let batch):
-                batch.buffer.withUnsafeBytes { raw in for range in batch.frames { log.plaintexts.append(Array(raw[range])) } }
+                batch.withBytes { raw in for range in batch.frames { log.plaintexts.append(Array(raw[range])) } }
                 reader?.done(with: batch)
             case .ended(let why, let corrupt):
                 log.ended = (why, corrupt)

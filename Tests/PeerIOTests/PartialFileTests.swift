@@ -81,10 +81,10 @@ final class PartialFileTests: XCTestCase {
         try partial.open(header: header(size: size), keptBlocks: 0)
         let checks = AsyncStream<String>.makeStream()
         // Two writes per block, each hashed where it is written.
-        partial.writeLater(Array(good[..<65_536]), at: 0) { XCTAssertNil($0) }
-        partial.writeLater(Array(good[65_536...]), at: 65_536) { XCTAssertNil($0) }
+        good[..<65_536].withUnsafeBytes { partial.writeLater($0, at: 0) { XCTAssertNil($0) } }
+        good[65_536...].withUnsafeBytes { partial.writeLater($0, at: 65_536) { XCTAssertNil($0) } }
         partial.verifyBlockLater(0, hash: Blake2b.hash(good)) { checks.continuation.yield("\($0)") }
-        partial.writeLater(other, at: 131_072) { XCTAssertNil($0) }
+        other.withUnsafeBytes { partial.writeLater($0, at: 131_072) { XCTAssertNil($0) } }
         partial.verifyBlockLater(1, hash: Blake2b.hash(good)) { checks.continuation.yield("\($0)") }
         var iterator = checks.stream.makeAsyncIterator()
         let first = await iterator.next(), second = await iterator.next()
@@ -175,12 +175,12 @@ extension PartialFileTests {
             let checks = CheckLog()
             let done = expectation(description: name)
             done.expectedFulfillmentCount = 2
-            partial.writeLater(good, at: 0) { failure in XCTAssertNil(failure) }
+            good.withUnsafeBytes { partial.writeLater($0, at: 0) { failure in XCTAssertNil(failure) } }
             partial.verifyBlockLater(0, hash: Blake2b.hash(good)) { check in
                 if case .recorded = check { checks.list.append("recorded") } else { checks.list.append("other") }
                 done.fulfill()
             }
-            partial.writeLater(good, at: 131_072) { failure in XCTAssertNil(failure) }
+            good.withUnsafeBytes { partial.writeLater($0, at: 131_072) { failure in XCTAssertNil(failure) } }
             partial.verifyBlockLater(1, hash: wrong) { check in
                 switch check {
                 case .recorded: checks.list.append("recorded")

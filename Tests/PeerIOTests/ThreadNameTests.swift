@@ -23,10 +23,10 @@ final class ThreadNameTests: XCTestCase {
     }
 
     func testTheNamesPeerdGivesFitTheKernelsLimit() {
-        for name in [Poller.threadName, QueuePoller.threadName] {
+        for name in [Poller.threadName, QueuePoller.datagramThreadName, QueuePoller.laneThreadName] {
             XCTAssertLessThanOrEqual(name.utf8.count, 15, name)
             XCTAssertTrue(name.hasPrefix("peerd-"), name)
         }
-        XCTAssertNotEqual(Poller.threadName, QueuePoller.threadName)
+        XCTAssertEqual(Set([Poller.threadName, QueuePoller.datagramThreadName, QueuePoller.laneThreadName]).count, 3)
     }
 }

@@ -416,7 +416,7 @@ test_peerctl_links_neither_avahi_nor_sodium() {
 }
 
 # Issue 43, point 2: the threads peerd starts itself carry its names (the
-# datagram engine's poller); the main thread runs the poller's loop itself
+# datagram engine's poller, the lanes' reader); the main thread runs the poller's loop itself
 # (it waits in epoll_wait, and no peerd-poll thread is started), and it
 # and Avahi's keep the process's name; every other one is a worker of
 # Dispatch's pools (the disk, seal and bulk lanes, libdispatch's own event
@@ -431,7 +431,9 @@ test_the_daemons_threads_are_its_named_ones_and_the_pools() {
     note "host1's threads: $(echo "$names" | uniq -c | tr -s ' \n' ' ')"
     expect_eq "$(echo "$names" | grep -cx peerd-poll)" 0 "threads named peerd-poll (the main thread polls)"
     expect_eq "$(echo "$names" | grep -cx peerd-datagram)" 1 "threads named peerd-datagram"
-    expect_eq "$(echo "$names" | grep -vx -e peerd -e peerd-datagram | grep -v qos | tr '\n' ' ')" "" "threads of any other name"
+    # The lanes' reader (issue 44): one thread for every lane, started with the first.
+    expect_eq "$(echo "$names" | grep -cx peerd-lanes)" 1 "threads named peerd-lanes (host1 and host2 have a lane)"
+    expect_eq "$(echo "$names" | grep -vx -e peerd -e peerd-datagram -e peerd-lanes | grep -v qos | tr '\n' ' ')" "" "threads of any other name"
     [ "$(echo "$names" | grep -cx peerd)" -le 2 ] || fail "more than the main thread and Avahi's keep the process's name"
     # What the main thread runs: the poller's wait (x86_64: epoll_wait is
     # system call 232, epoll_pwait 281), whenever it is not at work.

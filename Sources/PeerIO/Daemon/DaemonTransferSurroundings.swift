@@ -46,7 +46,10 @@ final class DaemonTransferSurroundings: TransferSurroundings {
         // turn, once its owner has let go of it (issue 42, point 1: the
         // list of an offer that ended stayed in the heap when trimmed here).
         if kind == .transferCompleted || kind == .transferFailed {
-            DispatchQueue.main.async { malloc_trim(0) }
+            DispatchQueue.main.async {
+                WriteBuffers.drain()
+                malloc_trim(0)
+            }
         }
         let event = ControlEvent(seq: 0, type: kind, time: clock.now(), peer: directory.row(info.peer), transfer: info)
         // An app's transfer is its clients' alone: not kept for a replay

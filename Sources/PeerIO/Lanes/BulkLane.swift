@@ -83,12 +83,16 @@ final class BulkLane {
     private(set) var frames: FrameSender!
     /// The receiving half once up: its own thread reads and opens frames.
     private var reader: LaneReader?
+    /// The thread that reads every lane (its reader registers there).
+    private let poller: LanePoller
     private let clock: DaemonClock
 
     /// Dials the peer's lane at `endpoint` for the session keyed `key`,
     /// whose offer carried `token`.
-    init(number: Int, dialing endpoint: Endpoint, token: [UInt8], key: [UInt8], opener: any LaneOpener, clock: DaemonClock) throws(SystemError) {
+    init(number: Int, dialing endpoint: Endpoint, token: [UInt8], key: [UInt8], opener: any LaneOpener, poller: LanePoller,
+         clock: DaemonClock) throws(SystemError) {
         self.number = number
+        self.poller = poller
         self.token = token
         self.opener = opener
         self.clock = clock
@@ -108,8 +112,9 @@ final class BulkLane {
 
     /// Takes a connection accepted on the lane port; its greeting names
     /// the session (``LaneOpener/laneKey(for:lane:)``).
-    init(number: Int, accepted fd: FileDescriptor, opener: any LaneOpener, clock: DaemonClock) {
+    init(number: Int, accepted fd: FileDescriptor, opener: any LaneOpener, poller: LanePoller, clock: DaemonClock) {
         self.number = number
+        self.poller = poller
         self.opener = opener
         self.clock = clock
         remoteHost = TCPConnector.plainHost(TCPConnector.peerAddress(fd))
@@ -176,7 +181,8 @@ final class BulkLane {
     private func finishHandshake(_ state: NoiseHandshakeState) throws(NoiseError) {
         let split = try state.split()
         do {
-            reader = try LaneReader(socket: transport.descriptor, cipher: split.receive, unread: transport.handOverReading()) { [weak self] report in
+            reader = try LaneReader(socket: transport.descriptor, cipher: split.receive, unread: transport.handOverReading(),
+                                    poller: poller) { [weak self] report in
                 self?.received(report)
             }
             frames.arm(split.send, writer: try LaneSocketWriter(socket: transport.descriptor))
@@ -192,7 +198,7 @@ final class BulkLane {
         switch report {
         case .batch(let batch):
             if isUp {
-                batch.buffer.withUnsafeBytes { raw in
+                batch.withBytes { raw in
                     for range in batch.frames {
                         guard isUp, traffic?.lane(received: UnsafeRawBufferPointer(rebasing: raw[range])) == true else { return }
                     }

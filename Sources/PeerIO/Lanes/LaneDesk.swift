@@ -36,6 +36,8 @@ package final class LaneDesk: SessionFeature {
     private let sessions: SessionTable
     private let logger: Logger
     private let clock: DaemonClock
+    /// The one thread that reads every lane, started with the first.
+    private let poller = LanePoller()
     /// Lanes opening, by session number.
     private var openings: [Int: Opening] = [:]
     /// Lanes accepted on the port and not yet greeted.
@@ -189,7 +191,7 @@ package final class LaneDesk: SessionFeature {
         var target = endpoint
         target.port = port
         do {
-            let lane = try BulkLane(number: number, dialing: target, token: token, key: key, opener: self, clock: clock)
+            let lane = try BulkLane(number: number, dialing: target, token: token, key: key, opener: self, poller: poller, clock: clock)
             openings[number]?.lane = lane
         } catch {
             laneFailed(number, "connect to \(target.hostPort): \(error)")
@@ -197,7 +199,7 @@ package final class LaneDesk: SessionFeature {
     }
 
     private func accept(_ fd: FileDescriptor) {
-        let lane = BulkLane(number: nextNumber, accepted: fd, opener: self, clock: clock)
+        let lane = BulkLane(number: nextNumber, accepted: fd, opener: self, poller: poller, clock: clock)
         nextNumber += 1
         greeting[ObjectIdentifier(lane)] = lane
     }

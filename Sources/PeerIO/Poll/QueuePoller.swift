@@ -5,7 +5,8 @@ import Synchronization
 
 /// An epoll instance of its own and a thread that waits on it and hands
 /// each batch of reports to one serial queue, in that queue's turn: ``Poller``'s idiom for a
-/// component that runs off the main actor (the datagram engine). Its
+/// component that runs off the main actor (the datagram engine, the bulk
+/// lanes' readers). Its
 /// descriptors are watched here, not by Dispatch sources: libdispatch's
 /// epoll backend traps or reads freed memory when sources on short-lived
 /// descriptors are cancelled and their numbers reused quickly, and a
@@ -26,9 +27,14 @@ final class QueuePoller: Sendable {
     private let queue: DispatchQueue
     /// Written once to end the thread; its read end is watched under ``stopToken``.
     private let stopPipe: (read: FileDescriptor, write: FileDescriptor)
-    /// Its thread's name (`top -H`; pinned by a lab test): the datagram
-    /// engine's is the one queue poller in the daemon.
-    static let threadName = "peerd-datagram"
+    /// The datagram engine's thread's name (`top -H`; pinned by a lab test).
+    static let datagramThreadName = "peerd-datagram"
+    /// The bulk lanes' reading thread's name (``LanePoller``).
+    static let laneThreadName = "peerd-lanes"
+    /// Its thread's name.
+    let threadName: String
+    /// Its thread's nice value (0: the process's).
+    private let nice: Int32
     /// The token of the stop pipe: no owner's.
     private static let stopToken = UInt64.max
     /// Not started, running, or stopped (then its descriptors are closed,
@@ -37,15 +43,19 @@ final class QueuePoller: Sendable {
 
     private enum State { case idle, running, stopped }
 
-    /// A poller whose reports go to `queue`; nothing is watched until
+    /// A poller whose reports go to `queue`, on a thread named `name` at
+    /// nice `nice` (a thread of its own needs no privilege to step back,
+    /// and never steps forward again); nothing is watched until
     /// ``start(reporting:)``.
-    init(queue: DispatchQueue) throws(SystemError) {
+    init(queue: DispatchQueue, name: String = QueuePoller.datagramThreadName, nice: Int32 = 0) throws(SystemError) {
+        threadName = name
+        self.nice = nice
         epoll = try Epoll()
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             let code = errno
             epoll.descriptor.close()
-            throw SystemError("pipe", errno: code, context: "the datagram poller's stop pipe")
+            throw SystemError("pipe", errno: code, context: "the \(name) poller's stop pipe")
         }
         for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         stopPipe = (FileDescriptor(rawValue: ends[0]), FileDescriptor(rawValue: ends[1]))
@@ -59,13 +69,14 @@ final class QueuePoller: Sendable {
     func start(reporting handle: @escaping @Sendable ([Epoll.Report]) -> Void) throws(SystemError) {
         guard state.withLock({ $0 }) == .idle else { return }
         try epoll.add(stopPipe.read, for: .readReady, token: Self.stopToken)
-        let thread = QueuePollerThread(epoll: epoll, stopPipe: stopPipe, queue: queue, handle: handle, stopToken: Self.stopToken)
+        let thread = QueuePollerThread(epoll: epoll, stopPipe: stopPipe, queue: queue, handle: handle, stopToken: Self.stopToken,
+                                       name: threadName, nice: nice)
         let context = Unmanaged.passRetained(thread).toOpaque()
         var id = pthread_t()
         let code = pthread_create(&id, nil, queuePollerThreadMain, context)
         guard code == 0 else {
             Unmanaged<QueuePollerThread>.fromOpaque(context).release()
-            throw SystemError("pthread_create", errno: code, context: "the datagram poller")
+            throw SystemError("pthread_create", errno: code, context: "the \(threadName) poller")
         }
         pthread_detach(id)
         state.withLock { $0 = .running }
@@ -91,7 +102,7 @@ final class QueuePoller: Sendable {
 
     /// Watches `descriptor` once for input under `token`.
     func watch(_ descriptor: FileDescriptor, token: UInt64) throws(SystemError) {
-        guard state.withLock({ $0 }) != .stopped else { throw SystemError("epoll_ctl", errno: EBADF, context: "the datagram poller has stopped") }
+        guard state.withLock({ $0 }) != .stopped else { throw SystemError("epoll_ctl", errno: EBADF, context: "the \(threadName) poller has stopped") }
         try epoll.add(descriptor, for: .readReady, token: token)
     }
 
@@ -117,9 +128,13 @@ private final class QueuePollerThread: Sendable {
     let queue: DispatchQueue
     let handle: @Sendable ([Epoll.Report]) -> Void
     let stopToken: UInt64
+    let name: String
+    let nice: Int32
 
     init(epoll: Epoll, stopPipe: (read: FileDescriptor, write: FileDescriptor), queue: DispatchQueue,
-         handle: @escaping @Sendable ([Epoll.Report]) -> Void, stopToken: UInt64) {
+         handle: @escaping @Sendable ([Epoll.Report]) -> Void, stopToken: UInt64, name: String, nice: Int32) {
+        self.name = name
+        self.nice = nice
         self.epoll = epoll
         self.stopPipe = stopPipe
         self.queue = queue
@@ -151,8 +166,10 @@ private final class QueuePollerThread: Sendable {
 /// The thread's entry. At file scope and nonisolated: a closure made in
 /// main-actor code and called from C traps.
 private func queuePollerThreadMain(_ context: UnsafeMutableRawPointer?) -> UnsafeMutableRawPointer? {
-    ThreadName.set(QueuePoller.threadName)
     let thread = Unmanaged<QueuePollerThread>.fromOpaque(context!).takeRetainedValue()
+    ThreadName.set(thread.name)
+    // A failure leaves the normal priority: the same work, less polite.
+    if thread.nice > 0 { _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, thread.nice) }
     thread.run()
     return nil
 }

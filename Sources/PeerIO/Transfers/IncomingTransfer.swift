@@ -219,7 +219,7 @@ final class IncomingTransfer {
         if file.partial == nil, let failure = openPartial(file, root: root, bootID: bootID, hashesBytes: !onLane) { return failure }
         // The frame's bytes live only during this call: the writer gets its
         // own copy, writes it and hashes it there.
-        file.partial!.writeLater(Array(bytes), at: Int64(offset), done: written)
+        file.partial!.writeLater(bytes, at: Int64(offset), done: written)
         wireBytes += Int64(bytes.count)
         if let due = meter.advance(bytes: Int64(bytes.count), now: now) { report(due) }
         return nil

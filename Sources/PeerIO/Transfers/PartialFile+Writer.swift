@@ -35,18 +35,16 @@ extension PartialFile {
     /// Queues `bytes` to be added to the running block hash and then
     /// written at `offset`; `done` gets the error, if any, on the main
     /// actor, in the order the writes were queued.
-    func writeLater(_ bytes: [UInt8], at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
-        let write: @Sendable () -> Void = {
-            let outcome = BulkThread.run { bytes.withUnsafeBytes { raw in Result { () throws(SystemError) in try self.write(raw, at: offset) } } }
-            let failure: SystemError? = if case .failure(let error) = outcome { error } else { nil }
-            DispatchQueue.main.async { MainActor.assumeIsolated { done(failure) } }
-        }
+    /// The bytes are copied first (into a reused buffer, ``WriteBuffers``):
+    /// the caller's live only during its call.
+    func writeLater(_ source: UnsafeRawBufferPointer, at offset: Int64, done: @escaping @MainActor @Sendable (SystemError?) -> Void) {
+        let job = PendingWrites.Job(file: self, bytes: WriteBuffers.take(copying: source), offset: offset, done: done)
         // Unhashed bytes go straight to the writer: the hasher holds
         // nothing of this file to order them behind.
-        guard hashesBytes else { return Self.writer.async(execute: write) }
+        guard hashesBytes else { return PendingWrites.add(job) }
         Self.hasher.async {
-            BulkThread.run { self.addToBlockHash(bytes) }
-            Self.writer.async(execute: write)
+            BulkThread.run { self.addToBlockHash(job.bytes) }
+            PendingWrites.add(job)
         }
     }
 

@@ -171,7 +171,7 @@ package final class PartialFile: Sendable {
     }
 
     /// Adds received bytes to the running block hash (on ``hasher``).
-    func addToBlockHash(_ bytes: [UInt8]) {
+    func addToBlockHash(_ bytes: BulkBuffer) {
         blockHasher.withLock { hasher in bytes.withUnsafeBytes { hasher.update($0) } }
     }
 
