@@ -57,11 +57,14 @@ extension PeerctlCommands {
     private static func pumped(from fd: Int32, group: DispatchGroup, towardDaemon: Bool) -> FileDescriptor {
         var ends: [Int32] = [0, 0]
         guard Glibc.pipe(&ends) == 0 else { return FileDescriptor(rawValue: fd) }
+        // A megabyte between us and peerd (the unprivileged ceiling): with
+        // the default 64 KiB each of peerd's frames woke this thread.
+        PipeBuffer.widen(ends[0], to: 1 << 20)
         let (ours, theirs) = towardDaemon ? (ends[1], ends[0]) : (ends[0], ends[1])
         _ = fcntl(ours, F_SETFD, FD_CLOEXEC)
         group.enter()
         DispatchQueue.global().async {
-            var buffer = [UInt8](repeating: 0, count: 65_536)
+            var buffer = [UInt8](repeating: 0, count: 1 << 18)
             let (source, sink) = towardDaemon ? (fd, ours) : (ours, fd)
             while true {
                 let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }

@@ -28,7 +28,11 @@ final class StreamPort {
     private let outputIsFile: Bool
     private var outputChannel: PollChannel?
     private var outputClosed = false
-    private var pending = OutputBuffer(keepCapacity: 1 << 16)
+    /// Keeps up to a quarter megabyte between bursts: a reader slower
+    /// than the lane fills it again and again, and a buffer let go each
+    /// time was a fresh mapping whose every page faulted in (issue 44:
+    /// 150,000 page faults in a 1 GiB pipe). The window bounds it anyway.
+    private var pending = OutputBuffer(keepCapacity: 1 << 18)
     private var closeWhenDrained = false
     /// Input may have bytes (given to ``start(onReadable:onWritten:onBroken:)``).
     private var onReadable: @MainActor () -> Void = {}
@@ -43,6 +47,22 @@ final class StreamPort {
         self.output = output
         inputIsFile = ((try? input.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
         outputIsFile = ((try? output.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
+        Self.widenIfPipe(input)
+        Self.widenIfPipe(output)
+    }
+
+    /// What a pipe end is widened to: a stream's receive window on a lane
+    /// (``ReceiveWindow``), below the unprivileged ceiling
+    /// (`/proc/sys/fs/pipe-max-size`, 1 MiB by default).
+    static let pipeSize: Int32 = 512 * 1024
+
+    /// Grows a pipe's buffer to ``pipeSize`` (never shrinks it): with the
+    /// default 64 KiB, every frame's worth of bytes woke the process on
+    /// the other end and left the rest waiting here (issue 44). A refusal
+    /// (the user's pipe quota, `pipe-user-pages-soft`) leaves it as it was.
+    private static func widenIfPipe(_ end: FileDescriptor) {
+        guard let status = try? end.status(), status.st_mode & S_IFMT == S_IFIFO else { return }
+        PipeBuffer.widen(end.rawValue, to: pipeSize)
     }
 
     /// Starts watching: `onReadable` hears that input may have bytes,
