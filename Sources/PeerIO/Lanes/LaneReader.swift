@@ -85,6 +85,9 @@ final class LaneReader: Sendable {
     private let token: Mutex<UInt64> = Mutex(0)
     private let descriptor: FileDescriptor
     private let deliver: @MainActor @Sendable (Report) -> Void
+    /// Reports not yet taken by the main actor, in order, and whether a
+    /// turn is posted to take them (``report(_:)``).
+    private let inbox = Mutex<(reports: [Report], posted: Bool)>(([], false))
 
     /// Starts reading a copy of `socket` with `cipher`; `unread` are bytes
     /// the handshake's reads took past its last frame. `deliver` gets each
@@ -191,10 +194,29 @@ final class LaneReader: Sendable {
     }
 
     /// Hands `report` to the main actor; an end stops the reader first.
+    ///
+    /// Reports wait in an inbox, and one main-actor turn takes all that
+    /// wait when it runs: a turn posted a read woke the main thread once
+    /// per 64 KiB frame (issue 44).
     private func report(_ report: Report) {
         if case .ended = report { stop() }
-        let deliver = deliver
-        DispatchQueue.main.async { MainActor.assumeIsolated { deliver(report) } }
+        let post = inbox.withLock { inbox in
+            inbox.reports.append(report)
+            defer { inbox.posted = true }
+            return !inbox.posted
+        }
+        guard post else { return }
+        DispatchQueue.main.async { [self] in
+            let reports = inbox.withLock { inbox in
+                inbox.posted = false
+                var taken: [Report] = []
+                swap(&taken, &inbox.reports)
+                return taken
+            }
+            MainActor.assumeIsolated {
+                for report in reports { deliver(report) }
+            }
+        }
     }
 
     /// Reads into `spare` (after the carried bytes) and opens the whole frames there.
