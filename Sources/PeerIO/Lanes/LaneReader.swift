@@ -5,7 +5,7 @@ import PeerSystem
 import Synchronization
 
 /// A bulk lane's receiving half, off the main actor (issue 44, point 3):
-/// the lanes' thread (``LanePoller``, at nice 5) reads the lane's socket,
+/// the lanes' thread (``LanePoller``, at nice ``BulkThread/nice``) reads the lane's socket,
 /// cuts frames and opens them in place, and hands the main actor batches
 /// of plaintexts, one main-queue turn per read. The main actor then only
 /// routes them; the decryption, the largest cost of receiving, runs on the
