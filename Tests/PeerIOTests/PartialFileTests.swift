@@ -66,6 +66,39 @@ final class PartialFileTests: XCTestCase {
         XCTAssertEqual(again.resumePoint(expected: header(size: size)), .complete, "in place: a repeated offer sends nothing more")
     }
 
+    /// Issue 44: the writer takes every chunk waiting in one job
+    /// (``PendingWrites``): many small writes queued at once land in place
+    /// and report back one by one, in the order queued, for a lane's file
+    /// (not hashed here) as for one hashed here.
+    @MainActor
+    func testManyWritesQueuedAtOnceLandAndReportInOrder() async throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        for hashes in [false, true] {
+            let path = try TransferPath.check("many-\(hashes).bin").get()
+            let partial = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true),
+                                      flow: flow, index: hashes ? 1 : 0, hashesBytes: hashes)
+            defer { partial.close() }
+            try partial.open(header: header(size: 200 * 1_000), keptBlocks: 0)
+            var reported: [Int] = []
+            for index in 0..<200 {
+                [UInt8](repeating: UInt8(index), count: 1_000).withUnsafeBytes { bytes in
+                    partial.writeLater(bytes, at: Int64(index * 1_000)) { failure in
+                        XCTAssertNil(failure)
+                        reported.append(index)
+                    }
+                }
+            }
+            let all = try await eventually { reported.count == 200 }
+            XCTAssertTrue(all, "\(reported.count) of 200 reported")
+            XCTAssertEqual(reported, Array(0..<200), "in the order queued")
+            PartialFile.settle()
+            let written = try Data(contentsOf: URL(fileURLWithPath: root + "/host1/" + partial.partName))
+            XCTAssertEqual(written.count, 200_000)
+            XCTAssertEqual(Array(written), (0..<200).flatMap { [UInt8](repeating: UInt8($0), count: 1_000) })
+        }
+    }
+
     /// The writer thread (issue 25): bytes written and hashed off the main
     /// actor, in order; a matching block is recorded after its bytes, a
     /// block that does not match is reported and its file never lands.

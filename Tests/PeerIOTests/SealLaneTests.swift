@@ -1,4 +1,5 @@
 import Foundation
+import PeerSystem
 import Synchronization
 import XCTest
 @testable import PeerCore
@@ -104,6 +105,39 @@ final class SealLaneTests: XCTestCase {
             var expected = frame(plaintext)
             try reference.sealInPlace(&expected, offset: 2, count: plaintext.count)
             XCTAssertEqual(Array(sealed[2...]), Array(expected[2...]))
+        }
+    }
+
+    /// A bulk lane's sealer writes each frame itself and reports to the
+    /// main actor in groups (issue 44): every outcome still comes back, in
+    /// order, the last even when no group is full, and the peer opens the
+    /// frames in the order queued.
+    func testABulkLanesOutcomesComeBackInGroupsAllOfThemInOrder() async throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let lane = SealLane(cipher: NoiseCipherState(key: key), writer: try LaneSocketWriter(socket: FileDescriptor(rawValue: fds[0])))
+        var order: [Int] = []
+        let count = SealLane.reportEvery * 2 + 1
+        for index in 0..<count {
+            lane.run(frame([UInt8(index)]), .ready(count: 1)) { outcome in
+                if case .sent = outcome { order.append(index) } else { XCTFail("\(outcome)") }
+            }
+        }
+        let arrived = try await eventually { order.count == count }
+        XCTAssertTrue(arrived, "outcomes: \(order)")
+        XCTAssertEqual(order, Array(0..<count))
+        var receiver = NoiseCipherState(key: key)
+        var received = [UInt8](repeating: 0, count: count * 19)
+        var got = 0
+        while got < received.count {
+            let n = received.withUnsafeMutableBytes { read(fds[1], $0.baseAddress! + got, $0.count - got) }
+            XCTAssertGreaterThan(n, 0)
+            if n <= 0 { break }
+            got += n
+        }
+        for index in 0..<count {
+            XCTAssertEqual(try open(Array(received[(index * 19)..<(index * 19 + 19)]), &receiver), [UInt8(index)])
         }
     }
 }
