@@ -242,6 +242,7 @@ final class Bench {
         let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = self.peerd2
         let pings = startPings()
         let datagramPings = startDatagramPings()
+        let costs = (BulkCost(peerd1), BulkCost(peerd2))
         let start = Probes.monotonic()
         guard let sender = lab.start(1, [bin + "/peerctl", "--socket", lab["SOCK1"], "send-file", "host2", source], output: directory + "/send.out") else { return nil }
         // The memory peak, read while the transfer runs.
@@ -253,6 +254,8 @@ final class Bench {
             usleep(20_000)
         }
         let seconds = Probes.monotonic() - start
+        BulkCost.note(self, run: "send-file", who: "peerd sending", mib: bulkMiB, before: costs.0, after: BulkCost(peerd1))
+        BulkCost.note(self, run: "send-file", who: "peerd receiving", mib: bulkMiB, before: costs.1, after: BulkCost(peerd2))
         stopPings(pings, during: "send-file")
         stopDatagramPings(datagramPings, during: "send-file")
         guard status == 0 else { return nil }
@@ -304,9 +307,13 @@ final class Bench {
                                        output: directory + "/pipe2.out") else { return nil }
         let pings = startPings()
         let datagramPings = startDatagramPings()
+        let peerd1 = pid_t(lab["PEERD1"]) ?? 0, peerd2 = self.peerd2
+        let costs = (BulkCost(peerd1), BulkCost(peerd2))
         let start = Probes.monotonic()
         let sent = lab.run(1, ["sh", "-c", "'\(bin)/peerctl' --socket '\(lab["SOCK1"])' pipe host2 --name bench <'\(source)' >/dev/null"])
         let received = Subprocess.wait(receiver)
+        BulkCost.note(self, run: "pipe", who: "peerd sending", mib: bulkMiB, before: costs.0, after: BulkCost(peerd1))
+        BulkCost.note(self, run: "pipe", who: "peerd receiving", mib: bulkMiB, before: costs.1, after: BulkCost(peerd2))
         stopPings(pings, during: "pipe")
         stopDatagramPings(datagramPings, during: "pipe")
         guard sent.status == 0, received == 0 else { return nil }

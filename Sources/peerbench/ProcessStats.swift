@@ -30,6 +30,17 @@ enum ProcessStats {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
+    /// Minor page faults so far (every thread, ended ones too): a buffer
+    /// mapped afresh shows here, one fault per 4 KiB page it touches.
+    static func minorFaults(_ pid: pid_t) -> Double? {
+        let text = BenchLab.read("/proc/\(pid)/stat")
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        let fields = text[text.index(after: close)...].split(separator: " ")
+        // After the name: state is field 3; minflt is field 10.
+        guard fields.count > 7 else { return nil }
+        return Double(fields[7])
+    }
+
     /// Context switches so far, per thread: each is a wake-up or a
     /// preemption, the cost an idle daemon puts on the machine. Compare
     /// two readings over the threads in both (a thread that ended takes
