@@ -65,6 +65,9 @@ final class SealLane: Sendable {
     /// A bulk lane's outcomes not yet handed to the main actor, in order,
     /// and whether a turn is posted to take them.
     private let inbox = Mutex<(outcomes: [(Outcome, @MainActor @Sendable (Outcome) -> Void)], posted: Bool)>(([], false))
+    /// A bulk lane's jobs not yet run, in order, and whether a turn of its
+    /// queue is posted to run them (``runWaiting()``).
+    private let waiting = Mutex<(jobs: [(Job, Make, @MainActor @Sendable (Outcome) -> Void)], posted: Bool)>(([], false))
     /// A bulk lane's outcomes go to the main actor in groups of this many
     /// (or sooner, below): a quarter of its 1 MiB of room in 64 KiB frames.
     static let reportEvery = 4
@@ -97,11 +100,37 @@ final class SealLane: Sendable {
         // 8 to 18% for a pipe on two shared cores, and the round trips
         // beside it measured the same either way (docs/performance.md).
         queued.add(1, ordering: .relaxed)
-        queue.async { [self] in
-            let outcome = background ? BulkThread.run { perform(job, make) } : perform(job, make)
-            let left = queued.subtract(1, ordering: .relaxed).newValue
-            guard background else { return DispatchQueue.main.async { MainActor.assumeIsolated { done(outcome) } } }
-            report(outcome, done, last: left == 0)
+        guard background else {
+            return queue.async { [self] in
+                let outcome = perform(job, make)
+                queued.subtract(1, ordering: .relaxed)
+                DispatchQueue.main.async { MainActor.assumeIsolated { done(outcome) } }
+            }
+        }
+        let post = waiting.withLock { waiting in
+            waiting.jobs.append((job, make, done))
+            defer { waiting.posted = true }
+            return !waiting.posted
+        }
+        if post { queue.async { [self] in runWaiting() } }
+    }
+
+    /// A bulk lane's jobs, run while any wait, in one turn of its queue
+    /// and one step back of its thread (``BulkThread``): a turn a job cost
+    /// a block, a wake and two priority changes per 64 KiB frame.
+    private func runWaiting() {
+        BulkThread.run {
+            while let (job, make, done) = waiting.withLock({ waiting -> (Job, Make, @MainActor @Sendable (Outcome) -> Void)? in
+                guard !waiting.jobs.isEmpty else {
+                    waiting.posted = false
+                    return nil
+                }
+                return waiting.jobs.removeFirst()
+            }) {
+                let outcome = perform(job, make)
+                let left = queued.subtract(1, ordering: .relaxed).newValue
+                report(outcome, done, last: left == 0)
+            }
         }
     }
 
