@@ -60,7 +60,7 @@ final class SealLane: Sendable {
     /// on this thread; nil for a session's, whose frames go back to the
     /// main actor's transport.
     private let writer: LaneSocketWriter?
-    /// Jobs queued or running (a bulk lane's: see ``report(_:_:)``).
+    /// Jobs queued or running (a bulk lane's: see ``report(_:_:last:)``).
     private let queued = Atomic<Int>(0)
     /// A bulk lane's outcomes not yet handed to the main actor, in order,
     /// and whether a turn is posted to take them.

@@ -31,7 +31,8 @@ final class StreamPort {
     /// Keeps up to a quarter megabyte between bursts: a reader slower
     /// than the lane fills it again and again, and a buffer let go each
     /// time was a fresh mapping whose every page faulted in (issue 44:
-    /// 150,000 page faults in a 1 GiB pipe). The window bounds it anyway.
+    /// 44,000 page faults for a 1 GiB pipe's receiver). The window bounds
+    /// it anyway.
     private var pending = OutputBuffer(keepCapacity: 1 << 18)
     private var closeWhenDrained = false
     /// Input may have bytes (given to ``start(onReadable:onWritten:onBroken:)``).
