@@ -4,8 +4,9 @@ import Glibc
 /// `_GNU_SOURCE`, so the Glibc module does not export them). Bulk bytes
 /// through a default 64 KiB pipe wake the other end every 64 KiB.
 public enum PipeBuffer {
-    /// fcntl(2)'s commands (linux/fcntl.h: F_LINUX_SPECIFIC_BASE + 7, + 8).
+    /// fcntl(2)'s `F_SETPIPE_SZ` (linux/fcntl.h: F_LINUX_SPECIFIC_BASE + 7).
     static let setSize: Int32 = 1031
+    /// fcntl(2)'s `F_GETPIPE_SZ` (F_LINUX_SPECIFIC_BASE + 8).
     static let getSize: Int32 = 1032
 
     /// Grows the buffer of the pipe `fd` is an end of to `size` bytes,

@@ -16,8 +16,11 @@ import Synchronization
 enum PendingWrites {
     /// One chunk to write.
     struct Job: Sendable {
+        /// The file the chunk belongs to.
         let file: PartialFile
+        /// The chunk's bytes, copied for the writer (``WriteBuffers``).
         let bytes: BulkBuffer
+        /// Where in the file they go.
         let offset: Int64
         /// Gets the error, if any, on the main actor.
         let done: @MainActor @Sendable (SystemError?) -> Void
