@@ -19,3 +19,14 @@ static inline int peerd_sync_file_range(int fd, long long offset, long long coun
 static inline int peerd_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }
+
+// O_DIRECT, which glibc declares only under _GNU_SOURCE: a large received
+// file is written past the page cache (issue 44; StagedWrites). Its value
+// differs by architecture.
+#if defined(__aarch64__) || defined(__arm__)
+#define PEERD_O_DIRECT 0200000
+#elif defined(__powerpc__) || defined(__powerpc64__)
+#define PEERD_O_DIRECT 0400000
+#else
+#define PEERD_O_DIRECT 040000
+#endif

@@ -75,17 +75,16 @@ extension PartialFile {
             }
             DispatchQueue.main.async { MainActor.assumeIsolated { done(check) } }
         }
-        // A lane's file is not hashed here: its record goes straight to
-        // the writer, behind its block's bytes (each chunk queued before
-        // this call is in a write job queued before it, ``PendingWrites``).
-        // Through the hasher it waited a thread hop, while later chunks'
-        // writes went ahead: a receiver killed then had up to 1.5 MB on
-        // disk past its last record, which a resume receives again
-        // (issue 44; the bound is one block).
-        guard hashesBytes else { return Self.writer.async { record(true) } }
+        // The record waits among the chunks (``PendingWrites``), behind
+        // its block's and ahead of the next block's: a record a thread hop
+        // late let later chunks' writes go ahead, and a receiver killed
+        // then had more than a block on disk past its last record, which a
+        // resume receives again (issue 44; the bound is one block). A
+        // lane's file is not hashed here, so its record goes straight in.
+        guard hashesBytes else { return PendingWrites.addStep { record(true) } }
         Self.hasher.async {
             let matched = self.finishBlockHash() == hash
-            Self.writer.async { record(matched) }
+            PendingWrites.addStep { record(matched) }
         }
     }
 }

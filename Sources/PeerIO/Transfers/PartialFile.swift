@@ -42,6 +42,16 @@ package final class PartialFile: Sendable {
         /// Set on ``writer`` when a block did not match its hash: the file
         /// is never put in place (``finish(name:size:mode:mtime:)`` refuses it).
         var failedVerification = false
+        /// A large file's bytes wait here and go to disk past the page
+        /// cache (issue 44); nil for a small file, or when none is free.
+        var stage: DirectStage?
+
+        /// Writes what the stage holds, if there is one (before a block is
+        /// recorded, and before the file is finished or closed).
+        func flushStage() throws(SystemError) {
+            guard let stage, let data else { return }
+            try stage.flush(data: data)
+        }
     }
     private let descriptors = Mutex(Open())
     /// The running hash of the block being received: used on ``hasher``
@@ -138,9 +148,11 @@ package final class PartialFile: Sendable {
             recordFD.close()
             throw error
         }
+        let (partName, folder) = (partName, folder)
         descriptors.withLock {
             $0.data = dataFD
             $0.record = recordFD
+            $0.stage = DirectStage.open(partName, in: folder, fileSize: header.size)
         }
     }
 
@@ -151,13 +163,16 @@ package final class PartialFile: Sendable {
     /// group- or world-writable, whatever the sender's mode says.
     package static let modeMask: UInt32 = 0o755
 
-    /// Writes bytes at `offset`. Every 8 MiB the kernel is asked to start
+    /// Writes bytes at `offset`: into the stage, for a large file (its
+    /// bytes go to disk a stage at a time, past the page cache). Otherwise
+    /// through the page cache, and every 8 MiB the kernel is asked to start
     /// writing them out, so the fsync at the end finds little to do and
     /// dirty pages do not pile up.
     package func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64) throws(SystemError) {
         let partName = partName
         try descriptors.withLock { (open: inout Open) throws(SystemError) in
             guard let data = open.data else { throw SystemError("pwrite", errno: EBADF, context: partName) }
+            if let stage = open.stage { return try stage.write(bytes, at: offset, data: data) }
             try data.write(bytes, at: offset)
             let start = open.unflushedFrom ?? offset
             let end = offset + Int64(bytes.count)
@@ -185,9 +200,14 @@ package final class PartialFile: Sendable {
         descriptors.withLock { $0.failedVerification = true }
     }
 
-    /// Records block `block` as verified, with its hash.
+    /// Records block `block` as verified, with its hash, once its bytes are
+    /// written (a staged rest of them first).
     package func recordBlock(_ block: Int, hash: [UInt8]) throws(SystemError) {
-        guard let record = descriptors.withLock({ $0.record }) else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
+        let record = try descriptors.withLock { (open: inout Open) throws(SystemError) in
+            try open.flushStage()
+            return open.record
+        }
+        guard let record else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
         let slot = BlockRecord.slot(block: block, hash: hash)
         try record.write(slot.bytes, at: slot.offset)
     }
@@ -262,7 +282,11 @@ package final class PartialFile: Sendable {
     private func prepare(size: Int64, mode: UInt32, mtime: Int64) throws(SystemError) {
         // A block checked on the writer did not match: its failure is on its
         // way to the main actor; this file must not land meanwhile.
-        let (data, record, failed) = descriptors.withLock { ($0.data, $0.record, $0.failedVerification) }
+        let (data, record, failed) = try descriptors.withLock { (open: inout Open) throws(SystemError) in
+            try open.flushStage()
+            open.stage = nil
+            return (open.data, open.record, open.failedVerification)
+        }
         if failed { throw SystemError("verify", errno: EBADMSG, context: partName) }
         guard let data else { throw SystemError("fsync", errno: EBADF, context: partName) }
         try data.truncate(size)
@@ -314,7 +338,10 @@ package final class PartialFile: Sendable {
     package func close() {
         Self.settle()
         let (data, record) = descriptors.withLock { open in
-            defer { (open.data, open.record) = (nil, nil) }
+            // Staged bytes still count toward how far the file came (a
+            // resume's resent bytes, ``partialSize()``).
+            try? open.flushStage()
+            defer { (open.data, open.record, open.stage) = (nil, nil, nil) }
             return (open.data, open.record)
         }
         data?.close()

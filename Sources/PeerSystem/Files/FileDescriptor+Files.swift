@@ -6,6 +6,10 @@ import Glibc
 /// that never overwrites. Every failure is a ``SystemError`` naming the
 /// call and what it was for.
 extension FileDescriptor {
+    /// The `open` flag that writes past the page cache (`O_DIRECT`, which
+    /// glibc's Swift module does not export; issue 44, ``AlignedBuffer``).
+    public static let directFlag = Int32(PEERD_O_DIRECT)
+
     /// Opens `name` relative to the directory `self` (`AT_FDCWD` for the
     /// working directory), close-on-exec; `O_NOFOLLOW` is always added, so
     /// a symlink is refused (`ELOOP`), never followed.
