@@ -132,6 +132,28 @@ final class DirectStageTests: XCTestCase {
         XCTAssertEqual(DirectStage.count, before)
     }
 
+    /// Stages are counted per peer (``StageSlots``): a third large file
+    /// from one peer is written through the page cache, while another
+    /// peer's still gets a stage.
+    func testOnePeerHoldsAtMostItsShareOfStages() throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        let before = DirectStage.count
+        var partials: [PartialFile] = []
+        defer { partials.forEach { $0.close() } }
+        for (index, owner) in ["greedy", "greedy", "greedy", "other"].enumerated() {
+            let folder = try DownloadFolder.folder(of: try TransferPath.check("f\(index).bin").get(), peerFolder: "host1", root: rootFD, create: true)
+            let partial = PartialFile(folder: folder, flow: flow, index: index, owner: owner)
+            partials.append(partial)
+            try partial.open(header: BlockRecord.Header(flow: flow, file: UInt32(index), size: 64 << 20, blockSize: 128 << 10,
+                                                        bootID: [UInt8](repeating: 3, count: 16)), keptBlocks: 0)
+        }
+        XCTAssertEqual(DirectStage.count, before + StageSlots.perPeerDefault + 1, "two for the greedy peer, one for the other")
+        partials.forEach { $0.close() }
+        partials = []
+        XCTAssertEqual(DirectStage.count, before, "closing gives every slot back")
+    }
+
     /// The share of the file's pages in the page cache (`mincore`).
     private func residentFraction(_ fd: FileDescriptor, count: Int) throws -> Double {
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))

@@ -8,8 +8,8 @@ import Synchronization
 /// its bytes wait in, and the plan. Used on ``PartialFile/writer`` (and by
 /// the disk queue once settled), always under the partial file's lock.
 ///
-/// Bounded: a stage is ``size`` bytes, and at most ``slots`` exist at once,
-/// for all transfers; a file that finds none free, or is smaller than
+/// Bounded: a stage is ``size`` bytes, and ``StageSlots`` counts them per
+/// peer and for the host; a file that finds no slot, or is smaller than
 /// ``smallestFile``, is written through the page cache as before. If the
 /// filesystem refuses a direct write (tmpfs, `data=journal`), the bytes go
 /// through the page cache, and so does the rest of the file.
@@ -18,48 +18,50 @@ final class DirectStage {
     /// against 1.5 for 4 MiB, `dd oflag=direct`), and a stage of a 1 GiB
     /// file's block size (1 MiB) never holds bytes of two blocks.
     static let size = 1 << 20
-    /// How many stages may exist at once, in all (memory: ``size`` each).
-    static let slots = 8
     /// Files smaller than this are written through the page cache: their
     /// bytes would mostly be the unaligned tail.
     static let smallestFile: Int64 = 8 << 20
 
-    private static let inUse = Atomic<Int>(0)
+    private static let slots = Mutex(StageSlots())
 
     private let direct: FileDescriptor
+    /// The peer whose slot this stage holds.
+    private let owner: String
     private let buffer: AlignedBuffer
     private var plan = StagedWrites(capacity: size)
     /// False once the filesystem refused a direct write.
     private var directWorks = true
 
     /// A stage for the partial file `name` in `folder`, of `fileSize`
-    /// bytes; nil when the file is small, every slot is taken, or the
-    /// filesystem cannot open it for direct writes.
-    static func open(_ name: String, in folder: FileDescriptor, fileSize: Int64) -> DirectStage? {
-        guard fileSize >= smallestFile else { return nil }
-        guard inUse.add(1, ordering: .relaxed).newValue <= slots else {
-            inUse.subtract(1, ordering: .relaxed)
+    /// bytes, on `owner`'s slots (the sending peer's id); nil when the
+    /// file is small, no slot is free, or the filesystem cannot open it
+    /// for direct writes.
+    static func open(_ name: String, in folder: FileDescriptor, fileSize: Int64, owner: String) -> DirectStage? {
+        guard fileSize >= smallestFile, slots.withLock({ $0.take(peer: owner) }) else { return nil }
+        guard let direct = try? folder.openAt(name, flags: O_WRONLY | FileDescriptor.directFlag) else {
+            slots.withLock { $0.giveBack(peer: owner) }
             return nil
         }
-        guard let direct = try? folder.openAt(name, flags: O_WRONLY | FileDescriptor.directFlag),
-              let buffer = try? AlignedBuffer(count: size) else {
-            inUse.subtract(1, ordering: .relaxed)
+        guard let buffer = try? AlignedBuffer(count: size) else {
+            direct.close()
+            slots.withLock { $0.giveBack(peer: owner) }
             return nil
         }
-        return DirectStage(direct: direct, buffer: buffer)
+        return DirectStage(direct: direct, buffer: buffer, owner: owner)
     }
 
-    private init(direct: FileDescriptor, buffer: AlignedBuffer) {
-        (self.direct, self.buffer) = (direct, buffer)
+    private init(direct: FileDescriptor, buffer: AlignedBuffer, owner: String) {
+        (self.direct, self.buffer, self.owner) = (direct, buffer, owner)
     }
 
     deinit {
         direct.close()
-        Self.inUse.subtract(1, ordering: .relaxed)
+        let owner = owner
+        Self.slots.withLock { $0.giveBack(peer: owner) }
     }
 
     /// How many stages exist now (for tests).
-    static var count: Int { inUse.load(ordering: .relaxed) }
+    static var count: Int { slots.withLock { $0.total } }
 
     /// `bytes` arrive for `offset`; what is not staged goes through `data`.
     func write(_ bytes: UnsafeRawBufferPointer, at offset: Int64, data: FileDescriptor) throws(SystemError) {

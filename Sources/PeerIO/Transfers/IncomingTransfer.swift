@@ -236,7 +236,7 @@ final class IncomingTransfer {
     private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8], hashesBytes: Bool) -> TransferFault? {
         do {
             let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true, made: &madeFolders)
-            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes)
+            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes, owner: peerID)
             do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
                 partial.close()
                 throw error

@@ -73,9 +73,15 @@ package final class PartialFile: Sendable {
     /// (docs/performance.md, "Integrity at a lower cost").
     package let hashesBytes: Bool
 
-    /// Takes `folder`; opens nothing yet. `hashesBytes`: see ``hashesBytes``.
-    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true) {
+    /// Whose file it is (the sending peer's id): its stage, if it gets
+    /// one, is counted on that peer's share (``StageSlots``).
+    package let owner: String
+
+    /// Takes `folder`; opens nothing yet. `hashesBytes`: see
+    /// ``hashesBytes``; `owner`: see ``owner``.
+    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true, owner: String = "") {
         self.hashesBytes = hashesBytes
+        self.owner = owner
         self.folder = folder
         (partName, recordName) = Self.names(flow: flow, index: index)
     }
@@ -148,11 +154,11 @@ package final class PartialFile: Sendable {
             recordFD.close()
             throw error
         }
-        let (partName, folder) = (partName, folder)
+        let (partName, folder, owner) = (partName, folder, owner)
         descriptors.withLock {
             $0.data = dataFD
             $0.record = recordFD
-            $0.stage = DirectStage.open(partName, in: folder, fileSize: header.size)
+            $0.stage = DirectStage.open(partName, in: folder, fileSize: header.size, owner: owner)
         }
     }
 
