@@ -1,10 +1,10 @@
 /// Where a received file's bytes wait before they go to disk past the page
-/// cache (issue 44, the second pass): a large file's chunks are gathered in
+/// cache (issue 44, the third pass): a large file's chunks are gathered in
 /// one aligned buffer (the stage) and written with `O_DIRECT` a stage at a
 /// time. On this lab's VM a GiB written through the page cache and
 /// flushed cost 0.7-3.1 s of system time (each page allocated and copied,
 /// then written back by the kernel); written directly in 1 MiB requests,
-/// 0.15 s (docs/performance.md, "Past the page cache").
+/// 0.15 s (docs/performance.md, "The third pass").
 ///
 /// The decisions, with no I/O: each call takes what happened and returns
 /// what the shell (`DirectStage`) does, in order. A direct write needs its
