@@ -100,4 +100,52 @@ static inline int peerd_aead_open(const struct peerd_crypto_calls *c, EVP_CIPHER
     if (count > 16 && c->cipher_update(ctx, buffer, &written, buffer, count - 16) != 1) return 0;
     return c->cipher_final(ctx, buffer + written, &last) == 1;
 }
+
+// SHA-256 for block hashes (feature `sha256-blocks`, issue 44): libcrypto's
+// code uses the CPU's SHA instructions (1.5-1.8 GB/s a core here, against
+// 0.85-1.0 for libsodium's BLAKE2b). Opened the same way as the cipher,
+// at the first use; the calls live in a struct Swift owns (Sha256.calls).
+struct peerd_digest_calls {
+    EVP_MD_CTX *(*ctx_new)(void);
+    void (*ctx_free)(EVP_MD_CTX *);
+    int (*init)(EVP_MD_CTX *, const EVP_MD *, ENGINE *);
+    int (*update)(EVP_MD_CTX *, const void *, size_t);
+    int (*final)(EVP_MD_CTX *, unsigned char *, unsigned int *);
+    const EVP_MD *(*sha256)(void);
+};
+
+/// Opens libcrypto and fills `calls`; 1 when every call was found.
+static inline int peerd_digest_open(struct peerd_digest_calls *calls) {
+    memset(calls, 0, sizeof *calls);
+    void *library = dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL);
+    if (library == NULL) return 0;
+    calls->ctx_new = (EVP_MD_CTX *(*)(void))dlsym(library, "EVP_MD_CTX_new");
+    calls->ctx_free = (void (*)(EVP_MD_CTX *))dlsym(library, "EVP_MD_CTX_free");
+    calls->init = (int (*)(EVP_MD_CTX *, const EVP_MD *, ENGINE *))dlsym(library, "EVP_DigestInit_ex");
+    calls->update = (int (*)(EVP_MD_CTX *, const void *, size_t))dlsym(library, "EVP_DigestUpdate");
+    calls->final = (int (*)(EVP_MD_CTX *, unsigned char *, unsigned int *))dlsym(library, "EVP_DigestFinal_ex");
+    calls->sha256 = (const EVP_MD *(*)(void))dlsym(library, "EVP_sha256");
+    return calls->ctx_new && calls->ctx_free && calls->init && calls->update && calls->final && calls->sha256;
+}
+
+/// Whether this CPU has SHA-256 instructions (x86: SHA extensions, CPUID
+/// leaf 7 EBX bit 29; arm64: the SHA2 hardware capability). Without them
+/// SHA-256 is slower than BLAKE2b, so a daemon announces `sha256-blocks`
+/// only with them.
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+static inline int peerd_cpu_has_sha256(void) {
+    unsigned int a, b, c, d;
+    if (__get_cpuid_max(0, NULL) < 7) return 0;
+    __cpuid_count(7, 0, a, b, c, d);
+    return (b >> 29) & 1;
+}
+#elif defined(__aarch64__)
+#include <sys/auxv.h>
+static inline int peerd_cpu_has_sha256(void) {
+    return (getauxval(AT_HWCAP) & (1UL << 6)) != 0;   // HWCAP_SHA2
+}
+#else
+static inline int peerd_cpu_has_sha256(void) { return 0; }
+#endif
 #endif

@@ -45,7 +45,7 @@ final class ProbeConnection {
         var state = try NoiseHandshakeState(pattern: .xx, initiator: true, prologue: NoiseTransport.prologue, localStatic: Self.probeKey())
         try writeFrame(try state.writeMessage([]))
         _ = try state.readMessage(try readFrame(timeout: 5))
-        try writeFrame(try state.writeMessage(PeerHello.ours.encode()), trailing: trailing)
+        try writeFrame(try state.writeMessage(PeerHello.ours(fastSHA256: false).encode()), trailing: trailing)
         let split = try state.split()
         send = split.send
         receive = split.receive

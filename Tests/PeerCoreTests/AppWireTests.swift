@@ -120,7 +120,7 @@ final class AppWireTests: XCTestCase {
         let old = PeerHello(release: "0.2.0", names: ["accept-name", "files", "streams"])
         XCTAssertNotNil(old.refusal(of: .app(.list([]))))
         XCTAssertNotNil(old.refusal(of: .app(.data(number: 1, more: false, bytes: []))))
-        XCTAssertNil(PeerHello.ours.refusal(of: .app(.ready(number: 1))))
+        XCTAssertNil(PeerHello.ours(fastSHA256: true).refusal(of: .app(.ready(number: 1))))
     }
 
     func testFragmentsFitOneFrameAndReassembleUnderTheirNumber() {

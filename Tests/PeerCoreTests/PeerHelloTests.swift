@@ -10,15 +10,17 @@ final class PeerHelloTests: XCTestCase {
         XCTAssertEqual(Array(hello.encode()), [0x01, 0x05] + Array("0.3.0".utf8) + [0x06, 0x0b] + Array("accept-name".utf8)
                        + [0x05] + Array("files".utf8) + [0x07] + Array("streams".utf8) + [0x04] + Array("apps".utf8)
                        + [0x09] + Array("datagrams".utf8) + [0x04] + Array("once".utf8))
-        XCTAssertEqual(PeerHello.ours.release, PeerdVersion.string)
-        XCTAssertEqual(PeerHello.ours.names, WireFeature.allCases.map(\.rawValue), "every feature it has")
-        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane"])
+        XCTAssertEqual(PeerHello.ours(fastSHA256: true).release, PeerdVersion.string)
+        XCTAssertEqual(PeerHello.ours(fastSHA256: true).names, WireFeature.allCases.map(\.rawValue), "every feature it has")
+        XCTAssertEqual(PeerHello.ours(fastSHA256: false).names, WireFeature.allCases.filter { $0 != .sha256Blocks }.map(\.rawValue),
+                       "sha256-blocks only where SHA-256 is fast")
+        XCTAssertEqual(WireFeature.allCases.map(\.rawValue), ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane", "sha256-blocks"])
         XCTAssertEqual(WireFeature.bulkLane.addedIn, "0.4.0")
         XCTAssertEqual(try PeerHello.decode(hello.encode()), hello)
     }
 
     func testVersionTextGivesTheReleaseThenTheWireAndFeatures() {
-        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps datagrams once bulk-lane")
+        XCTAssertEqual(PeerdVersion.text(program: "peerd"), "peerd \(PeerdVersion.string)\nwire 1, features: accept-name files streams apps datagrams once bulk-lane sha256-blocks")
         XCTAssertEqual(PeerdVersion.text(program: "peerctl").split(separator: "\n").first, "peerctl \(PeerdVersion.string)")
     }
 
@@ -72,7 +74,7 @@ final class PeerHelloTests: XCTestCase {
             XCTAssertEqual(PeerHello.silent.maySend(message), needed.isEmpty, "a 0.1.0 peer: \(message)")
             XCTAssertEqual(streamsOnly.maySend(message), needed.isEmpty || needed.contains(.streams), "streams only: \(message)")
         }
-        XCTAssertNil(PeerHello.ours.refusal(of: .bulk(.streamEnd(flow))))
+        XCTAssertNil(PeerHello.ours(fastSHA256: true).refusal(of: .bulk(.streamEnd(flow))))
         XCTAssertEqual(PeerHello.silent.refusal(of: .bulk(.credit(flow, bytes: 1))),
                        "a message that needs files or streams, which the peer did not announce")
         XCTAssertNil(streamsOnly.refusal(ofBytesOf: .streams))

@@ -52,6 +52,36 @@ final class TransferOfferTests: XCTestCase {
         XCTAssertNil(BlockRecord.decode(Array(record.prefix(40))), "cut short")
     }
 
+    /// Feature `sha256-blocks`: a record of SHA-256 slots has its own
+    /// magic (the layout is otherwise the same), and one of BLAKE2b-256
+    /// slots keeps the bytes every release wrote.
+    func testABlockRecordsMagicNamesItsHash() throws {
+        let flow = FlowID(bytes: [UInt8](repeating: 2, count: 16))!
+        let boot = [UInt8](repeating: 7, count: 16)
+        let blake = BlockRecord.encode(BlockRecord.Header(flow: flow, file: 1, size: 10, blockSize: 131_072, bootID: boot))
+        let sha = BlockRecord.encode(BlockRecord.Header(flow: flow, file: 1, size: 10, blockSize: 131_072, bootID: boot, hash: .sha256))
+        XCTAssertEqual(Array(blake.prefix(8)), Array("PEERDR1\n".utf8))
+        XCTAssertEqual(Array(sha.prefix(8)), Array("PEERDR2\n".utf8))
+        XCTAssertEqual(Array(blake[8...55]), Array(sha[8...55]), "the same fields after the magic")
+        XCTAssertEqual(try XCTUnwrap(BlockRecord.decode(blake)).header.hash, .blake2b)
+        XCTAssertEqual(try XCTUnwrap(BlockRecord.decode(sha)).header.hash, .sha256)
+        var unknown = sha
+        unknown[6] = UInt8(ascii: "9")
+        XCTAssertNil(BlockRecord.decode(unknown), "a magic no release wrote is no record")
+    }
+
+    /// SHA-256 only when both hellos name `sha256-blocks`.
+    func testTheSessionsHashTable() {
+        let fast = PeerHello.ours(fastSHA256: true), slow = PeerHello.ours(fastSHA256: false)
+        let rows: [(PeerHello, PeerHello?, BlockHashKind)] = [
+            (fast, fast, .sha256), (fast, slow, .blake2b), (slow, fast, .blake2b), (slow, slow, .blake2b),
+            (fast, nil, .blake2b), (fast, .silent, .blake2b), (fast, PeerHello(release: "0.3.0", names: ["files", "streams"]), .blake2b),
+        ]
+        for (ours, theirs, want) in rows {
+            XCTAssertEqual(BlockHashKind.on(ours: ours, theirs: theirs), want, "\(ours.names) / \(theirs?.names ?? [])")
+        }
+    }
+
     /// Where a file resumes, as a table: (record, partial exists) → point.
     func testResumePointTable() {
         let flow = FlowID(bytes: [UInt8](repeating: 1, count: 16))!
@@ -62,6 +92,8 @@ final class TransferOfferTests: XCTestCase {
         otherBoot.bootID = [UInt8](repeating: 8, count: 16)
         var otherSize = expected
         otherSize.size = 300_001
+        var otherHash = expected
+        otherHash.hash = .sha256
         let rows: [(BlockRecord.Header?, [Int: [UInt8]], Bool, ResumePoint, String)] = [
             (nil, [:], true, .fresh, "no record"),
             (expected, [:], true, .fresh, "nothing verified"),
@@ -73,6 +105,8 @@ final class TransferOfferTests: XCTestCase {
             (expected, [0: h(1), 1: h(2), 2: h(3)], true, .from(hashes: [h(1), h(2), h(3)]), "all verified, not yet renamed"),
             (expected, [0: h(1), 1: h(2), 2: h(3)], false, .complete, "renamed already"),
             (expected, [0: h(1)], false, .fresh, "the partial file is gone"),
+            (otherHash, [0: h(1), 1: h(2)], true, .fresh, "slots of another hash than the session's: start over"),
+            (otherHash, [0: h(1), 1: h(2), 2: h(3)], false, .complete, "renamed already, whatever the hash"),
         ]
         for (header, hashes, exists, want, why) in rows {
             let record = header.map { (header: $0, hashes: hashes) }

@@ -219,10 +219,11 @@ final class PeerSessionTests: XCTestCase {
                             sendLimit: 1 << 20, delegate: new)
         try await eventually("the invitee is asked") { new.decisions.count == 1 }
         XCTAssertEqual(b.remoteHello, .silent, "an empty payload: release 0.1.0, no features")
-        XCTAssertEqual(a.remoteHello, .ours, "the new side said its release and features")
+        XCTAssertEqual(a.remoteHello, LocalHello.ours, "the new side said its release and features")
         b.decide(accept: true)
         try await eventually("both are connected") { old.established == 1 && new.established == 1 }
         XCTAssertEqual(a.acceptedName ?? "", "", "a peer without accept-name gets the old empty accept")
+        XCTAssertEqual([a.blockHash, b.blockHash], [.blake2b, .blake2b], "BLAKE2b-256 on both sides when one announced nothing")
         // The old side sends what it did not announce: the new side ends the session.
         a.sendBulk(.streamOpen(FlowID(bytes: [UInt8](repeating: 3, count: 16))!, name: "x"))
         try await eventually("the new side ends it") { !new.finished.isEmpty }
@@ -235,6 +236,14 @@ final class PeerSessionTests: XCTestCase {
     /// (`appBusy`) while another and the default app flow, the refused
     /// ones counted for `ack`, and the app let go again by `appReady` and
     /// `appRetry`.
+    /// Feature `sha256-blocks`: both sides of a session agree on the hash,
+    /// SHA-256 when both hellos name it (as two daemons on this CPU do).
+    func testBothSidesOfASessionAgreeOnTheBlockHash() async throws {
+        let (a, b, _, _) = try await connectedPair()
+        XCTAssertEqual(a.blockHash, b.blockHash)
+        XCTAssertEqual(a.blockHash, Sha256.accelerated ? .sha256 : .blake2b)
+    }
+
     func testAppsShareTheSessionAndOneAppsRefusalHoldsItAlone() async throws {
         let (a, b, dialler, invitee) = try await connectedPair()
         XCTAssertTrue(a.carriesApps)

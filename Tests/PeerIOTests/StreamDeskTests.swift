@@ -12,7 +12,8 @@ private final class RecordingSession: BulkSession {
     var isConnected = true
     let bulkRoom = 1 << 20
     let bulkOnLane = false
-    var remoteHello: PeerHello? = .ours
+    var remoteHello: PeerHello? = LocalHello.ours
+    var blockHash = BlockHashKind.blake2b
     private(set) var sent: [BulkMessage] = []
 
     init(peer: UUID) { peerUUID = peer }

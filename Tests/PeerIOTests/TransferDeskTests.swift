@@ -14,7 +14,8 @@ private final class FakeBulkSession: BulkSession {
     var isConnected = true
     var bulkRoom = 1 << 20
     var bulkOnLane = false
-    var remoteHello: PeerHello? = .ours
+    var remoteHello: PeerHello? = LocalHello.ours
+    var blockHash = BlockHashKind.blake2b
     private(set) var sent: [BulkMessage] = []
     /// How often the desk asked for turns.
     private(set) var turnsWanted = 0
@@ -126,11 +127,12 @@ final class TransferDeskTests: XCTestCase {
 
     /// The sender's side of a one-block file "hello" (chunk, block,
     /// fileEnd), then waits for the desk's `transferDone`.
-    private func sendHello(to desk: TransferDesk, from world: FakeSurroundings, on session: FakeBulkSession) async throws {
+    private func sendHello(to desk: TransferDesk, from world: FakeSurroundings, on session: FakeBulkSession,
+                           hash: BlockHashKind = .blake2b) async throws {
         hello.withUnsafeBytes { desk.chunk(flow, file: 0, offset: 0, bytes: $0, from: world.peer, on: session) }
-        let blockHash = Blake2b.hash(hello)
+        let blockHash = hash.hash(hello)
         desk.session(session, bulk: .block(flow, file: 0, block: 0, hash: blockHash))
-        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)))
+        desk.session(session, bulk: .fileEnd(flow, file: 0, hash: hash.hash(blockHash)))
         let done = try await eventually { session.sent.contains(.transferDone(flow)) }
         XCTAssertTrue(done, "no transferDone: \(session.sent)")
     }
@@ -151,6 +153,38 @@ final class TransferDeskTests: XCTestCase {
         XCTAssertEqual(info.st_mode & 0o777, 0o644)
         XCTAssertTrue(world.events.contains { $0.0 == .transferCompleted && $0.1.id == flow.description })
         XCTAssertNil(desk.acceptances.read(flow), "a finished transfer leaves no acceptance record")
+    }
+
+    /// Feature `sha256-blocks` (issue 44): on a session whose hellos both
+    /// name it, a received file's hashes are SHA-256; BLAKE2b-256 hashes
+    /// there do not match, and the file never lands.
+    func testOnASha256SessionTheReceiverChecksSha256Hashes() async throws {
+        let world = FakeSurroundings()
+        let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        session.blockHash = .sha256
+        world.live = session
+        let desk = desk(world)
+        desk.session(session, bulk: offer())
+        try await sendHello(to: desk, from: world, on: session, hash: .sha256)
+        XCTAssertEqual(FileManager.default.contents(atPath: folder + "/downloads/alpha/hi.txt").map { Array($0) }, hello)
+        XCTAssertEqual(BlockHashKind.sha256.hash(hello).map { String(format: "%02x", $0) }.joined(),
+                       "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824", "SHA-256 of hello (protocol.md §8)")
+
+        let other = FlowID(bytes: Array(repeating: 7, count: 16))!
+        let wrong = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        wrong.blockHash = .sha256
+        world.live = wrong
+        desk.session(wrong, bulk: .offer(other, more: false, totalFiles: 1, totalBytes: 5,
+                                         files: [OfferedFile(name: Array("b.txt".utf8), size: 5, mode: 0o644, mtime: 0)]))
+        hello.withUnsafeBytes { desk.chunk(other, file: 0, offset: 0, bytes: $0, from: world.peer, on: wrong) }
+        let blake = Blake2b.hash(hello)
+        desk.session(wrong, bulk: .block(other, file: 0, block: 0, hash: blake))
+        desk.session(wrong, bulk: .fileEnd(other, file: 0, hash: Blake2b.hash(blake)))
+        let refused = try await eventually {
+            wrong.sent.contains { if case .cancel(other, .verifyFailed, _) = $0 { true } else { false } }
+        }
+        XCTAssertTrue(refused, "BLAKE2b hashes on a SHA-256 session: \(wrong.sent)")
+        XCTAssertNil(FileManager.default.contents(atPath: folder + "/downloads/alpha/b.txt"))
     }
 
     func testTheSameOfferOnANewSessionResumesAndOtherFilesAreDecidedAfresh() async throws {
@@ -266,8 +300,14 @@ final class TransferDeskTests: XCTestCase {
     }
 
     func testTheSendingSideOffersSendsWithinCreditAndEndsOnTheReceiversWord() async throws {
+        for kind in BlockHashKind.allCases { try await sendingSide(kind) }
+    }
+
+    /// The sending side on a session whose hash is `kind`.
+    private func sendingSide(_ kind: BlockHashKind) async throws {
         let world = FakeSurroundings()
         let session = FakeBulkSession(peer: world.peer, peerID: world.peerID)
+        session.blockHash = kind
         world.live = session
         let desk = desk(world)
         let row = try XCTUnwrap(world.row(world.peer))
@@ -283,11 +323,11 @@ final class TransferDeskTests: XCTestCase {
         XCTAssertEqual(desk.sendingFlows(to: world.peer), [flow])
         let sent = desk.pump(flow, on: session, limit: .max)
         XCTAssertEqual(sent, hello.count)
-        let blockHash = Blake2b.hash(hello)
+        let blockHash = kind.hash(hello)
         XCTAssertEqual(Array(session.sent.dropFirst()), [
             .chunk(flow, file: 0, offset: 0, bytes: hello), .block(flow, file: 0, block: 0, hash: blockHash),
-            .fileEnd(flow, file: 0, hash: Blake2b.hash(blockHash)),
-        ], "the bytes, the block's hash, and the file's hash of block hashes")
+            .fileEnd(flow, file: 0, hash: kind.hash(blockHash)),
+        ], "the bytes, the block's hash, and the file's hash of block hashes (\(kind))")
 
         desk.session(session, bulk: .transferDone(flow))
         XCTAssertTrue(world.events.contains { $0.0 == .transferCompleted && $0.1.id == flow.description })

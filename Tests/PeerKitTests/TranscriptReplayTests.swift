@@ -61,7 +61,7 @@ final class TranscriptReplayTests: XCTestCase {
         let client = PeerClient.adopting(try ControlClient(path: daemon.path), reconnectFor: .seconds(1))
         let status = try await client.status()
         XCTAssertEqual(status.version, "0.3.0")
-        XCTAssertEqual(status.features, ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane"])
+        XCTAssertEqual(status.features, ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane", "sha256-blocks"])
         do {
             _ = try await client.invite(try XCTUnwrap(UUID(uuidString: "5b1f0c2e-8d4a-4c3b-9a61-2f7e0d9c4b11")))
             XCTFail("the transcript refuses the invitation")

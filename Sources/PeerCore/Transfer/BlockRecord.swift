@@ -8,6 +8,11 @@
 ///     "PEERDR1\n" · flow id (16) · file u32 · size u64 · block size u32 ·
 ///     boot id (16) · crc32 u32 · 4 zero bytes
 ///
+/// The magic names the slots' hash: "PEERDR1\n" BLAKE2b-256 (every
+/// release), "PEERDR2\n" SHA-256 (0.4.0, `sha256-blocks`), the layout
+/// otherwise the same. A release that knows only the first reads the
+/// second as no record, and receives the file again.
+///
 /// (the CRC-32 covers the 56 bytes before it), then one 40-byte slot per
 /// block, at `64 + 40 × block`:
 ///
@@ -21,8 +26,18 @@
 /// they are believed (``ResumePoint``).
 package import PeerProtocol
 package enum BlockRecord {
-    /// The first bytes.
+    /// The first bytes of a record whose hashes are BLAKE2b-256.
     package static let magic: [UInt8] = Array("PEERDR1\n".utf8)
+    /// The first bytes of a record whose hashes are SHA-256.
+    package static let sha256Magic: [UInt8] = Array("PEERDR2\n".utf8)
+
+    /// The first bytes of a record of `kind`.
+    package static func magic(of kind: BlockHashKind) -> [UInt8] {
+        switch kind {
+        case .blake2b: magic
+        case .sha256: sha256Magic
+        }
+    }
     /// The header's length.
     package static let headerLength = 64
     /// One slot's length.
@@ -42,9 +57,12 @@ package enum BlockRecord {
         package var blockSize: Int
         /// The boot that wrote the slots.
         package var bootID: [UInt8]
+        /// The slots' hash (the magic).
+        package var hash: BlockHashKind
 
         /// A header.
-        package init(flow: FlowID, file: UInt32, size: Int64, blockSize: Int, bootID: [UInt8]) {
+        package init(flow: FlowID, file: UInt32, size: Int64, blockSize: Int, bootID: [UInt8], hash: BlockHashKind = .blake2b) {
+            self.hash = hash
             self.flow = flow
             self.file = file
             self.size = size
@@ -55,7 +73,7 @@ package enum BlockRecord {
 
     /// The header's bytes.
     package static func encode(_ header: Header) -> [UInt8] {
-        var out = magic + header.flow.bytes
+        var out = magic(of: header.hash) + header.flow.bytes
         BigEndian.append(UInt64(header.file), width: 4, to: &out)
         BigEndian.append(UInt64(bitPattern: header.size), width: 8, to: &out)
         BigEndian.append(UInt64(header.blockSize), width: 4, to: &out)
@@ -75,11 +93,11 @@ package enum BlockRecord {
     /// Reads a record: its header and the hashes of its finished slots, by
     /// block; nil when the header is damaged or not a record.
     package static func decode(_ bytes: [UInt8]) -> (header: Header, hashes: [Int: [UInt8]])? {
-        guard bytes.count >= headerLength, Array(bytes[0..<8]) == magic,
+        guard bytes.count >= headerLength, let hash = BlockHashKind.allCases.first(where: { magic(of: $0) == Array(bytes[0..<8]) }),
               BigEndian.read(bytes, at: 56, width: 4) == UInt64(CRC32.checksum(bytes[0..<56])),
               let flow = FlowID(bytes: Array(bytes[8..<24])) else { return nil }
         let header = Header(flow: flow, file: UInt32(BigEndian.read(bytes, at: 24, width: 4)), size: Int64(bitPattern: BigEndian.read(bytes, at: 28, width: 8)),
-                            blockSize: Int(BigEndian.read(bytes, at: 36, width: 4)), bootID: Array(bytes[40..<56]))
+                            blockSize: Int(BigEndian.read(bytes, at: 36, width: 4)), bootID: Array(bytes[40..<56]), hash: hash)
         var hashes: [Int: [UInt8]] = [:]
         var offset = headerLength
         while offset + slotLength <= bytes.count {

@@ -29,7 +29,10 @@ package enum ResumePoint: Sendable, Equatable {
         if !partialExists { return prefix.count == plan.count ? .complete : .fresh }
         // Every block verified but not yet renamed is `.from(all)`: the
         // sender sends only the file's end, and the rename runs again.
-        if prefix.isEmpty { return .fresh }
+        // Slots of another hash than this session's (a peer that gained or
+        // lost `sha256-blocks` between sessions) cannot be compared with
+        // the sender's: the file starts over.
+        if prefix.isEmpty || record.header.hash != expected.hash { return .fresh }
         return record.header.bootID == expected.bootID ? .from(hashes: prefix) : .verifyFirst(hashes: prefix)
     }
 }

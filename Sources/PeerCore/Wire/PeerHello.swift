@@ -35,8 +35,12 @@ package struct PeerHello: Equatable, Sendable {
     /// What a peer that sent an empty payload is.
     package static let silent = PeerHello(release: silentRelease, names: [])
 
-    /// This release's own hello.
-    package static let ours = PeerHello(release: PeerdVersion.string, names: WireFeature.allCases.map(\.rawValue))
+    /// This release's own hello: every feature it speaks, but
+    /// `sha256-blocks` only where SHA-256 is fast (`fastSHA256`: the CPU
+    /// has SHA-256 instructions; peerd asks it once, `LocalHello`).
+    package static func ours(fastSHA256: Bool) -> PeerHello {
+        PeerHello(release: PeerdVersion.string, names: WireFeature.allCases.filter { $0 != .sha256Blocks || fastSHA256 }.map(\.rawValue))
+    }
 
     /// The features known here that it announced.
     package var features: Set<WireFeature> { Set(names.compactMap(WireFeature.init(rawValue:))) }

@@ -3,7 +3,7 @@ import CSodium
 /// BLAKE2b-256, libsodium's `crypto_generichash`, fed piece by piece: the
 /// hash of every block of a transfer (docs/protocol.md §8). The state is
 /// one aligned allocation, reused for every block (``reset()``).
-package final class Blake2b {
+package final class Blake2b: BlockDigest {
     /// The digest length.
     package static let length = 32
     private let state: UnsafeMutableRawPointer
@@ -28,11 +28,6 @@ package final class Blake2b {
     package func update(_ bytes: UnsafeRawBufferPointer) {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         crypto_generichash_update(typed, base.assumingMemoryBound(to: UInt8.self), UInt64(bytes.count))
-    }
-
-    /// Adds bytes.
-    package func update(_ bytes: [UInt8]) {
-        bytes.withUnsafeBytes { update($0) }
     }
 
     /// The digest of everything added since the last reset; then starts over.

@@ -39,9 +39,9 @@ package struct NoiseTransport {
 
     /// A fresh XX handshake. XX has no pre-messages, so the only way the
     /// state can fail to be made (a pre-message key missing) cannot happen.
-    /// `hello` is what this side says of itself (``PeerHello/ours``); nil
+    /// `hello` is what this side says of itself (``LocalHello/ours``); nil
     /// says nothing, as 0.1.0 did (the tests' old peers).
-    package init(initiator: Bool, identity: IdentityKey, hello: PeerHello? = .ours) {
+    package init(initiator: Bool, identity: IdentityKey, hello: PeerHello? = LocalHello.ours) {
         ownHello = hello?.encode() ?? []
         do {
             handshake = try NoiseHandshakeState(pattern: .xx, initiator: initiator, prologue: Self.prologue,

@@ -363,7 +363,7 @@ package final class PeerDaemon {
         status.heapInUse = Int(heap.uordblks)
         status.heapFree = Int(heap.fordblks)
         status.wire = PeerdVersion.wire
-        status.features = PeerHello.ours.names
+        status.features = LocalHello.ours.names
         features.describe(&status)
         return status
     }

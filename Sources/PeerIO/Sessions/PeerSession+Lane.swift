@@ -11,7 +11,7 @@ extension PeerSession {
     /// (`laneOwner`), else the session's stream and why.
     func initialBulkPath(laneOwner: Bool) -> BulkPath {
         guard !lifecycle.isForPairing else { return .stream(reason: "a pairing session carries no bulk") }
-        guard laneOwner, PeerHello.ours.speaks(.bulkLane) else { return .stream(reason: "this daemon opens no lanes") }
+        guard laneOwner, localHello?.speaks(.bulkLane) == true else { return .stream(reason: "this daemon opens no lanes") }
         guard remoteHello?.speaks(.bulkLane) == true else {
             return .stream(reason: "the peer's release (\(remoteHello?.release ?? "0.1.0")) has no bulk lane")
         }

@@ -46,6 +46,9 @@ package final class PeerSession {
     /// What the remote said of itself in the handshake (its release and
     /// features), once it is done.
     package private(set) var remoteHello: PeerHello?
+    /// What this side says of itself in the handshake (nil: nothing, as
+    /// 0.1.0; for tests).
+    package let localHello: PeerHello?
     /// The remote's proven static key, after the handshake.
     package private(set) var remoteStaticKey: [UInt8]?
     /// The id the remote proved (even when it was not the expected one).
@@ -131,7 +134,8 @@ package final class PeerSession {
     package init(number: Int, dialing endpoint: Endpoint, remaining: [Endpoint], expectedPeerID: String?, identity: IdentityKey,
                 name: String, context: [UInt8], inviteTimeout: TimeInterval, limits: SessionLifecycle.Limits,
                 sendLimit: Int, pairing: Bool = false, app: AppName = .none, delegate: any PeerSessionDelegate,
-                features: SessionFeatures = .none, clock: DaemonClock = .system, hello: PeerHello? = .ours) throws(SystemError) {
+                features: SessionFeatures = .none, clock: DaemonClock = .system, hello: PeerHello? = LocalHello.ours) throws(SystemError) {
+        localHello = hello
         self.clock = clock
         self.features = features
         startedAt = clock.now()
@@ -157,7 +161,8 @@ package final class PeerSession {
     /// host's, sent with `accept`.
     package init(number: Int, accepted fd: FileDescriptor, identity: IdentityKey, name: String = "", limits: SessionLifecycle.Limits,
                 sendLimit: Int, delegate: any PeerSessionDelegate, features: SessionFeatures = .none, clock: DaemonClock = .system,
-                hello: PeerHello? = .ours) {
+                hello: PeerHello? = LocalHello.ours) {
+        localHello = hello
         self.clock = clock
         self.features = features
         startedAt = clock.now()

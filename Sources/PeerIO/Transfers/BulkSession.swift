@@ -22,6 +22,9 @@ package protocol BulkSession: AnyObject {
     var bulkRoom: Int { get }
     /// Whether its file and stream bytes go on a bulk lane (issue 44).
     var bulkOnLane: Bool { get }
+    /// The hash of its transfers' blocks and files (docs/protocol.md §8):
+    /// SHA-256 when both hellos name `sha256-blocks`.
+    var blockHash: BlockHashKind { get }
     /// Sends one transfer or stream message (protocol.md §8).
     func sendBulk(_ message: BulkMessage)
     /// Sends one, on the session's own connection when `lane` is false
@@ -65,6 +68,9 @@ package protocol BulkSession: AnyObject {
 }
 
 extension PeerSession: BulkSession {
+    /// SHA-256 when this side's hello and the peer's both name `sha256-blocks`.
+    package var blockHash: BlockHashKind { .on(ours: localHello ?? .silent, theirs: remoteHello) }
+
     /// Asks the delegate for turns, exactly as ``transportHasRoom()`` does.
     package func wantsBulkTurn() {
         if isConnected { delegate?.sessionCanSendBulk(self) }

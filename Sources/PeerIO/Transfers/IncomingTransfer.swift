@@ -20,6 +20,9 @@ final class IncomingTransfer {
     let peerFolder: String
     /// The app whose files these are (issue 23, point 4).
     let app: AppName
+    /// The hash of its blocks and files: the session's that (last)
+    /// brought the offer (docs/protocol.md §8; set before it is answered).
+    var hashKind = BlockHashKind.blake2b
     /// The offer as its parts arrive (pure: ``OfferAssembly``).
     private var assembly = OfferAssembly()
     /// The offer's files, in order.
@@ -195,7 +198,7 @@ final class IncomingTransfer {
 
     func header(_ index: Int, bootID: [UInt8]) -> BlockRecord.Header {
         BlockRecord.Header(flow: flow, file: UInt32(index), size: files[index].size,
-                           blockSize: BlockPlan(fileSize: files[index].size).blockSize, bootID: bootID)
+                           blockSize: BlockPlan(fileSize: files[index].size).blockSize, bootID: bootID, hash: hashKind)
     }
 
     /// Bytes of a chunk arrived: counted here, and queued to be written and
@@ -236,7 +239,7 @@ final class IncomingTransfer {
     private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8], hashesBytes: Bool) -> TransferFault? {
         do {
             let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true, made: &madeFolders)
-            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes, owner: peerID)
+            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes, owner: peerID, hash: hashKind)
             do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
                 partial.close()
                 throw error
@@ -271,7 +274,7 @@ final class IncomingTransfer {
             return .failure(.init(.protocolError, "the end of file \(index), which is not being received"))
         }
         if let refusal = file.cursor.end() { return .failure(.init(.protocolError, refusal.description)) }
-        guard Blake2b.hash(file.hashes.flatMap { $0 }) == hash else {
+        guard hashKind.hash(file.hashes.flatMap { $0 }) == hash else {
             return .failure(.init(.verifyFailed, "\(file.path) does not match its hash"))
         }
         // An empty file, or one whose blocks were all here: no bytes to hash.

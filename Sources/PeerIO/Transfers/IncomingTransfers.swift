@@ -117,6 +117,8 @@ final class IncomingTransfers {
         guard let transfer = intake.part(part, flow: flow, more: more, totalFiles: totalFiles, totalBytes: totalBytes, from: peer, peerID: peerID,
                                          name: name, app: app, on: session, room: room, held: held, budget: listBudget, now: now) else { return }
         let known = incoming[flow]
+        transfer.hashKind = session.blockHash
+        known?.hashKind = session.blockHash
         let decision = ResumeDecision.decide(manifest: transfer.manifestHash, peerID: peerID,
                                              held: known.map { .init(manifest: $0.manifestHash, state: $0.state) },
                                              record: acceptances.read(flow))

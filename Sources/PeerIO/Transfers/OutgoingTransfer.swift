@@ -94,12 +94,13 @@ final class OutgoingTransfer {
         }
     }
 
-    /// The offer goes out (again, on a new session): the answer starts over.
-    func offered() {
+    /// The offer goes out (again, on a new session): the answer starts
+    /// over, and its hashes are of `hash`, the session's.
+    func offered(hash: BlockHashKind) {
         answers = []
         cursor = nil
         credit = SendCredit()
-        hashing = SendHashing()
+        hashing = SendHashing(kind: hash)
         state = .offered
     }
 

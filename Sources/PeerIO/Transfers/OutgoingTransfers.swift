@@ -46,7 +46,7 @@ final class OutgoingTransfers {
                 continue
             }
             if transfer.app.isDefault && !session.carriesDefault { continue }
-            transfer.offered()
+            transfer.offered(hash: session.blockHash)
             for part in transfer.offerMessages() { session.sendBulk(part, app: transfer.app) }
             logger.info("transfer \(transfer.flow): offered to '\(transfer.peerName)'\(transfer.app.isDefault ? "" : " for app '\(transfer.app.text)'")")
         }

@@ -56,7 +56,7 @@ package final class PartialFile: Sendable {
     private let descriptors = Mutex(Open())
     /// The running hash of the block being received: used on ``hasher``
     /// alone (``writeLater(_:at:done:)``, ``verifyBlockLater(_:hash:done:)``).
-    private let blockHasher = Mutex(Blake2b())
+    private let blockHasher: Mutex<any BlockDigest>
 
     /// The names for file `index` of transfer `flow`.
     package static func names(flow: FlowID, index: Int) -> (part: String, record: String) {
@@ -77,10 +77,15 @@ package final class PartialFile: Sendable {
     /// one, is counted on that peer's share (``StageSlots``).
     package let owner: String
 
+    /// The hash of its blocks, the session's (docs/protocol.md §8).
+    package let hashKind: BlockHashKind
+
     /// Takes `folder`; opens nothing yet. `hashesBytes`: see
-    /// ``hashesBytes``; `owner`: see ``owner``.
-    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true, owner: String = "") {
+    /// ``hashesBytes``; `owner`: see ``owner``; `hash`: see ``hashKind``.
+    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true, owner: String = "", hash: BlockHashKind = .blake2b) {
         self.hashesBytes = hashesBytes
+        hashKind = hash
+        blockHasher = Mutex(hash.digest())
         self.owner = owner
         self.folder = folder
         (partName, recordName) = Self.names(flow: flow, index: index)
@@ -115,7 +120,7 @@ package final class PartialFile: Sendable {
     private func verified(_ hashes: [[UInt8]], plan: BlockPlan) -> [[UInt8]] {
         guard let fd = try? folder.openAt(partName, flags: O_RDONLY) else { return [] }
         defer { fd.close() }
-        let hasher = Blake2b()
+        let hasher = hashKind.digest()
         var good: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for (block, expected) in hashes.enumerated() {

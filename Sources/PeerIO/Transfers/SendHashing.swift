@@ -18,16 +18,21 @@ import Synchronization
 final class SendHashing: Sendable {
     private struct State: ~Copyable {
         var failure: (reason: FlowEndReason, text: String)?
-        let hasher = Blake2b()
+        let hasher: any BlockDigest
         var blockHashes: [[UInt8]] = []
     }
-    private let state = Mutex(State())
+    private let state: Mutex<State>
+    /// The hash, the session's (docs/protocol.md §8).
+    let kind: BlockHashKind
 
     /// Why the transfer cannot go on, once a read failed.
     var failure: (reason: FlowEndReason, text: String)? { state.withLock { $0.failure } }
 
-    /// A fresh hashing, for one offer.
-    init() {}
+    /// A fresh hashing, for one offer on a session whose hash is `kind`.
+    init(kind: BlockHashKind = .blake2b) {
+        self.kind = kind
+        state = Mutex(State(hasher: kind.digest()))
+    }
 
     /// Adds bytes of the current block.
     func update(_ bytes: UnsafeRawBufferPointer) {
@@ -53,7 +58,7 @@ final class SendHashing: Sendable {
     func finishFile() -> [UInt8] {
         state.withLock { state in
             defer { state.blockHashes = [] }
-            return Blake2b.hash(state.blockHashes.flatMap { $0 })
+            return kind.hash(state.blockHashes.flatMap { $0 })
         }
     }
 

@@ -28,13 +28,18 @@ package enum WireFeature: String, CaseIterable, Codable, Sendable {
     /// (message type 0x33, `laneOffer`, and the lane it opens;
     /// protocol.md §12), so messages never wait behind bulk bytes.
     case bulkLane = "bulk-lane"
+    /// Block and file hashes (`block`, `fileEnd`; protocol.md §8) are
+    /// SHA-256, not BLAKE2b-256, on a session where both announce it. A
+    /// daemon announces it only on a CPU with SHA-256 instructions, where
+    /// SHA-256 costs about half of BLAKE2b (issue 44).
+    case sha256Blocks = "sha256-blocks"
 
     /// The release that added it.
     package var addedIn: String {
         switch self {
         case .acceptName, .files, .streams: "0.2.0"
         case .apps, .datagrams, .once: "0.3.0"
-        case .bulkLane: "0.4.0"
+        case .bulkLane, .sha256Blocks: "0.4.0"
         }
     }
 
@@ -49,6 +54,7 @@ package enum WireFeature: String, CaseIterable, Codable, Sendable {
         case .datagrams: "take datagrams"
         case .once: "keep queued messages exactly once"
         case .bulkLane: "move files and streams on a lane of their own"
+        case .sha256Blocks: "hash file blocks with SHA-256"
         }
     }
 }
