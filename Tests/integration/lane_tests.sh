@@ -27,6 +27,12 @@ test_files_cross_on_the_lane_and_peer_says_so() {
     [ "${on_lane:-0}" -ge $((32 << 20)) ] || fail "the lane took ${on_lane:-0} bytes of 32 MiB: $(lab_exec 2 ss -tinH)"
     ctl 1 doctor host2 >"$LAB_DIR/doctor.out" 2>&1
     grep -q "files and streams with 'host2' go on a lane of their own" "$LAB_DIR/doctor.out" || fail "doctor: $(cat "$LAB_DIR/doctor.out")"
+    # Feature sha256-blocks: on a CPU with SHA-256 instructions both hosts
+    # announce it, so the file's blocks and file hash above were SHA-256
+    # (protocol.md §8); elsewhere neither does, and they were BLAKE2b-256.
+    local announced; announced=$(json 1 peer host2 | jq -r '.features | index("sha256-blocks") != null')
+    if grep -qw -e sha_ni -e sha2 /proc/cpuinfo; then expect_eq "$announced" true "host2 announces sha256-blocks"
+    else expect_eq "$announced" false "host2 announces sha256-blocks"; fi
 }
 
 # A firewall on host2 that lets only the session port through (nftables,
