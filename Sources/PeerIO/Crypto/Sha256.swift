@@ -25,8 +25,10 @@ package final class Sha256: BlockDigest {
 
     /// Whether this CPU has SHA-256 instructions: only then does this
     /// daemon announce `sha256-blocks` (without them SHA-256 is slower
-    /// than BLAKE2b).
-    package static let accelerated = peerd_cpu_has_sha256() == 1 && calls != nil
+    /// than BLAKE2b). It asks the CPU, not libcrypto: opening libcrypto
+    /// costs about 400 KB of private memory, which a daemon that moves no
+    /// file should not pay (``calls`` opens it at the first hash).
+    package static let accelerated = peerd_cpu_has_sha256() == 1
 
     private let openSSL: OpaquePointer?
     private let sodium: UnsafeMutableRawPointer?
