@@ -93,7 +93,7 @@ def test_status_a_refusal_and_peers():
         with peerd.Client(daemon.path) as client:
             status = client.status()
             assert status["version"] == "0.3.0"
-            assert status["features"] == ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane"]
+            assert status["features"] == ["accept-name", "files", "streams", "apps", "datagrams", "once", "bulk-lane", "sha256-blocks"]
             try:
                 client.invite("5b1f0c2e-8d4a-4c3b-9a61-2f7e0d9c4b11")
                 raise AssertionError("the transcript refuses the invitation")
