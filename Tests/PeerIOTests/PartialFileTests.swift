@@ -66,6 +66,38 @@ final class PartialFileTests: XCTestCase {
         XCTAssertEqual(again.resumePoint(expected: header(size: size)), .complete, "in place: a repeated offer sends nothing more")
     }
 
+    /// Feature `sha256-blocks`: after another boot, a record of SHA-256
+    /// slots is checked against the disk with SHA-256 (with BLAKE2b every
+    /// block would be received again).
+    func testAfterARebootASha256RecordIsCheckedWithSha256() throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        let path = try TransferPath.check("sha.bin").get()
+        let size: Int64 = 300_000
+        var head = header(size: size)
+        head.hash = .sha256
+        let block0 = [UInt8](repeating: 0xB0, count: 131_072), block1 = [UInt8](repeating: 0xB1, count: 131_072)
+        do {
+            let partial = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true), flow: flow, index: 0,
+                                      hash: .sha256)
+            defer { partial.close() }
+            try partial.open(header: head, keptBlocks: 0)
+            try partial.write(block0, at: 0)
+            try partial.recordBlock(0, hash: BlockHashKind.sha256.hash(block0))
+            try partial.write(block1, at: 131_072)
+            try partial.recordBlock(1, hash: BlockHashKind.sha256.hash(block1))
+        }
+        var otherBoot = head
+        otherBoot.bootID = [UInt8](repeating: 4, count: 16)
+        let again = PartialFile(folder: try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: false), flow: flow, index: 0)
+        defer { again.close() }
+        XCTAssertEqual(again.resumePoint(expected: otherBoot), .from(hashes: [BlockHashKind.sha256.hash(block0), BlockHashKind.sha256.hash(block1)]),
+                       "the blocks on disk hash, with SHA-256, to what was recorded")
+        var blake = otherBoot
+        blake.hash = .blake2b
+        XCTAssertEqual(again.resumePoint(expected: blake), .fresh, "a session of the other hash starts the file over")
+    }
+
     /// Issue 44: the writer takes every chunk waiting in one job
     /// (``PendingWrites``): many small writes queued at once land in place
     /// and report back one by one, in the order queued, for a lane's file

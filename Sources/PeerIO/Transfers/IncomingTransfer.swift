@@ -182,7 +182,7 @@ final class IncomingTransfer {
     /// verified blocks count as resent.
     private func resumePoint(_ index: Int, path: TransferPath, root: FileDescriptor, bootID: [UInt8]) -> ResumePoint {
         guard let folder = try? DownloadFolder.folder(of: path, peerFolder: peerFolder, root: root, create: false) else { return .fresh }
-        let partial = PartialFile(folder: folder, flow: flow, index: index)
+        let partial = PartialFile(folder: folder, flow: flow, index: index, hash: hashKind)
         defer { partial.close() }
         let point = partial.resumePoint(expected: header(index, bootID: bootID))
         let kept: Int64

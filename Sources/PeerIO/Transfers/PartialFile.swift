@@ -113,14 +113,15 @@ package final class PartialFile: Sendable {
         }
         let point = ResumePoint.decide(expected: expected, record: BlockRecord.decode(bytes), partialExists: exists)
         guard case .verifyFirst(let hashes) = point else { return point }
-        return .from(hashes: verified(hashes, plan: BlockPlan(fileSize: expected.size)))
+        return .from(hashes: verified(hashes, plan: BlockPlan(fileSize: expected.size), hash: expected.hash))
     }
 
-    /// The leading blocks whose bytes on disk still hash to `hashes`.
-    private func verified(_ hashes: [[UInt8]], plan: BlockPlan) -> [[UInt8]] {
+    /// The leading blocks whose bytes on disk still hash, with `hash`
+    /// (the record's, which is the session's), to `hashes`.
+    private func verified(_ hashes: [[UInt8]], plan: BlockPlan, hash: BlockHashKind) -> [[UInt8]] {
         guard let fd = try? folder.openAt(partName, flags: O_RDONLY) else { return [] }
         defer { fd.close() }
-        let hasher = hashKind.digest()
+        let hasher = hash.digest()
         var good: [[UInt8]] = []
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         for (block, expected) in hashes.enumerated() {
