@@ -27,10 +27,11 @@ BIN         := .build/$(CONFIG)
 # (a foreign mDNS browser finds apps by subtype), python3-pytest (the Python
 # client's tests run on Debian's python3); systemd
 # (systemd-analyze, and the manager that runs the real units in a container)
-# with dbus's own units.
+# with dbus's own units; chrpath (the upgrade test packages this tree's debug
+# build, its runpath pointed at the packaged runtime).
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev libssl-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
-                systemd nftables gcc libc6-dev
+                systemd nftables gcc libc6-dev chrpath
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=
@@ -51,7 +52,7 @@ SOAK_SMOKE_MINUTES ?= 3
 
 .PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke coverage test check demo bench bench-bulk clean install uninstall \
         test-build test-labs test-alone phase-build phase-examples phase-unit phase-fuzz-smoke phase-integration phase-compat-build \
-        phase-compat phase-soak-smoke \
+        phase-compat-package phase-compat phase-soak-smoke \
         phase-integration-alone
 
 all: build
@@ -114,7 +115,8 @@ soak-smoke: build
 # with its name and keeps its time and counts, and Tests/report/table.sh ends
 # the run with the table. Stage "build": the package with its tests and then
 # the unit tests, the example, and beside them the earlier releases and the
-# upgrade test's packages. Stage "labs": the fuzz smokes (their harnesses
+# upgrade test's packages (this tree's made of the build, once it is done).
+# Stage "labs": the fuzz smokes (their harnesses
 # built at the lowest priority), the lab tests (LAB_JOBS at a time), the
 # compatibility tests and the soak; these wait mostly on deadlines, and no
 # build but the fuzz harnesses' takes CPU from them. Stage "alone": the lab
@@ -133,7 +135,7 @@ test:
 	  && { $(STAGE) labs $(SUBMAKE) -k -j4 test-labs; $(STAGE) alone $(SUBMAKE) test-alone; }; \
 	  TEST_REPORT=$(REPORT) Tests/report/table.sh
 
-test-build: phase-build phase-examples phase-unit phase-compat-build
+test-build: phase-build phase-examples phase-unit phase-compat-build phase-compat-package
 test-labs: phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke
 test-alone: phase-integration-alone
 
@@ -152,7 +154,9 @@ phase-integration:
 phase-integration-alone:
 	@$(PHASE) integration-alone env LAB_GROUP=alone PEERD_BIN=$(BIN) CHAT_BIN=$(CURDIR)/Examples/chat/.build/$(CONFIG)/chat Tests/integration/run.sh
 phase-compat-build:
-	@$(PHASE) compat-build env COMPAT_BUILD_ONLY=1 SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
+	@$(PHASE) compat-build env COMPAT_BUILD_ONLY=releases SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
+phase-compat-package: phase-build phase-compat-build
+	@$(PHASE) compat-package env COMPAT_BUILD_ONLY=current SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
 phase-compat:
 	@$(PHASE) compat env SWIFT=$(SWIFT) PEERD_BIN=$(BIN) Tests/compat/run.sh
 phase-soak-smoke:

@@ -303,29 +303,48 @@ newest_release() { grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2 {r = $1} END
 
 # deb_of RELEASE: the package of an earlier release (its own tree through
 # this build-deb.sh, holding the binaries make compat built of it, cached
-# beside them), or of this tree ("current", built by build-deb.sh,
-# unoptimised; COMPAT_DEB_CONFIG=release for the shipping build). What this
+# beside them), or of this tree ("current": the debug build under test,
+# NEW_BIN, with its runpath pointed at the packaged runtime, DEB_OWN_RUNTIME;
+# COMPAT_DEB_CONFIG=release builds the shipping binaries instead). What this
 # test checks is the package (its files, maintainer scripts, units, the
 # runtime beside the binaries, the upgrade and the purge); an optimised
-# build is a minute and a half of both cores, which make test cannot spend
-# (issue 41), and make deb builds the release package. At the lowest
-# priority (Tests/lab/low-priority).
+# build is a minute and a half of both cores, and a second debug build two
+# and a half minutes of CPU, which make test cannot spend (issue 41); make
+# deb builds the release package. This tree's package is made again only
+# when a file it holds is newer than it, so make test's build stage makes
+# it once and the upgrade test finds it. At the lowest priority
+# (Tests/lab/low-priority).
 deb_of() {
-    local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug} prebuilt=
+    local release=$1 out src version config=${COMPAT_DEB_CONFIG:-debug} prebuilt= own=
     if [ "$release" = current ]; then
         src=$ROOT out="$ROOT/.build/compat/current-deb"
         version=$(sed -n 's/.*static let string = "\(.*\)".*/\1/p' "$ROOT/Sources/PeerProtocol/Support/PeerdVersion.swift")
+        [ "$config" = debug ] && prebuilt=$NEW_BIN own=1
     else
         src="$ROOT/.build/compat/$release/src" out="$ROOT/.build/compat/$release/deb" version=$release
         prebuilt="$ROOT/.build/compat/$release/bin"
     fi
     local deb="$out/peerd_${version}_$(dpkg --print-architecture).deb"
-    if [ "$release" = current ] || [ ! -f "$deb" ]; then
+    if [ ! -f "$deb" ] || { [ "$release" = current ] && current_deb_is_stale "$deb" "$config"; }; then
         mkdir -p "$out"
-        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config DEB_BIN=$prebuilt "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
+        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config DEB_BIN=$prebuilt DEB_OWN_RUNTIME=$own "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
             || { cat "$out/build.log" >&2; fail "cannot build the $release package"; }
+        echo "$config $prebuilt" >"$out/made-of"
     fi
     echo "$deb"
+}
+
+# current_deb_is_stale DEB CONFIG: this tree's package was made of another
+# build (made-of: its configuration and binaries' folder), or a file it holds (binaries, units, man pages, the configuration,
+# the maintainer scripts, the changelog) is newer than it. A release
+# package is built from its sources every time (build-deb.sh runs swift
+# build), as before.
+current_deb_is_stale() {
+    local deb=$1 config=$2
+    [ "$config" = debug ] || return 0
+    [ "$(cat "$(dirname "$deb")/made-of" 2>/dev/null)" = "debug $NEW_BIN" ] || return 0
+    [ -n "$(find "$NEW_BIN/peerd" "$NEW_BIN/peerctl" "$ROOT/systemd" "$ROOT/docs/peerd.8" "$ROOT/docs/peerctl.1" \
+        "$ROOT/docs/peerd.conf" "$ROOT/docs/peerctl.bash-completion" "$ROOT/CHANGELOG.md" -newer "$deb" -print -quit 2>/dev/null)" ]
 }
 
 # The package as a user upgrades it, under a real systemd on host 1 in a
@@ -410,6 +429,10 @@ compat_the_package_upgrades_in_place_and_purges_clean() {
     pid=$(inside systemctl show -p MainPID --value peerd.service)
     anon=$(inside awk '/^Anonymous:/ {print $2}' "/proc/$pid/smaps_rollup")
     note "the packaged release runs with $anon kB of anonymous memory"
+    # And on the runtime the package carries, not on a toolchain this
+    # machine happens to have.
+    inside grep -q " /usr/lib/peerd/libswiftCore.so" "/proc/$pid/maps" \
+        || fail "the packaged daemon does not run on /usr/lib/peerd's runtime: $(inside grep -o ' /.*libswiftCore.so' "/proc/$pid/maps" | head -1)"
     [ "$anon" -lt 6144 ] || fail "the packaged daemon holds $anon kB of anonymous memory: is the Swift runtime linked statically?"
     # 4. Purge: nothing of peerd is left.
     inside dpkg --purge peerd >"$dir/purge.log" 2>&1 || fail "the purge failed: $(tail -5 "$dir/purge.log")"

@@ -10,9 +10,11 @@
 #        RELEASES         the releases to test (default: every one in releases.txt)
 #        COMPAT_JOBS      tests run at once, each in a lab of its own (default 4)
 #        COMPAT_RESULTS   each test's log and results.tsv (default .build/lab/compat)
-#        COMPAT_BUILD_ONLY=1  build the releases and the upgrade test's packages
-#                         (or find them cached) and stop: make test builds
-#                         them beside its own build and unit tests
+#        COMPAT_BUILD_ONLY=releases  build the releases and the newest one's
+#                         package (or find them cached) and stop: make test
+#                         builds them beside its own build and unit tests
+#        COMPAT_BUILD_ONLY=current   the same, then this tree's package from
+#                         PEERD_BIN (make test: once its build is done)
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -40,8 +42,11 @@ for release in "${releases[@]}"; do
 done
 if [ -n "${COMPAT_BUILD_ONLY:-}" ]; then
     # And the two packages the upgrade test installs (deb_of), so make
-    # test builds everything before its lab stage (issue 41).
-    for release in "$(newest_release)" current; do
+    # test builds everything before its lab stage (issue 41). This tree's
+    # is made of its build, so only once that is done.
+    packages=("$(newest_release)")
+    [ "$COMPAT_BUILD_ONLY" = releases ] || packages+=(current)
+    for release in "${packages[@]}"; do
         echo "compat: the $release package"
         deb_of "$release" >/dev/null || { echo "could not build the $release package"; exit 1; }
     done
