@@ -27,7 +27,9 @@
 # SOAK_KEEP=1 keeps the lab folder too; SOAK_HEAP_REPORT=1 keeps each
 # daemon's malloc_info beside its smaps (needs gdb); SOAK_FAULTS keeps
 # only the kinds it names ("link kill avahi disk clock", the default;
-# "none" for traffic alone).
+# "none" for traffic alone); SOAK_WARMUP, the seconds traffic flows
+# before the first measure (60; make test's smoke, which only reports
+# memory, 20).
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -39,6 +41,7 @@ for suite in "$ROOT"/Tests/integration/*_tests.sh; do . "$suite"; done
 [ "$(id -u)" = 0 ] || { echo "the soak needs root (network namespaces)"; exit 1; }
 
 MINUTES=${SOAK_MINUTES:-20}
+WARMUP=${SOAK_WARMUP:-60}
 SEED=${SOAK_SEED:-$(( $(date +%s) % 32768 ))}
 RANDOM=$SEED
 HOSTS=4
@@ -244,11 +247,11 @@ pipes &
 WORKERS+=($!)
 
 # The quiet values before the faults: everything flows for a minute
-# (every buffer, table and the bounded event history a daemon keeps gets
-# used and filled), then pauses and drains, and each daemon gets the tick
-# that hands memory back (at most every 10 s). The same is done after the
-# faults before the second measure.
-sleep 60
+# (WARMUP: every buffer, table and the bounded event history a daemon
+# keeps gets used and filled), then pauses and drains, and each daemon
+# gets the tick that hands memory back (at most every 10 s). The same is
+# done after the faults before the second measure.
+sleep "$WARMUP"
 touch "$SOAK/pause"
 signal_traffic quiet
 idle_workers() { ! ls "$SOAK"/busy.* >/dev/null 2>&1; }
