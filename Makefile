@@ -99,7 +99,7 @@ fuzz-smoke: deps
 
 coverage: deps
 	$(SWIFT) test --enable-code-coverage --build-path .build/coverage
-	python3 Tests/coverage/summary.py .build/coverage/debug/codecov/peerd.json PeerIO PeerCore PeerKit
+	python3 Tests/coverage/summary.py .build/coverage/debug/codecov/peerd.json PeerIO PeerCrypto PeerCore PeerKit
 	python3 Tests/coverage/unnamed_types.py --list 15
 
 soak: build
@@ -146,7 +146,7 @@ phase-build:
 phase-examples:
 	@$(PHASE) examples $(SWIFT) build -c $(CONFIG) --package-path Examples/chat -Xswiftc -warnings-as-errors
 phase-unit: phase-build
-	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py && python3 Tests/docs/check_one_client.py && python3 Tests/coverage/unnamed_types.py --max 25'
+	@$(PHASE) unit sh -c '$(SWIFT) test -c $(CONFIG) -Xswiftc -warnings-as-errors && python3 Tests/docs/check_snippets.py && python3 Tests/docs/check_one_client.py && python3 Tests/coverage/unnamed_types.py --max 25 && python3 Tests/coverage/unnamed_types.py --target PeerCrypto --max 25'
 phase-fuzz-smoke:
 	@$(PHASE) fuzz-smoke env FUZZ_OPT=-Onone SWIFTC=$$(dirname $$(command -v $(SWIFT)))/swiftc Tests/fuzz/run.sh $(FUZZ_SMOKE_RUNS)
 phase-integration:

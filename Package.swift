@@ -8,8 +8,9 @@ import PackageDescription
 /// the daemon's pure rules (`PeerCore`, no I/O), the tools' pure logic
 /// (`PeerTools`: peerctl's and peerbench's), the plain-syscall layer
 /// (`PeerSystem`: descriptors, typed syscalls, the control client), the I/O
-/// layer (`PeerIO`: sockets, the Avahi bridge, crypto, the daemon's
-/// components), and the thin executables `peerd` and `peerctl` (which needs
+/// layer (`PeerCrypto`: Noise, the ciphers and hashes on libsodium and
+/// libcrypto, the identity key; `PeerIO`: sockets, the Avahi bridge, the
+/// daemon's components), and the thin executables `peerd` and `peerctl` (which needs
 /// no libavahi and no libsodium).
 let strict: [SwiftSetting] = [
     .swiftLanguageMode(.v6),
@@ -75,7 +76,11 @@ let package = Package(
         .target(name: "PeerSystem", dependencies: ["PeerProtocol", "CFiles", "CPoll", "CSockets"], swiftSettings: strict),
         // The client library: the control protocol from Swift, MultipeerConnectivity's shape.
         .target(name: "PeerKit", dependencies: ["PeerProtocol", "PeerSystem"], swiftSettings: strict),
-        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),
+        // Noise, the ciphers and the hashes: a target of its own, so the
+        // fuzz harnesses build it without the rest of the I/O layer, and
+        // package CMO as for PeerCore (the session path calls it every frame).
+        .target(name: "PeerCrypto", dependencies: ["PeerCore", "PeerSystem", "CSodium", "CCrypto"], swiftSettings: strict + packageInlining),
+        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerCrypto", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO", "PeerSystem"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
@@ -87,6 +92,6 @@ let package = Package(
                           swiftSettings: strict, linkerSettings: [.linkedLibrary("crypto")]),
         .testTarget(name: "PeerCoreTests", dependencies: ["PeerProtocol", "PeerCore", "PeerTools"], swiftSettings: strict),
         .testTarget(name: "PeerKitTests", dependencies: ["PeerProtocol", "PeerSystem", "PeerKit"], swiftSettings: strict),
-        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerIO", "PeerKit"], exclude: ["Fixtures"], swiftSettings: strict),
+        .testTarget(name: "PeerIOTests", dependencies: ["PeerCore", "PeerSystem", "PeerCrypto", "PeerIO", "PeerKit"], exclude: ["Fixtures"], swiftSettings: strict),
     ]
 )

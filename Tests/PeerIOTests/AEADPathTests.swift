@@ -1,5 +1,6 @@
 import XCTest
 @testable import PeerCore
+@testable import PeerCrypto
 @testable import PeerIO
 
 /// Which library computes a frame is a speed choice, never a wire one

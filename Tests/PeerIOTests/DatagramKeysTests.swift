@@ -1,4 +1,5 @@
 import XCTest
+@testable import PeerCrypto
 @testable import PeerIO
 
 /// The datagram path's keys (issue 26): derived from the handshake's final

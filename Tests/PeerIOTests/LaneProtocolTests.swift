@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import PeerProtocol
 @testable import PeerCore
+@testable import PeerCrypto
 @testable import PeerIO
 
 /// The bulk lane's bytes as docs/protocol.md §12 gives them (issue 44):

@@ -1,5 +1,6 @@
 import XCTest
 import PeerCore
+@testable import PeerCrypto
 @testable import PeerIO
 
 /// The bulk lane's key and handshake (issue 44, docs/protocol.md §12):

@@ -2,7 +2,8 @@ import Glibc
 import FoundationEssentials
 import PeerCore
 import PeerProtocol
-import PeerIO
+import PeerCrypto
+import PeerSystem
 import PeerTools
 
 // libFuzzer harnesses for every parser of outside input, in one binary:

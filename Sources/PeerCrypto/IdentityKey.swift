@@ -1,5 +1,6 @@
 import Glibc
 import PeerCore
+internal import PeerSystem
 
 /// The host's persistent identity: an X25519 key pair (the Noise static key
 /// of later sessions) and the peer id derived from it.

@@ -1,5 +1,5 @@
 import PeerCore
-import PeerProtocol
+internal import PeerProtocol
 
 /// The Noise side of one session (docs/protocol.md §3, §4): the
 /// `Noise_XX_25519_ChaChaPoly_SHA256` handshake, then the two cipher states
@@ -109,7 +109,7 @@ package struct NoiseTransport {
     /// Hands the sending cipher state over, once the handshake is done (the
     /// session's ``SealLane`` then owns it; ``seal(_:)`` here returns nil
     /// after); nil before the handshake, or once handed over.
-    mutating func takeSendCipher() -> NoiseCipherState? {
+    package mutating func takeSendCipher() -> NoiseCipherState? {
         defer { sendCipher = nil }
         return sendCipher
     }

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// The libsodium calls peerd uses. `sodium_init` must run before any other
 /// call (it picks implementations and seeds the RNG); it is idempotent.

@@ -1,4 +1,4 @@
-import CCrypto
+internal import CCrypto
 
 /// OpenSSL's ChaCha20-Poly1305 under one key and in one direction: the
 /// key schedule is set once, and each frame sets only its nonce, so a

@@ -1,5 +1,5 @@
-import CCrypto
-import CSodium
+internal import CCrypto
+internal import CSodium
 
 /// SHA-256, fed piece by piece: the block and file hashes of a transfer on
 /// a session where both sides announce `sha256-blocks` (docs/protocol.md

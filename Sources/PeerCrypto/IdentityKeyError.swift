@@ -1,3 +1,5 @@
+package import PeerSystem
+
 /// Why the identity key could not be loaded or made.
 package enum IdentityKeyError: Error, CustomStringConvertible, Sendable {
     /// A system call failed.

@@ -1,4 +1,4 @@
-import CSodium
+internal import CSodium
 
 /// BLAKE2b-256, libsodium's `crypto_generichash`, fed piece by piece: the
 /// hash of every block of a transfer (docs/protocol.md §8). The state is
