@@ -48,7 +48,7 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
     expect_eq "$(json 1 apps | jq -c '[.apps[] | {name, uid, clients, declared, subtype}]')" \
         '[{"name":"chat","uid":0,"clients":1,"declared":false,"subtype":"_chat._sub._peerd._tcp"}]' "apps on host1"
     local seen
-    seen=$(lab_exec 2 /usr/bin/python3 "$HERE/zeroconf_browse.py" _chat._sub._peerd._tcp.local. host1 10) \
+    seen=$(lab_exec 2 /usr/bin/python3 "$HERE/zeroconf_browse.py" _chat._sub._peerd._tcp.local. host1 10 apps=chat) \
         || fail "python-zeroconf did not find host1 under _chat._sub._peerd._tcp"
     expect_eq "$(echo "$seen" | jq -r .txt.apps)" chat "apps= in the TXT python-zeroconf read"
     lab_wait_for 5 row_apps 2 host1 chat \
