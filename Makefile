@@ -116,13 +116,15 @@ soak-smoke: build
 # the run with the table. Stage "build": the package with its tests and then
 # the unit tests, the example, and beside them the earlier releases and the
 # upgrade test's packages (this tree's made of the build, once it is done).
-# Stage "labs": the fuzz smokes (their harnesses
-# built at the lowest priority), the lab tests (LAB_JOBS at a time), the
-# compatibility tests and the soak; these wait mostly on deadlines, and no
-# build but the fuzz harnesses' takes CPU from them. Stage "alone": the lab
-# tests that measure time, memory or rate, one at a time with nothing
-# beside them. A failed phase does not stop the others (make -k); the table
-# and the exit status say what failed.
+# Stage "labs": the lab tests (LAB_JOBS at a time), the compatibility tests
+# and the soak, which take the CPU between them. Stage "alone": the lab
+# tests that measure time, memory or rate, one at a time with no other
+# test beside them, and the fuzz smokes, whose harnesses build at the
+# lowest priority (SCHED_IDLE, Tests/lab/low-priority): they get only the
+# CPU those tests leave (two thirds of it, sampled with perf), and a
+# waking test takes it back at once (in the labs stage, starved by the lab
+# tests, they were its longest phase: 345-400 s). A failed phase does not
+# stop the others (make -k); the table and the exit status say what failed.
 REPORT := $(CURDIR)/.build/test-report
 PHASE  := TEST_REPORT=$(REPORT) Tests/report/phase.sh
 STAGE  := TEST_REPORT=$(REPORT) Tests/report/stage.sh
@@ -132,12 +134,12 @@ test:
 	@rm -rf $(REPORT) .build/lab && mkdir -p $(REPORT) && date +%s%N >$(REPORT)/begin
 	@$(STAGE) deps $(SUBMAKE) deps \
 	  && $(STAGE) build $(SUBMAKE) -k -j3 test-build \
-	  && { $(STAGE) labs $(SUBMAKE) -k -j4 test-labs; $(STAGE) alone $(SUBMAKE) test-alone; }; \
+	  && { $(STAGE) labs $(SUBMAKE) -k -j3 test-labs; $(STAGE) alone $(SUBMAKE) -k -j2 test-alone; }; \
 	  TEST_REPORT=$(REPORT) Tests/report/table.sh
 
 test-build: phase-build phase-examples phase-unit phase-compat-build phase-compat-package
-test-labs: phase-fuzz-smoke phase-integration phase-compat phase-soak-smoke
-test-alone: phase-integration-alone
+test-labs: phase-integration phase-compat phase-soak-smoke
+test-alone: phase-integration-alone phase-fuzz-smoke
 
 # The phases. Each assumes the build stage ran (make test) or its public
 # target's prerequisites did.

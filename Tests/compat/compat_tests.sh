@@ -327,7 +327,7 @@ deb_of() {
     local deb="$out/peerd_${version}_$(dpkg --print-architecture).deb"
     if [ ! -f "$deb" ] || { [ "$release" = current ] && current_deb_is_stale "$deb" "$config"; }; then
         mkdir -p "$out"
-        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config DEB_BIN=$prebuilt DEB_OWN_RUNTIME=$own "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
+        SWIFT=${SWIFT:-swift} DEB_CONFIG=$config DEB_BIN=$prebuilt DEB_OWN_RUNTIME=$own DEB_COMPRESSION=gzip "$ROOT/Tests/lab/low-priority" "$ROOT/systemd/debian/build-deb.sh" "$src" "$version" "$out" >"$out/build.log" 2>&1 \
             || { cat "$out/build.log" >&2; fail "cannot build the $release package"; }
         echo "$config $prebuilt" >"$out/made-of"
     fi
@@ -382,6 +382,9 @@ compat_the_package_upgrades_in_place_and_purges_clean() {
     # The machine forbids maintainer scripts to start services (policy-rc.d
     # exits 101, as in containers); the copy is a machine that allows it.
     inside rm -f /usr/sbin/policy-rc.d
+    # No man-db index rebuild at each dpkg -i (its trigger reads this file):
+    # seconds of CPU beside the other lab tests, for pages nobody reads here.
+    inside rm -f /var/lib/man-db/auto-update
     # And one that never ran peerd (this machine may have, outside the lab).
     inside rm -rf /var/lib/peerd /etc/peerd
     # 1. The old release's package: user made, socket and service enabled and started.

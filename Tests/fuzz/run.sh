@@ -71,7 +71,9 @@ for target in "${TARGETS[@]}"; do
     cp -r "$HERE/corpus/$target/." "$scratch/" 2>/dev/null
     chmod -R u+w "$scratch"
     log="$OUT/$target.log"
-    if FUZZ_TARGET=$target "$OUT/peerd-fuzz" -runs="$RUNS" -max_len=65600 -rss_limit_mb=4096 -artifact_prefix="$OUT/crash-$target-" "$scratch" >"$log" 2>&1; then
+    # At the lowest priority too: make test runs them beside the lab tests
+    # that measure time (Makefile, stage "alone").
+    if FUZZ_TARGET=$target "$ROOT/Tests/lab/low-priority" "$OUT/peerd-fuzz" -runs="$RUNS" -max_len=65600 -rss_limit_mb=4096 -artifact_prefix="$OUT/crash-$target-" "$scratch" >"$log" 2>&1; then
         echo "ok   fuzz $target: $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "$log" | tail -1)"
         passed=$((passed + 1))
     else
