@@ -55,10 +55,18 @@ func probeOfferOnly(_ connection: ProbeConnection, flow hex: String, wait: Doubl
         let parts = spec.split(separator: ":").map(String.init)
         if parts.count == 3, parts[0] == "many", let count = Int(parts[1]), let length = Int(parts[2]) {
             for n in 0..<count {
-                var leaf = String(n) + String(repeating: "x", count: max(0, length - String(n).count))
-                // A component is at most 255 bytes: a longer name is folders.
-                for cut in stride(from: 200, to: leaf.utf8.count, by: 201) { leaf.insert("/", at: leaf.index(leaf.startIndex, offsetBy: cut)) }
-                files.append(OfferedFile(name: Array("d\(n / 10)/\(leaf)".utf8), size: 0, mode: 0o644, mtime: 1_764_460_800))
+                let plain = Array(String(n).utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: max(0, length - String(n).utf8.count))
+                // A component is at most 255 bytes: a longer name is folders,
+                // a slash after every 200 bytes. Built as bytes: String's
+                // index walks made 18,927 names take most of a lab test's
+                // 20 s in a debug build beside other work.
+                var leaf: [UInt8] = []
+                leaf.reserveCapacity(plain.count + plain.count / 200)
+                for (index, byte) in plain.enumerated() {
+                    if index > 0, index % 200 == 0 { leaf.append(UInt8(ascii: "/")) }
+                    leaf.append(byte)
+                }
+                files.append(OfferedFile(name: Array("d\(n / 10)/".utf8) + leaf, size: 0, mode: 0o644, mtime: 1_764_460_800))
             }
         } else if parts.count == 3, let size = UInt64(parts[1]), let mode = UInt32(parts[2], radix: 8) {
             // Sizes are unsigned on the wire: up to 2^64 − 1, top bit and all.

@@ -186,7 +186,7 @@ test_finished_offers_count_in_the_list_budget_and_end_with_their_session() {
     lab_wait_for 10 has_invitation 2 || fail "no invitation"
     ctl 2 accept "$(pending_invitation 2)" >/dev/null || fail "accept"
     local peak=0 now slowest=0 t0 ms
-    lab_wait_for 20 sh -c "[ \$(grep -c transferOffered '$LAB_DIR/w2.jsonl') -ge 2 ]" || fail "no offer was put to the user"
+    lab_wait_for 40 sh -c "[ \$(grep -c transferOffered '$LAB_DIR/w2.jsonl') -ge 2 ]" || fail "no offer was put to the user"
     while kill -0 "$probe" 2>/dev/null; do
         t0=$(date +%s%N); ctl 2 status >/dev/null; ms=$(( ($(date +%s%N) - t0) / 1000000 ))
         [ "$ms" -gt "$slowest" ] && slowest=$ms
