@@ -308,8 +308,8 @@ newest_release() { grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2 {r = $1} END
 # COMPAT_DEB_CONFIG=release builds the shipping binaries instead). What this
 # test checks is the package (its files, maintainer scripts, units, the
 # runtime beside the binaries, the upgrade and the purge); an optimised
-# build is a minute and a half of both cores, and a second debug build two
-# and a half minutes of CPU, which make test cannot spend (issue 41); make
+# build is a minute and a half of both cores, and a second debug build of
+# the whole tree most of that, which make test cannot spend (issue 41); make
 # deb builds the release package. This tree's package is made again only
 # when a file it holds is newer than it, so make test's build stage makes
 # it once and the upgrade test finds it. At the lowest priority

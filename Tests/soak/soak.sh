@@ -246,9 +246,9 @@ pipes() {
 pipes &
 WORKERS+=($!)
 
-# The quiet values before the faults: everything flows for a minute
-# (WARMUP: every buffer, table and the bounded event history a daemon
-# keeps gets used and filled), then pauses and drains, and each daemon
+# The quiet values before the faults: everything flows for WARMUP
+# seconds, a minute by default (every buffer, table and the bounded event
+# history a daemon keeps gets used and filled), then pauses and drains, and each daemon
 # gets the tick that hands memory back (at most every 10 s). The same is
 # done after the faults before the second measure.
 sleep "$WARMUP"

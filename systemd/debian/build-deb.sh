@@ -34,7 +34,8 @@ out=$(cd "$out" && pwd)
 # this tree that way from the debug build make test has already made, so
 # the installed daemon runs on the libraries the package carries, as a
 # shipped one does, without compiling the tree a second time (issue 41:
-# that build was 150 CPU seconds of make test's build stage).
+# that second debug build of the whole tree took both cores in make
+# test's build stage).
 config=${DEB_CONFIG:-release}
 if [ -n "${DEB_BIN:-}" ]; then
     echo "deb: packaging peerd $version from $DEB_BIN"
