@@ -153,6 +153,26 @@ final class PeerRegistryTests: XCTestCase {
         XCTAssertEqual(registry.count, 2)
     }
 
+    func testARowThatLosesTheServiceItWasNamedAfterTakesTheNameOfOneItHas() {
+        // A collision rename: "twin" resolves again (a stale record) after
+        // "twin #2", then its key becomes ours and is removed from the row.
+        var registry = PeerRegistry(maxPeers: 8)
+        _ = registry.apply(.resolved(service("twin", id: "h1")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("twin #2", id: "h1")), now: t0, makeID: makeID)
+        _ = registry.apply(.resolved(service("twin", id: "h1", extra: [TXTEntry(key: "stale", value: "1")])), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.snapshots.map(\.name), ["twin"], "the last resolved names the row")
+        let changes = registry.apply(.removed(key("twin")), now: t0, makeID: makeID)
+        guard case .updated(let row)? = changes.first, changes.count == 1 else { return XCTFail("expected one update, got \(changes)") }
+        XCTAssertEqual(row.name, "twin #2")
+        XCTAssertNil(row.info["stale"], "the info is the remaining service's")
+        XCTAssertFalse(row.lost)
+        // A row named after a service it keeps is not renamed by another's removal.
+        _ = registry.apply(.resolved(service("other", id: "h1")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.snapshots.map(\.name), ["other"])
+        _ = registry.apply(.removed(key("twin #2")), now: t0, makeID: makeID)
+        XCTAssertEqual(registry.snapshots.map(\.name), ["other"])
+    }
+
     func testRemovingAnUnknownServiceChangesNothing() {
         var registry = PeerRegistry(maxPeers: 8)
         XCTAssertEqual(registry.apply(.removed(key("ghost")), now: t0, makeID: makeID), [])

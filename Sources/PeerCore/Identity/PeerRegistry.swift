@@ -240,6 +240,18 @@ package struct PeerRegistry: Sendable {
             records[owner] = record
             return [.lost(record.snapshot)]
         }
+        // A row named after the service it just lost takes the name and
+        // info of one it still has (the first by key, so the choice does
+        // not depend on the order events came in): after a collision
+        // rename the old name's key can outlive the service it named, and
+        // the row must not keep it. A proven row's name is not an
+        // advertisement's and stays.
+        if !isProven(owner) || record.name == Self.placeholderName(for: record.key),
+           record.name == key.name, let next = record.services.keys.min(by: { $0.description < $1.description }),
+           let service = record.services[next] {
+            record.name = next.name
+            record.info = Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+        }
         records[owner] = record
         return Self.differs(before, record.snapshot) ? [.updated(record.snapshot)] : []
     }

@@ -248,7 +248,10 @@ package final class DiscoveryCoordinator {
             case .pending: break
             }
         case .serviceFound(_, let key, let ourOwn):
-            guard !ourOwn else { return }
+            // A name now ours is no peer's: Avahi reports no removal for a
+            // key that still exists, so the row of a peer that held it
+            // before (renamed after a collision with us) lets it go here.
+            guard !ourOwn else { return onChanges(await identity.apply(.removed(key))) }
             guard avahi.resolverCount < maxResolvers else {
                 if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
                 resolverLimitLogged = true
@@ -265,8 +268,9 @@ package final class DiscoveryCoordinator {
             logger.error("browsing \(serviceType) failed: \(message)")
         case .resolved(_, let service):
             // Our own service seen through another client (several peerd
-            // instances on one avahi-daemon) is still us.
-            guard service.advertisedPeerID != ownPeerID else { return }
+            // instances on one avahi-daemon) is still us; a row that held
+            // its key before lets it go, as above.
+            guard service.advertisedPeerID != ownPeerID else { return onChanges(await identity.apply(.removed(service.key))) }
             onChanges(await identity.apply(.resolved(service), protected: protectedRows()))
             unverifiedPeers = await identity.unverifiedCount()
         case .resolveFailed(_, let key, let message):
