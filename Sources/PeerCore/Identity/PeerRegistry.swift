@@ -209,7 +209,7 @@ package struct PeerRegistry: Sendable {
         // placeholder name, takes its first advertised name.
         if !isProven(id) || record.name == Self.placeholderName(for: key) {
             record.name = service.key.name
-            record.info = Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            record.info = Self.info(of: service)
         }
         record.lastSeen = now
         record.lost = false
@@ -250,7 +250,7 @@ package struct PeerRegistry: Sendable {
            record.name == key.name, let next = record.services.keys.min(by: { $0.description < $1.description }),
            let service = record.services[next] {
             record.name = next.name
-            record.info = Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+            record.info = Self.info(of: service)
         }
         records[owner] = record
         return Self.differs(before, record.snapshot) ? [.updated(record.snapshot)] : []
@@ -265,6 +265,11 @@ package struct PeerRegistry: Sendable {
     }
 
     /// Whether a client would see a difference (lastSeen alone is not news).
+    /// A service's TXT as a row's info (the first of a repeated key wins).
+    private static func info(of service: ResolvedService) -> [String: String] {
+        Dictionary(service.txt.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first })
+    }
+
     private static func differs(_ a: PeerSnapshot, _ b: PeerSnapshot) -> Bool {
         a.endpoints != b.endpoints || a.info != b.info || a.name != b.name || a.lost != b.lost
     }

@@ -251,7 +251,7 @@ package final class DiscoveryCoordinator {
             // A name now ours is no peer's: Avahi reports no removal for a
             // key that still exists, so the row of a peer that held it
             // before (renamed after a collision with us) lets it go here.
-            guard !ourOwn else { return onChanges(await identity.apply(.removed(key))) }
+            guard !ourOwn else { return await forget(key) }
             guard avahi.resolverCount < maxResolvers else {
                 if !resolverLimitLogged { logger.warning("\(maxResolvers) services are being resolved; ignoring more until some go away") }
                 resolverLimitLogged = true
@@ -261,21 +261,27 @@ package final class DiscoveryCoordinator {
         case .serviceRemoved(_, let key):
             avahi.stopResolver(key)
             resolverLimitLogged = false
-            onChanges(await identity.apply(.removed(key)))
-            // A lost row no longer counts against the unverified cap.
-            unverifiedPeers = await identity.unverifiedCount()
+            await forget(key)
         case .browserFailed(_, let message):
             logger.error("browsing \(serviceType) failed: \(message)")
         case .resolved(_, let service):
             // Our own service seen through another client (several peerd
             // instances on one avahi-daemon) is still us; a row that held
             // its key before lets it go, as above.
-            guard service.advertisedPeerID != ownPeerID else { return onChanges(await identity.apply(.removed(service.key))) }
+            guard service.advertisedPeerID != ownPeerID else { return await forget(service.key) }
             onChanges(await identity.apply(.resolved(service), protected: protectedRows()))
             unverifiedPeers = await identity.unverifiedCount()
         case .resolveFailed(_, let key, let message):
             logger.debug("resolving \(key) failed: \(message)")
             avahi.stopResolver(key)
         }
+    }
+
+    /// Takes service `key` away from the row that holds it, if any (gone,
+    /// or now ours), and recounts the unverified rows: a lost row no
+    /// longer counts against their cap.
+    private func forget(_ key: ServiceKey) async {
+        onChanges(await identity.apply(.removed(key)))
+        unverifiedPeers = await identity.unverifiedCount()
     }
 }
