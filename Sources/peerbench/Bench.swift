@@ -249,8 +249,8 @@ final class Bench {
         var peak1 = 0.0, peak2 = 0.0
         var status: Int32 = 0
         while waitpid(sender, &status, WNOHANG) == 0 {
-            peak1 = max(peak1, ProcessStats.memory(peerd1)?.resident ?? 0)
-            peak2 = max(peak2, ProcessStats.memory(peerd2)?.resident ?? 0)
+            peak1 = max(peak1, ProcessStats.resident(peerd1) ?? 0)
+            peak2 = max(peak2, ProcessStats.resident(peerd2) ?? 0)
             usleep(20_000)
         }
         let seconds = Probes.monotonic() - start

@@ -20,6 +20,17 @@ enum ProcessStats {
         return (resident, privateBytes)
     }
 
+    /// Resident memory in bytes from `statm`, which the kernel answers from
+    /// its counters: `smaps_rollup` walks every mapping's page tables under
+    /// the process's memory lock, and read every 20 ms beside a transfer it
+    /// took a core from the daemons it measured (issue 44: the bench's own
+    /// reads sat beside the round trips' worst waits).
+    static func resident(_ pid: pid_t) -> Double? {
+        let fields = BenchLab.read("/proc/\(pid)/statm").split(separator: " ")
+        guard fields.count > 1, let pages = Double(fields[1]) else { return nil }
+        return pages * Double(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     /// CPU seconds used so far (user + system, every thread).
     static func cpuSeconds(_ pid: pid_t) -> Double? {
         let text = BenchLab.read("/proc/\(pid)/stat")

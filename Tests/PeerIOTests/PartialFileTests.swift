@@ -271,3 +271,48 @@ extension PartialFileTests {
 private final class CheckLog {
     var list: [String] = []
 }
+
+extension PartialFileTests {
+    /// Issue 44, the folder: a file of one block has no block record. Its
+    /// hash is marked in the transfer's ``PlacedLog`` in the state
+    /// directory once its bytes are flushed and before it is renamed, so a
+    /// resume finds it in place, or, flushed and not yet renamed, renames it.
+    func testASmallFileIsMarkedInPlaceWithoutABlockRecord() throws {
+        let rootFD = try DownloadFolder.openRoot(root)
+        defer { rootFD.close() }
+        let log = PlacedLog(folder: root + "/transfers", header: .init(flow: flow, bootID: [UInt8](repeating: 3, count: 16), hash: .blake2b))
+        let path = try TransferPath.check("small.txt").get()
+        let folder = { try DownloadFolder.folder(of: path, peerFolder: "host1", root: rootFD, create: true) }
+        let bytes = Array("small".utf8)
+        var steps: [PartialFile.Finishing] = []
+        for index in 0..<2 {
+            var head = header(size: 5)
+            head.file = UInt32(index)
+            let partial = PartialFile(folder: try folder(), flow: flow, index: index, placed: log)
+            try partial.open(header: head, keptBlocks: 0)
+            try partial.write(bytes, at: 0)
+            try partial.recordBlock(0, hash: Blake2b.hash(bytes))
+            steps.append(PartialFile.Finishing(partial: partial, name: "small.txt", size: 5, mode: 0o644, mtime: 1_764_460_800))
+        }
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root + "/host1/" + PartialFile.names(flow: flow, index: 0).record),
+                       "no block record of its own")
+        // File 0 lands; file 1 is only marked, as if peerd stopped before its rename.
+        XCTAssertEqual(try PartialFile.finishAll([steps[0]]).map { try $0.get() }, ["small.txt"])
+        try log.mark([(file: 1, hash: Blake2b.hash(bytes))])
+        for step in steps { step.partial.close() }
+        XCTAssertNotNil(log.read(files: 2)?.hashes[0])
+
+        func point(_ index: Int) throws -> ResumePoint {
+            var head = header(size: 5)
+            head.file = UInt32(index)
+            let again = PartialFile(folder: try folder(), flow: flow, index: index, placed: log)
+            defer { again.close() }
+            return again.resumePoint(expected: head)
+        }
+        XCTAssertEqual(try point(0), .complete, "in place: nothing to send")
+        XCTAssertEqual(try point(1), .from(hashes: [Blake2b.hash(bytes)]), "flushed, not renamed: the rename runs again")
+        XCTAssertEqual(try point(2), .fresh)
+        log.remove()
+        XCTAssertEqual(try point(0), .fresh, "the record goes with the transfer")
+    }
+}

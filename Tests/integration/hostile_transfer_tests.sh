@@ -93,14 +93,15 @@ test_partial_files_of_stopped_transfers_are_swept() {
     old=$(flow_of old); new=$(flow_of new)
     head -c 1048576 /dev/zero >"$d/.peerd-$old-0.part"
     : >"$d/.peerd-$old-0.blocks"; : >"$d/sub/.peerd-$old-1.part"; : >"$d/.peerd-$old.accepted"
-    : >"$LAB_DIR/h2/state/transfers/$old.accepted"; : >"$d/old-but-mine.txt"
+    : >"$LAB_DIR/h2/state/transfers/$old.accepted"; : >"$LAB_DIR/h2/state/transfers/$old.placed"; : >"$d/old-but-mine.txt"
     touch -d '3 days ago' "$d/.peerd-$old-0.part" "$d/.peerd-$old-0.blocks" "$d/sub/.peerd-$old-1.part" "$d/.peerd-$old.accepted" \
-        "$LAB_DIR/h2/state/transfers/$old.accepted" "$d/old-but-mine.txt"
+        "$LAB_DIR/h2/state/transfers/$old.accepted" "$LAB_DIR/h2/state/transfers/$old.placed" "$d/old-but-mine.txt"
     : >"$d/.peerd-$new-0.part"
     start_peerd 2 --partial-lifetime 86400
-    lab_wait_for 10 grep -q "swept 5 files (1048576 bytes)" "$LAB_DIR/h2/peerd.log" || fail "no sweep logged: $(grep swept "$LAB_DIR/h2/peerd.log")"
+    lab_wait_for 10 grep -q "swept 6 files (1048576 bytes)" "$LAB_DIR/h2/peerd.log" || fail "no sweep logged: $(grep swept "$LAB_DIR/h2/peerd.log")"
     expect_eq "$(cd "$d" && find . -type f | sort | tr '\n' ' ')" "./.peerd-$new-0.part ./old-but-mine.txt " "what is left"
     [ ! -e "$LAB_DIR/h2/state/transfers/$old.accepted" ] || fail "an old acceptance record stayed"
+    [ ! -e "$LAB_DIR/h2/state/transfers/$old.placed" ] || fail "an old record of files in place stayed"
 }
 
 # Points 1.5 and 1.6: an offer of 5,000 long names makes a small event, and

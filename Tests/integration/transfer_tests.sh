@@ -30,6 +30,7 @@ test_send_file_of_100_mib_and_a_directory_of_2000_small_files() {
     expect_eq "$(cd "$dest/tree" && find . -type f -exec sha256sum {} + | sort | sha256sum)" "$(cd "$src/tree" && find . -type f -exec sha256sum {} + | sort | sha256sum)" "the 2,000 files' hashes"
     expect_eq "$(stat -c %Y "$dest/big.bin")" "$(stat -c %Y "$src/big.bin")" "the modification time"
     [ -z "$(find "$dest" -name '.peerd-*')" ] || fail "partial files or records left: $(find "$dest" -name '.peerd-*' | head -3)"
+    [ -z "$(ls -A "$LAB_DIR/h2/state/transfers" 2>/dev/null)" ] || fail "records left in the state directory: $(ls -A "$LAB_DIR/h2/state/transfers")"
     note "$(awk -v s="$start" -v m="$mid" -v e="$end" 'BEGIN { printf "100 MiB in %.2f s; 2,000 small files in %.2f s (%d files/s)", m - s, e - m, 2000 / (e - m) }')"
 }
 
@@ -90,6 +91,35 @@ test_a_transfer_resumes_after_the_link_goes_down() { resume_case link; }
 test_a_transfer_resumes_after_the_receiving_daemon_is_killed() { resume_case kill; }
 # lab: long (a transfer, a restart, and the rest of it: 20 s alone, up to 50 s beside others)
 test_send_file_resume_after_the_sending_daemon_restarts() { resume_case sender; }
+
+# Issue 44, the folder: a file of one block has no block record; it is
+# marked in the transfer's record in the state directory (PEERDP1) before
+# its rename. The receiving daemon is killed while a folder of small files
+# lands; after the resume every file is there once, under its own name
+# (none received again as "name (1)"), and no record is left.
+# lab: long (a folder over a slow link, a kill, and the rest: about 15 s)
+test_a_folder_of_small_files_resumes_after_a_kill_and_lands_each_file_once() {
+    paired_peers
+    local src="$LAB_DIR/src/small" dest="$LAB_DIR/h2/state/downloads/host1/small"
+    mkdir -p "$src"
+    for f in $(seq 0 599); do head -c $(( f * 37 % 16000 + (f % 50 == 0 ? 0 : 1) )) /dev/urandom >"$src/f$f.txt"; done
+    slow_link 2 16mbit
+    lab_spawn 1 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 1)" send-file host2 "$src"
+    local sender=$LAB_PID
+    lab_wait_for 60 sh -c "[ \$(find '$dest' -maxdepth 1 -type f -name 'f*' 2>/dev/null | wc -l) -ge 150 ]" || fail "host2 did not get 150 files: $(json 2 transfers)"
+    stop_peerd 2 KILL
+    [ -z "$(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*.blocks')" ] || fail "a small file has a block record: $(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*.blocks' | head -3)"
+    [ -n "$(find "$LAB_DIR/h2/state/transfers" -name '*.placed')" ] || fail "no record of the files in place after the kill"
+    tc -n "$(lab_switch_ns)" qdisc del dev "p2-$LAB_ID" root 2>/dev/null || true
+    start_peerd 2
+    lab_wait_for 90 sh -c "! kill -0 $sender 2>/dev/null" || fail "the folder did not finish after the resume: $(json 1 transfers)"
+    wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(cd "$dest" && find . -type f | wc -l)" 600 "files received, each once"
+    expect_eq "$(cd "$dest" && find . -type f -exec sha256sum {} + | sort | sha256sum)" "$(cd "$src" && find . -type f -exec sha256sum {} + | sort | sha256sum)" "the files' hashes"
+    [ -z "$(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*')" ] || fail "partial files left: $(find "$LAB_DIR/h2/state/downloads" -name '.peerd-*' | head -3)"
+    [ -z "$(ls -A "$LAB_DIR/h2/state/transfers")" ] || fail "records left in the state directory: $(ls -A "$LAB_DIR/h2/state/transfers")"
+    note "$(transfer_field 2 .resentBytes) bytes received twice after the kill"
+}
 
 # Names a receiver must refuse, sent by a peer that does not check them.
 test_names_with_traversal_absolute_paths_or_control_characters_are_refused() {

@@ -98,16 +98,24 @@ package enum BlockRecord {
               let flow = FlowID(bytes: Array(bytes[8..<24])) else { return nil }
         let header = Header(flow: flow, file: UInt32(BigEndian.read(bytes, at: 24, width: 4)), size: Int64(bitPattern: BigEndian.read(bytes, at: 28, width: 8)),
                             blockSize: Int(BigEndian.read(bytes, at: 36, width: 4)), bootID: Array(bytes[40..<56]), hash: hash)
+        return (header, slots(bytes))
+    }
+
+    /// The hashes of the finished slots after a 64-byte header, by number
+    /// (a block's here; a file's in a ``PlacedRecord``, which shares the
+    /// slot layout): a slot whose CRC fails, or that names another number,
+    /// does not count.
+    package static func slots(_ bytes: [UInt8]) -> [Int: [UInt8]] {
         var hashes: [Int: [UInt8]] = [:]
         var offset = headerLength
         while offset + slotLength <= bytes.count {
-            let block = (offset - headerLength) / slotLength
+            let number = (offset - headerLength) / slotLength
             if BigEndian.read(bytes, at: offset + 36, width: 4) == UInt64(CRC32.checksum(bytes[offset..<(offset + 36)])),
-               BigEndian.read(bytes, at: offset + 32, width: 4) == UInt64(block) {
-                hashes[block] = Array(bytes[offset..<(offset + 32)])
+               BigEndian.read(bytes, at: offset + 32, width: 4) == UInt64(number) {
+                hashes[number] = Array(bytes[offset..<(offset + 32)])
             }
             offset += slotLength
         }
-        return (header, hashes)
+        return hashes
     }
 }

@@ -40,6 +40,9 @@ final class IncomingTransfer {
     /// accepted): only then does its end remove the record. Another offer
     /// under the same id must not take away what was accepted before.
     var holdsRecord = false
+    /// Where its files of one block at most are marked in place
+    /// (``PlacedRecord``), set when it is accepted.
+    var placed: PlacedLog?
     /// Folders this transfer made (from the download directory), removed
     /// again when it fails and they are empty.
     private(set) var madeFolders: [[String]] = []
@@ -182,7 +185,7 @@ final class IncomingTransfer {
     /// verified blocks count as resent.
     private func resumePoint(_ index: Int, path: TransferPath, root: FileDescriptor, bootID: [UInt8]) -> ResumePoint {
         guard let folder = try? DownloadFolder.folder(of: path, peerFolder: peerFolder, root: root, create: false) else { return .fresh }
-        let partial = PartialFile(folder: folder, flow: flow, index: index, hash: hashKind)
+        let partial = PartialFile(folder: folder, flow: flow, index: index, hash: hashKind, placed: placedLog(index))
         defer { partial.close() }
         let point = partial.resumePoint(expected: header(index, bootID: bootID))
         let kept: Int64
@@ -194,6 +197,15 @@ final class IncomingTransfer {
         }
         resentBytes += max(0, partial.partialSize() - kept)
         return point
+    }
+
+    /// The log file `index` is marked in, if it has no block record of its
+    /// own: a file of one block at most, while the session's block hash is
+    /// the log's (a peer that gained or lost `sha256-blocks` since keeps
+    /// block records, whose every slot names its hash).
+    private func placedLog(_ index: Int) -> PlacedLog? {
+        guard let placed, files[index].size <= PlacedRecord.maxFileSize, placed.header.hash == hashKind else { return nil }
+        return placed
     }
 
     func header(_ index: Int, bootID: [UInt8]) -> BlockRecord.Header {
@@ -239,7 +251,8 @@ final class IncomingTransfer {
     private func openPartial(_ file: IncomingFile, root: FileDescriptor, bootID: [UInt8], hashesBytes: Bool) -> TransferFault? {
         do {
             let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true, made: &madeFolders)
-            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes, owner: peerID, hash: hashKind)
+            let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes, owner: peerID, hash: hashKind,
+                                      placed: placedLog(file.index))
             do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
                 partial.close()
                 throw error

@@ -146,7 +146,8 @@ extension IncomingTransfers {
         }
     }
 
-    /// Removes a finished transfer's block records and its acceptance record.
+    /// Removes a finished transfer's block records, its record of files in
+    /// place and its acceptance record.
     func forgetRecords(of transfer: IncomingTransfer) {
         guard let root = try? root.open() else { return }
         for file in transfer.accepted.values {
@@ -154,6 +155,7 @@ extension IncomingTransfers {
             try? folder.remove(PartialFile.names(flow: transfer.flow, index: file.index).record)
             folder.close()
         }
+        transfer.placed?.remove()
         acceptances.remove(transfer.flow)
     }
 
@@ -164,7 +166,10 @@ extension IncomingTransfers {
         transfer.detail = detail
         transfer.endedAt = now
         transfer.closePartials()
-        if state != .completed, transfer.holdsRecord { acceptances.remove(transfer.flow) }
+        if state != .completed, transfer.holdsRecord {
+            transfer.placed?.remove()
+            acceptances.remove(transfer.flow)
+        }
         incoming[transfer.flow] = nil
         history.ended(info(transfer), kept: info(transfer, files: .summary))
     }

@@ -196,6 +196,9 @@ final class IncomingTransfers {
             session.sendBulk(.cancel(transfer.flow, reason: .noSpace, text: shortfall.description))
             return end(transfer, .failed, .noSpace, shortfall.description)
         }
+        if transfer.placed == nil {
+            transfer.placed = PlacedLog(folder: acceptances.path, header: .init(flow: transfer.flow, bootID: bootID, hash: transfer.hashKind))
+        }
         let answers = transfer.accept(chosen, root: root, bootID: bootID, now: now)
         let accepted = answers.filter { $0.verdict == .accepted }.map { Int($0.file) }
         do {

@@ -31,7 +31,9 @@ enum LeftoverSweep {
         }
         if let folder = try? cwd.openAt(records, flags: O_RDONLY | O_DIRECTORY) {
             forEachEntry(folder) { name, _ in
-                guard name.hasSuffix(".accepted"), let flow = FlowID(hex: String(name.dropLast(".accepted".count))) else { return }
+                // An acceptance record, or a record of files in place (``PlacedLog``).
+                guard let suffix = [".accepted", ".placed"].first(where: name.hasSuffix),
+                      let flow = FlowID(hex: String(name.dropLast(suffix.count))) else { return }
                 expire(name, in: folder, flow: flow, lifetime: lifetime, now: now, held: held, into: &outcome)
             }
             folder.close()

@@ -45,6 +45,9 @@ package final class PartialFile: Sendable {
         /// A large file's bytes wait here and go to disk past the page
         /// cache (issue 44); nil for a small file, or when none is free.
         var stage: DirectStage?
+        /// A file without a block record (``placed``): its one block's
+        /// hash once verified, for its slot in the transfer's record.
+        var placedHash: [UInt8]?
 
         /// Writes what the stage holds, if there is one (before a block is
         /// recorded, and before the file is finished or closed).
@@ -77,13 +80,24 @@ package final class PartialFile: Sendable {
     /// one, is counted on that peer's share (``StageSlots``).
     package let owner: String
 
+    /// The file's number in its offer.
+    package let index: Int
+
+    /// Where a file of one block at most is marked in place, instead of a
+    /// block record of its own (``PlacedRecord``); nil: it has a record.
+    package let placed: PlacedLog?
+
     /// The hash of its blocks, the session's (docs/protocol.md §8).
     package let hashKind: BlockHashKind
 
     /// Takes `folder`; opens nothing yet. `hashesBytes`: see
-    /// ``hashesBytes``; `owner`: see ``owner``; `hash`: see ``hashKind``.
-    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true, owner: String = "", hash: BlockHashKind = .blake2b) {
+    /// ``hashesBytes``; `owner`: see ``owner``; `hash`: see ``hashKind``;
+    /// `placed`: see ``placed``.
+    package init(folder: FileDescriptor, flow: FlowID, index: Int, hashesBytes: Bool = true, owner: String = "", hash: BlockHashKind = .blake2b,
+                 placed: PlacedLog? = nil) {
         self.hashesBytes = hashesBytes
+        self.index = index
+        self.placed = placed
         hashKind = hash
         blockHasher = Mutex(hash.digest())
         self.owner = owner
@@ -101,7 +115,9 @@ package final class PartialFile: Sendable {
     }
 
     /// Where this file starts (reading the record and checking the partial
-    /// file; after another boot, the recorded blocks are hashed again).
+    /// file; after another boot, the recorded blocks are hashed again). A
+    /// file without a block record reads its slot in ``placed``; a block
+    /// record an earlier release left for it still counts first.
     package func resumePoint(expected: BlockRecord.Header) -> ResumePoint {
         Self.settle()
         let exists = (try? folder.contains(partName)) ?? false
@@ -111,7 +127,11 @@ package final class PartialFile: Sendable {
             let plan = BlockPlan(fileSize: expected.size)
             bytes = (try? fd.read(count: BlockRecord.headerLength + BlockRecord.slotLength * plan.count, at: 0)) ?? []
         }
-        let point = ResumePoint.decide(expected: expected, record: BlockRecord.decode(bytes), partialExists: exists)
+        var record = BlockRecord.decode(bytes)
+        if record == nil, let placed, let slots = placed.read(files: Int(expected.file) + 1) {
+            record = PlacedRecord.asBlockRecord(slots, expected: expected)
+        }
+        let point = ResumePoint.decide(expected: expected, record: record, partialExists: exists)
         guard case .verifyFirst(let hashes) = point else { return point }
         return .from(hashes: verified(hashes, plan: BlockPlan(fileSize: expected.size), hash: expected.hash))
     }
@@ -147,6 +167,14 @@ package final class PartialFile: Sendable {
     package func open(header: BlockRecord.Header, keptBlocks: Int) throws(SystemError) {
         let flags = O_RDWR | O_CREAT | (keptBlocks == 0 ? O_TRUNC : 0)
         let dataFD = try folder.openAt(partName, flags: flags)
+        if placed != nil {
+            // No block record: its one hash waits in memory for its slot.
+            let (partName, folder, owner) = (partName, folder, owner)
+            return descriptors.withLock {
+                $0.data = dataFD
+                $0.stage = DirectStage.open(partName, in: folder, fileSize: header.size, owner: owner)
+            }
+        }
         let recordFD: FileDescriptor
         do { recordFD = try folder.openAt(recordName, flags: O_RDWR | O_CREAT) } catch {
             dataFD.close()
@@ -215,10 +243,13 @@ package final class PartialFile: Sendable {
     /// Records block `block` as verified, with its hash, once its bytes are
     /// written (a staged rest of them first).
     package func recordBlock(_ block: Int, hash: [UInt8]) throws(SystemError) {
+        let isPlaced = placed != nil
         let record = try descriptors.withLock { (open: inout Open) throws(SystemError) in
             try open.flushStage()
+            if isPlaced { open.placedHash = hash }
             return open.record
         }
+        if isPlaced { return }
         guard let record else { throw SystemError("pwrite", errno: EBADF, context: recordName) }
         let slot = BlockRecord.slot(block: block, hash: hash)
         try record.write(slot.bytes, at: slot.offset)
@@ -265,6 +296,7 @@ package final class PartialFile: Sendable {
         for (index, file) in files.enumerated() where results[index] == nil {
             results[index] = failure { () throws(SystemError) in try file.partial.flushForPlacement() }
         }
+        markPlaced(files, &results)
         for (index, file) in files.enumerated() where results[index] == nil {
             results[index] = Result { () throws(SystemError) in try file.partial.rename(to: file.name) }
         }
@@ -277,6 +309,28 @@ package final class PartialFile: Sendable {
             if case .some(.some(let failed)) = flushed[key] { results[index] = failed }
         }
         return results.map { $0 ?? .failure(SystemError("finish", errno: EIO, context: "no outcome")) }
+    }
+
+    /// Marks the files without a block record in their transfers'
+    /// ``PlacedLog``s, one flush a log for the batch, after their bytes are
+    /// flushed and before any is renamed; a failed mark fails its files.
+    private static func markPlaced(_ files: [Finishing], _ results: inout [Result<String, SystemError>?]) {
+        var byLog: [ObjectIdentifier: (log: PlacedLog, entries: [(file: Int, hash: [UInt8])], at: [Int])] = [:]
+        for (index, file) in files.enumerated() where results[index] == nil {
+            guard let log = file.partial.placed else { continue }
+            let hash = file.partial.descriptors.withLock { $0.placedHash }
+            // An empty file has no block: its slot says only that it is in place.
+            guard let hash = hash ?? (file.size == 0 ? [UInt8](repeating: 0, count: BulkCodec.hashLength) : nil) else {
+                results[index] = .failure(SystemError("verify", errno: EIO, context: "\(file.partial.partName): no verified block"))
+                continue
+            }
+            byLog[ObjectIdentifier(log), default: (log, [], [])].entries.append((file.partial.index, hash))
+            byLog[ObjectIdentifier(log)]!.at.append(index)
+        }
+        for group in byLog.values {
+            guard let failed = failure({ () throws(SystemError) in try group.log.mark(group.entries) }) else { continue }
+            for index in group.at { results[index] = failed }
+        }
     }
 
     /// The error `body` threw, as a file's outcome; nil when it did not.
