@@ -7,8 +7,8 @@ import PeerSystem
 extension PeerctlCommands {
     func pipe(_ selector: String, name: String) throws(ControlClientError) -> Int32 {
         let pumps = DispatchGroup()
-        // A pipe, socket or file goes to peerd as it is; a terminal (or any
-        // other device, which Dispatch cannot watch) through a pipe of ours.
+        // A pipe, socket, file or memory device (/dev/null) goes to peerd as
+        // it is; a terminal (or any other device) through a pipe of ours.
         let input = Self.direct(0) ? FileDescriptor(rawValue: 0) : Self.pumped(from: 0, group: pumps, towardDaemon: true)
         let output = Self.direct(1) ? FileDescriptor(rawValue: 1) : Self.pumped(from: 1, group: pumps, towardDaemon: false)
         var params = scoped(ControlParams(peer: selector))
@@ -49,7 +49,7 @@ extension PeerctlCommands {
         var info = stat()
         guard fstat(fd, &info) == 0 else { return false }
         let type = info.st_mode & S_IFMT
-        return type == S_IFIFO || type == S_IFSOCK || type == S_IFREG
+        return type == S_IFIFO || type == S_IFSOCK || AlwaysReady.check(info)
     }
 
     /// A pipe between `fd` and peerd, copied by a thread of ours; returns

@@ -2,7 +2,7 @@ import Foundation
 import Glibc
 import XCTest
 @testable import PeerIO
-import PeerSystem
+@testable import PeerSystem
 
 /// A stream's two local ends (`StreamPort`): what the client's input holds
 /// is read when asked for, and what the peer sent goes out to the client's
@@ -95,5 +95,44 @@ final class StreamPortTests: XCTestCase {
         Array("lost".utf8).withUnsafeBytes { port.write($0) }
         XCTAssertNotNil(broken, "a write to a pipe no one reads is an error the stream hears of")
         XCTAssertEqual(broken?.contains("writing the stream's output"), true, broken ?? "")
+    }
+}
+
+extension StreamPortTests {
+    /// Which ends are read and written directly (``AlwaysReady``): a file
+    /// and the memory devices, never a pipe, a socket or another device.
+    func testFilesAndMemoryDevicesAreAlwaysReadyPipesAndSocketsAreWatched() async throws {
+        let ends = pipePair()
+        defer { close(ends.read); close(ends.write) }
+        var pair: [Int32] = [-1, -1]
+        XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+        defer { pair.forEach { close($0) } }
+        let path = NSTemporaryDirectory() + "peerd-ready-\(UUID().uuidString)"
+        let file = open(path, O_RDWR | O_CREAT, 0o600)
+        defer { close(file); unlink(path) }
+        let null = open("/dev/null", O_RDWR), zero = open("/dev/zero", O_RDONLY)
+        defer { close(null); close(zero) }
+        let rows: [(String, Int32, Bool)] = [("a pipe", ends.read, false), ("a socket", pair[0], false), ("a file", file, true),
+                                             ("/dev/null", null, true), ("/dev/zero", zero, true), ("a closed descriptor", -1, false)]
+        for (name, fd, ready) in rows { XCTAssertEqual(AlwaysReady.check(descriptor: fd), ready, name) }
+        XCTAssertEqual(AlwaysReady.major(0x0103), 1, "/dev/null is 1:3")
+        XCTAssertEqual(AlwaysReady.major(0x8801), 0x88, "a terminal's major is not 1")
+    }
+
+    /// `peerctl pipe … >/dev/null`: the stream's bytes are written to the
+    /// device directly and count as drained at once.
+    func testAStreamIntoDevNullIsWrittenDirectly() async {
+        let input = pipePair()
+        defer { close(input.write) }
+        let port = StreamPort(input: FileDescriptor(rawValue: input.read), output: FileDescriptor(rawValue: open("/dev/null", O_WRONLY)))
+        var written = 0
+        var broken: String?
+        port.start(onReadable: {}, onWritten: { written += $0 }, onBroken: { broken = $0 })
+        defer { port.close() }
+        let bytes = [UInt8](repeating: 7, count: 1 << 20)
+        bytes.withUnsafeBytes { port.write($0) }
+        XCTAssertEqual(written, 1 << 20)
+        XCTAssertEqual(port.pendingCount, 0, "nothing waits for a device that is always ready")
+        XCTAssertNil(broken)
     }
 }

@@ -6,7 +6,8 @@ import PeerSystem
 /// The local ends of one stream (issue 12, point 6): the descriptor its
 /// bytes are read from (a `peerctl pipe`'s stdin) and the one they are
 /// written to (its stdout), handed over by `SCM_RIGHTS`. A pipe or socket
-/// is made non-blocking and watched by Dispatch; a regular file is always
+/// is made non-blocking and watched by Dispatch; a regular file (or
+/// `/dev/null` and the other memory devices, ``AlwaysReady``) is always
 /// ready, so it is read and written directly. Output waits in a buffer
 /// bounded by the stream's receive window: credit is given back only as it
 /// drains, so a slow reader holds back its own stream and nothing else.
@@ -46,8 +47,8 @@ final class StreamPort {
     init(input: FileDescriptor, output: FileDescriptor) {
         self.input = input
         self.output = output
-        inputIsFile = ((try? input.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
-        outputIsFile = ((try? output.status()).map { $0.st_mode & S_IFMT == S_IFREG }) ?? false
+        inputIsFile = AlwaysReady.check(descriptor: input.rawValue)
+        outputIsFile = AlwaysReady.check(descriptor: output.rawValue)
         Self.widenIfPipe(input)
         Self.widenIfPipe(output)
     }
@@ -88,7 +89,7 @@ final class StreamPort {
         }
     }
 
-    /// Whether reads may be tried now without waiting (a regular file).
+    /// Whether reads may be tried now without waiting (``AlwaysReady``).
     var inputAlwaysReady: Bool { inputIsFile && !inputClosed }
 
     /// Watches the input for bytes (a pipe), or not.
