@@ -31,13 +31,14 @@ BIN         := .build/$(CONFIG)
 # build, its runpath pointed at the packaged runtime).
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev libssl-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
-                systemd nftables gcc libc6-dev chrpath
+                systemd nftables gcc libc6-dev chrpath libsystemd-dev python3-dbusmock
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=
 BINDIR      := $(PREFIX)/bin
 MANDIR      := $(PREFIX)/share/man
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 TMPFILESDIR ?= $(PREFIX)/lib/tmpfiles.d
 COMPLETIONDIR ?= $(PREFIX)/share/bash-completion/completions
@@ -197,7 +198,12 @@ install:
 	$(SWIFT) build -c $(INSTALL_CONFIG) -Xswiftc -warnings-as-errors
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
-	install -m 0755 .build/$(INSTALL_CONFIG)/peerd .build/$(INSTALL_CONFIG)/peerctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 .build/$(INSTALL_CONFIG)/peerd .build/$(INSTALL_CONFIG)/peerctl .build/$(INSTALL_CONFIG)/peerd-agent $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/xdg/autostart
+	sed 's|/usr/bin/peerd-agent|$(BINDIR)/peerd-agent|' systemd/peerd-agent.service > $(DESTDIR)$(USERUNITDIR)/peerd-agent.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/peerd-agent.service
+	sed 's|^Exec=peerd-agent|Exec=$(BINDIR)/peerd-agent|' systemd/peerd-agent.desktop > $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop
+	chmod 0644 $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop
 	sed 's|/usr/bin/peerd|$(BINDIR)/peerd|' systemd/peerd.service > $(DESTDIR)$(UNITDIR)/peerd.service
 	chmod 0644 $(DESTDIR)$(UNITDIR)/peerd.service
 	install -m 0644 systemd/peerd.socket $(DESTDIR)$(UNITDIR)/peerd.socket
@@ -211,7 +217,8 @@ install:
 	[ -e $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf ] || install -m 0644 docs/peerd.conf $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/peerd $(DESTDIR)$(BINDIR)/peerctl \
+	rm -f $(DESTDIR)$(BINDIR)/peerd $(DESTDIR)$(BINDIR)/peerctl $(DESTDIR)$(BINDIR)/peerd-agent \
+	  $(DESTDIR)$(USERUNITDIR)/peerd-agent.service $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop \
 	  $(DESTDIR)$(UNITDIR)/peerd.service $(DESTDIR)$(UNITDIR)/peerd.socket \
 	  $(DESTDIR)$(SYSUSERSDIR)/peerd.conf $(DESTDIR)$(TMPFILESDIR)/peerd.conf \
 	  $(DESTDIR)$(MANDIR)/man8/peerd.8 $(DESTDIR)$(MANDIR)/man1/peerctl.1 $(DESTDIR)$(COMPLETIONDIR)/peerctl

@@ -37,6 +37,7 @@ let package = Package(
     products: [
         .executable(name: "peerd", targets: ["peerd"]),
         .executable(name: "peerctl", targets: ["peerctl"]),
+        .executable(name: "peerd-agent", targets: ["peerd-agent"]),
         .executable(name: "peerprobe", targets: ["peerprobe"]),
         .executable(name: "peerbench", targets: ["peerbench"]),
         // The client library apps build on (issue 24): no libavahi, no libsodium.
@@ -67,6 +68,8 @@ let package = Package(
         .systemLibrary(name: "CPoll"),
         // recvmmsg and sendmmsg: the datagram path moves many datagrams a system call.
         .systemLibrary(name: "CSockets"),
+        // sd-bus (libsystemd-dev): the desktop agent's D-Bus (issue 45).
+        .systemLibrary(name: "CSystemd"),
         // The control protocol's types (docs/control-protocol.md): the daemon and every client use them.
         .target(name: "PeerProtocol", swiftSettings: strict),
         .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict + packageInlining),
@@ -83,6 +86,8 @@ let package = Package(
         .target(name: "PeerIO", dependencies: ["PeerCore", "PeerCrypto", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO", "PeerSystem"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
+        // The desktop's notifications you can answer (issue 45, point 2).
+        .executableTarget(name: "peerd-agent", dependencies: ["PeerTools", "PeerSystem", "PeerKit", "CSystemd"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.

@@ -75,6 +75,24 @@ extension PeerClient {
         return try await requests.call(.cancelTransfer, params).transfer
     }
 
+    /// Accepts the incoming transfer `id` (its `files` by number, every
+    /// acceptable one when nil), as `peerctl accept-transfer` does.
+    @discardableResult
+    public func acceptTransfer(_ id: String, files: [Int]? = nil, app: String? = nil) async throws(PeerError) -> TransferInfo {
+        var params = ControlParams(transfer: id)
+        params.accept = files
+        params.app = app
+        return try await requests.call(.acceptTransfer, params).transfer
+    }
+
+    /// Declines the incoming transfer `id` whole.
+    @discardableResult
+    public func declineTransfer(_ id: String, app: String? = nil) async throws(PeerError) -> TransferInfo {
+        var params = ControlParams(transfer: id)
+        params.app = app
+        return try await requests.call(.declineTransfer, params).transfer
+    }
+
     /// A request whose answer comes when its flow is over, on a
     /// connection of its own: one end of a socket pair goes with it (as
     /// both input and output for a pipe), the other is returned.

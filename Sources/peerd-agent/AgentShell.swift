@@ -1,0 +1,82 @@
+import FoundationEssentials
+import Glibc
+import PeerKit
+import PeerSystem
+import PeerTools
+
+/// The agent's shell (issue 45, point 2): feeds the daemon's events, the
+/// server's signals and the clock to its ``NotificationPlanner`` and
+/// performs what it decides, on the main actor. It holds no decision of
+/// its own.
+@MainActor
+final class AgentShell {
+    private var planner = NotificationPlanner()
+    private let client: PeerClient
+    private let bus: NotificationBus
+    private let now: @Sendable () -> Date
+    /// What opens the app on an offer or a pairing (`--app`), with the id as its last word.
+    private let appCommand: [String]
+
+    /// A shell over `client` and `bus`; `now` is its clock.
+    init(client: PeerClient, bus: NotificationBus, appCommand: [String], now: @escaping @Sendable () -> Date) {
+        (self.client, self.bus, self.appCommand, self.now) = (client, bus, appCommand, now)
+    }
+
+    /// Runs until the daemon's events end for good (an error) or the process is stopped.
+    func run() async throws {
+        planner.capabilities(try await bus.capabilities())
+        log("notification server: \(planner.serverHasActions ? "with" : "without") actions, \(planner.serverReadsMarkup ? "with" : "without") markup")
+        let signals = bus.signals
+        Task { @MainActor in
+            for await signal in signals { await self.handle(signal) }
+        }
+        Task { @MainActor in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .seconds(1))
+                await self.perform(self.planner.tick(now: self.now()))
+            }
+        }
+        for try await event in client.events() {
+            switch event {
+            case .event(let event): await perform(planner.event(event, now: now()))
+            case .gap(let gap): log("missed daemon events: \(gap)")
+            }
+        }
+    }
+
+    private func handle(_ signal: BusSignal) async {
+        switch signal {
+        case .actionInvoked(let id, let action): await perform(planner.invoked(id, action: action))
+        case .closed(let id): planner.closed(id)
+        }
+    }
+
+    /// Performs `actions` in order; a failure is logged and the rest go on.
+    private func perform(_ actions: [AgentAction]) async {
+        for action in actions {
+            do {
+                switch action {
+                case .notify(let request):
+                    planner.shown(request.key, id: try await bus.notify(request))
+                case .close(let id):
+                    try await bus.close(id)
+                case .acceptInvitation(let id): _ = try await client.accept(id)
+                case .declineInvitation(let id): _ = try await client.decline(id)
+                case .acceptTransfer(let id): try await client.acceptTransfer(id)
+                case .declineTransfer(let id): try await client.declineTransfer(id)
+                case .openFolder(let path): spawn(["xdg-open", path])
+                case .openApp(let id): spawn(appCommand + [id])
+                }
+            } catch {
+                log("\(action): \(error)")
+            }
+        }
+    }
+
+    /// Starts `argv` and lets it run on its own (its end is not waited for).
+    private func spawn(_ argv: [String]) {
+        guard Subprocess.start(argv, outputPath: "/dev/null") != nil else { return log("cannot start \(argv.joined(separator: " "))") }
+    }
+
+    private func log(_ words: String) { agentLog(words) }
+}

@@ -1,0 +1,85 @@
+# The desktop agent's notifications you can answer, issue 45 point 2
+# (sourced by run.sh). Host 1 gets a session bus and a notification server
+# (python-dbusmock's notification_daemon template, which records each call
+# and emits a signal when asked, as a server does when a button is pressed).
+
+# agent_desktop I: a session bus, a notification server with buttons and
+# markup, and peerd-agent on host I. SESSION_BUS is the bus's address;
+# NOTIFY_LOG records the calls the server received.
+agent_desktop() {
+    local i=$1
+    SESSION_BUS="unix:path=$LAB_DIR/h$i/session.sock"
+    NOTIFY_LOG="$LAB_DIR/h$i/notify-calls.log"
+    lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" dbus-daemon --session --nofork --nopidfile --address="$SESSION_BUS"
+    lab_wait_for 5 test -S "$LAB_DIR/h$i/session.sock" || fail "no session bus"
+    lab_spawn "$i" "$LAB_DIR/h$i/notify.log" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" \
+        /usr/bin/python3 -m dbusmock --session --template notification_daemon -p '{"capabilities": "body body-markup actions"}' -l "$NOTIFY_LOG"
+    lab_wait_for 10 session_has_name "$i" org.freedesktop.Notifications || fail "no notification server: $(cat "$LAB_DIR/h$i/notify.log")"
+    local before; before=$(status_field "$i" .subscribers)
+    lab_spawn "$i" "$LAB_DIR/h$i/agent.log" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" "$BIN/peerd-agent" --socket "$(sock "$i")" --app "touch $LAB_DIR/h$i/app-shown"
+    AGENT_PID=$LAB_PID
+    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock "$i")' --json status | jq .subscribers)\" -gt $before ]" \
+        || fail "the agent did not subscribe: $(cat "$LAB_DIR/h$i/agent.log")"
+}
+
+# session_has_name I NAME: NAME is owned on host I's session bus.
+session_has_name() {
+    lab_exec "$1" /usr/bin/python3 -c 'import dbus, sys; sys.exit(0 if dbus.bus.BusConnection(sys.argv[1]).name_has_owner(sys.argv[2]) else 1)' "$SESSION_BUS" "$2"
+}
+
+# press I ID ACTION: the server reports that the user pressed ACTION on notification ID.
+press() {
+    lab_exec "$1" /usr/bin/python3 -c '
+import dbus, sys
+bus = dbus.bus.BusConnection(sys.argv[1])
+mock = bus.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
+mock.EmitSignal("org.freedesktop.Notifications", "ActionInvoked", "us", [dbus.UInt32(int(sys.argv[2])), sys.argv[3]],
+                dbus_interface="org.freedesktop.DBus.Mock")' "$SESSION_BUS" "$2" "$3"
+}
+
+# notify_calls: the Notify calls the server received, one a line.
+notify_calls() { grep ' Notify ' "$NOTIFY_LOG" 2>/dev/null; }
+
+# An invitation shows Accept and Decline; Accept connects, and its
+# notification closes. An offer then shows Accept, Decline and Show: Show
+# runs the app, Accept lands the file byte for byte, and the offer's
+# notification becomes its end in place (replaces_id). An offer declined
+# in peerctl closes its notification. (The server numbers its
+# notifications from 1: the invitation's, the offer's, the second offer's.)
+test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewhere_closes_the_prompt() {
+    two_peers --auto-accept none
+    agent_desktop 1
+    ctl 2 invite host1 --wait >"$LAB_DIR/invite.out" 2>&1 &
+    local inviter=$!
+    lab_wait_for 10 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'host2 invites you'" || fail "no notification of the invitation: $(cat "$LAB_DIR/h1/agent.log")"
+    case $(notify_calls | head -1) in *'"accept", "Accept", "decline", "Decline"'*) ;; *) fail "the invitation's buttons: $(notify_calls)" ;; esac
+    press 1 1 accept
+    wait "$inviter" || fail "the invitation was not accepted: $(cat "$LAB_DIR/invite.out")"
+    lab_wait_for 10 state_is 1 host2 connected || fail "host1 is not connected"
+    lab_wait_for 5 grep -q ' CloseNotification 1$' "$NOTIFY_LOG" || fail "the answered invitation's notification stayed: $(cat "$NOTIFY_LOG")"
+
+    make_file "$LAB_DIR/offer.bin" 3
+    lab_spawn 2 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/offer.bin"
+    local sender=$LAB_PID
+    lab_wait_for 10 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'offers files'" || fail "no notification of the offer: $(cat "$LAB_DIR/h1/agent.log")"
+    local offer; offer=$(notify_calls | grep 'offers files' | head -1)
+    case $offer in *'"host2 offers files"'*'"offer.bin (3.0 MiB)"'*'"accept", "Accept", "decline", "Decline", "show", "Show"'*) ;;
+        *) fail "the offer's notification: $offer" ;; esac
+    press 1 2 show
+    lab_wait_for 5 test -e "$LAB_DIR/h1/app-shown" || fail "Show did not open the app"
+    press 1 2 accept
+    lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish after Accept: $(json 1 transfers)"
+    wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the accepted file"
+    lab_wait_for 5 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'Received from host2'" || fail "no notification of the end: $(notify_calls)"
+    case $(notify_calls | grep 'Received from host2') in *'"peerd" 2 '*'"open-folder", "Open folder"'*) ;;
+        *) fail "the end does not replace the offer's notification 2: $(notify_calls)" ;; esac
+    expect_eq "$(notify_calls | grep -c 'offers files')" 1 "offers notified"
+
+    lab_spawn 2 "$LAB_DIR/send2.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/offer.bin"
+    lab_wait_for 10 sh -c "[ \$(grep ' Notify ' '$NOTIFY_LOG' | grep -c 'offers files') -ge 2 ]" || fail "no second offer notified"
+    local id; id=$(json 1 transfers | jq -r '[.transfers[] | select(.state == "offered")][0].id')
+    ctl 1 decline-transfer "$id" >/dev/null || fail "decline-transfer"
+    lab_wait_for 5 grep -q ' CloseNotification 3$' "$NOTIFY_LOG" || fail "the declined offer's prompt stayed: $(cat "$NOTIFY_LOG")"
+    note "the agent's memory after it (debug build): $(awk '/^Private_(Clean|Dirty)/ { p += $2 } /^Rss/ { r = $2 } END { printf "private %d kB, resident %d kB", p, r }' "/proc/$AGENT_PID/smaps_rollup")"
+}
