@@ -81,5 +81,5 @@ test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewher
     local id; id=$(json 1 transfers | jq -r '[.transfers[] | select(.state == "offered")][0].id')
     ctl 1 decline-transfer "$id" >/dev/null || fail "decline-transfer"
     lab_wait_for 5 grep -q ' CloseNotification 3$' "$NOTIFY_LOG" || fail "the declined offer's prompt stayed: $(cat "$NOTIFY_LOG")"
-    note "the agent's memory after it (debug build): $(awk '/^Private_(Clean|Dirty)/ { p += $2 } /^Rss/ { r = $2 } END { printf "private %d kB, resident %d kB", p, r }' "/proc/$AGENT_PID/smaps_rollup")"
+    note "the agent's memory after it ($(basename "$BIN") build): $(awk '/^Private_(Clean|Dirty)/ { p += $2 } /^Rss/ { r = $2 } END { printf "private %d kB, resident %d kB", p, r }' "/proc/$AGENT_PID/smaps_rollup")"
 }

@@ -68,7 +68,8 @@ test_make_install_and_uninstall() {
     local dest="$LAB_DIR/dest"
     make -s -C "$ROOT" install INSTALL_CONFIG="$(basename "$BIN")" DESTDIR="$dest" PREFIX=/usr >"$LAB_DIR/install.log" 2>&1 || { tail -20 "$LAB_DIR/install.log" >&2; fail "make install failed"; }
     local f
-    for f in usr/bin/peerd usr/bin/peerctl usr/lib/systemd/system/peerd.service usr/lib/systemd/system/peerd.socket \
+    for f in usr/bin/peerd usr/bin/peerctl usr/bin/peerd-agent usr/lib/systemd/user/peerd-agent.service etc/xdg/autostart/peerd-agent.desktop \
+             usr/lib/systemd/system/peerd.service usr/lib/systemd/system/peerd.socket \
              usr/lib/sysusers.d/peerd.conf usr/lib/tmpfiles.d/peerd.conf usr/share/man/man8/peerd.8 usr/share/man/man1/peerctl.1 \
              usr/share/bash-completion/completions/peerctl etc/peerd/peerd.conf; do
         [ -f "$dest/$f" ] || fail "make install did not install /$f"
@@ -76,6 +77,9 @@ test_make_install_and_uninstall() {
     expect_eq "$(stat -c %a "$dest/usr/bin/peerd")" 755 "peerd mode"
     expect_eq "$(stat -c %a "$dest/usr/lib/systemd/system/peerd.service")" 644 "unit mode"
     grep -q '^ExecStart=/usr/bin/peerd ' "$dest/usr/lib/systemd/system/peerd.service" || fail "ExecStart does not use the installed bindir"
+    grep -q '^ExecStart=/usr/bin/peerd-agent$' "$dest/usr/lib/systemd/user/peerd-agent.service" || fail "the agent's unit does not use the installed bindir"
+    grep -q '^Exec=/usr/bin/peerd-agent$' "$dest/etc/xdg/autostart/peerd-agent.desktop" || fail "the autostart entry does not use the installed bindir"
+    "$dest/usr/bin/peerd-agent" --help | grep -q 'org.freedesktop.Notifications' || fail "the installed agent does not run"
     "$dest/usr/bin/peerd" --version | grep -q '^peerd ' || fail "the installed peerd does not run"
     "$dest/usr/bin/peerd" --config "$dest/etc/peerd/peerd.conf" --check-config >/dev/null || fail "the shipped configuration does not check"
     man -l "$dest/usr/share/man/man8/peerd.8" >/dev/null 2>&1 || command -v man >/dev/null || note "man is not installed; page not rendered"
