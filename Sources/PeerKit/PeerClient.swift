@@ -100,6 +100,11 @@ public actor PeerClient {
         try await requests.call(.invitations, scoped(ControlParams(), app)).invitations
     }
 
+    /// The transfers this daemon knows, both ways, newest last (of `app`, or the default app's).
+    public func transfers(app: String? = nil) async throws(PeerError) -> [TransferInfo] {
+        try await requests.call(.transfers, scoped(ControlParams(), app)).transfers
+    }
+
     /// Accepts the invitation `id` (a unique prefix is enough).
     @discardableResult
     public func accept(_ id: String) async throws(PeerError) -> InvitationInfo {

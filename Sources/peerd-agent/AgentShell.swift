@@ -36,11 +36,28 @@ final class AgentShell {
                 await self.perform(self.planner.tick(now: self.now()))
             }
         }
-        for try await event in client.events() {
+        var events = client.events().makeAsyncIterator()
+        // What waits already, once the subscription is made (an offer that
+        // comes meanwhile is shown once: a second showing updates it in place).
+        Task { @MainActor in await self.catchUp() }
+        while let event = try await events.next() {
             switch event {
             case .event(let event): await perform(planner.event(event, now: now()))
-            case .gap(let gap): log("missed daemon events: \(gap)")
+            case .gap(let gap):
+                log("missed daemon events: \(gap)")
+                await catchUp()
             }
+        }
+    }
+
+    /// Shows what waits for an answer now (at start, and after missed events).
+    private func catchUp() async {
+        do {
+            let invitations = try await client.invitations()
+            let transfers = try await client.transfers()
+            await perform(planner.waiting(invitations: invitations, transfers: transfers, now: now()))
+        } catch {
+            log("cannot list what waits: \(error)")
         }
     }
 

@@ -89,6 +89,22 @@ final class NotificationPlannerTests: XCTestCase {
         XCTAssertEqual(p.event(ControlEvent(seq: 2, type: .stateChanged, time: t0, peer: row), now: t0), [.close(9)], "accepted elsewhere")
     }
 
+    /// What waited before the agent started is shown; one shown already
+    /// is updated in place; a transfer under way or sent is not.
+    func testWhatWaitsAtStartIsShownOnce() {
+        var p = planner()
+        let invitation = InvitationInfo(id: "I1", peer: peer, name: "desk", peerId: "abc", context: "", expires: t0.addingTimeInterval(30))
+        let offered = TransferInfo(id: "T1", direction: .receive, peer: peer, name: "laptop", state: .offered, totalFiles: 1, totalBytes: 1)
+        let active = TransferInfo(id: "T2", direction: .receive, peer: peer, name: "laptop", state: .active, totalFiles: 1, totalBytes: 1)
+        let sent = TransferInfo(id: "T3", direction: .send, peer: peer, name: "laptop", state: .offered, totalFiles: 1, totalBytes: 1)
+        let first = requests(p.waiting(invitations: [invitation], transfers: [offered, active, sent], now: t0))
+        XCTAssertEqual(first.map(\.key), [.invitation("I1"), .transfer("T1")])
+        p.shown(.invitation("I1"), id: 1)
+        p.shown(.transfer("T1"), id: 2)
+        let again = requests(p.waiting(invitations: [invitation], transfers: [offered], now: t0))
+        XCTAssertEqual(again.map(\.replacing), [1, 2], "shown again in place, not beside")
+    }
+
     func testAnAppsTrafficIsLeftToItsOwnClients() {
         var p = planner()
         XCTAssertEqual(p.event(offer("T1", app: "chat"), now: t0), [])

@@ -312,6 +312,16 @@ extension PartialFileTests {
         XCTAssertEqual(try point(0), .complete, "in place: nothing to send")
         XCTAssertEqual(try point(1), .from(hashes: [Blake2b.hash(bytes)]), "flushed, not renamed: the rename runs again")
         XCTAssertEqual(try point(2), .fresh)
+        // The resume of file 1 kept its block: no block hash comes again,
+        // and its rename still finds its hash for the slot.
+        let resumed = PartialFile(folder: try folder(), flow: flow, index: 1, placed: log)
+        var head1 = header(size: 5)
+        head1.file = 1
+        try resumed.open(header: head1, keptBlocks: 1, kept: [Blake2b.hash(bytes)])
+        XCTAssertEqual(try PartialFile.finishAll([PartialFile.Finishing(partial: resumed, name: "small.txt", size: 5, mode: 0o644, mtime: 1_764_460_800)])
+                        .map { try $0.get() }, ["small (1).txt"])
+        resumed.close()
+        XCTAssertEqual(try point(1), .complete)
         log.remove()
         XCTAssertEqual(try point(0), .fresh, "the record goes with the transfer")
     }

@@ -1,22 +1,29 @@
 # The desktop agent's notifications you can answer, issue 45 point 2
-# (sourced by run.sh). Host 1 gets a session bus and a notification server
+# (sourced by run.sh). Host 1 gets a desktop user (uid 65534 in group
+# peerd) with a session bus and a notification server
 # (python-dbusmock's notification_daemon template, which records each call
 # and emits a signal when asked, as a server does when a button is pressed).
 
-# agent_desktop I: a session bus, a notification server with buttons and
-# markup, and peerd-agent on host I. SESSION_BUS is the bus's address;
-# NOTIFY_LOG records the calls the server received.
+# agent_desktop I: on host I, as uid 65534 in group peerd (a desktop
+# user, not root): a session bus, a notification server with buttons and
+# markup, and peerd-agent. SESSION_BUS is the bus's address; NOTIFY_LOG
+# records the calls the server received; AS_USER runs a command as that user.
 agent_desktop() {
-    local i=$1
-    SESSION_BUS="unix:path=$LAB_DIR/h$i/session.sock"
-    NOTIFY_LOG="$LAB_DIR/h$i/notify-calls.log"
-    lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" dbus-daemon --session --nofork --nopidfile --address="$SESSION_BUS"
-    lab_wait_for 5 test -S "$LAB_DIR/h$i/session.sock" || fail "no session bus"
-    lab_spawn "$i" "$LAB_DIR/h$i/notify.log" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" \
+    local i=$1 home="$LAB_DIR/h$1/desktop"
+    use_peerd_group
+    AS_USER=(setpriv --reuid=65534 --regid=65534 --groups="$PEERD_GID")
+    chmod 0755 "$LAB_DIR" "$LAB_DIR/h$i"
+    mkdir -p "$home" && chown 65534:65534 "$home"
+    SESSION_BUS="unix:path=$home/session.sock"
+    NOTIFY_LOG="$home/notify-calls.log"
+    lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" dbus-daemon --session --nofork --nopidfile --address="$SESSION_BUS"
+    lab_wait_for 5 test -S "$home/session.sock" || fail "no session bus: $(cat "$LAB_DIR/h$i/session-bus.log")"
+    lab_spawn "$i" "$LAB_DIR/h$i/notify.log" "${AS_USER[@]}" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" \
         /usr/bin/python3 -m dbusmock --session --template notification_daemon -p '{"capabilities": "body body-markup actions"}' -l "$NOTIFY_LOG"
     lab_wait_for 10 session_has_name "$i" org.freedesktop.Notifications || fail "no notification server: $(cat "$LAB_DIR/h$i/notify.log")"
     local before; before=$(status_field "$i" .subscribers)
-    lab_spawn "$i" "$LAB_DIR/h$i/agent.log" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" "$BIN/peerd-agent" --socket "$(sock "$i")" --app "touch $LAB_DIR/h$i/app-shown"
+    lab_spawn "$i" "$LAB_DIR/h$i/agent.log" "${AS_USER[@]}" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" \
+        "$BIN/peerd-agent" --socket "$(sock "$i")" --app "touch $home/app-shown"
     AGENT_PID=$LAB_PID
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock "$i")' --json status | jq .subscribers)\" -gt $before ]" \
         || fail "the agent did not subscribe: $(cat "$LAB_DIR/h$i/agent.log")"
@@ -24,12 +31,13 @@ agent_desktop() {
 
 # session_has_name I NAME: NAME is owned on host I's session bus.
 session_has_name() {
-    lab_exec "$1" /usr/bin/python3 -c 'import dbus, sys; sys.exit(0 if dbus.bus.BusConnection(sys.argv[1]).name_has_owner(sys.argv[2]) else 1)' "$SESSION_BUS" "$2"
+    lab_exec "$1" "${AS_USER[@]}" /usr/bin/python3 -c 'import dbus, sys; sys.exit(0 if dbus.bus.BusConnection(sys.argv[1]).name_has_owner(sys.argv[2]) else 1)' \
+        "$SESSION_BUS" "$2"
 }
 
 # press I ID ACTION: the server reports that the user pressed ACTION on notification ID.
 press() {
-    lab_exec "$1" /usr/bin/python3 -c '
+    lab_exec "$1" "${AS_USER[@]}" /usr/bin/python3 -c '
 import dbus, sys
 bus = dbus.bus.BusConnection(sys.argv[1])
 mock = bus.get_object("org.freedesktop.Notifications", "/org/freedesktop/Notifications")
@@ -66,7 +74,7 @@ test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewher
     case $offer in *'"host2 offers files"'*'"offer.bin (3.0 MiB)"'*'"accept", "Accept", "decline", "Decline", "show", "Show"'*) ;;
         *) fail "the offer's notification: $offer" ;; esac
     press 1 2 show
-    lab_wait_for 5 test -e "$LAB_DIR/h1/app-shown" || fail "Show did not open the app"
+    lab_wait_for 5 test -e "$LAB_DIR/h1/desktop/app-shown" || fail "Show did not open the app"
     press 1 2 accept
     lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish after Accept: $(json 1 transfers)"
     wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"

@@ -253,7 +253,7 @@ final class IncomingTransfer {
             let folder = try DownloadFolder.folder(of: file.path, peerFolder: peerFolder, root: root, create: true, made: &madeFolders)
             let partial = PartialFile(folder: folder, flow: flow, index: file.index, hashesBytes: hashesBytes, owner: peerID, hash: hashKind,
                                       placed: placedLog(file.index))
-            do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count) } catch {
+            do { try partial.open(header: header(file.index, bootID: bootID), keptBlocks: file.hashes.count, kept: file.hashes) } catch {
                 partial.close()
                 throw error
             }

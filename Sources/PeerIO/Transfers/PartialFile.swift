@@ -164,7 +164,10 @@ package final class PartialFile: Sendable {
     /// `keptBlocks` blocks stay (a resume); the record is cut to their
     /// slots and given `header`, this boot's: a slot past them, left from
     /// before, must not count later.
-    package func open(header: BlockRecord.Header, keptBlocks: Int) throws(SystemError) {
+    /// `kept`: the kept blocks' hashes; a file without a block record
+    /// (``placed``) keeps its one hash for its slot, since a resume that
+    /// kept its block receives no block hash again.
+    package func open(header: BlockRecord.Header, keptBlocks: Int, kept: [[UInt8]] = []) throws(SystemError) {
         let flags = O_RDWR | O_CREAT | (keptBlocks == 0 ? O_TRUNC : 0)
         let dataFD = try folder.openAt(partName, flags: flags)
         if placed != nil {
@@ -172,6 +175,7 @@ package final class PartialFile: Sendable {
             let (partName, folder, owner) = (partName, folder, owner)
             return descriptors.withLock {
                 $0.data = dataFD
+                $0.placedHash = keptBlocks > 0 ? kept.first : nil
                 $0.stage = DirectStage.open(partName, in: folder, fileSize: header.size, owner: owner)
             }
         }

@@ -93,6 +93,16 @@ package struct NotificationPlanner: Sendable {
         return out
     }
 
+    /// What waits for an answer when the agent starts (or after it missed
+    /// events): each invitation, and each incoming offer, as if its event
+    /// came now. One already shown is updated in place, not shown twice.
+    package mutating func waiting(invitations: [InvitationInfo], transfers: [TransferInfo], now: Date) -> [AgentAction] {
+        let asked = invitations.map { ControlEvent(seq: 0, type: .invitation, time: now, invitation: $0) }
+        let offered = transfers.filter { $0.direction == .receive && $0.state == .offered }
+            .map { ControlEvent(seq: 0, type: .transferOffered, time: now, transfer: $0) }
+        return (asked + offered).flatMap { event($0, now: now) }
+    }
+
     /// A daemon event.
     package mutating func event(_ event: ControlEvent, now: Date) -> [AgentAction] {
         switch event.type {
