@@ -31,7 +31,8 @@ BIN         := .build/$(CONFIG)
 # build, its runpath pointed at the packaged runtime).
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev libssl-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
-                systemd nftables gcc libc6-dev chrpath libsystemd-dev python3-dbusmock
+                systemd nftables gcc libc6-dev chrpath libsystemd-dev python3-dbusmock \
+                libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=
@@ -49,7 +50,7 @@ FUZZ_RUNS   ?= 1000000
 FUZZ_SMOKE_RUNS ?= 5000
 # The soak's length in minutes (make soak), and the short one make test runs.
 SOAK_MINUTES ?= 20
-SOAK_SMOKE_MINUTES ?= 3
+SOAK_SMOKE_MINUTES ?= 2.5
 
 .PHONY: all deps build examples unit integration compat deb fuzz fuzz-smoke soak soak-smoke coverage test check demo bench bench-bulk clean install uninstall \
         test-build test-labs test-alone phase-build phase-examples phase-unit phase-fuzz-smoke phase-integration phase-compat-build \
@@ -198,8 +199,10 @@ install:
 	$(SWIFT) build -c $(INSTALL_CONFIG) -Xswiftc -warnings-as-errors
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR) \
 	  $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(COMPLETIONDIR)
-	install -m 0755 .build/$(INSTALL_CONFIG)/peerd .build/$(INSTALL_CONFIG)/peerctl .build/$(INSTALL_CONFIG)/peerd-agent $(DESTDIR)$(BINDIR)/
-	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/xdg/autostart
+	install -m 0755 .build/$(INSTALL_CONFIG)/peerd .build/$(INSTALL_CONFIG)/peerctl .build/$(INSTALL_CONFIG)/peerd-agent .build/$(INSTALL_CONFIG)/peerd-gtk $(DESTDIR)$(BINDIR)/
+	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(SYSCONFDIR)/xdg/autostart $(DESTDIR)$(PREFIX)/share/applications
+	sed 's|^Exec=peerd-gtk|Exec=$(BINDIR)/peerd-gtk|' systemd/peerd-gtk.desktop > $(DESTDIR)$(PREFIX)/share/applications/peerd-gtk.desktop
+	chmod 0644 $(DESTDIR)$(PREFIX)/share/applications/peerd-gtk.desktop
 	sed 's|/usr/bin/peerd-agent|$(BINDIR)/peerd-agent|' systemd/peerd-agent.service > $(DESTDIR)$(USERUNITDIR)/peerd-agent.service
 	chmod 0644 $(DESTDIR)$(USERUNITDIR)/peerd-agent.service
 	sed 's|^Exec=peerd-agent|Exec=$(BINDIR)/peerd-agent|' systemd/peerd-agent.desktop > $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop
@@ -217,8 +220,8 @@ install:
 	[ -e $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf ] || install -m 0644 docs/peerd.conf $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/peerd $(DESTDIR)$(BINDIR)/peerctl $(DESTDIR)$(BINDIR)/peerd-agent \
-	  $(DESTDIR)$(USERUNITDIR)/peerd-agent.service $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop \
+	rm -f $(DESTDIR)$(BINDIR)/peerd $(DESTDIR)$(BINDIR)/peerctl $(DESTDIR)$(BINDIR)/peerd-agent $(DESTDIR)$(BINDIR)/peerd-gtk \
+	  $(DESTDIR)$(PREFIX)/share/applications/peerd-gtk.desktop $(DESTDIR)$(USERUNITDIR)/peerd-agent.service $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop \
 	  $(DESTDIR)$(UNITDIR)/peerd.service $(DESTDIR)$(UNITDIR)/peerd.socket \
 	  $(DESTDIR)$(SYSUSERSDIR)/peerd.conf $(DESTDIR)$(TMPFILESDIR)/peerd.conf \
 	  $(DESTDIR)$(MANDIR)/man8/peerd.8 $(DESTDIR)$(MANDIR)/man1/peerctl.1 $(DESTDIR)$(COMPLETIONDIR)/peerctl

@@ -38,6 +38,7 @@ let package = Package(
         .executable(name: "peerd", targets: ["peerd"]),
         .executable(name: "peerctl", targets: ["peerctl"]),
         .executable(name: "peerd-agent", targets: ["peerd-agent"]),
+        .executable(name: "peerd-gtk", targets: ["peerd-gtk"]),
         .executable(name: "peerprobe", targets: ["peerprobe"]),
         .executable(name: "peerbench", targets: ["peerbench"]),
         // The client library apps build on (issue 24): no libavahi, no libsodium.
@@ -70,6 +71,8 @@ let package = Package(
         .systemLibrary(name: "CSockets"),
         // sd-bus (libsystemd-dev): the desktop agent's D-Bus (issue 45).
         .systemLibrary(name: "CSystemd"),
+        // GTK 4 and libadwaita (libgtk-4-dev, libadwaita-1-dev): the desktop app (issue 45).
+        .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1"),
         // The control protocol's types (docs/control-protocol.md): the daemon and every client use them.
         .target(name: "PeerProtocol", swiftSettings: strict),
         .target(name: "PeerCore", dependencies: ["PeerProtocol"], swiftSettings: strict + packageInlining),
@@ -88,6 +91,8 @@ let package = Package(
         .executableTarget(name: "peerctl", dependencies: ["PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         // The desktop's notifications you can answer (issue 45, point 2).
         .executableTarget(name: "peerd-agent", dependencies: ["PeerTools", "PeerSystem", "PeerKit", "CSystemd"], swiftSettings: strict),
+        // The desktop app: a split view of the peers on PeerKit (issue 45, point 1).
+        .executableTarget(name: "peerd-gtk", dependencies: ["PeerTools", "PeerKit", "CGtk"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.

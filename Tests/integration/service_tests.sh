@@ -69,6 +69,7 @@ test_make_install_and_uninstall() {
     make -s -C "$ROOT" install INSTALL_CONFIG="$(basename "$BIN")" DESTDIR="$dest" PREFIX=/usr >"$LAB_DIR/install.log" 2>&1 || { tail -20 "$LAB_DIR/install.log" >&2; fail "make install failed"; }
     local f
     for f in usr/bin/peerd usr/bin/peerctl usr/bin/peerd-agent usr/lib/systemd/user/peerd-agent.service etc/xdg/autostart/peerd-agent.desktop \
+             usr/bin/peerd-gtk usr/share/applications/peerd-gtk.desktop \
              usr/lib/systemd/system/peerd.service usr/lib/systemd/system/peerd.socket \
              usr/lib/sysusers.d/peerd.conf usr/lib/tmpfiles.d/peerd.conf usr/share/man/man8/peerd.8 usr/share/man/man1/peerctl.1 \
              usr/share/bash-completion/completions/peerctl etc/peerd/peerd.conf; do
@@ -80,6 +81,9 @@ test_make_install_and_uninstall() {
     grep -q '^ExecStart=/usr/bin/peerd-agent$' "$dest/usr/lib/systemd/user/peerd-agent.service" || fail "the agent's unit does not use the installed bindir"
     grep -q '^Exec=/usr/bin/peerd-agent$' "$dest/etc/xdg/autostart/peerd-agent.desktop" || fail "the autostart entry does not use the installed bindir"
     "$dest/usr/bin/peerd-agent" --help | grep -q 'org.freedesktop.Notifications' || fail "the installed agent does not run"
+    "$dest/usr/bin/peerd-gtk" --help | grep -q 'grouped as paired, nearby and added' || fail "the installed app does not run"
+    ! command -v desktop-file-validate >/dev/null || desktop-file-validate "$dest/usr/share/applications/peerd-gtk.desktop" "$dest/etc/xdg/autostart/peerd-agent.desktop" \
+        || fail "a .desktop file does not validate"
     "$dest/usr/bin/peerd" --version | grep -q '^peerd ' || fail "the installed peerd does not run"
     "$dest/usr/bin/peerd" --config "$dest/etc/peerd/peerd.conf" --check-config >/dev/null || fail "the shipped configuration does not check"
     man -l "$dest/usr/share/man/man8/peerd.8" >/dev/null 2>&1 || command -v man >/dev/null || note "man is not installed; page not rendered"

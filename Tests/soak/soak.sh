@@ -281,7 +281,8 @@ check_alive() {
 
 FAULT_KINDS=(link kill avahi disk clock)
 FAULTS=${SOAK_FAULTS:-${FAULT_KINDS[*]}}
-end=$(( $(date +%s) + MINUTES * 60 ))
+# MINUTES may be a fraction (make test's smoke runs 2.5).
+end=$(( $(date +%s) + $(awk -v m="$MINUTES" 'BEGIN { printf "%d", m * 60 }') ))
 : >"$SOAK/crashes.tsv"
 while [ "$(date +%s)" -lt "$end" ]; do
     sleep $(( RANDOM % 8 + 3 ))

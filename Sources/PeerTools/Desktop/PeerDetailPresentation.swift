@@ -1,0 +1,54 @@
+import FoundationEssentials
+import PeerProtocol
+
+/// The desktop app's detail of the selected peer (issue 45, point 1): its
+/// facts, and the actions that fit its state. Pure: the window draws it
+/// and performs an action through PeerKit.
+package struct PeerDetailPresentation: Equatable, Sendable {
+    /// What the user can do with a peer from the detail. (Pairing, which
+    /// needs the code typed on one side, comes with the app's pairing view.)
+    package enum Action: String, Equatable, Sendable, CaseIterable {
+        case invite, disconnect
+
+        /// The button's label (and accessible name).
+        package var label: String {
+            switch self {
+            case .invite: "Invite"
+            case .disconnect: "Disconnect"
+            }
+        }
+    }
+
+    /// The title: the peer's name.
+    package var title: String
+    /// (label, value) lines: id, state, release, addresses, session, apps.
+    package var facts: [Fact]
+    /// The actions its state allows, in order.
+    package var actions: [Action]
+
+    /// One line of the detail.
+    package struct Fact: Equatable, Sendable {
+        /// What it is.
+        package var label: String
+        /// Its value.
+        package var value: String
+    }
+
+    /// The detail of `peer` in `state`.
+    package init(_ peer: PeerSnapshot, state: ConnectionState) {
+        title = NotificationText.peerText(peer.name)
+        var facts = [Fact(label: "State", value: PeerListPresentation.words(peer, state)),
+                     Fact(label: "Peer id", value: peer.peerId ?? "unknown (never connected)")]
+        if let release = peer.release { facts.append(Fact(label: "Release", value: NotificationText.peerText(release))) }
+        let addresses = peer.endpoints.map(\.hostPort) + (peer.endpoints.isEmpty ? [peer.learnedAddress].compactMap { $0 } : [])
+        facts.append(Fact(label: "Addresses", value: addresses.isEmpty ? "none" : addresses.joined(separator: ", ")))
+        if let session = peer.session { facts.append(Fact(label: "Session", value: session)) }
+        facts.append(Fact(label: "Paired", value: peer.paired ? "yes" : "no"))
+        if let apps = peer.apps, !apps.isEmpty { facts.append(Fact(label: "Apps", value: apps.keys.sorted().joined(separator: ", "))) }
+        self.facts = facts
+        switch state {
+        case .connected, .connecting: actions = [.disconnect]
+        case .notConnected: actions = peer.lost ? [] : [.invite]
+        }
+    }
+}

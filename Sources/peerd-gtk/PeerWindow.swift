@@ -1,0 +1,213 @@
+import CGtk
+import FoundationEssentials
+import PeerKit
+import PeerProtocol
+import PeerTools
+
+/// peerd-gtk's window (issue 45, point 1): a split view, the peers on one
+/// side and the selected one on the other, folding into one column with
+/// back navigation when narrow (libadwaita's `AdwLeaflet`). It draws
+/// ``PeerListPresentation`` and ``PeerDetailPresentation`` from PeerKit's
+/// `PeerSessionManager` and performs the detail's actions through
+/// `PeerClient`; it decides nothing itself.
+///
+/// GTK calls back on this thread (the main one, whose GLib loop also runs
+/// the main queue); its callbacks are file-scope functions that find this
+/// window through their user data, never closures made here.
+@MainActor
+final class PeerWindow {
+    let window: UnsafeMutablePointer<GtkWidget>
+    private let leaflet: UnsafeMutablePointer<GtkWidget>
+    private let list: UnsafeMutablePointer<GtkWidget>
+    private let detail: UnsafeMutablePointer<GtkWidget>
+    private let status: UnsafeMutablePointer<GtkWidget>
+    private var model: PeerSessionManager?
+    private var client: PeerClient?
+    /// The UUID of each list row, by the row's pointer.
+    private var rowPeers: [UnsafeMutablePointer<GtkWidget>: UUID] = [:]
+    /// The action each detail button performs, by the button's pointer.
+    private var buttonActions: [UnsafeMutablePointer<GtkWidget>: PeerDetailPresentation.Action] = [:]
+    /// Set while the list is rebuilt: its selection changes are the window's own.
+    private var rebuilding = false
+
+    init(width: Int32, height: Int32) {
+        window = gtk_window_new()
+        gtk_window_set_title(peerd_gtk_window(window), "peerd")
+        gtk_window_set_default_size(peerd_gtk_window(window), width, height)
+        leaflet = adw_leaflet_new()
+        adw_leaflet_set_can_navigate_back(peerd_adw_leaflet(leaflet), 1)
+        list = gtk_list_box_new()
+        peerd_gtk_accessible_label(list, "Peers")
+        let scroller = gtk_scrolled_window_new()
+        gtk_scrolled_window_set_child(peerd_gtk_scrolled(scroller), list)
+        gtk_widget_set_size_request(scroller, 300, -1)
+        gtk_widget_set_vexpand(scroller, 1)
+        detail = gtk_box_new(GTK_ORIENTATION_VERTICAL, 8)
+        gtk_widget_set_hexpand(detail, 1)
+        gtk_widget_set_margin_start(detail, 16)
+        gtk_widget_set_margin_end(detail, 16)
+        gtk_widget_set_margin_top(detail, 16)
+        status = gtk_label_new("Connecting to peerd…")
+        gtk_label_set_wrap(peerd_gtk_label(status), 1)
+        gtk_label_set_max_width_chars(peerd_gtk_label(status), 40)
+        let side = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)
+        gtk_widget_set_size_request(side, 300, -1)
+        gtk_widget_set_hexpand(side, 0)
+        gtk_box_append(peerd_gtk_box(side), status)
+        gtk_box_append(peerd_gtk_box(side), scroller)
+        _ = adw_leaflet_append(peerd_adw_leaflet(leaflet), side)
+        _ = adw_leaflet_append(peerd_adw_leaflet(leaflet), detail)
+        gtk_window_set_child(peerd_gtk_window(window), leaflet)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        _ = peerd_gtk_on_row_selected(list, gtkRowSelected, context)
+        _ = peerd_gtk_on_close(window, gtkCloseRequested, context)
+        showDetail(nil)
+    }
+
+    /// Shows the window.
+    func present() { gtk_window_present(peerd_gtk_window(window)) }
+
+    /// Follows `client` through a model of its peers, until the process ends.
+    func follow(_ client: PeerClient) async {
+        self.client = client
+        let model = PeerSessionManager { [weak self] model in self?.redraw(model) }
+        self.model = model
+        gtk_label_set_text(peerd_gtk_label(status), "")
+        gtk_widget_set_visible(status, 0)
+        if let error = await model.run(client) { say("peerd went away: \(error)") }
+    }
+
+    /// Says `words` above the list (no daemon, no permission, no peers yet).
+    func say(_ words: String) {
+        gtk_label_set_text(peerd_gtk_label(status), words)
+        gtk_widget_set_visible(status, 1)
+    }
+
+    private func redraw(_ model: PeerSessionManager) {
+        rebuilding = true
+        defer { rebuilding = false }
+        while let child = gtk_widget_get_first_child(list) { gtk_list_box_remove(peerd_gtk_list_box(list), child) }
+        rowPeers = [:]
+        let sections = PeerListPresentation.sections(model.peers, states: model.peerStates)
+        if sections.isEmpty { say("No peers yet. Hosts running peerd on this network appear here as mDNS finds them.") }
+        else if model.peers.count > 0 { gtk_widget_set_visible(status, 0) }
+        for section in sections {
+            let header = gtk_list_box_row_new()!
+            let title = gtk_label_new(section.title)
+            gtk_widget_add_css_class(title, "heading")
+            gtk_widget_set_halign(title, GTK_ALIGN_START)
+            gtk_list_box_row_set_child(peerd_gtk_list_box_row(header), title)
+            gtk_list_box_row_set_selectable(peerd_gtk_list_box_row(header), 0)
+            gtk_list_box_row_set_activatable(peerd_gtk_list_box_row(header), 0)
+            gtk_list_box_append(peerd_gtk_list_box(list), header)
+            for row in section.rows {
+                let item = gtk_list_box_row_new()!
+                let words = row.apps.isEmpty ? "\(row.name) — \(row.state)" : "\(row.name) — \(row.state) — \(row.apps)"
+                let label = gtk_label_new(words)
+                gtk_widget_set_halign(label, GTK_ALIGN_START)
+                gtk_list_box_row_set_child(peerd_gtk_list_box_row(item), label)
+                peerd_gtk_accessible_label(item, row.name)
+                gtk_list_box_append(peerd_gtk_list_box(list), item)
+                rowPeers[item] = row.id
+                if row.id == model.selection { gtk_list_box_select_row(peerd_gtk_list_box(list), peerd_gtk_list_box_row(item)) }
+            }
+        }
+        showDetail(model.selectedPeer.map { PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state) })
+    }
+
+    private func showDetail(_ presentation: PeerDetailPresentation?) {
+        while let child = gtk_widget_get_first_child(detail) { gtk_box_remove(peerd_gtk_box(detail), child) }
+        buttonActions = [:]
+        let back = gtk_button_new_with_label("Back")!
+        peerd_gtk_accessible_label(back, "Back to the peers")
+        gtk_widget_set_visible(back, adw_leaflet_get_folded(peerd_adw_leaflet(leaflet)))
+        _ = peerd_gtk_on_clicked(back, gtkBackClicked, Unmanaged.passUnretained(self).toOpaque())
+        gtk_box_append(peerd_gtk_box(detail), back)
+        guard let presentation else {
+            gtk_box_append(peerd_gtk_box(detail), gtk_label_new("Select a peer to see it here."))
+            return
+        }
+        let title = gtk_label_new(presentation.title)
+        gtk_widget_add_css_class(title, "title-1")
+        gtk_widget_set_halign(title, GTK_ALIGN_START)
+        gtk_box_append(peerd_gtk_box(detail), title)
+        for fact in presentation.facts {
+            let line = gtk_label_new("\(fact.label): \(fact.value)")
+            // Long addresses wrap: the narrow window is 360 pixels wide.
+            gtk_label_set_wrap(peerd_gtk_label(line), 1)
+            gtk_label_set_wrap_mode(peerd_gtk_label(line), PANGO_WRAP_WORD_CHAR)
+            gtk_label_set_xalign(peerd_gtk_label(line), 0)
+            gtk_widget_set_halign(line, GTK_ALIGN_START)
+            gtk_box_append(peerd_gtk_box(detail), line)
+        }
+        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)
+        for action in presentation.actions {
+            let button = gtk_button_new_with_label(action.label)!
+            buttonActions[button] = action
+            _ = peerd_gtk_on_clicked(button, gtkActionClicked, Unmanaged.passUnretained(self).toOpaque())
+            gtk_box_append(peerd_gtk_box(buttons), button)
+        }
+        gtk_box_append(peerd_gtk_box(detail), buttons)
+    }
+
+    fileprivate func rowSelected(_ row: UnsafeMutablePointer<GtkWidget>?) {
+        guard !rebuilding, let model else { return }
+        model.selection = row.flatMap { rowPeers[$0] }
+        if model.selection != nil { adw_leaflet_navigate(peerd_adw_leaflet(leaflet), ADW_NAVIGATION_DIRECTION_FORWARD) }
+    }
+
+    fileprivate func back() {
+        adw_leaflet_navigate(peerd_adw_leaflet(leaflet), ADW_NAVIGATION_DIRECTION_BACK)
+    }
+
+    fileprivate func clicked(_ button: UnsafeMutablePointer<GtkWidget>) {
+        guard let action = buttonActions[button], let client, let peer = model?.selection else { return }
+        Task { @MainActor in
+            do {
+                switch action {
+                case .invite: _ = try await client.invite(peer)
+                case .disconnect: _ = try await client.disconnect(peer)
+                }
+            } catch {
+                self.say("\(action.label) failed: \(error)")
+            }
+        }
+    }
+}
+
+// GTK's callbacks. They run on the main thread (GLib's loop is there), so
+// the main actor's isolation holds; the pointers cross into it as plain
+// numbers, which are Sendable, and back.
+
+/// The window behind a callback's user data.
+@MainActor
+private func peerWindow(_ bits: UInt) -> PeerWindow {
+    Unmanaged<PeerWindow>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+}
+
+/// "row-selected": called from C on the main thread.
+private func gtkRowSelected(_ list: UnsafeMutablePointer<GtkWidget>?, _ row: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) {
+    let (window, row) = (UInt(bitPattern: context), UInt(bitPattern: row))
+    guard window != 0 else { return }
+    MainActor.assumeIsolated { peerWindow(window).rowSelected(UnsafeMutablePointer(bitPattern: row)) }
+}
+
+/// The detail's "Back": called from C on the main thread.
+private func gtkBackClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) {
+    let window = UInt(bitPattern: context)
+    guard window != 0 else { return }
+    MainActor.assumeIsolated { peerWindow(window).back() }
+}
+
+/// An action's button: called from C on the main thread.
+private func gtkActionClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) {
+    let (window, button) = (UInt(bitPattern: context), UInt(bitPattern: button))
+    guard window != 0, let pointer = UnsafeMutablePointer<GtkWidget>(bitPattern: button) else { return }
+    let bits = UInt(bitPattern: pointer)
+    MainActor.assumeIsolated { peerWindow(window).clicked(UnsafeMutablePointer(bitPattern: bits)!) }
+}
+
+/// The window's close: the app ends.
+private func gtkCloseRequested(_ window: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) -> gboolean {
+    exit(0)
+}

@@ -1,0 +1,75 @@
+import CGtk
+import FoundationEssentials
+import Glibc
+import PeerKit
+
+// peerd-gtk: the desktop app (issue 45, point 1), a split view of peerd's
+// peers on PeerKit. GLib's main loop owns the main thread and runs the main
+// queue (the main actor) from its descriptor. Exit codes: 0 closed, 2 usage.
+
+let usage = """
+    usage: peerd-gtk [--socket PATH] [--size WIDTHxHEIGHT] [--show ID]
+
+    The peers peerd finds, grouped as paired, nearby and added, and the
+    selected one beside them with what you can do with it. Narrower than
+    about 600 pixels it becomes one column with a Back button.
+
+      --socket PATH   peerd's control socket (default: $PEERD_SOCKET, else
+                      /run/peerd/peerd.sock)
+      --size WxH      the window's size (default 1280x800)
+      --show ID       an offer or pairing to show (from peerd-agent's Show)
+      --help          this text
+    """
+
+/// Writes one line to stderr.
+func warn(_ words: String) {
+    let line = Array("peerd-gtk: \(words)\n".utf8)
+    line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+}
+
+var socket: String?
+var size: (Int32, Int32) = (1280, 800)
+var arguments = CommandLine.arguments.dropFirst()
+while let word = arguments.popFirst() {
+    switch word {
+    case "--help", "-h":
+        print(usage)
+        exit(0)
+    case "--socket":
+        guard let value = arguments.popFirst() else { warn("--socket needs a path"); exit(2) }
+        socket = value
+    case "--size":
+        let parts = arguments.popFirst()?.split(separator: "x").compactMap { Int32($0) } ?? []
+        guard parts.count == 2, parts.allSatisfy({ $0 >= 200 && $0 <= 10_000 }) else { warn("--size needs WIDTHxHEIGHT"); exit(2) }
+        size = (parts[0], parts[1])
+    case "--show":
+        guard arguments.popFirst() != nil else { warn("--show needs an id"); exit(2) }
+    default:
+        warn("unknown argument '\(word)'\n\(usage)")
+        exit(2)
+    }
+}
+
+g_set_prgname("peerd-gtk")
+g_set_application_name("peerd")
+gtk_init()
+adw_init()
+_ = peerd_gtk_attach_main_queue()
+let chosenSocket = socket
+let chosenSize = size
+MainActor.assumeIsolated {
+    let window = PeerWindow(width: chosenSize.0, height: chosenSize.1)
+    window.present()
+    Task { @MainActor in
+        while true {
+            do {
+                let client = try await PeerClient.connect(socket: chosenSocket, reconnectFor: .seconds(365 * 86_400))
+                await window.follow(client)
+            } catch {
+                window.say("\(error) (peerctl doctor tells more.)")
+            }
+            try? await Task.sleep(for: .seconds(2))
+        }
+    }
+}
+g_main_loop_run(g_main_loop_new(nil, 0))

@@ -1,0 +1,67 @@
+# The desktop app, issue 45 point 1 (sourced by run.sh): peerd-gtk on an X
+# display of its own (Xvfb) on host 1, as a desktop user (uid 65534 in
+# group peerd), driven through the accessibility tree as a person (or a
+# screen reader) would (Tests/integration/desktop_drive.py, AT-SPI).
+# Screenshots land in .build/lab/screenshots.
+
+# desktop_app I SIZE: an X display, a session bus and peerd-gtk at SIZE
+# (WIDTHxHEIGHT) on host I. APP_PID is the app's pid; DESKTOP_ENV the
+# environment a client of that desktop needs.
+desktop_app() {
+    local i=$1 size=$2 home="$LAB_DIR/h$1/desktop"
+    use_peerd_group
+    AS_USER=(setpriv --reuid=65534 --regid=65534 --groups="$PEERD_GID")
+    chmod 0755 "$LAB_DIR" "$LAB_DIR/h$i"
+    # The user's own GTK setting: no animations, so a screenshot shows where a transition ends.
+    mkdir -p "$home/run" "$home/.config/gtk-4.0" && printf '[Settings]\ngtk-enable-animations=false\n' >"$home/.config/gtk-4.0/settings.ini"
+    chown -R 65534:65534 "$home" && chmod 0700 "$home/run"
+    if [ ! -s "$home/display" ]; then
+        lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>'$home/display'"
+        lab_wait_for 10 test -s "$home/display" || fail "no X display: $(cat "$LAB_DIR/h$i/xvfb.log")"
+        lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
+        lab_wait_for 5 test -S "$home/session.sock" || fail "no session bus"
+    fi
+    DESKTOP_ENV=(env HOME="$home" XDG_RUNTIME_DIR="$home/run" DISPLAY=":$(cat "$home/display")"
+                 DBUS_SESSION_BUS_ADDRESS="unix:path=$home/session.sock" GSK_RENDERER=cairo GTK_A11Y=atspi NO_AT_BRIDGE=0)
+    lab_spawn "$i" "$LAB_DIR/h$i/app.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" "$BIN/peerd-gtk" --socket "$(sock "$i")" --size "$size"
+    APP_PID=$LAB_PID
+}
+
+# drive I VERB ARGS...: desktop_drive.py on host I's desktop.
+drive() {
+    local i=$1; shift
+    lab_exec "$i" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" /usr/bin/python3 "$HERE/desktop_drive.py" "$@"
+}
+
+# screenshot I NAME: the display of host I as .build/lab/screenshots/NAME.png.
+screenshot() {
+    mkdir -p "$ROOT/.build/lab/screenshots"
+    lab_exec "$1" import -display ":$(cat "$LAB_DIR/h$1/desktop/display")" -window root "$ROOT/.build/lab/screenshots/$2.png" \
+        || fail "no screenshot $2"
+}
+
+# The list shows host 2 live as mDNS finds it; selecting it shows its
+# detail; the detail's Invite connects it, and the detail then offers
+# Disconnect. At 360×640 the window is one column: selecting a peer goes to
+# its detail, and Back returns to the list.
+test_the_desktop_app_lists_peers_and_invites_one_with_its_own_controls() {
+    start_peerd 1 --name host1
+    desktop_app 1 1280x800
+    drive 1 wait-name "No peers yet. Hosts running peerd on this network appear here as mDNS finds them." 15 >/dev/null \
+        || fail "the window does not say that no peer is there yet: $(cat "$LAB_DIR/h1/app.log")"
+    start_peerd 2 --auto-accept all
+    drive 1 wait-name host2 15 || fail "host2 did not appear in the list: $(cat "$LAB_DIR/h1/app.log")"
+    drive 1 select Peers host2 10 || fail "host2 could not be selected"
+    drive 1 wait-name Invite 5 || fail "the detail offers no Invite"
+    screenshot 1 peerd-gtk-1280x800
+    drive 1 press Invite 5 || fail "Invite could not be pressed"
+    lab_wait_for 10 state_is 1 host2 connected || fail "host1 is not connected to host2: $(json 1 peers)"
+    drive 1 wait-name Disconnect 5 || fail "the detail did not follow the connection"
+    kill "$APP_PID"
+    desktop_app 1 360x640
+    drive 1 select Peers host2 15 || fail "host2 could not be selected at 360x640"
+    drive 1 wait-name "Back to the peers" 5 || fail "no way back at 360x640"
+    screenshot 1 peerd-gtk-360x640
+    drive 1 press "Back to the peers" 5 || fail "Back could not be pressed"
+    note "screenshots in .build/lab/screenshots; the app's memory: $(awk '/^Private_(Clean|Dirty)/ { p += $2 } END { printf "private %d kB", p }' "/proc/$APP_PID/smaps_rollup")"
+}
