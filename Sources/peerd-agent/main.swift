@@ -34,31 +34,23 @@ let usage = """
     the rest are counted in one notice.
     """
 
-var socket: String?
-var appCommand = ["peerd-gtk", "--show"]
-var arguments = CommandLine.arguments.dropFirst()
-while let word = arguments.popFirst() {
-    switch word {
-    case "--help", "-h":
-        print(usage)
-        exit(0)
-    case "--socket":
-        guard let value = arguments.popFirst() else { agentLog("--socket needs a path"); exit(2) }
-        socket = value
-    case "--app":
-        guard let value = arguments.popFirst(), !value.isEmpty else { agentLog("--app needs a command"); exit(2) }
-        appCommand = value.split(separator: " ").map(String.init)
-    default:
-        agentLog("unknown argument '\(word)'\n\(usage)")
-        exit(2)
-    }
+let values: [String: String]
+switch DesktopArguments.parse(Array(CommandLine.arguments.dropFirst()), options: ["--socket", "--app"]) {
+case .success(.help):
+    print(usage)
+    exit(0)
+case .success(.options(let given)):
+    values = given
+case .failure(let mistake):
+    agentLog("\(mistake.text)\n\(usage)")
+    exit(2)
 }
+let socket = values["--socket"]
+let appCommand = values["--app"].map { $0.split(separator: " ").map(String.init) } ?? ["peerd-gtk", "--show"]
 
 // Children it starts (xdg-open, the app) are never waited for.
 signal(SIGCHLD, SIG_IGN)
 
-let chosenSocket = socket
-let chosenApp = appCommand
 Task { @MainActor in
     let bus: NotificationBus
     do { bus = try NotificationBus() } catch {
@@ -66,11 +58,11 @@ Task { @MainActor in
         exit(3)
     }
     let client: PeerClient
-    do { client = try await PeerClient.connect(socket: chosenSocket, reconnectFor: .seconds(365 * 86_400)) } catch {
+    do { client = try await PeerClient.connect(socket: socket, reconnectFor: .seconds(365 * 86_400)) } catch {
         agentLog("cannot reach peerd: \(error)")
         exit(3)
     }
-    let shell = AgentShell(client: client, bus: bus, appCommand: chosenApp, now: { Date() })
+    let shell = AgentShell(client: client, bus: bus, appCommand: appCommand, now: { Date() })
     do { try await shell.run() } catch {
         agentLog("stopped: \(error)")
         exit(1)

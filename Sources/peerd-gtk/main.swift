@@ -2,6 +2,7 @@ import CGtk
 import FoundationEssentials
 import Glibc
 import PeerKit
+import PeerTools
 
 // peerd-gtk: the desktop app (issue 45, point 1), a split view of peerd's
 // peers on PeerKit. GLib's main loop owns the main thread and runs the main
@@ -27,43 +28,42 @@ func warn(_ words: String) {
     line.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
 }
 
-var socket: String?
-var size: (Int32, Int32) = (1280, 800)
-var arguments = CommandLine.arguments.dropFirst()
-while let word = arguments.popFirst() {
-    switch word {
-    case "--help", "-h":
-        print(usage)
-        exit(0)
-    case "--socket":
-        guard let value = arguments.popFirst() else { warn("--socket needs a path"); exit(2) }
-        socket = value
-    case "--size":
-        let parts = arguments.popFirst()?.split(separator: "x").compactMap { Int32($0) } ?? []
-        guard parts.count == 2, parts.allSatisfy({ $0 >= 200 && $0 <= 10_000 }) else { warn("--size needs WIDTHxHEIGHT"); exit(2) }
-        size = (parts[0], parts[1])
-    case "--show":
-        guard arguments.popFirst() != nil else { warn("--show needs an id"); exit(2) }
-    default:
-        warn("unknown argument '\(word)'\n\(usage)")
+let values: [String: String]
+switch DesktopArguments.parse(Array(CommandLine.arguments.dropFirst()), options: ["--socket", "--size", "--show"]) {
+case .success(.help):
+    print(usage)
+    exit(0)
+case .success(.options(let given)):
+    values = given
+case .failure(let mistake):
+    warn("\(mistake.text)\n\(usage)")
+    exit(2)
+}
+let size: (Int32, Int32)
+if let words = values["--size"] {
+    let parts = words.split(separator: "x").compactMap { Int32($0) }
+    guard parts.count == 2, parts.allSatisfy({ $0 >= 200 && $0 <= 10_000 }) else {
+        warn("--size needs WIDTHxHEIGHT, each 200 to 10000")
         exit(2)
     }
+    size = (parts[0], parts[1])
+} else {
+    size = (1280, 800)
 }
+let socket = values["--socket"]
 
 g_set_prgname("peerd-gtk")
 g_set_application_name("peerd")
 gtk_init()
 adw_init()
 _ = peerd_gtk_attach_main_queue()
-let chosenSocket = socket
-let chosenSize = size
 MainActor.assumeIsolated {
-    let window = PeerWindow(width: chosenSize.0, height: chosenSize.1)
+    let window = PeerWindow(width: size.0, height: size.1)
     window.present()
     Task { @MainActor in
         while true {
             do {
-                let client = try await PeerClient.connect(socket: chosenSocket, reconnectFor: .seconds(365 * 86_400))
+                let client = try await PeerClient.connect(socket: socket, reconnectFor: .seconds(365 * 86_400))
                 await window.follow(client)
             } catch {
                 window.say("\(error) (peerctl doctor tells more.)")

@@ -49,3 +49,23 @@ final class DesktopPresentationTests: XCTestCase {
         XCTAssertEqual(PeerDetailPresentation.Action.allCases.map(\.label), ["Invite", "Disconnect"])
     }
 }
+
+/// The desktop programs' command lines, as a table.
+final class DesktopArgumentsTests: XCTestCase {
+    func testOptionsTakeOneValueAndMistakesSayWhat() {
+        let options: Set<String> = ["--socket", "--size"]
+        let rows: [([String], Result<DesktopArguments.Parsed, DesktopArguments.UsageMistake>)] = [
+            ([], .success(.options([:]))),
+            (["--socket", "/run/x.sock", "--size", "360x640"], .success(.options(["--socket": "/run/x.sock", "--size": "360x640"]))),
+            (["--socket", "a", "--socket", "b"], .success(.options(["--socket": "b"]))),
+            (["--size", "1x1", "--help"], .success(.help)),
+            (["-h"], .success(.help)),
+            (["--socket"], .failure(.init(text: "--socket needs a value"))),
+            (["--socket", ""], .failure(.init(text: "--socket needs a value"))),
+            (["--bogus"], .failure(.init(text: "unknown argument '--bogus'"))),
+        ]
+        for (words, expected) in rows {
+            XCTAssertEqual(DesktopArguments.parse(words, options: options), expected, words.joined(separator: " "))
+        }
+    }
+}
