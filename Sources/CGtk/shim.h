@@ -35,6 +35,8 @@ static inline GtkListBoxRow *peerd_gtk_list_box_row(GtkWidget *w) { return GTK_L
 static inline GtkScrolledWindow *peerd_gtk_scrolled(GtkWidget *w) { return GTK_SCROLLED_WINDOW(w); }
 static inline AdwLeaflet *peerd_adw_leaflet(GtkWidget *w) { return ADW_LEAFLET(w); }
 static inline GtkWidget *peerd_gtk_widget(void *w) { return GTK_WIDGET(w); }
+static inline GtkEditable *peerd_gtk_editable(GtkWidget *w) { return GTK_EDITABLE(w); }
+static inline GtkEntry *peerd_gtk_entry(GtkWidget *w) { return GTK_ENTRY(w); }
 
 // The handlers take every object as a GtkWidget: GTK 4 declares most of
 // its types final and opaque, which Swift sees as OpaquePointer.

@@ -105,6 +105,38 @@ public actor PeerClient {
         try await requests.call(.transfers, scoped(ControlParams(), app)).transfers
     }
 
+    /// Starts pairing with `peer` (this host is the initiator): its code
+    /// comes in a `pairingCode` event, to show to the user, who types it
+    /// on the other host.
+    @discardableResult
+    public func pair(_ peer: UUID) async throws(PeerError) -> PeerSnapshot {
+        try await requests.call(.pair, ControlParams(peer: peer.uuidString.lowercased())).peer
+    }
+
+    /// Answers the pairing `id` with the `code` the other host shows; the
+    /// peer, now trusted.
+    @discardableResult
+    public func pairAccept(_ id: String, code: String) async throws(PeerError) -> PeerSnapshot {
+        try await requests.call(.pairAccept, ControlParams(pairing: id, code: code)).peer
+    }
+
+    /// Refuses the pairing `id`.
+    @discardableResult
+    public func pairReject(_ id: String) async throws(PeerError) -> PairingInfo {
+        try await requests.call(.pairReject, ControlParams(pairing: id))
+    }
+
+    /// Removes `peer` from the trust store (here, and on the peer once connected).
+    @discardableResult
+    public func unpair(_ peer: UUID) async throws(PeerError) -> PeerSnapshot {
+        try await requests.call(.unpair, ControlParams(peer: peer.uuidString.lowercased())).peer
+    }
+
+    /// The pairings under way.
+    public func pairings() async throws(PeerError) -> [PairingInfo] {
+        try await requests.call(.pairings).pairings
+    }
+
     /// Accepts the invitation `id` (a unique prefix is enough).
     @discardableResult
     public func accept(_ id: String) async throws(PeerError) -> InvitationInfo {

@@ -25,8 +25,22 @@ final class PeerWindow {
     private var client: PeerClient?
     /// The UUID of each list row, by the row's pointer.
     private var rowPeers: [UnsafeMutablePointer<GtkWidget>: UUID] = [:]
-    /// The action each detail button performs, by the button's pointer.
-    private var buttonActions: [UnsafeMutablePointer<GtkWidget>: PeerDetailPresentation.Action] = [:]
+    /// What each detail button does, by the button's pointer.
+    private var buttonActions: [UnsafeMutablePointer<GtkWidget>: Command] = [:]
+    /// The entry a pairing's code is typed into, while one is shown.
+    private var codeEntry: UnsafeMutablePointer<GtkWidget>?
+    /// Pairings and offers waiting, from the daemon's events.
+    private var inbox = DesktopInbox()
+
+    /// What a detail button does.
+    private enum Command {
+        case peer(PeerDetailPresentation.Action)
+        case confirmCode(pairing: String)
+        case acceptInvitation(String)
+        case declineInvitation(String)
+        case accept(transfer: String)
+        case decline(transfer: String)
+    }
     /// Set while the list is rebuilt: its selection changes are the window's own.
     private var rebuilding = false
 
@@ -74,7 +88,22 @@ final class PeerWindow {
         self.model = model
         gtk_label_set_text(peerd_gtk_label(status), "")
         gtk_widget_set_visible(status, 0)
+        Task { @MainActor in await self.followInbox(client) }
         if let error = await model.run(client) { say("peerd went away: \(error)") }
+    }
+
+    /// Keeps ``inbox`` with the daemon's pairing and transfer events.
+    private func followInbox(_ client: PeerClient) async {
+        do {
+            for try await event in client.events() {
+                guard case .event(let event) = event else { continue }
+                let before = inbox
+                inbox.apply(event)
+                if inbox != before, let model { redraw(model) }
+            }
+        } catch {
+            say("peerd's events stopped: \(error)")
+        }
     }
 
     /// Says `words` above the list (no daemon, no permission, no peers yet).
@@ -112,12 +141,16 @@ final class PeerWindow {
                 if row.id == model.selection { gtk_list_box_select_row(peerd_gtk_list_box(list), peerd_gtk_list_box_row(item)) }
             }
         }
-        showDetail(model.selectedPeer.map { PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state) })
+        showDetail(model.selectedPeer.map { PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id]) },
+                   peer: model.selection)
     }
 
-    private func showDetail(_ presentation: PeerDetailPresentation?) {
+    private func showDetail(_ presentation: PeerDetailPresentation?, peer: UUID? = nil) {
+        // A code half typed survives a redraw.
+        let typed = codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
         while let child = gtk_widget_get_first_child(detail) { gtk_box_remove(peerd_gtk_box(detail), child) }
         buttonActions = [:]
+        codeEntry = nil
         let back = gtk_button_new_with_label("Back")!
         peerd_gtk_accessible_label(back, "Back to the peers")
         gtk_widget_set_visible(back, adw_leaflet_get_folded(peerd_adw_leaflet(leaflet)))
@@ -140,14 +173,58 @@ final class PeerWindow {
             gtk_widget_set_halign(line, GTK_ALIGN_START)
             gtk_box_append(peerd_gtk_box(detail), line)
         }
-        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)
-        for action in presentation.actions {
-            let button = gtk_button_new_with_label(action.label)!
-            buttonActions[button] = action
-            _ = peerd_gtk_on_clicked(button, gtkActionClicked, Unmanaged.passUnretained(self).toOpaque())
-            gtk_box_append(peerd_gtk_box(buttons), button)
-        }
+        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        for action in presentation.actions { addButton(action.label, .peer(action), to: buttons) }
         gtk_box_append(peerd_gtk_box(detail), buttons)
+        guard let peer else { return }
+        if let invitation = inbox.invitations[peer] {
+            addLine("\(presentation.title) invites you to a session.")
+            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+            addButton("Accept invitation", .acceptInvitation(invitation), to: row)
+            addButton("Decline invitation", .declineInvitation(invitation), to: row)
+            gtk_box_append(peerd_gtk_box(detail), row)
+        }
+        if let pairing = inbox.pairings[peer] {
+            if let code = pairing.code {
+                addLine("Pairing code: \(code). Type it on \(presentation.title).")
+            } else {
+                addLine("Type the code that \(presentation.title) shows:")
+                let entry = gtk_entry_new()!
+                peerd_gtk_accessible_label(entry, "Pairing code")
+                gtk_editable_set_text(peerd_gtk_editable(entry), typed)
+                gtk_entry_set_max_length(peerd_gtk_entry(entry), 6)
+                gtk_box_append(peerd_gtk_box(detail), entry)
+                codeEntry = entry
+                let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+                addButton("Confirm code", .confirmCode(pairing: pairing.id), to: row)
+                gtk_box_append(peerd_gtk_box(detail), row)
+            }
+        }
+        for offer in inbox.offers[peer] ?? [] {
+            addLine(offer.waiting ? "Offers \(offer.files)" : "Receiving \(offer.files): \(offer.percent)%")
+            guard offer.waiting else { continue }
+            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+            addButton("Accept files", .accept(transfer: offer.id), to: row)
+            addButton("Decline files", .decline(transfer: offer.id), to: row)
+            gtk_box_append(peerd_gtk_box(detail), row)
+        }
+    }
+
+    /// A line of words in the detail.
+    private func addLine(_ words: String) {
+        let line = gtk_label_new(words)
+        gtk_label_set_wrap(peerd_gtk_label(line), 1)
+        gtk_label_set_xalign(peerd_gtk_label(line), 0)
+        gtk_widget_set_halign(line, GTK_ALIGN_START)
+        gtk_box_append(peerd_gtk_box(detail), line)
+    }
+
+    /// A button that performs `command`, in `box`.
+    private func addButton(_ label: String, _ command: Command, to box: UnsafeMutablePointer<GtkWidget>) {
+        let button = gtk_button_new_with_label(label)!
+        buttonActions[button] = command
+        _ = peerd_gtk_on_clicked(button, gtkActionClicked, Unmanaged.passUnretained(self).toOpaque())
+        gtk_box_append(peerd_gtk_box(box), button)
     }
 
     fileprivate func rowSelected(_ row: UnsafeMutablePointer<GtkWidget>?) {
@@ -161,15 +238,23 @@ final class PeerWindow {
     }
 
     fileprivate func clicked(_ button: UnsafeMutablePointer<GtkWidget>) {
-        guard let action = buttonActions[button], let client, let peer = model?.selection else { return }
+        guard let command = buttonActions[button], let client, let peer = model?.selection else { return }
+        let code = codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
         Task { @MainActor in
             do {
-                switch action {
-                case .invite: _ = try await client.invite(peer)
-                case .disconnect: _ = try await client.disconnect(peer)
+                switch command {
+                case .peer(.invite): _ = try await client.invite(peer)
+                case .peer(.disconnect): _ = try await client.disconnect(peer)
+                case .peer(.pair): try await client.pair(peer)
+                case .peer(.unpair): try await client.unpair(peer)
+                case .confirmCode(let pairing): try await client.pairAccept(pairing, code: code)
+                case .acceptInvitation(let invitation): _ = try await client.accept(invitation)
+                case .declineInvitation(let invitation): _ = try await client.decline(invitation)
+                case .accept(let transfer): try await client.acceptTransfer(transfer)
+                case .decline(let transfer): try await client.declineTransfer(transfer)
                 }
             } catch {
-                self.say("\(action.label) failed: \(error)")
+                self.say("That did not work: \(error)")
             }
         }
     }

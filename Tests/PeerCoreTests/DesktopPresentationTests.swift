@@ -34,19 +34,21 @@ final class DesktopPresentationTests: XCTestCase {
 
     func testTheDetailOffersWhatTheStateAllows() {
         let rows: [(String, PeerSnapshot, ConnectionState, [PeerDetailPresentation.Action])] = [
-            ("nearby, not connected", peer(1, "a"), .notConnected, [.invite]),
-            ("connecting", peer(1, "a"), .connecting, [.disconnect]),
-            ("paired and connected", peer(1, "a", paired: true), .connected, [.disconnect]),
+            ("nearby, not connected", peer(1, "a"), .notConnected, [.invite, .pair]),
+            ("connecting", peer(1, "a"), .connecting, [.disconnect, .pair]),
+            ("paired and connected", peer(1, "a", paired: true), .connected, [.disconnect, .unpair]),
             ("lost", peer(1, "a", lost: true), .notConnected, []),
         ]
         for (name, row, state, actions) in rows {
             XCTAssertEqual(PeerDetailPresentation(row, state: state).actions, actions, name)
         }
+        XCTAssertEqual(PeerDetailPresentation(peer(1, "a"), state: .connected, pairing: .init(id: "P1", code: nil)).actions, [.disconnect],
+                       "no second pairing while one is under way")
         let detail = PeerDetailPresentation(peer(3, "gamma", endpoints: false, learned: "10.0.2.7:7717"), state: .notConnected)
         XCTAssertEqual(detail.title, "gamma")
         XCTAssertEqual(detail.facts.first { $0.label == "Addresses" }?.value, "10.0.2.7:7717", "an added peer shows the address it was added by")
         XCTAssertEqual(detail.facts.first { $0.label == "State" }?.value, "not connected")
-        XCTAssertEqual(PeerDetailPresentation.Action.allCases.map(\.label), ["Invite", "Disconnect"])
+        XCTAssertEqual(PeerDetailPresentation.Action.allCases.map(\.label), ["Invite", "Disconnect", "Pair", "Unpair"])
     }
 }
 
@@ -67,5 +69,64 @@ final class DesktopArgumentsTests: XCTestCase {
         for (words, expected) in rows {
             XCTAssertEqual(DesktopArguments.parse(words, options: options), expected, words.joined(separator: " "))
         }
+    }
+}
+
+/// What waits for the desktop app's user, as a table of events.
+final class DesktopInboxTests: XCTestCase {
+    private let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+    private let peer = UUID(uuidString: "00000000-0000-0000-0000-000000000002")!
+
+    private func pairing(_ type: EventKind, initiator: Bool, code: String? = "123456", id: String = "P1") -> ControlEvent {
+        ControlEvent(seq: 1, type: type, time: t0, pairing: PairingInfo(id: id, peer: peer, name: "host2", peerId: "abc", initiator: initiator,
+                                                                         code: code, expires: t0))
+    }
+
+    private func transfer(_ type: EventKind, _ id: String, state: TransferState, bytes: Int64 = 0) -> ControlEvent {
+        var info = TransferInfo(id: id, direction: .receive, peer: peer, name: "host2", state: state, totalFiles: 1, totalBytes: 4 << 20,
+                                acceptedFiles: 1, acceptedBytes: 4 << 20, bytes: bytes)
+        if type == .transferOffered { info.files = [TransferFileInfo(index: 0, name: "a.bin", size: 4 << 20, verdict: "pending")] }
+        return ControlEvent(seq: 2, type: type, time: t0, transfer: info)
+    }
+
+    func testPairingsShowTheirCodeOrAskForItAndGoWhenSettled() {
+        var inbox = DesktopInbox()
+        inbox.apply(pairing(.pairingRequest, initiator: false, code: nil))
+        XCTAssertEqual(inbox.pairings[peer], .init(id: "P1", code: nil), "the responder types the code")
+        inbox.apply(pairing(.paired, initiator: false, id: "P0"))
+        XCTAssertNotNil(inbox.pairings[peer], "another pairing's end leaves this one")
+        inbox.apply(pairing(.paired, initiator: false))
+        XCTAssertNil(inbox.pairings[peer])
+        inbox.apply(pairing(.pairingCode, initiator: true))
+        XCTAssertEqual(inbox.pairings[peer]?.code, "123456", "the initiator shows its code")
+        inbox.apply(pairing(.pairingFailed, initiator: true))
+        XCTAssertNil(inbox.pairings[peer])
+    }
+
+    func testAnInvitationWaitsUntilThePeersStateChanges() {
+        var inbox = DesktopInbox()
+        inbox.apply(ControlEvent(seq: 1, type: .invitation, time: t0,
+                                 invitation: InvitationInfo(id: "I1", peer: peer, name: "host2", peerId: "abc", context: "", expires: t0)))
+        XCTAssertEqual(inbox.invitations[peer], "I1")
+        inbox.apply(ControlEvent(seq: 2, type: .invitation, time: t0,
+                                 invitation: InvitationInfo(id: "I2", peer: peer, name: "host2", peerId: "abc", context: "", expires: t0, app: "chat")))
+        XCTAssertEqual(inbox.invitations[peer], "I1", "an app's invitation is its own clients'")
+        let row = PeerSnapshot(id: peer, peerId: "abc", name: "host2", state: .connected, endpoints: [], info: [:], lastSeen: t0, lost: false)
+        inbox.apply(ControlEvent(seq: 3, type: .stateChanged, time: t0, peer: row))
+        XCTAssertNil(inbox.invitations[peer])
+    }
+
+    func testAnOfferWaitsThenShowsItsProgressThenGoes() {
+        var inbox = DesktopInbox()
+        inbox.apply(transfer(.transferOffered, "T1", state: .offered))
+        XCTAssertEqual(inbox.offers[peer], [.init(id: "T1", files: "a.bin (4.0 MiB)", waiting: true, percent: 0)])
+        inbox.apply(transfer(.transferProgress, "T1", state: .active, bytes: 1 << 20))
+        XCTAssertEqual(inbox.offers[peer], [.init(id: "T1", files: "a.bin (4.0 MiB)", waiting: false, percent: 25)])
+        inbox.apply(transfer(.transferProgress, "T9", state: .active, bytes: 1 << 20))
+        XCTAssertEqual(inbox.offers[peer]?.count, 1, "progress of a transfer never offered here adds nothing")
+        inbox.apply(transfer(.transferCompleted, "T1", state: .completed, bytes: 4 << 20))
+        XCTAssertNil(inbox.offers[peer])
+        for n in 0..<20 { inbox.apply(transfer(.transferOffered, "F\(n)", state: .offered)) }
+        XCTAssertEqual(inbox.offers[peer]?.map(\.id), (12..<20).map { "F\($0)" }, "a flood keeps the newest")
     }
 }

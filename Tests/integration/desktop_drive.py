@@ -5,6 +5,7 @@
     desktop_drive.py wait-name NAME SECONDS   an object named NAME appears
     desktop_drive.py select LIST ROW SECONDS  selects the row named ROW in the list named LIST
     desktop_drive.py press BUTTON SECONDS     presses the button named BUTTON
+    desktop_drive.py type FIELD TEXT SECONDS  types TEXT into the field named FIELD
     desktop_drive.py tree                     prints the app's tree
 
 Each waits up to SECONDS for what it needs, and exits 1 with what it saw
@@ -85,6 +86,20 @@ def main(argv):
             button.queryAction().doAction(0)
             return True
         until(float(argv[3]), press)
+    elif verb == "type":
+        def type_in():
+            field = find(app(), argv[2])
+            if field is None:
+                return None
+            try:
+                field.queryEditableText().setTextContents(argv[3])
+            except NotImplementedError:
+                # No EditableText here: focus the field and press the keys.
+                field.queryComponent().grabFocus()
+                for key in argv[3]:
+                    pyatspi.Registry.generateKeyboardEvent(ord(key), None, pyatspi.KEY_SYM)
+            return True
+        until(float(argv[4]), type_in)
     else:
         sys.exit("unknown verb " + verb)
 

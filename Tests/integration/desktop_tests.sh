@@ -65,3 +65,41 @@ test_the_desktop_app_lists_peers_and_invites_one_with_its_own_controls() {
     drive 1 press "Back to the peers" 5 || fail "Back could not be pressed"
     note "screenshots in .build/lab/screenshots; the app's memory: $(awk '/^Private_(Clean|Dirty)/ { p += $2 } END { printf "private %d kB", p }' "/proc/$APP_PID/smaps_rollup")"
 }
+
+# paired_in_list I NAME: host I lists NAME as paired.
+paired_in_list() { [ "$(peer_field "$1" "$2" .paired)" = true ]; }
+
+# The issue's pairing: host 2's user runs `peerctl pair host1`; in the
+# window on host 1, host2's detail asks for the code, which is typed there
+# and confirmed: the hosts are paired, and the detail offers Unpair. Then
+# host 2 offers a file: the detail shows it with Accept files, and pressing
+# it lands the file byte for byte. (In between, host 2 connects again and
+# host 1, which asks before any session, accepts its invitation there.)
+test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
+    start_peerd 1 --name host1 --auto-accept none
+    desktop_app 1 1280x800
+    start_peerd 2 --auto-accept all
+    drive 1 wait-name host2 15 || fail "host2 did not appear in the list"
+    drive 1 select Peers host2 10 || fail "host2 could not be selected"
+    : >"$LAB_DIR/pair.out"
+    ctl 2 pair host1 >"$LAB_DIR/pair.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 10 grep -Eq 'Pairing code: [0-9]{6}' "$LAB_DIR/pair.out" || fail "host2 showed no code: $(cat "$LAB_DIR/pair.out")"
+    local code; code=$(grep -o 'Pairing code: [0-9]*' "$LAB_DIR/pair.out" | awk '{print $3}')
+    drive 1 type "Pairing code" "$code" 10 || fail "the window did not ask for the code"
+    drive 1 press "Confirm code" 5 || fail "Confirm code could not be pressed"
+    wait "$pairer" || fail "host2's pairing failed: $(cat "$LAB_DIR/pair.out")"
+    lab_wait_for 10 paired_in_list 1 host2 || fail "host1 does not list host2 as paired"
+    drive 1 wait-name Unpair 10 || fail "the detail does not offer Unpair"
+    # Paired, host 2 connects again, and host 1 (--auto-accept none) is asked.
+    drive 1 press "Accept invitation" 15 || fail "the window showed no invitation from host2"
+    lab_wait_for 15 state_is 2 host1 connected || fail "the paired hosts did not connect"
+    make_file "$LAB_DIR/offer.bin" 2
+    lab_spawn 2 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/offer.bin"
+    local sender=$LAB_PID
+    drive 1 press "Accept files" 15 || fail "the window showed no offer to accept"
+    lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish: $(json 1 transfers)"
+    wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the accepted file"
+    screenshot 1 peerd-gtk-paired-1280x800
+}

@@ -5,16 +5,17 @@ import PeerProtocol
 /// facts, and the actions that fit its state. Pure: the window draws it
 /// and performs an action through PeerKit.
 package struct PeerDetailPresentation: Equatable, Sendable {
-    /// What the user can do with a peer from the detail. (Pairing, which
-    /// needs the code typed on one side, comes with the app's pairing view.)
+    /// What the user can do with a peer from the detail.
     package enum Action: String, Equatable, Sendable, CaseIterable {
-        case invite, disconnect
+        case invite, disconnect, pair, unpair
 
         /// The button's label (and accessible name).
         package var label: String {
             switch self {
             case .invite: "Invite"
             case .disconnect: "Disconnect"
+            case .pair: "Pair"
+            case .unpair: "Unpair"
             }
         }
     }
@@ -34,8 +35,9 @@ package struct PeerDetailPresentation: Equatable, Sendable {
         package var value: String
     }
 
-    /// The detail of `peer` in `state`.
-    package init(_ peer: PeerSnapshot, state: ConnectionState) {
+    /// The detail of `peer` in `state`; `pairing`: one under way with it
+    /// (no Pair button meanwhile).
+    package init(_ peer: PeerSnapshot, state: ConnectionState, pairing: DesktopInbox.Pairing? = nil) {
         title = NotificationText.peerText(peer.name)
         var facts = [Fact(label: "State", value: PeerListPresentation.words(peer, state)),
                      Fact(label: "Peer id", value: peer.peerId ?? "unknown (never connected)")]
@@ -46,9 +48,12 @@ package struct PeerDetailPresentation: Equatable, Sendable {
         facts.append(Fact(label: "Paired", value: peer.paired ? "yes" : "no"))
         if let apps = peer.apps, !apps.isEmpty { facts.append(Fact(label: "Apps", value: apps.keys.sorted().joined(separator: ", "))) }
         self.facts = facts
+        var actions: [Action]
         switch state {
         case .connected, .connecting: actions = [.disconnect]
         case .notConnected: actions = peer.lost ? [] : [.invite]
         }
+        if peer.paired { actions.append(.unpair) } else if pairing == nil, !peer.lost { actions.append(.pair) }
+        self.actions = actions
     }
 }

@@ -1,0 +1,81 @@
+import FoundationEssentials
+import PeerProtocol
+
+/// What waits for the desktop app's user, by peer (issue 45, point 1):
+/// invitations, pairings under way (a code to show, or one to type) and
+/// incoming offers, with their progress once accepted. Fed the daemon's events;
+/// pure, so a table tests it and the window only draws it.
+package struct DesktopInbox: Equatable, Sendable {
+    /// A pairing under way with a peer.
+    package struct Pairing: Equatable, Sendable {
+        /// Its id (`pairAccept`, `pairReject`).
+        package var id: String
+        /// The code to show (this host started it), or nil: the user types
+        /// the code the other host shows.
+        package var code: String?
+    }
+
+    /// An incoming transfer from a peer.
+    package struct Offer: Equatable, Sendable {
+        /// Its id (`acceptTransfer`, `declineTransfer`).
+        package var id: String
+        /// "a.txt (3.0 MiB)", or "3 files, 1.5 MiB".
+        package var files: String
+        /// Whether it waits for an answer (offered), else it is under way.
+        package var waiting: Bool
+        /// Percent received, once under way.
+        package var percent: Int
+    }
+
+    /// Invitations waiting for an answer, their ids by peer (the default app's).
+    package private(set) var invitations: [UUID: String] = [:]
+    /// Pairings, by peer.
+    package private(set) var pairings: [UUID: Pairing] = [:]
+    /// Incoming offers, by peer, oldest first (at most ``maxOffersPerPeer``).
+    package private(set) var offers: [UUID: [Offer]] = [:]
+    /// Offers kept per peer: a flood cannot grow the window without bound.
+    package static let maxOffersPerPeer = 8
+
+    /// An empty inbox.
+    package init() {}
+
+    /// Applies a daemon event.
+    package mutating func apply(_ event: ControlEvent) {
+        switch event.type {
+        case .invitation:
+            guard let invitation = event.invitation, invitation.app.map({ $0.isEmpty }) ?? true else { return }
+            invitations[invitation.peer] = invitation.id
+        case .stateChanged, .peerLost:
+            // Answered (here or elsewhere), or the peer went.
+            if let peer = event.peer?.id { invitations[peer] = nil }
+        case .pairingCode, .pairingRequest:
+            guard let pairing = event.pairing else { return }
+            pairings[pairing.peer] = Pairing(id: pairing.id, code: pairing.initiator ? pairing.code : nil)
+        case .paired, .pairingFailed:
+            guard let pairing = event.pairing, pairings[pairing.peer]?.id == pairing.id else { return }
+            pairings[pairing.peer] = nil
+        case .transferOffered, .transferProgress:
+            guard let transfer = event.transfer, transfer.direction == .receive, transfer.app == nil else { return }
+            let total = max(transfer.acceptedBytes, 1)
+            let offer = Offer(id: transfer.id,
+                              files: NotificationText.files(count: transfer.totalFiles, bytes: transfer.totalBytes, firstName: transfer.files?.first?.name),
+                              waiting: transfer.state == .offered, percent: Int(min(100, max(0, transfer.bytes * 100 / total))))
+            var list = offers[transfer.peer] ?? []
+            if let index = list.firstIndex(where: { $0.id == transfer.id }) {
+                // Progress keeps the offer's words (a progress event lists no files).
+                list[index].waiting = offer.waiting
+                list[index].percent = offer.percent
+            } else if event.type == .transferOffered {
+                list.append(offer)
+                if list.count > Self.maxOffersPerPeer { list.removeFirst(list.count - Self.maxOffersPerPeer) }
+            }
+            offers[transfer.peer] = list
+        case .transferCompleted, .transferFailed:
+            guard let transfer = event.transfer else { return }
+            offers[transfer.peer]?.removeAll { $0.id == transfer.id }
+            if offers[transfer.peer]?.isEmpty ?? false { offers[transfer.peer] = nil }
+        default:
+            return
+        }
+    }
+}
