@@ -39,7 +39,7 @@ switch DesktopArguments.parse(Array(CommandLine.arguments.dropFirst()), options:
 case .success(.help):
     print(usage)
     exit(0)
-case .success(.options(let given)):
+case .success(.options(let given, _)):
     values = given
 case .failure(let mistake):
     agentLog("\(mistake.text)\n\(usage)")

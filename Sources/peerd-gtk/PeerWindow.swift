@@ -29,6 +29,10 @@ final class PeerWindow {
     private var buttonActions: [UnsafeMutablePointer<GtkWidget>: Command] = [:]
     /// The entry a pairing's code is typed into, while one is shown.
     private var codeEntry: UnsafeMutablePointer<GtkWidget>?
+    /// The entry of the message box, while a peer is shown.
+    private var messageEntry: UnsafeMutablePointer<GtkWidget>?
+    /// Files given on the command line, to send to the peer the user picks.
+    private var files: [String]
     /// Pairings and offers waiting, from the daemon's events.
     private var inbox = DesktopInbox()
 
@@ -38,13 +42,16 @@ final class PeerWindow {
         case confirmCode(pairing: String)
         case acceptInvitation(String)
         case declineInvitation(String)
+        case sendFiles
+        case sendMessage
         case accept(transfer: String)
         case decline(transfer: String)
     }
     /// Set while the list is rebuilt: its selection changes are the window's own.
     private var rebuilding = false
 
-    init(width: Int32, height: Int32) {
+    init(width: Int32, height: Int32, files: [String]) {
+        self.files = files
         window = gtk_window_new()
         gtk_window_set_title(peerd_gtk_window(window), "peerd")
         gtk_window_set_default_size(peerd_gtk_window(window), width, height)
@@ -151,6 +158,7 @@ final class PeerWindow {
         while let child = gtk_widget_get_first_child(detail) { gtk_box_remove(peerd_gtk_box(detail), child) }
         buttonActions = [:]
         codeEntry = nil
+        messageEntry = nil
         let back = gtk_button_new_with_label("Back")!
         peerd_gtk_accessible_label(back, "Back to the peers")
         gtk_widget_set_visible(back, adw_leaflet_get_folded(peerd_adw_leaflet(leaflet)))
@@ -200,6 +208,20 @@ final class PeerWindow {
                 gtk_box_append(peerd_gtk_box(detail), row)
             }
         }
+        if !files.isEmpty {
+            addLine("To send: " + files.map { NotificationText.peerText($0.split(separator: "/").last.map(String.init) ?? $0) }.joined(separator: ", "))
+            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+            addButton(files.count == 1 ? "Send 1 file" : "Send \(files.count) files", .sendFiles, to: row)
+            gtk_box_append(peerd_gtk_box(detail), row)
+        }
+        let message = gtk_entry_new()!
+        peerd_gtk_accessible_label(message, "Message")
+        gtk_entry_set_placeholder_text(peerd_gtk_entry(message), "A message to \(presentation.title)")
+        gtk_box_append(peerd_gtk_box(detail), message)
+        messageEntry = message
+        let messageRow = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        addButton("Send message", .sendMessage, to: messageRow)
+        gtk_box_append(peerd_gtk_box(detail), messageRow)
         for offer in inbox.offers[peer] ?? [] {
             addLine(offer.waiting ? "Offers \(offer.files)" : "Receiving \(offer.files): \(offer.percent)%")
             guard offer.waiting else { continue }
@@ -240,6 +262,8 @@ final class PeerWindow {
     fileprivate func clicked(_ button: UnsafeMutablePointer<GtkWidget>) {
         guard let command = buttonActions[button], let client, let peer = model?.selection else { return }
         let code = codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
+        let text = messageEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
+        let files = self.files
         Task { @MainActor in
             do {
                 switch command {
@@ -250,6 +274,14 @@ final class PeerWindow {
                 case .confirmCode(let pairing): try await client.pairAccept(pairing, code: code)
                 case .acceptInvitation(let invitation): _ = try await client.accept(invitation)
                 case .declineInvitation(let invitation): _ = try await client.decline(invitation)
+                case .sendFiles:
+                    for path in files { _ = try await client.sendFile(path, to: peer) }
+                    self.files = []
+                    self.say("Offered \(files.count == 1 ? "1 file" : "\(files.count) files"); the peer decides.")
+                case .sendMessage:
+                    guard !text.isEmpty else { return }
+                    _ = try await client.send(Array(text.utf8), to: peer)
+                    if let entry = self.messageEntry { gtk_editable_set_text(peerd_gtk_editable(entry), "") }
                 case .accept(let transfer): try await client.acceptTransfer(transfer)
                 case .decline(let transfer): try await client.declineTransfer(transfer)
                 }

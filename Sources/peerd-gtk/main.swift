@@ -9,11 +9,14 @@ import PeerTools
 // queue (the main actor) from its descriptor. Exit codes: 0 closed, 2 usage.
 
 let usage = """
-    usage: peerd-gtk [--socket PATH] [--size WIDTHxHEIGHT] [--show ID]
+    usage: peerd-gtk [--socket PATH] [--size WIDTHxHEIGHT] [--show ID] [FILE...]
 
     The peers peerd finds, grouped as paired, nearby and added, and the
-    selected one beside them with what you can do with it. Narrower than
-    about 600 pixels it becomes one column with a Back button.
+    selected one beside them with what you can do with it: invite or
+    disconnect, pair (showing the code, or typing the other host's),
+    answer its invitation and its file offers, send it a message, and
+    send it the FILEs given (a file manager's "Open With" passes them).
+    Narrower than about 600 pixels it becomes one column with a Back button.
 
       --socket PATH   peerd's control socket (default: $PEERD_SOCKET, else
                       /run/peerd/peerd.sock)
@@ -29,12 +32,14 @@ func warn(_ words: String) {
 }
 
 let values: [String: String]
-switch DesktopArguments.parse(Array(CommandLine.arguments.dropFirst()), options: ["--socket", "--size", "--show"]) {
+let files: [String]
+switch DesktopArguments.parse(Array(CommandLine.arguments.dropFirst()), options: ["--socket", "--size", "--show"], files: true) {
 case .success(.help):
     print(usage)
     exit(0)
-case .success(.options(let given)):
+case .success(.options(let given, let named)):
     values = given
+    files = named
 case .failure(let mistake):
     warn("\(mistake.text)\n\(usage)")
     exit(2)
@@ -58,7 +63,7 @@ gtk_init()
 adw_init()
 _ = peerd_gtk_attach_main_queue()
 MainActor.assumeIsolated {
-    let window = PeerWindow(width: size.0, height: size.1)
+    let window = PeerWindow(width: size.0, height: size.1, files: files)
     window.present()
     Task { @MainActor in
         while true {

@@ -57,9 +57,10 @@ final class DesktopArgumentsTests: XCTestCase {
     func testOptionsTakeOneValueAndMistakesSayWhat() {
         let options: Set<String> = ["--socket", "--size"]
         let rows: [([String], Result<DesktopArguments.Parsed, DesktopArguments.UsageMistake>)] = [
-            ([], .success(.options([:]))),
-            (["--socket", "/run/x.sock", "--size", "360x640"], .success(.options(["--socket": "/run/x.sock", "--size": "360x640"]))),
-            (["--socket", "a", "--socket", "b"], .success(.options(["--socket": "b"]))),
+            ([], .success(.options([:], files: []))),
+            (["--socket", "/run/x.sock", "--size", "360x640"], .success(.options(["--socket": "/run/x.sock", "--size": "360x640"], files: []))),
+            (["--socket", "a", "--socket", "b"], .success(.options(["--socket": "b"], files: []))),
+            (["a.txt"], .failure(.init(text: "unknown argument 'a.txt'"))),
             (["--size", "1x1", "--help"], .success(.help)),
             (["-h"], .success(.help)),
             (["--socket"], .failure(.init(text: "--socket needs a value"))),
@@ -69,6 +70,9 @@ final class DesktopArgumentsTests: XCTestCase {
         for (words, expected) in rows {
             XCTAssertEqual(DesktopArguments.parse(words, options: options), expected, words.joined(separator: " "))
         }
+        // peerd-gtk takes files (its .desktop entry's %F).
+        XCTAssertEqual(DesktopArguments.parse(["a.txt", "--size", "360x640", "b c.txt", "--", "--odd"], options: options, files: true),
+                       .success(.options(["--size": "360x640"], files: ["a.txt", "b c.txt", "--odd"])))
     }
 }
 

@@ -4,11 +4,12 @@
 # screen reader) would (Tests/integration/desktop_drive.py, AT-SPI).
 # Screenshots land in .build/lab/screenshots.
 
-# desktop_app I SIZE: an X display, a session bus and peerd-gtk at SIZE
-# (WIDTHxHEIGHT) on host I. APP_PID is the app's pid; DESKTOP_ENV the
+# desktop_app I SIZE [FILE...]: an X display, a session bus and peerd-gtk at
+# SIZE (WIDTHxHEIGHT) on host I, given FILEs to send as a file manager would. APP_PID is the app's pid; DESKTOP_ENV the
 # environment a client of that desktop needs.
 desktop_app() {
     local i=$1 size=$2 home="$LAB_DIR/h$1/desktop"
+    shift 2
     use_peerd_group
     AS_USER=(setpriv --reuid=65534 --regid=65534 --groups="$PEERD_GID")
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h$i"
@@ -16,14 +17,14 @@ desktop_app() {
     mkdir -p "$home/run" "$home/.config/gtk-4.0" && printf '[Settings]\ngtk-enable-animations=false\n' >"$home/.config/gtk-4.0/settings.ini"
     chown -R 65534:65534 "$home" && chmod 0700 "$home/run"
     if [ ! -s "$home/display" ]; then
-        lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp 3>'$home/display'"
+        lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>'$home/display'"
         lab_wait_for 10 test -s "$home/display" || fail "no X display: $(cat "$LAB_DIR/h$i/xvfb.log")"
         lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
         lab_wait_for 5 test -S "$home/session.sock" || fail "no session bus"
     fi
     DESKTOP_ENV=(env HOME="$home" XDG_RUNTIME_DIR="$home/run" DISPLAY=":$(cat "$home/display")"
                  DBUS_SESSION_BUS_ADDRESS="unix:path=$home/session.sock" GSK_RENDERER=cairo GTK_A11Y=atspi NO_AT_BRIDGE=0)
-    lab_spawn "$i" "$LAB_DIR/h$i/app.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" "$BIN/peerd-gtk" --socket "$(sock "$i")" --size "$size"
+    lab_spawn "$i" "$LAB_DIR/h$i/app.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" "$BIN/peerd-gtk" --socket "$(sock "$i")" --size "$size" "$@"
     APP_PID=$LAB_PID
 }
 
@@ -42,11 +43,15 @@ screenshot() {
 
 # The list shows host 2 live as mDNS finds it; selecting it shows its
 # detail; the detail's Invite connects it, and the detail then offers
-# Disconnect. At 360×640 the window is one column: selecting a peer goes to
-# its detail, and Back returns to the list.
+# Disconnect. The message box sends a message, and the file the app was
+# opened with (a file manager's "Open With", %F) goes with "Send 1 file".
+# At 360×640 the window is one column: selecting a peer goes to its
+# detail, and Back returns to the list.
 test_the_desktop_app_lists_peers_and_invites_one_with_its_own_controls() {
     start_peerd 1 --name host1
-    desktop_app 1 1280x800
+    make_file "$LAB_DIR/from-the-file-manager.bin" 1
+    chmod 0644 "$LAB_DIR/from-the-file-manager.bin"
+    desktop_app 1 1280x800 "$LAB_DIR/from-the-file-manager.bin"
     drive 1 wait-name "No peers yet. Hosts running peerd on this network appear here as mDNS finds them." 15 >/dev/null \
         || fail "the window does not say that no peer is there yet: $(cat "$LAB_DIR/h1/app.log")"
     start_peerd 2 --auto-accept all
@@ -57,6 +62,13 @@ test_the_desktop_app_lists_peers_and_invites_one_with_its_own_controls() {
     drive 1 press Invite 5 || fail "Invite could not be pressed"
     lab_wait_for 10 state_is 1 host2 connected || fail "host1 is not connected to host2: $(json 1 peers)"
     drive 1 wait-name Disconnect 5 || fail "the detail did not follow the connection"
+    drive 1 type Message "hello from the window" 5 || fail "no message box"
+    drive 1 press "Send message" 5 || fail "Send message could not be pressed"
+    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json inbox | jq .count)\" -ge 1 ]" || fail "host2 got no message"
+    expect_eq "$(ctl 2 take)" "hello from the window" "the message host2 got"
+    drive 1 press "Send 1 file" 5 || fail "the window does not offer to send the file it was given"
+    lab_wait_for 20 test -f "$LAB_DIR/h2/state/downloads/host1/from-the-file-manager.bin" || fail "the file did not arrive: $(json 2 transfers)"
+    expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/from-the-file-manager.bin")" "$(sha256sum <"$LAB_DIR/from-the-file-manager.bin")" "the file sent"
     kill "$APP_PID"
     desktop_app 1 360x640
     drive 1 select Peers host2 15 || fail "host2 could not be selected at 360x640"
