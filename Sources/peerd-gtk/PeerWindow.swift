@@ -50,8 +50,13 @@ final class PeerWindow {
     /// Set while the list is rebuilt: its selection changes are the window's own.
     private var rebuilding = false
 
-    init(width: Int32, height: Int32, files: [String]) {
+    /// The window's clock (injected: the shell reads no time of its own).
+    private let now: @Sendable () -> Date
+
+    /// A window of `width` × `height`, with `files` to send; `now` is its clock.
+    init(width: Int32, height: Int32, files: [String], now: @escaping @Sendable () -> Date) {
         self.files = files
+        self.now = now
         window = gtk_window_new()
         gtk_window_set_title(peerd_gtk_window(window), "peerd")
         gtk_window_set_default_size(peerd_gtk_window(window), width, height)
@@ -88,22 +93,57 @@ final class PeerWindow {
     /// Shows the window.
     func present() { gtk_window_present(peerd_gtk_window(window)) }
 
-    /// Follows `client` through a model of its peers, until the process ends.
-    func follow(_ client: PeerClient) async {
+    /// Takes in what waits already (at start, and after missed events).
+    private func catchUp(_ client: PeerClient) async {
+        do {
+            let invitations = try await client.invitations(), pairings = try await client.pairings(), transfers = try await client.transfers()
+            inbox.catchUp(invitations: invitations, pairings: pairings, transfers: transfers, now: now())
+            if let model { redraw(model) }
+        } catch {
+            say("cannot list what waits: \(error)")
+        }
+    }
+
+    /// Selects the peer of the offer, pairing or invitation `id` (the
+    /// agent's Show), once the daemon lists it.
+    func show(_ id: String) async {
+        guard let client, let model else { return }
+        let transfers = (try? await client.transfers()) ?? [], pairings = (try? await client.pairings()) ?? []
+        let invitations = (try? await client.invitations()) ?? []
+        guard let peer = DesktopInbox.peer(of: id, transfers: transfers, pairings: pairings, invitations: invitations) else {
+            return say("Nothing waits under \(NotificationText.peerText(id)) now: it was answered, or it expired.")
+        }
+        model.selection = peer
+        adw_leaflet_navigate(peerd_adw_leaflet(leaflet), ADW_NAVIGATION_DIRECTION_FORWARD)
+    }
+
+    /// Follows `client` through a model of its peers, until the process
+    /// ends; `show`: an id to select the peer of, once the peers are in.
+    func follow(_ client: PeerClient, show: String? = nil) async {
         self.client = client
         let model = PeerSessionManager { [weak self] model in self?.redraw(model) }
         self.model = model
         gtk_label_set_text(peerd_gtk_label(status), "")
         gtk_widget_set_visible(status, 0)
-        Task { @MainActor in await self.followInbox(client) }
+        Task { @MainActor in await self.followInbox(client, show: show) }
         if let error = await model.run(client) { say("peerd went away: \(error)") }
     }
 
-    /// Keeps ``inbox`` with the daemon's pairing and transfer events.
-    private func followInbox(_ client: PeerClient) async {
+    /// Keeps ``inbox`` with the daemon's pairing and transfer events,
+    /// after taking in what waits already (then selects `show`'s peer).
+    private func followInbox(_ client: PeerClient, show: String?) async {
+        var events = client.events().makeAsyncIterator()
+        // Once the subscription is made (what comes meanwhile is taken in twice, to the same effect).
+        Task { @MainActor in
+            await self.catchUp(client)
+            if let show { await self.show(show) }
+        }
         do {
-            for try await event in client.events() {
-                guard case .event(let event) = event else { continue }
+            while let event = try await events.next() {
+                guard case .event(let event) = event else {
+                    await catchUp(client)
+                    continue
+                }
                 let before = inbox
                 inbox.apply(event)
                 if inbox != before, let model { redraw(model) }

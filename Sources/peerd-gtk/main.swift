@@ -63,13 +63,13 @@ gtk_init()
 adw_init()
 _ = peerd_gtk_attach_main_queue()
 MainActor.assumeIsolated {
-    let window = PeerWindow(width: size.0, height: size.1, files: files)
+    let window = PeerWindow(width: size.0, height: size.1, files: files, now: { Date() })
     window.present()
     Task { @MainActor in
         while true {
             do {
                 let client = try await PeerClient.connect(socket: socket, reconnectFor: .seconds(365 * 86_400))
-                await window.follow(client)
+                await window.follow(client, show: values["--show"])
             } catch {
                 window.say("\(error) (peerctl doctor tells more.)")
             }

@@ -107,6 +107,32 @@ final class DesktopInboxTests: XCTestCase {
         XCTAssertNil(inbox.pairings[peer])
     }
 
+    func testWhatWaitsBeforeTheAppStartsIsTakenIn() {
+        var inbox = DesktopInbox()
+        let offered = TransferInfo(id: "T1", direction: .receive, peer: peer, name: "host2", state: .offered, totalFiles: 2, totalBytes: 2048)
+        let active = TransferInfo(id: "T2", direction: .receive, peer: peer, name: "host2", state: .active, totalFiles: 1, totalBytes: 1)
+        let sent = TransferInfo(id: "T3", direction: .send, peer: peer, name: "host2", state: .offered, totalFiles: 1, totalBytes: 1)
+        let done = TransferInfo(id: "T4", direction: .receive, peer: peer, name: "host2", state: .completed, totalFiles: 1, totalBytes: 1)
+        inbox.catchUp(invitations: [InvitationInfo(id: "I1", peer: peer, name: "host2", peerId: "abc", context: "", expires: t0)],
+                      pairings: [PairingInfo(id: "P1", peer: peer, name: "host2", peerId: "abc", initiator: false, code: nil, expires: t0)],
+                      transfers: [offered, active, sent, done], now: t0)
+        XCTAssertEqual(inbox.invitations[peer], "I1")
+        XCTAssertEqual(inbox.pairings[peer], .init(id: "P1", code: nil))
+        XCTAssertEqual(inbox.offers[peer]?.map(\.id), ["T1", "T2"])
+        XCTAssertEqual(inbox.offers[peer]?.map(\.waiting), [true, false])
+    }
+
+    func testShowFindsThePeerOfAnOfferAPairingOrAnInvitation() {
+        let other = UUID(uuidString: "00000000-0000-0000-0000-000000000009")!
+        let transfers = [TransferInfo(id: "T1", direction: .receive, peer: peer, name: "host2", state: .offered, totalFiles: 1, totalBytes: 1)]
+        let pairings = [PairingInfo(id: "P1", peer: other, name: "host9", peerId: "x", initiator: false, code: nil, expires: t0)]
+        let invitations = [InvitationInfo(id: "I1", peer: other, name: "host9", peerId: "x", context: "", expires: t0)]
+        XCTAssertEqual(DesktopInbox.peer(of: "T1", transfers: transfers, pairings: pairings, invitations: invitations), peer)
+        XCTAssertEqual(DesktopInbox.peer(of: "P1", transfers: transfers, pairings: pairings, invitations: invitations), other)
+        XCTAssertEqual(DesktopInbox.peer(of: "I1", transfers: transfers, pairings: pairings, invitations: invitations), other)
+        XCTAssertNil(DesktopInbox.peer(of: "nope", transfers: transfers, pairings: pairings, invitations: invitations))
+    }
+
     func testAnInvitationWaitsUntilThePeersStateChanges() {
         var inbox = DesktopInbox()
         inbox.apply(ControlEvent(seq: 1, type: .invitation, time: t0,

@@ -120,4 +120,17 @@ test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
     wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the accepted file"
     screenshot 1 peerd-gtk-paired-1280x800
+    # The agent's Show opens the app on an offer: `peerd-gtk --show ID`
+    # selects its peer, and at 360x640 goes straight to the detail.
+    kill "$APP_PID"
+    cp "$LAB_DIR/offer.bin" "$LAB_DIR/second.bin"
+    lab_spawn 2 "$LAB_DIR/send2.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/second.bin"
+    sender=$LAB_PID
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json transfers | jq -e '[.transfers[] | select(.state == \"offered\")] | length == 1' >/dev/null" \
+        || fail "host1 got no second offer"
+    local id; id=$(json 1 transfers | jq -r '[.transfers[] | select(.state == "offered")][0].id')
+    desktop_app 1 360x640 --show "$id"
+    drive 1 press "Accept files" 15 || fail "--show did not open the offer's peer"
+    wait "$sender" || fail "the second send-file failed: $(cat "$LAB_DIR/send2.out")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/second.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the file accepted after --show"
 }

@@ -39,6 +39,22 @@ package struct DesktopInbox: Equatable, Sendable {
     /// An empty inbox.
     package init() {}
 
+    /// Takes in what waits already (the app started after it came, or
+    /// missed events): each as if its event came now.
+    package mutating func catchUp(invitations: [InvitationInfo], pairings: [PairingInfo], transfers: [TransferInfo], now: Date) {
+        for invitation in invitations { apply(ControlEvent(seq: 0, type: .invitation, time: now, invitation: invitation)) }
+        for pairing in pairings { apply(ControlEvent(seq: 0, type: pairing.initiator ? .pairingCode : .pairingRequest, time: now, pairing: pairing)) }
+        for transfer in transfers where transfer.state == .offered || transfer.state == .active {
+            apply(ControlEvent(seq: 0, type: .transferOffered, time: now, transfer: transfer))
+        }
+    }
+
+    /// The peer an offer, a pairing or an invitation with `id` is from
+    /// (`peerd-gtk --show ID`, from the agent's Show), or nil.
+    package static func peer(of id: String, transfers: [TransferInfo], pairings: [PairingInfo], invitations: [InvitationInfo]) -> UUID? {
+        transfers.first { $0.id == id }?.peer ?? pairings.first { $0.id == id }?.peer ?? invitations.first { $0.id == id }?.peer
+    }
+
     /// Applies a daemon event.
     package mutating func apply(_ event: ControlEvent) {
         switch event.type {
