@@ -92,7 +92,7 @@ let package = Package(
         // The desktop's notifications you can answer (issue 45, point 2).
         .executableTarget(name: "peerd-agent", dependencies: ["PeerTools", "PeerSystem", "PeerKit", "CSystemd"], swiftSettings: strict),
         // The desktop app: a split view of the peers on PeerKit (issue 45, point 1).
-        .executableTarget(name: "peerd-gtk", dependencies: ["PeerTools", "PeerKit", "CGtk"], swiftSettings: strict),
+        .executableTarget(name: "peerd-gtk", dependencies: ["PeerTools", "PeerKit", "PeerSystem", "CGtk"], swiftSettings: strict),
         // A hostile peer for the lab tests (Tests/integration/hostile_tests.sh).
         .executableTarget(name: "peerprobe", dependencies: ["PeerCore", "PeerIO"], swiftSettings: strict),
         // The benchmarks of issue 13 (`make bench`), and their probes.

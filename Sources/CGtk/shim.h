@@ -37,6 +37,7 @@ static inline AdwLeaflet *peerd_adw_leaflet(GtkWidget *w) { return ADW_LEAFLET(w
 static inline GtkWidget *peerd_gtk_widget(void *w) { return GTK_WIDGET(w); }
 static inline GtkEditable *peerd_gtk_editable(GtkWidget *w) { return GTK_EDITABLE(w); }
 static inline GtkEntry *peerd_gtk_entry(GtkWidget *w) { return GTK_ENTRY(w); }
+static inline GtkProgressBar *peerd_gtk_progress_bar(GtkWidget *w) { return GTK_PROGRESS_BAR(w); }
 
 // The handlers take every object as a GtkWidget: GTK 4 declares most of
 // its types final and opaque, which Swift sees as OpaquePointer.

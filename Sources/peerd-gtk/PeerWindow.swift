@@ -2,6 +2,7 @@ import CGtk
 import FoundationEssentials
 import PeerKit
 import PeerProtocol
+import PeerSystem
 import PeerTools
 
 /// peerd-gtk's window (issue 45, point 1): a split view, the peers on one
@@ -42,6 +43,7 @@ final class PeerWindow {
         case confirmCode(pairing: String)
         case acceptInvitation(String)
         case declineInvitation(String)
+        case openFolder(transfer: String, folder: String)
         case sendFiles
         case sendMessage
         case accept(transfer: String)
@@ -263,8 +265,23 @@ final class PeerWindow {
         addButton("Send message", .sendMessage, to: messageRow)
         gtk_box_append(peerd_gtk_box(detail), messageRow)
         for offer in inbox.offers[peer] ?? [] {
-            addLine(offer.waiting ? "Offers \(offer.files)" : "Receiving \(offer.files): \(offer.percent)%")
-            guard offer.waiting else { continue }
+            if let folder = offer.folder {
+                addLine("Received \(offer.files)")
+                let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+                addButton("Open folder", .openFolder(transfer: offer.id, folder: folder), to: row)
+                gtk_box_append(peerd_gtk_box(detail), row)
+                continue
+            }
+            if !offer.waiting {
+                addLine("Receiving \(offer.files)")
+                let bar = gtk_progress_bar_new()!
+                gtk_progress_bar_set_fraction(peerd_gtk_progress_bar(bar), Double(offer.percent) / 100)
+                gtk_progress_bar_set_show_text(peerd_gtk_progress_bar(bar), 1)
+                peerd_gtk_accessible_label(bar, "Receiving \(offer.files)")
+                gtk_box_append(peerd_gtk_box(detail), bar)
+                continue
+            }
+            addLine("Offers \(offer.files)")
             let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
             addButton("Accept files", .accept(transfer: offer.id), to: row)
             addButton("Decline files", .decline(transfer: offer.id), to: row)
@@ -314,6 +331,11 @@ final class PeerWindow {
                 case .confirmCode(let pairing): try await client.pairAccept(pairing, code: code)
                 case .acceptInvitation(let invitation): _ = try await client.accept(invitation)
                 case .declineInvitation(let invitation): _ = try await client.decline(invitation)
+                case .openFolder(let transfer, let folder):
+                    // The user's file manager; the transfer's line goes once it is opened.
+                    if Subprocess.start(["xdg-open", folder], outputPath: "/dev/null") == nil { self.say("cannot run xdg-open \(folder)") }
+                    self.inbox.dismiss(transfer, of: peer)
+                    if let model = self.model { self.redraw(model) }
                 case .sendFiles:
                     for path in files { _ = try await client.sendFile(path, to: peer) }
                     self.files = []

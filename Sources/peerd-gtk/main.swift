@@ -57,6 +57,8 @@ if let words = values["--size"] {
 }
 let socket = values["--socket"]
 
+// What it starts (xdg-open for Open folder) is never waited for.
+signal(SIGCHLD, SIG_IGN)
 g_set_prgname("peerd-gtk")
 g_set_application_name("peerd")
 gtk_init()

@@ -154,8 +154,16 @@ final class DesktopInboxTests: XCTestCase {
         XCTAssertEqual(inbox.offers[peer], [.init(id: "T1", files: "a.bin (4.0 MiB)", waiting: false, percent: 25)])
         inbox.apply(transfer(.transferProgress, "T9", state: .active, bytes: 1 << 20))
         XCTAssertEqual(inbox.offers[peer]?.count, 1, "progress of a transfer never offered here adds nothing")
-        inbox.apply(transfer(.transferCompleted, "T1", state: .completed, bytes: 4 << 20))
+        var completed = transfer(.transferCompleted, "T1", state: .completed, bytes: 4 << 20)
+        completed.transfer?.directory = "/srv/peerd/downloads/host2"
+        inbox.apply(completed)
+        XCTAssertEqual(inbox.offers[peer], [.init(id: "T1", files: "a.bin (4.0 MiB)", waiting: false, percent: 100, folder: "/srv/peerd/downloads/host2")],
+                       "a finished transfer stays, with its folder, for Open folder")
+        inbox.dismiss("T1", of: peer)
         XCTAssertNil(inbox.offers[peer])
+        inbox.apply(transfer(.transferOffered, "T5", state: .offered))
+        inbox.apply(transfer(.transferFailed, "T5", state: .failed))
+        XCTAssertNil(inbox.offers[peer], "a failed one goes")
         for n in 0..<20 { inbox.apply(transfer(.transferOffered, "F\(n)", state: .offered)) }
         XCTAssertEqual(inbox.offers[peer]?.map(\.id), (12..<20).map { "F\($0)" }, "a flood keeps the newest")
     }

@@ -15,6 +15,8 @@ desktop_app() {
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h$i"
     # The user's own GTK setting: no animations, so a screenshot shows where a transition ends.
     mkdir -p "$home/run" "$home/.config/gtk-4.0" && printf '[Settings]\ngtk-enable-animations=false\n' >"$home/.config/gtk-4.0/settings.ini"
+    # The user's xdg-open, which says what it was asked to open.
+    mkdir -p "$home/bin" && printf '#!/bin/sh\necho "$1" >"%s/opened"\n' "$home" >"$home/bin/xdg-open" && chmod 0755 "$home/bin/xdg-open"
     chown -R 65534:65534 "$home" && chmod 0700 "$home/run"
     if [ ! -s "$home/display" ]; then
         lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>'$home/display'"
@@ -22,7 +24,7 @@ desktop_app() {
         lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
         lab_wait_for 5 test -S "$home/session.sock" || fail "no session bus"
     fi
-    DESKTOP_ENV=(env HOME="$home" XDG_RUNTIME_DIR="$home/run" DISPLAY=":$(cat "$home/display")"
+    DESKTOP_ENV=(env HOME="$home" PATH="$home/bin:$PATH" XDG_RUNTIME_DIR="$home/run" DISPLAY=":$(cat "$home/display")"
                  DBUS_SESSION_BUS_ADDRESS="unix:path=$home/session.sock" GSK_RENDERER=cairo GTK_A11Y=atspi NO_AT_BRIDGE=0)
     lab_spawn "$i" "$LAB_DIR/h$i/app.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" "$BIN/peerd-gtk" --socket "$(sock "$i")" --size "$size" "$@"
     APP_PID=$LAB_PID
@@ -89,9 +91,9 @@ paired_in_list() { [ "$(peer_field "$1" "$2" .paired)" = true ]; }
 # window on host 1, host2's detail asks for the code, which is typed there
 # and confirmed: the hosts are paired, and the detail offers Unpair. Then
 # host 2 offers a file: the detail shows it with Accept files, and pressing
-# it lands the file byte for byte. (In between, the hosts connect again;
-# where host 2 dials, host 1, which asks before any session, accepts its
-# invitation in the window.)
+# it lands the file byte for byte; then Open folder opens where it landed.
+# (In between, the hosts connect again; where host 2 dials, host 1, which
+# asks before any session, accepts its invitation in the window.)
 test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
     start_peerd 1 --name host1 --auto-accept none
     desktop_app 1 1280x800
@@ -119,6 +121,9 @@ test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
     lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish: $(json 1 transfers)"
     wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the accepted file"
+    drive 1 press "Open folder" 10 || fail "the finished transfer offers no Open folder"
+    lab_wait_for 5 test -s "$LAB_DIR/h1/desktop/opened" || fail "Open folder ran no xdg-open"
+    expect_eq "$(cat "$LAB_DIR/h1/desktop/opened")" "$LAB_DIR/h1/state/downloads/host2" "the folder opened"
     screenshot 1 peerd-gtk-paired-1280x800
     # The agent's Show opens the app on an offer: `peerd-gtk --show ID`
     # selects its peer, and at 360x640 goes straight to the detail.

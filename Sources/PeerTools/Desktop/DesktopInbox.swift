@@ -25,6 +25,8 @@ package struct DesktopInbox: Equatable, Sendable {
         package var waiting: Bool
         /// Percent received, once under way.
         package var percent: Int
+        /// Where its files landed, once every one is in place (nil before).
+        package var folder: String? = nil
     }
 
     /// Invitations waiting for an answer, their ids by peer (the default app's).
@@ -47,6 +49,12 @@ package struct DesktopInbox: Equatable, Sendable {
         for transfer in transfers where transfer.state == .offered || transfer.state == .active {
             apply(ControlEvent(seq: 0, type: .transferOffered, time: now, transfer: transfer))
         }
+    }
+
+    /// Forgets transfer `id` of `peer` (failed, or its end dismissed).
+    package mutating func dismiss(_ id: String, of peer: UUID) {
+        offers[peer]?.removeAll { $0.id == id }
+        if offers[peer]?.isEmpty ?? false { offers[peer] = nil }
     }
 
     /// The peer an offer, a pairing or an invitation with `id` is from
@@ -86,10 +94,15 @@ package struct DesktopInbox: Equatable, Sendable {
                 if list.count > Self.maxOffersPerPeer { list.removeFirst(list.count - Self.maxOffersPerPeer) }
             }
             offers[transfer.peer] = list
-        case .transferCompleted, .transferFailed:
+        case .transferCompleted:
+            // Kept, with its folder, for "Open folder" (until dismissed or pushed out).
+            guard let transfer = event.transfer, let index = offers[transfer.peer]?.firstIndex(where: { $0.id == transfer.id }) else { return }
+            offers[transfer.peer]![index].waiting = false
+            offers[transfer.peer]![index].percent = 100
+            offers[transfer.peer]![index].folder = transfer.directory ?? ""
+        case .transferFailed:
             guard let transfer = event.transfer else { return }
-            offers[transfer.peer]?.removeAll { $0.id == transfer.id }
-            if offers[transfer.peer]?.isEmpty ?? false { offers[transfer.peer] = nil }
+            dismiss(transfer.id, of: transfer.peer)
         default:
             return
         }
