@@ -73,7 +73,11 @@ MainActor.assumeIsolated {
                 let client = try await PeerClient.connect(socket: socket, reconnectFor: .seconds(365 * 86_400))
                 await window.follow(client, show: values["--show"])
             } catch {
-                window.say("\(error) (peerctl doctor tells more.)")
+                if let failure = error as? PeerError, case .unreachable(let path, let code, _) = failure {
+                    window.say(DesktopProblem.unreachable(path: path, errno: code))
+                } else {
+                    window.say("\(error) (peerctl doctor tells more.)")
+                }
             }
             try? await Task.sleep(for: .seconds(2))
         }

@@ -168,3 +168,17 @@ final class DesktopInboxTests: XCTestCase {
         XCTAssertEqual(inbox.offers[peer]?.map(\.id), (12..<20).map { "F\($0)" }, "a flood keeps the newest")
     }
 }
+
+/// What the desktop app says when peerd cannot be reached.
+final class DesktopProblemTests: XCTestCase {
+    func testEachFailureSaysWhatToDo() {
+        let rows: [(Int32, String)] = [
+            (EACCES, "Join group peerd"), (ENOENT, "sudo systemctl start peerd"), (ECONNREFUSED, "sudo systemctl start peerd"),
+            (ETIMEDOUT, "peerctl doctor tells more"),
+        ]
+        for (code, words) in rows {
+            XCTAssertTrue(DesktopProblem.unreachable(path: "/run/peerd/peerd.sock", errno: code).contains(words), "errno \(code)")
+        }
+        XCTAssertTrue(DesktopProblem.unreachable(path: "/x.sock", errno: EACCES).contains("/x.sock"), "the path is named")
+    }
+}

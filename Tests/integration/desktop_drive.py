@@ -3,6 +3,7 @@
 (AT-SPI, python3-pyatspi), for the lab tests (issue 45).
 
     desktop_drive.py wait-name NAME SECONDS   an object named NAME appears
+    desktop_drive.py wait-text WORDS SECONDS  a label whose text holds WORDS appears
     desktop_drive.py select LIST ROW SECONDS  selects the row named ROW in the list named LIST
     desktop_drive.py press BUTTON SECONDS     presses the button named BUTTON
     desktop_drive.py type FIELD TEXT SECONDS  types TEXT into the field named FIELD
@@ -67,6 +68,19 @@ def main(argv):
         print("\n".join(tree(app())))
     elif verb == "wait-name":
         until(float(argv[3]), lambda: find(app(), argv[2]))
+    elif verb == "wait-text":
+        def holding(root):
+            try:
+                if root.getRoleName() == "label" and argv[2] in (root.name or ""):
+                    return root
+                for child in root:
+                    hit = holding(child)
+                    if hit is not None:
+                        return hit
+            except Exception:
+                return None
+            return None
+        until(float(argv[3]), lambda: holding(app()) if app() is not None else None)
     elif verb == "select":
         def pick():
             listing = find(app(), argv[2], "list")

@@ -4,20 +4,21 @@
 # screen reader) would (Tests/integration/desktop_drive.py, AT-SPI).
 # Screenshots land in .build/lab/screenshots.
 
-# desktop_app I SIZE [FILE...]: an X display, a session bus and peerd-gtk at
-# SIZE (WIDTHxHEIGHT) on host I, given FILEs to send as a file manager would. APP_PID is the app's pid; DESKTOP_ENV the
+# desktop_app I SIZE [ARG...]: an X display, a session bus and peerd-gtk at
+# SIZE (WIDTHxHEIGHT) on host I, with ARGs (FILEs to send, as a file manager
+# gives them). The user is DESKTOP_UID (65534) in DESKTOP_GROUPS (peerd's). APP_PID is the app's pid; DESKTOP_ENV the
 # environment a client of that desktop needs.
 desktop_app() {
     local i=$1 size=$2 home="$LAB_DIR/h$1/desktop"
     shift 2
     use_peerd_group
-    AS_USER=(setpriv --reuid=65534 --regid=65534 --groups="$PEERD_GID")
+    AS_USER=(setpriv --reuid="${DESKTOP_UID:-65534}" --regid="${DESKTOP_UID:-65534}" --groups="${DESKTOP_GROUPS:-$PEERD_GID}")
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h$i"
     # The user's own GTK setting: no animations, so a screenshot shows where a transition ends.
     mkdir -p "$home/run" "$home/.config/gtk-4.0" && printf '[Settings]\ngtk-enable-animations=false\n' >"$home/.config/gtk-4.0/settings.ini"
     # The user's xdg-open, which says what it was asked to open.
     mkdir -p "$home/bin" && printf '#!/bin/sh\necho "$1" >"%s/opened"\n' "$home" >"$home/bin/xdg-open" && chmod 0755 "$home/bin/xdg-open"
-    chown -R 65534:65534 "$home" && chmod 0700 "$home/run"
+    chown -R "${DESKTOP_UID:-65534}:${DESKTOP_UID:-65534}" "$home" && chmod 0700 "$home/run"
     if [ ! -s "$home/display" ]; then
         lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>'$home/display'"
         lab_wait_for 10 test -s "$home/display" || fail "no X display: $(cat "$LAB_DIR/h$i/xvfb.log")"
@@ -138,4 +139,13 @@ test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
     drive 1 press "Accept files" 15 || fail "--show did not open the offer's peer"
     wait "$sender" || fail "the second send-file failed: $(cat "$LAB_DIR/send2.out")"
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/second.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the file accepted after --show"
+}
+
+# A user outside group peerd: the window says peerd refused this user and
+# how to join the group, not a bare errno.
+test_the_desktop_app_tells_a_user_outside_group_peerd_what_to_do() {
+    start_peerd 1 --name host1
+    # nobody, in no group of peerd's (dbus-daemon wants a user it can look up).
+    DESKTOP_GROUPS=65534 desktop_app 1 1280x800
+    drive 1 wait-text "Join group peerd" 15 || fail "the window does not say how to join group peerd: $(cat "$LAB_DIR/h1/app.log")"
 }
