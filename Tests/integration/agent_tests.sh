@@ -13,7 +13,9 @@ agent_desktop() {
     use_peerd_group
     AS_USER=(setpriv --reuid=65534 --regid=65534 --groups="$PEERD_GID")
     chmod 0755 "$LAB_DIR" "$LAB_DIR/h$i"
-    mkdir -p "$home" && chown 65534:65534 "$home"
+    # The app Show runs: it says which id it was given (and writes nothing elsewhere).
+    mkdir -p "$home/bin" && printf '#!/bin/sh\necho "$@" >"%s/app-shown"\n' "$home" >"$home/bin/show-app" && chmod 0755 "$home/bin/show-app"
+    chown -R 65534:65534 "$home"
     SESSION_BUS="unix:path=$home/session.sock"
     NOTIFY_LOG="$home/notify-calls.log"
     lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" dbus-daemon --session --nofork --nopidfile --address="$SESSION_BUS"
@@ -23,7 +25,7 @@ agent_desktop() {
     lab_wait_for 10 session_has_name "$i" org.freedesktop.Notifications || fail "no notification server: $(cat "$LAB_DIR/h$i/notify.log")"
     local before; before=$(status_field "$i" .subscribers)
     lab_spawn "$i" "$LAB_DIR/h$i/agent.log" "${AS_USER[@]}" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" \
-        "$BIN/peerd-agent" --socket "$(sock "$i")" --app "touch $home/app-shown"
+        "$BIN/peerd-agent" --socket "$(sock "$i")" --app "$home/bin/show-app"
     AGENT_PID=$LAB_PID
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock "$i")' --json status | jq .subscribers)\" -gt $before ]" \
         || fail "the agent did not subscribe: $(cat "$LAB_DIR/h$i/agent.log")"
@@ -74,7 +76,8 @@ test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewher
     case $offer in *'"host2 offers files"'*'"offer.bin (3.0 MiB)"'*'"accept", "Accept", "decline", "Decline", "show", "Show"'*) ;;
         *) fail "the offer's notification: $offer" ;; esac
     press 1 2 show
-    lab_wait_for 5 test -e "$LAB_DIR/h1/desktop/app-shown" || fail "Show did not open the app"
+    lab_wait_for 5 test -s "$LAB_DIR/h1/desktop/app-shown" || fail "Show did not open the app"
+    expect_eq "$(cat "$LAB_DIR/h1/desktop/app-shown")" "$(json 1 transfers | jq -r '[.transfers[] | select(.state == "offered")][0].id')" "the id Show opened the app on"
     press 1 2 accept
     lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish after Accept: $(json 1 transfers)"
     wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
