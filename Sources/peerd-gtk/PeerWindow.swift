@@ -381,9 +381,8 @@ private func gtkBackClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ contex
 /// An action's button: called from C on the main thread.
 private func gtkActionClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) {
     let (window, button) = (UInt(bitPattern: context), UInt(bitPattern: button))
-    guard window != 0, let pointer = UnsafeMutablePointer<GtkWidget>(bitPattern: button) else { return }
-    let bits = UInt(bitPattern: pointer)
-    MainActor.assumeIsolated { peerWindow(window).clicked(UnsafeMutablePointer(bitPattern: bits)!) }
+    guard window != 0, button != 0 else { return }
+    MainActor.assumeIsolated { peerWindow(window).clicked(UnsafeMutablePointer(bitPattern: button)!) }
 }
 
 /// The window's close: the app ends.

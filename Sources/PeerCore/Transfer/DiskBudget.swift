@@ -68,7 +68,9 @@ package struct DiskBudget: Sendable, Equatable {
     package static let defaultReserve = Cost(bytes: 64 << 20, inodes: 1024)
 
     /// What files cost before they are in place: their bytes, two inodes
-    /// each (the partial file and its block record), and one per folder
+    /// each (the partial file and its block record; a file of one block
+    /// has no record of its own, ``PlacedRecord``, and is counted the same,
+    /// since a peer whose block hash changed keeps records), and one per folder
     /// the paths name (each counted once, whether or not it exists yet:
     /// the budget errs on the side of the disk).
     package static func cost(of files: [(path: TransferPath, size: Int64)]) -> Cost {

@@ -113,7 +113,7 @@ final class IncomingTransfer {
     }
 
     /// What the accepted files still to come will take on disk: the bytes
-    /// not yet verified, and two inodes each until it is in place.
+    /// not yet verified, and two inodes each until it is in place (``DiskBudget/cost(of:)``: counted so for a small file too).
     var remainingCost: DiskBudget.Cost {
         accepted.values.filter { !$0.done }.reduce(DiskBudget.Cost.zero) {
             $0 + DiskBudget.Cost(bytes: $1.offered.size - $1.bytesHeld, inodes: 2)
