@@ -97,10 +97,9 @@ package struct NotificationPlanner: Sendable {
     /// events): each invitation, and each incoming offer, as if its event
     /// came now. One already shown is updated in place, not shown twice.
     package mutating func waiting(invitations: [InvitationInfo], transfers: [TransferInfo], now: Date) -> [AgentAction] {
-        let asked = invitations.map { ControlEvent(seq: 0, type: .invitation, time: now, invitation: $0) }
-        let offered = transfers.filter { $0.direction == .receive && $0.state == .offered }
-            .map { ControlEvent(seq: 0, type: .transferOffered, time: now, transfer: $0) }
-        return (asked + offered).flatMap { event($0, now: now) }
+        // Only offers prompt: one under way shows its progress when it moves.
+        WaitingEvents.events(invitations: invitations, pairings: [], transfers: transfers.filter { $0.state == .offered }, now: now)
+            .flatMap { event($0, now: now) }
     }
 
     /// A daemon event.

@@ -44,11 +44,7 @@ package struct DesktopInbox: Equatable, Sendable {
     /// Takes in what waits already (the app started after it came, or
     /// missed events): each as if its event came now.
     package mutating func catchUp(invitations: [InvitationInfo], pairings: [PairingInfo], transfers: [TransferInfo], now: Date) {
-        for invitation in invitations { apply(ControlEvent(seq: 0, type: .invitation, time: now, invitation: invitation)) }
-        for pairing in pairings { apply(ControlEvent(seq: 0, type: pairing.initiator ? .pairingCode : .pairingRequest, time: now, pairing: pairing)) }
-        for transfer in transfers where transfer.state == .offered || transfer.state == .active {
-            apply(ControlEvent(seq: 0, type: .transferOffered, time: now, transfer: transfer))
-        }
+        for event in WaitingEvents.events(invitations: invitations, pairings: pairings, transfers: transfers, now: now) { apply(event) }
     }
 
     /// Forgets transfer `id` of `peer` (failed, or its end dismissed).
