@@ -16,6 +16,12 @@ static inline int peerd_sync_file_range(int fd, long long offset, long long coun
     return (int)syscall(SYS_sync_file_range, fd, offset, count, flags);
 }
 
+// copy_file_range(2), which glibc declares only under _GNU_SOURCE: a
+// landed file is copied into a client's descriptor in the kernel (fetch).
+static inline long peerd_copy_file_range(int infd, long long *inoff, int outfd, long long *outoff, unsigned long count) {
+    return (long)syscall(SYS_copy_file_range, infd, inoff, outfd, outoff, count, 0U);
+}
+
 static inline int peerd_renameat2(int olddirfd, const char *oldpath, int newdirfd, const char *newpath, unsigned int flags) {
     return (int)syscall(SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags);
 }

@@ -121,6 +121,12 @@ struct PeerctlCommands {
             return try answerTransfer(.declineTransfer, id: id, files: nil)
         case .cancelTransfer(let id):
             return try answerTransfer(.cancelTransfer, id: id, files: nil)
+        case .downloads(let folder):
+            return try downloads(folder)
+        case .fetch(let folder, let into, let keep):
+            return try fetch(folder, into: into, keep: keep)
+        case .quickSave(let peer, let folder):
+            return try quickSave(peer, folder: folder)
         case .pipe(let selector, let name):
             return try pipe(selector, name: name)
         case .dgramSend(let selector, let text, let lines, let fallback):

@@ -181,9 +181,10 @@ struct PeerctlRenderer {
     /// `peerctl paired`.
     func trusted(_ list: [TrustRecord]) -> String {
         guard !list.isEmpty else { return "no paired peers" }
-        var table = TextTable(header: ["ID", "NAME", "PEER ID", "PAIRED"])
+        var table = TextTable(header: ["ID", "NAME", "PEER ID", "PAIRED", "QUICK SAVE"])
         for r in list {
-            table.rows.append([String(r.uuid.uuidString.lowercased().prefix(8)), r.name, r.peerId, r.pairedAt.formatted(.iso8601)])
+            table.rows.append([String(r.uuid.uuidString.lowercased().prefix(8)), r.name, r.peerId, r.pairedAt.formatted(.iso8601),
+                               r.quickSave.map { "\($0.folder) (uid \($0.uid))" } ?? "-"])
         }
         return table.render()
     }

@@ -8,6 +8,7 @@ final class OfferDecisionTests: XCTestCase {
     func testTable() {
         // (bytes, count, free, policy, paired, deciders, expected)
         let rows: [(Int64, Int, Int64, AutoAcceptPolicy, Bool, Int, OfferDecision)] = [
+            // (Quick Save rows are in testQuickSave.)
             (10 * MiB, 1, 100 * MiB, .paired, true, 0, .accept),
             (10 * MiB, 1, 100 * MiB, .paired, false, 1, .ask),
             (10 * MiB, 1, 100 * MiB, .paired, false, 0, .wait),
@@ -23,6 +24,26 @@ final class OfferDecisionTests: XCTestCase {
             XCTAssertEqual(OfferDecision.decide(cost: DiskBudget.Cost(bytes: bytes, inodes: Int64(count)), count: count, budget: budget,
                                                 policy: policy, paired: paired, deciders: deciders),
                            expected, "\(bytes) B in \(count), \(policy), paired \(paired), \(deciders) deciders")
+        }
+    }
+
+    /// Issue 45: a peer's Quick Save rule accepts whatever the policy,
+    /// but never past the disk's room, and never an offer with nothing
+    /// acceptable in it.
+    func testQuickSave() {
+        let budget = DiskBudget(freeBytes: 100 * MiB, freeInodes: nil, promised: .zero, reserve: DiskBudget.Cost(bytes: 10 * MiB, inodes: 0))
+        let rows: [(Int64, Int, AutoAcceptPolicy, Int, OfferDecision)] = [
+            (10 * MiB, 1, .none, 0, .acceptQuickSave),
+            (10 * MiB, 1, .none, 3, .acceptQuickSave),
+            (10 * MiB, 1, .paired, 0, .acceptQuickSave),
+            (10 * MiB, 1, .all, 0, .acceptQuickSave),
+            (95 * MiB, 1, .none, 1, .refuseNoSpace(.bytes(needed: 105 * MiB, free: 100 * MiB))),
+            (0, 0, .none, 1, .refuseNothingAcceptable),
+        ]
+        for (bytes, count, policy, deciders, expected) in rows {
+            XCTAssertEqual(OfferDecision.decide(cost: DiskBudget.Cost(bytes: bytes, inodes: Int64(count)), count: count, budget: budget,
+                                                policy: policy, paired: true, quickSave: true, deciders: deciders),
+                           expected, "\(bytes) B in \(count), \(policy), \(deciders) deciders")
         }
     }
 

@@ -15,7 +15,7 @@ final class WireValuesTests: XCTestCase {
         pin(ControlMethod.self, ["status", "peers", "peer", "subscribe", "invite", "invitations", "accept", "decline", "disconnect", "send",
                                  "pair", "pairAccept", "pairReject", "pairings", "paired", "unpair", "queue", "inbox", "take", "sendFile",
                                  "acceptTransfer", "declineTransfer", "cancelTransfer", "transfers", "pipe", "channel", "add",
-                                 "register", "apps", "appAdd", "appRemove", "datagram", "datagrams"])
+                                 "register", "apps", "appAdd", "appRemove", "datagram", "datagrams", "quickSave", "downloads", "fetch"])
         pin(ControlErrorCode.self, ["badRequest", "unsupportedVersion", "unknownMethod", "invalidParams", "permissionDenied", "notFound",
                                     "ambiguous", "overloaded", "notConnected", "busy", "unreachable", "wrongCode", "storageFailed", "queueFull", "unsupported", "appBusy",
                                     "shuttingDown", "internal"])

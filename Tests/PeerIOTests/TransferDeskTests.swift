@@ -91,6 +91,7 @@ private final class FakeSurroundings: TransferSurroundings {
         PeerSnapshot(id: peer, peerId: peerID, name: "alpha", state: .connected, endpoints: [], info: [:], lastSeen: Date(), lost: false)
     }
     func isPaired(_ peerID: String) -> Bool { paired && peerID == self.peerID }
+    func hasQuickSave(_ peerID: String) -> Bool { false }
     func deciders(_ app: AppName) -> Int { 0 }
     func transferEvent(_ kind: EventKind, _ info: TransferInfo) { events.append((kind, info)) }
 }

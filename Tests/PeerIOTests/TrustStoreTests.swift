@@ -111,4 +111,28 @@ final class TrustStoreTests: XCTestCase {
         let read = try JSONLines.decode(TrustDocument.self, from: Array(written.utf8))
         XCTAssertEqual(read.peers, [mine])
     }
+
+    /// Issue 45: a Quick Save rule is one optional key of the record,
+    /// `quickSave` with `uid` and `folder`; a record without one encodes as
+    /// 0.3.0's did, and a 0.3.0 reader (which ignores keys it does not
+    /// know) still reads the pairing.
+    func testTheQuickSaveRuleIsOneOptionalKey() throws {
+        let when = Date(timeIntervalSince1970: 1_780_000_000)
+        let peer = UUID(uuidString: "6F1C2D3E-4A5B-4C6D-8E9F-0A1B2C3D4E5F")!
+        var mine = TrustFileRecord(publicKey: String(repeating: "ab", count: 32), peerId: "aa", name: "alpha", uuid: peer, pairedAt: when)
+        let without = String(decoding: try JSONLines.encode(mine), as: UTF8.self)
+        XCTAssertFalse(without.contains("quickSave"))
+        mine.quickSave = QuickSaveRule(uid: 1000, folder: "/home/ann/Downloads/alpha")
+        let with = String(decoding: try JSONLines.encode(mine), as: UTF8.self)
+        XCTAssertTrue(with.contains(#""quickSave":{"#), with)
+        XCTAssertTrue(with.contains(#""uid":1000"#) && with.contains(#""folder":"\/home\/ann\/Downloads\/alpha""#) || with.contains(#""folder":"/home/ann/Downloads/alpha""#), with)
+        XCTAssertEqual(mine.shown.quickSave, mine.quickSave, "`paired` shows the rule")
+        let back = try JSONLines.decode(TrustFileRecord.self, from: Array(with.utf8))
+        XCTAssertEqual(back, mine)
+        // What a 0.3.0 reader makes of it: the control record of 0.3.0 had no
+        // rule; the same keys less one decode to the same pairing.
+        var old = try JSONLines.decode(TrustRecord.self, from: Array(with.utf8))
+        old.quickSave = nil
+        XCTAssertEqual(old.peerId, "aa")
+    }
 }

@@ -21,6 +21,10 @@ package struct TrustFileRecord: Codable, Sendable, Equatable {
     package var pairedAt: Date
     /// Where it was last connected, tried when mDNS does not show it.
     package var addresses: [Endpoint]?
+    /// Its Quick Save rule (issue 45), under the key `quickSave`: an
+    /// optional key a release before 0.4.0 reads past (and drops when it
+    /// next writes the file: the pairing stays, the rule goes).
+    package var quickSave: QuickSaveRule?
 
     /// Creates a record.
     package init(publicKey: String, peerId: String, name: String, uuid: UUID, pairedAt: Date) {
@@ -41,6 +45,7 @@ package struct TrustFileRecord: Codable, Sendable, Equatable {
     package var shown: TrustRecord {
         var record = TrustRecord(publicKey: publicKey, peerId: peerId, name: name, uuid: uuid, pairedAt: pairedAt)
         record.addresses = addresses
+        record.quickSave = quickSave
         return record
     }
 }

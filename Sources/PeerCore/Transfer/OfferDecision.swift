@@ -3,8 +3,11 @@
 /// put to a client, left waiting for one until its timeout, or refused
 /// whole. Files refused one by one (``OfferCheck``) are not counted here.
 package enum OfferDecision: Sendable, Equatable {
-    /// Accepted without asking.
+    /// Accepted without asking, by `--auto-accept`.
     case accept
+    /// Accepted without asking, by the peer's Quick Save rule (issue 45),
+    /// whatever `--auto-accept` says.
+    case acceptQuickSave
     /// A subscribed client decides.
     case ask
     /// No client is subscribed: the offer waits in the daemon until one
@@ -17,11 +20,14 @@ package enum OfferDecision: Sendable, Equatable {
     case refuseNothingAcceptable
 
     /// Decides for an offer of `count` acceptable files costing `cost`,
-    /// against the disk's `budget`.
+    /// against the disk's `budget`; `quickSave`: the peer has a Quick Save
+    /// rule (for the default app's offers alone). The disk's room holds
+    /// for every rule: no rule fills the disk.
     package static func decide(cost: DiskBudget.Cost, count: Int, budget: DiskBudget, policy: AutoAcceptPolicy, paired: Bool,
-                              deciders: Int) -> OfferDecision {
+                              quickSave: Bool = false, deciders: Int) -> OfferDecision {
         guard count > 0 else { return .refuseNothingAcceptable }
         if let shortfall = budget.shortfall(for: cost) { return .refuseNoSpace(shortfall) }
+        if quickSave { return .acceptQuickSave }
         switch policy {
         case .all: return .accept
         case .paired where paired: return .accept

@@ -108,6 +108,16 @@ package final class ControlRouter: ControlRequestHandler {
             case (.failure(let error), _), (_, .failure(let error)):
                 return .error(error)
             }
+        case .quickSave:
+            switch ControlRequestRules.peerSelector(method, params).flatMap({ directory.select($0) }) {
+            case .success(let peer):
+                let trust = trust
+                return .later { answer in
+                    trust.setQuickSave(peer, folder: params.into, caller: client.credentials?.uid) { answer(.from(.quickSave, $0)) }
+                }
+            case .failure(let error):
+                return .error(error)
+            }
         case .pairAccept, .pairReject:
             let key: String
             switch ControlRequestRules.pairingKey(method, params) {

@@ -37,6 +37,7 @@ final class DaemonTransferSurroundings: TransferSurroundings {
     func session(for peer: UUID) -> (any BulkSession)? { sessions[peer] }
     func row(_ peer: UUID) -> PeerSnapshot? { directory.row(peer) }
     func isPaired(_ peerID: String) -> Bool { trust.isPaired(peerID) }
+    func hasQuickSave(_ peerID: String) -> Bool { trust.record(peerID: peerID)?.quickSave != nil }
     func deciders(_ app: AppName) -> Int {
         app.isDefault ? control.subscriberCount : control.subscriberCount { [apps] in apps.holds(app, $0) }
     }

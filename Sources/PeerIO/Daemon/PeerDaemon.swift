@@ -231,6 +231,7 @@ package final class PeerDaemon {
                              .mapError { LaneUnavailable("this host's lane port could not be opened: \($0.description)") }
                      } ?? .failure(LaneUnavailable("lanes are off here (lane-port = off)")),
                      sessions: table, logger: logger, clock: clock),
+            DownloadShelf(downloads: config.downloads, apps: apps),
         ])
         // The sessions, last: they use every component above.
         director = SessionDirector(config: config, logger: logger, identityKey: identityKey, identity: identity, lane: lane, control: control, table: table,

@@ -115,6 +115,42 @@ package final class TrustDesk {
         })
     }
 
+    /// Sets (or, with nil, clears) `peer`'s Quick Save rule for `caller`
+    /// (issue 45); `done` gets its trust record once the store is written.
+    /// Only a paired peer has one; another user's rule stays theirs.
+    package func setQuickSave(_ peer: PeerSnapshot, folder: String?, caller: UInt32?,
+                              then done: @escaping @MainActor (Result<TrustRecord, ControlError>) -> Void) {
+        guard let peerID = peer.peerId, let record = record(peerID: peerID) else {
+            return done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired; pair first (peerctl pair \(peer.name))")))
+        }
+        if let refusal = QuickSaveRequest.refusal(existing: record.quickSave, caller: caller, peerName: peer.name) { return done(.failure(refusal)) }
+        guard let caller else { return done(.failure(ControlError(.permissionDenied, "the kernel did not say who this client is"))) }
+        let rule: QuickSaveRule?
+        switch QuickSaveRequest.rule(folder: folder, uid: caller) {
+        case .success(let made): rule = made
+        case .failure(let error): return done(.failure(error))
+        }
+        keeper.change({ document in
+            guard var current = document.record(peerID: peerID), current.quickSave != rule else { return nil }
+            current.quickSave = rule
+            return document.upserting(current)
+        }, then: { [weak self] result in
+            guard let self else { return }
+            switch result {
+            case .failure(let error):
+                done(.failure(ControlError(.storageFailed, "cannot write the trust store: \(error)")))
+            case .success(let changed):
+                guard let now = self.record(peerID: peerID) else {
+                    return done(.failure(ControlError(.notFound, "'\(peer.name)' is not paired")))
+                }
+                if changed {
+                    self.logger.notice(rule.map { "Quick Save for '\(peer.name)': uid \($0.uid), into \($0.folder)" } ?? "Quick Save for '\(peer.name)': off")
+                }
+                done(.success(now.shown))
+            }
+        })
+    }
+
     /// The peer removed its trust in us: remove ours; `removed` gets the
     /// peer once the trust store no longer holds it.
     package func unpairedByPeer(_ session: PeerSession, then removed: @escaping @MainActor (UUID) -> Void) {

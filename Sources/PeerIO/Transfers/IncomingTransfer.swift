@@ -50,6 +50,9 @@ final class IncomingTransfer {
     var reason: FlowEndReason?
     var detail: String?
     var expires: Date?
+    /// Who accepted it (TRANSFER's `acceptedBy`: `client`, `policy` or
+    /// `quickSave`), once accepted.
+    var acceptedBy: String?
     var endedAt: Date?
     /// When the session went away, for an interrupted transfer.
     var interruptedAt: Date?
@@ -368,6 +371,10 @@ final class IncomingTransfer {
         info.wireBytes = wireBytes
         info.resentBytes = resentBytes
         info.app = app.isDefault ? nil : app.text
+        info.acceptedBy = acceptedBy
+        // The peer's folder in its app's download directory (an app's
+        // peerFolder is `.apps/APP/PEER`).
+        info.folder = peerFolder.split(separator: "/").last.map(String.init)
         return info
     }
 }

@@ -169,10 +169,12 @@ final class IncomingTransfers {
         }
         let decision = OfferDecision.decide(cost: transfer.cost(of: nil), count: check.acceptedCount, budget: budget(excluding: transfer, root: root),
                                             policy: policy, paired: surroundings.isPaired(transfer.peerID),
+                                            quickSave: transfer.app.isDefault && surroundings.hasQuickSave(transfer.peerID),
                                             deciders: surroundings.deciders(transfer.app))
         logger.info("transfer \(transfer.flow): '\(transfer.peerName)' offers \(transfer.files.count) files, \(transfer.declaredBytes) bytes: \(decision)")
         switch decision {
-        case .accept:
+        case .accept, .acceptQuickSave:
+            transfer.acceptedBy = decision == .accept ? "policy" : "quickSave"
             accept(transfer, nil, session: session)
         case .ask, .wait:
             transfer.expires = now.addingTimeInterval(offerTimeout)
@@ -245,6 +247,7 @@ final class IncomingTransfers {
         if let files, let bad = files.first(where: { $0 < 0 || $0 >= transfer.files.count }) {
             return .failure(ControlError(.invalidParams, "the offer has no file \(bad)"))
         }
+        transfer.acceptedBy = "client"
         accept(transfer, files.map(Set.init), session: session)
         return .success(TransferResult(transfer: info(transfer)))
     }

@@ -30,11 +30,12 @@ enum LeftoverSweep {
             root.close()
         }
         if let folder = try? cwd.openAt(records, flags: O_RDONLY | O_DIRECTORY) {
-            forEachEntry(folder) { name, _ in
+            folder.forEachEntry { name, _ in
                 // An acceptance record, or a record of files in place (``PlacedLog``).
                 guard let suffix = [".accepted", ".placed"].first(where: name.hasSuffix),
-                      let flow = FlowID(hex: String(name.dropLast(suffix.count))) else { return }
+                      let flow = FlowID(hex: String(name.dropLast(suffix.count))) else { return true }
                 expire(name, in: folder, flow: flow, lifetime: lifetime, now: now, held: held, into: &outcome)
+                return true
             }
             folder.close()
         }
@@ -42,14 +43,15 @@ enum LeftoverSweep {
     }
 
     private static func sweep(_ folder: FileDescriptor, depth: Int, lifetime: Int64, now: Int64, held: Set<FlowID>, into outcome: inout Outcome) {
-        forEachEntry(folder) { name, isDirectory in
-            if isDirectory {
-                guard depth < maxDepth, let sub = try? folder.openAt(name, flags: O_RDONLY | O_DIRECTORY) else { return }
+        folder.forEachEntry { name, kind in
+            if kind == .folder {
+                guard depth < maxDepth, let sub = try? folder.openAt(name, flags: O_RDONLY | O_DIRECTORY) else { return true }
                 sweep(sub, depth: depth + 1, lifetime: lifetime, now: now, held: held, into: &outcome)
                 sub.close()
             } else if let leftover = LeftoverFile.parse(name) {
                 expire(name, in: folder, flow: leftover.flow, lifetime: lifetime, now: now, held: held, into: &outcome)
             }
+            return true
         }
     }
 
@@ -61,29 +63,5 @@ enum LeftoverSweep {
               unlinkat(folder.rawValue, name, 0) == 0 else { return }
         outcome.files += 1
         outcome.bytes += Int64(info.st_size)
-    }
-
-    /// Calls `visit` with each entry of a folder (not `.` and `..`) as it
-    /// is read, so a folder of 100,000 files costs no list: its name, and
-    /// whether it is a folder (never a symlink to one).
-    private static func forEachEntry(_ folder: FileDescriptor, _ visit: (String, Bool) -> Void) {
-        let copy = dup(folder.rawValue)
-        guard copy >= 0, let stream = fdopendir(copy) else {
-            if copy >= 0 { Glibc.close(copy) }
-            return
-        }
-        defer { closedir(stream) }
-        while let entry = readdir(stream) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
-                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-            }
-            guard name != ".", name != ".." else { continue }
-            var isDirectory = entry.pointee.d_type == UInt8(DT_DIR)
-            if entry.pointee.d_type == UInt8(DT_UNKNOWN) {
-                var info = stat()
-                isDirectory = fstatat(folder.rawValue, name, &info, AT_SYMLINK_NOFOLLOW) == 0 && info.st_mode & S_IFMT == S_IFDIR
-            }
-            visit(name, isDirectory)
-        }
     }
 }

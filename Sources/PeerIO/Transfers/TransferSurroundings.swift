@@ -15,6 +15,8 @@ package protocol TransferSurroundings: AnyObject {
     func row(_ peer: UUID) -> PeerSnapshot?
     /// Whether `peerID` is paired.
     func isPaired(_ peerID: String) -> Bool
+    /// Whether `peerID` is paired with a Quick Save rule (issue 45).
+    func hasQuickSave(_ peerID: String) -> Bool
     /// Subscribed clients that could decide an offer for `app`: the
     /// default app's subscribers, or those holding `app`.
     func deciders(_ app: AppName) -> Int

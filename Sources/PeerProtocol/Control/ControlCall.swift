@@ -121,6 +121,21 @@ extension ControlCall where Result == TransferResult {
     public static var cancelTransfer: Self { .init(.cancelTransfer) }
 }
 
+extension ControlCall where Result == DownloadsResult {
+    /// `downloads` (since 0.4.0).
+    public static var downloads: Self { .init(.downloads) }
+}
+
+extension ControlCall where Result == FetchResult {
+    /// `fetch` (since 0.4.0): the descriptors go with the line.
+    public static var fetch: Self { .init(.fetch) }
+}
+
+extension ControlCall where Result == TrustRecord {
+    /// `quickSave` (since 0.4.0): the peer's trust record with its rule.
+    public static var quickSave: Self { .init(.quickSave) }
+}
+
 extension ControlCall where Result == TransfersResult {
     /// `transfers`.
     public static var transfers: Self { .init(.transfers) }

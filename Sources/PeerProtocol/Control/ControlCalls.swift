@@ -16,6 +16,7 @@ public enum ControlCalls {
          ControlCall<TransfersResult>.transfers.entry, ControlCall<StreamInfo>.pipe.entry, ControlCall<ChannelInfo>.channel.entry,
          ControlCall<AppRow>.register.entry, ControlCall<AppRow>.appAdd.entry, ControlCall<AppsResult>.apps.entry,
          ControlCall<EmptyResult>.appRemove.entry, ControlCall<DatagramSendResult>.datagram.entry,
-         ControlCall<DatagramsResult>.datagrams.entry]
+         ControlCall<DatagramsResult>.datagrams.entry, ControlCall<TrustRecord>.quickSave.entry,
+         ControlCall<DownloadsResult>.downloads.entry, ControlCall<FetchResult>.fetch.entry]
     }
 }

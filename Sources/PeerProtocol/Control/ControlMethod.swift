@@ -76,4 +76,14 @@ public enum ControlMethod: String, Codable, Sendable, CaseIterable {
     /// passed with the line (optional `app`); answered when it closes
     /// (since 0.3.0).
     case datagrams = "datagrams"
+    /// Set or clear a paired peer's Quick Save rule (`peer`, `into`: the
+    /// caller's folder; no `into`: off) (since 0.4.0).
+    case quickSave = "quickSave"
+    /// A page of a folder in the caller's download directory (`folder`,
+    /// `offset`, `max`) (since 0.4.0).
+    case downloads = "downloads"
+    /// Copy landed files into descriptors the client opened for writing,
+    /// one per `paths` entry with the line, then remove them here unless
+    /// `keep` (`folder`, `paths`, `keep`) (since 0.4.0).
+    case fetch = "fetch"
 }

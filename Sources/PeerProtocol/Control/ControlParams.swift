@@ -66,6 +66,16 @@ public struct ControlParams: Codable, Sendable, Equatable {
     /// when it cannot cross over UDP (the path not up), dropped rather than
     /// queued behind much.
     public var fallback: Bool?
+    /// `quickSave` (since 0.4.0): the caller's folder for the peer's
+    /// files, an absolute path; absent turns the rule off.
+    public var into: String?
+    /// `downloads`, `fetch` (since 0.4.0): a folder in the caller's
+    /// download directory, relative (`""` or absent: the directory).
+    public var folder: String?
+    /// `fetch` (since 0.4.0): the files to copy, relative to `folder`.
+    public var paths: [String]?
+    /// `fetch` (since 0.4.0): true leaves peerd's copies in place.
+    public var keep: Bool?
     /// Creates parameters.
     public init(peer: String? = nil, since: UInt64? = nil, context: String? = nil, timeout: Double? = nil,
                 invitation: String? = nil, data: String? = nil, pairing: String? = nil, code: String? = nil, queue: Bool? = nil,

@@ -56,6 +56,14 @@ public struct TransferInfo: Codable, Sendable, Equatable {
     /// The app whose transfer it is (issue 23); absent for the default app's.
     /// Only that app's clients see it, decide it or cancel it.
     public var app: String?
+    /// Receiving, once accepted (since 0.4.0): who accepted it: `client`
+    /// (a client's `acceptTransfer`), `policy` (`--auto-accept`) or
+    /// `quickSave` (the peer's Quick Save rule, `quickSave`).
+    public var acceptedBy: String?
+    /// Receiving (since 0.4.0): the folder files land in, relative to the
+    /// download directory of the transfer's app, for `downloads` and
+    /// `fetch` (a client cannot open `directory` itself).
+    public var folder: String?
 
     /// Creates it.
     public init(id: String, direction: TransferDirection, peer: UUID, name: String, state: TransferState, totalFiles: Int, totalBytes: Int64,

@@ -15,6 +15,8 @@ public struct TrustRecord: Codable, Sendable, Equatable {
     /// Where it was last connected, tried when mDNS does not show it (for
     /// example when a flood of fake services has filled Avahi's cache).
     public var addresses: [Endpoint]?
+    /// Its Quick Save rule, if one is set (since 0.4.0).
+    public var quickSave: QuickSaveRule?
 
     /// Where to dial the peer: the endpoints mDNS `shown` now, or, when it
     /// shows none (a peer added by address, or one hidden by a partition),

@@ -54,6 +54,13 @@ package enum PeerctlCommand: Equatable, Sendable {
     case declineTransfer(String)
     /// Cancel a transfer, either direction.
     case cancelTransfer(String)
+    /// List a folder of the download directory (`""`: its top).
+    case downloads(folder: String)
+    /// Move landed files below `folder` into the local folder `into` (nil:
+    /// the user's download folder); with `keep`, peerd keeps its copies.
+    case fetch(folder: String, into: String?, keep: Bool)
+    /// Set a paired peer's Quick Save rule to `folder`, or clear it (nil).
+    case quickSave(peer: String, folder: String?)
     /// Join stdin and stdout to a named stream with a peer.
     case pipe(peer: String, name: String)
     /// Send a datagram (TEXT, stdin with `-`, each stdin line with `lines`).
@@ -83,6 +90,7 @@ package enum PeerctlCommand: Equatable, Sendable {
     /// Every command name, for help and errors.
     package static let names = ["status", "peers", "peer", "watch", "invite", "invitations", "accept", "decline", "disconnect", "send", "recv", "wait",
                                       "pair", "pair-accept", "pair-reject", "pairings", "paired", "unpair", "queue", "inbox", "take",
-                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "pipe", "dgram",
+                                      "send-file", "transfers", "accept-transfer", "decline-transfer", "cancel-transfer", "downloads", "fetch",
+                                      "quick-save", "pipe", "dgram",
                                       "add", "apps", "top", "doctor"]
 }

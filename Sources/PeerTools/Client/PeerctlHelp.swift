@@ -267,6 +267,46 @@ package enum PeerctlHelp {
             Cancels a transfer in either direction. The other side is told; a
             receiver removes its partial files, and nothing is left at their names.
             """
+        case "downloads":
+            return """
+            Usage: peerctl [--json] [--app NAME] downloads [FOLDER]
+
+            Lists what landed in peerd's download directory, which only the
+            service can read: with no FOLDER its top, a folder per peer (a
+            transfer's 'folder' in 'peerctl transfers ID --json'); with FOLDER,
+            that folder. Take files out with 'peerctl fetch'.
+            """
+        case "fetch":
+            return """
+            Usage: peerctl [--json] [--app NAME] fetch FOLDER[/PATH] [--into DIR] [--keep]
+
+            Moves the files below FOLDER (or FOLDER/PATH) of peerd's download
+            directory into DIR, keeping their paths below it, and removes them
+            from the download directory (--keep leaves them there too). The
+            files are made by you, with your rights: peerd copies into files
+            you opened and never sees DIR. Nothing in DIR is replaced: a name
+            that is taken gets ' (1)' and so on. DIR defaults to your download
+            folder ($XDG_DOWNLOAD_DIR, else ~/Downloads) and the last part of
+            FOLDER. A file that fails stays in the download directory, and the
+            exit status is 1.
+
+              peerctl fetch host2                  # into ~/Downloads/host2
+              peerctl fetch host2/photos --into ~/Pictures/trip
+            """
+        case "quick-save":
+            return """
+            Usage: peerctl quick-save PEER FOLDER
+                   peerctl quick-save PEER --off
+
+            Quick Save: files PEER offers are accepted without asking, whatever
+            peerd's --auto-accept says (the disk's room is still checked), and
+            your desktop agent (peerd-agent) moves them into FOLDER as they
+            land, with a notification that says so. The rule is kept with the
+            pairing in peerd's state ('peerctl paired' shows it); unpairing
+            removes it. PEER must be paired; a rule is its user's: only that
+            user or root changes it. Without an agent, 'peerctl fetch' takes
+            the files.
+            """
         case "watch":
             return """
             Usage: peerctl [--json] watch [--since N]

@@ -70,6 +70,14 @@ package struct PeerctlInvocation: Equatable, Sendable {
                     decline an offer
       cancel-transfer ID
                     cancel a transfer, either direction
+      downloads [FOLDER]
+                    what landed in peerd's download directory (FOLDER: a peer's)
+      fetch FOLDER[/PATH] [--into DIR] [--keep]
+                    move landed files into DIR (default: your download
+                    folder, in a folder named after FOLDER's last part)
+      quick-save PEER DIR | --off
+                    accept PEER's files without asking; your 'peerd-agent'
+                    moves them into DIR (PEER must be paired)
       pipe PEER [--name N]
                     join stdin and stdout to a two-way stream with PEER, where
                     'peerctl pipe' runs with the same name (netcat, encrypted)
@@ -145,6 +153,9 @@ package struct PeerctlInvocation: Equatable, Sendable {
         var noWait = false
         var files: [Int]?
         var streamName = "pipe"
+        var into: String?
+        var keep = false
+        var off = false
         while let token = try cursor.next() {
             switch token {
             case .positional(let word):
@@ -220,6 +231,14 @@ package struct PeerctlInvocation: Equatable, Sendable {
                         throw UsageError("--files '\(text)': expected file numbers, such as 0,2,5 (see 'peerctl transfers ID')")
                     }
                     files = numbers.compactMap { $0 }
+                case "--into" where name == "fetch":
+                    into = try cursor.value(for: option)
+                case "--keep" where name == "fetch":
+                    try cursor.flag(option)
+                    keep = true
+                case "--off" where name == "quick-save":
+                    try cursor.flag(option)
+                    off = true
                 case "--state" where name == "wait":
                     let text = try cursor.value(for: option)
                     guard let parsed = ConnectionState(rawValue: text) else {
@@ -306,6 +325,17 @@ package struct PeerctlInvocation: Equatable, Sendable {
         case "pipe":
             guard positionals.count == 1 else { throw UsageError("'pipe' takes one PEER") }
             command = .pipe(peer: positionals[0], name: streamName)
+        case "downloads":
+            guard positionals.count <= 1 else { throw UsageError("'downloads' takes at most one FOLDER") }
+            command = .downloads(folder: positionals.first ?? "")
+        case "fetch":
+            guard positionals.count == 1 else { throw UsageError("'fetch' takes one FOLDER (a peer's, from 'peerctl downloads'), or FOLDER/PATH") }
+            command = .fetch(folder: positionals[0], into: into, keep: keep)
+        case "quick-save":
+            guard positionals.count == (off ? 1 : 2) else {
+                throw UsageError("'quick-save' takes PEER and a FOLDER, or PEER and --off")
+            }
+            command = .quickSave(peer: positionals[0], folder: off ? nil : positionals[1])
         case "transfers":
             guard positionals.count <= 1 else { throw UsageError("'transfers' takes at most one transfer ID") }
             command = .transfers(positionals.first)

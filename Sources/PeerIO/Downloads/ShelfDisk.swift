@@ -1,0 +1,117 @@
+import Glibc
+import PeerCore
+import PeerProtocol
+import PeerSystem
+
+/// The disk work of ``DownloadShelf`` (issue 45), run on its own
+/// ``DiskWorker`` so a long copy delays no session, no client and no
+/// transfer's own disk queue: a folder's entries read, and landed files
+/// copied into descriptors a client opened. Below the download directory
+/// nothing is followed (every step is `O_NOFOLLOW`), as where files land.
+struct ShelfDisk {
+    /// The download directory's path.
+    let downloads: String
+
+    /// Opens the folder `components` below the download directory (the
+    /// directory itself for none), never following a symlink.
+    func open(_ components: [String]) throws(SystemError) -> FileDescriptor {
+        var current = try FileDescriptor(rawValue: AT_FDCWD).openAt(downloads, flags: O_RDONLY | O_DIRECTORY)
+        for component in components {
+            let next: FileDescriptor
+            do { next = try current.openAt(component, flags: O_RDONLY | O_DIRECTORY) } catch {
+                current.close()
+                throw error
+            }
+            current.close()
+            current = next
+        }
+        return current
+    }
+
+    /// The entries of folder `components` that a client may see; `atBase`:
+    /// it is the top of the default app's directory.
+    func entries(_ components: [String], atBase: Bool) -> Result<[DownloadEntry], ControlError> {
+        let folder: FileDescriptor
+        do { folder = try open(components) } catch {
+            let shown = components.joined(separator: "/")
+            if error.errno == ENOENT {
+                // The download directory itself before anything landed: empty.
+                return components.isEmpty ? .success([]) : .failure(ControlError(.notFound, "no folder '\(shown)' in the download directory"))
+            }
+            return .failure(ControlError(.storageFailed, "cannot open '\(shown)' in the download directory: \(error)"))
+        }
+        defer { folder.close() }
+        var entries: [DownloadEntry] = []
+        var tooMany = false
+        folder.forEachEntry { name, kind in
+            guard kind != .other, DownloadListing.shows(name, atBase: atBase) else { return true }
+            guard entries.count < DownloadListing.maxEntries else {
+                tooMany = true
+                return false
+            }
+            guard let info = try? folder.status(of: name) else { return true }
+            entries.append(DownloadEntry(name: name, kind: kind == .folder ? DownloadEntry.folder : DownloadEntry.file,
+                                         size: kind == .folder ? 0 : Int64(info.st_size), mode: UInt32(info.st_mode & 0o777),
+                                         mtime: Int64(info.st_mtim.tv_sec)))
+            return true
+        }
+        if tooMany {
+            return .failure(ControlError(.overloaded, "the folder has more than \(DownloadListing.maxEntries) entries; fetch from its subfolders"))
+        }
+        return .success(entries)
+    }
+
+    /// Copies each of `paths` (below folder `base`) into its descriptor
+    /// in `targets`, flushes the copy, and then, unless `keep`, removes
+    /// peerd's own and any folder that empties on its way up to `base`.
+    /// A file that fails is reported and left where it was. Closes every
+    /// target.
+    func fetch(base: [String], paths: [TransferPath], targets: [FileDescriptor], keep: Bool) -> [FetchedFile] {
+        defer { targets.forEach { $0.close() } }
+        return zip(paths, targets).map { path, target in
+            BulkThread.run { fetch(base: base, path: path, into: target, keep: keep) }
+        }
+    }
+
+    private func fetch(base: [String], path: TransferPath, into target: FileDescriptor, keep: Bool) -> FetchedFile {
+        let shown = path.description
+        let folders = Array(path.components.dropLast())
+        guard let name = path.components.last else { return FetchedFile(path: shown, error: "empty path") }
+        do {
+            let targetInfo = try target.status()
+            guard targetInfo.st_mode & S_IFMT == S_IFREG else { return FetchedFile(path: shown, error: "the descriptor given for it is not a regular file") }
+            let access = fcntl(target.rawValue, F_GETFL) & O_ACCMODE
+            guard access == O_WRONLY || access == O_RDWR else { return FetchedFile(path: shown, error: "the descriptor given for it is not open for writing") }
+            let folder = try open(base + folders)
+            defer { folder.close() }
+            let source = try folder.openAt(name, flags: O_RDONLY)
+            defer { source.close() }
+            let info = try source.status()
+            guard info.st_mode & S_IFMT == S_IFREG else { return FetchedFile(path: shown, error: "not a file") }
+            let size = try source.copyAll(to: target)
+            // The client's copy is on its disk before peerd's goes.
+            try target.sync()
+            var removed = false
+            if !keep {
+                removed = Glibc.unlinkat(folder.rawValue, name, 0) == 0
+                if removed { removeEmptied(base: base, folders: folders) }
+            }
+            return FetchedFile(path: shown, size: size, mode: UInt32(info.st_mode & 0o777), mtime: Int64(info.st_mtim.tv_sec), removed: removed)
+        } catch {
+            return FetchedFile(path: shown, error: error.errno == ENOENT ? "no such file in the download directory" : "\(error)")
+        }
+    }
+
+    /// Removes the folders of a fetched file's path that it left empty,
+    /// deepest first, up to (not including) `base`.
+    private func removeEmptied(base: [String], folders: [String]) {
+        var depth = folders.count
+        while depth > 0 {
+            guard let parent = try? open(base + folders.prefix(depth - 1)) else { return }
+            let gone = Glibc.unlinkat(parent.rawValue, folders[depth - 1], AT_REMOVEDIR) == 0
+            parent.close()
+            guard gone else { return }
+            depth -= 1
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// The user's download folder, as the XDG user-dirs spec finds it, and
+/// where `peerctl fetch` and the desktop programs put a peer's files by
+/// default (issue 45). Pure: the caller reads the environment and the
+/// user-dirs file.
+package enum UserDownloads {
+    /// `$XDG_DOWNLOAD_DIR`, else `XDG_DOWNLOAD_DIR="…"` in `userDirs` (the
+    /// text of `$XDG_CONFIG_HOME/user-dirs.dirs`, `$HOME` expanded), else
+    /// `$HOME/Downloads`; nil without a home.
+    package static func folder(environment: [String: String], userDirs: String?) -> String? {
+        let home = environment["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        if let set = environment["XDG_DOWNLOAD_DIR"], set.hasPrefix("/") { return set }
+        if let userDirs {
+            for line in userDirs.split(separator: "\n") where line.hasPrefix("XDG_DOWNLOAD_DIR=") {
+                var value = String(line.dropFirst("XDG_DOWNLOAD_DIR=".count))
+                if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+                if value.hasPrefix("$HOME"), let home { value = home + value.dropFirst("$HOME".count) }
+                if value.hasPrefix("/") { return value }
+            }
+        }
+        return home.map { $0 + "/Downloads" }
+    }
+
+    /// The folder a fetch of `folder` (of the download directory) goes to
+    /// under `downloads`: its last part, so `host2/photos` lands in
+    /// `~/Downloads/photos` and `host2` in `~/Downloads/host2`.
+    package static func target(for folder: String, downloads: String) -> String {
+        let last = folder.split(separator: "/").last.map(String.init) ?? "peerd"
+        return downloads + "/" + last
+    }
+}

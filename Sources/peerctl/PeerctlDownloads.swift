@@ -1,0 +1,90 @@
+import FoundationEssentials
+import Glibc
+import PeerKit
+import PeerSystem
+import PeerTools
+
+/// `downloads`, `fetch` and `quick-save` (issue 45): files out of the
+/// download directory only the service can read, and a paired peer's
+/// Quick Save rule.
+extension PeerctlCommands {
+    func downloads(_ folder: String) throws(ControlClientError) -> Int32 {
+        var entries: [DownloadEntry] = []
+        while true {
+            var params = ControlParams()
+            params.folder = folder
+            params.offset = entries.count
+            let page = try client.call(.downloads, params: scoped(params))
+            entries += page.entries
+            if page.entriesOmitted == 0 || page.entries.isEmpty { break }
+        }
+        if json {
+            emit(PeerctlRenderer.json(DownloadsResult(folder: folder, entries: entries, entriesOmitted: 0)))
+            return 0
+        }
+        guard !entries.isEmpty else {
+            emit(folder.isEmpty ? "nothing has landed" : "'\(TerminalText.escape(folder))' is empty")
+            return 0
+        }
+        var table = TextTable(header: ["NAME", "SIZE", "MODIFIED"])
+        for entry in entries {
+            let name = entry.kind == DownloadEntry.folder ? entry.name + "/" : entry.name
+            table.rows.append([TerminalText.escape(name), entry.kind == DownloadEntry.folder ? "-" : ProgressLine.bytes(entry.size),
+                               Date(timeIntervalSince1970: TimeInterval(entry.mtime)).formatted(.iso8601)])
+        }
+        emit(table.render())
+        return 0
+    }
+
+    func fetch(_ folder: String, into: String?, keep: Bool) throws(ControlClientError) -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let configHome = environment["XDG_CONFIG_HOME"] ?? environment["HOME"].map { $0 + "/.config" }
+        let userDirs = configHome.flatMap { TextFile.read($0 + "/user-dirs.dirs", limit: 64 * 1024) }
+        guard let target = into ?? UserDownloads.folder(environment: environment, userDirs: userDirs).map({ UserDownloads.target(for: folder, downloads: $0) }) else {
+            printError("no home folder to put the files in: give --into DIR")
+            return 2
+        }
+        let interactive = !json && isatty(STDERR_FILENO) == 1
+        let summary = try DownloadFetcher(client: client, app: app, keep: keep).fetchAll(folder: folder, into: target) { sofar in
+            if interactive { Self.progress("\r\(sofar.files) files, \(ProgressLine.bytes(sofar.bytes))\u{1b}[K") }
+        }
+        if interactive { Self.progress("\r\u{1b}[K") }
+        if json {
+            emit(PeerctlRenderer.json(FetchReport(summary: summary, into: target)))
+        } else {
+            for failure in summary.failed { printError("\(TerminalText.escape(failure.path)): \(TerminalText.escape(failure.error))") }
+            emit(summary.files == 0 && summary.failed.isEmpty ? "nothing to fetch in '\(TerminalText.escape(folder))'"
+                 : "\(summary.files) files, \(ProgressLine.bytes(summary.bytes)), into \(TerminalText.escape(target))")
+        }
+        return summary.failed.isEmpty ? 0 : 1
+    }
+
+    func quickSave(_ selector: String, folder: String?) throws(ControlClientError) -> Int32 {
+        var params = ControlParams(peer: selector)
+        if let folder {
+            params.into = folder.hasPrefix("/") ? folder : Self.workingDirectory() + "/" + folder
+        }
+        let record = try client.call(.quickSave, params: params)
+        if json {
+            emit(PeerctlRenderer.json(record))
+        } else if let rule = record.quickSave {
+            emit("Quick Save for '\(TerminalText.escape(record.name))': its files are accepted without asking and go to \(TerminalText.escape(rule.folder)) (by peerd-agent, or 'peerctl fetch \(TerminalText.escape(record.name))')")
+        } else {
+            emit("Quick Save for '\(TerminalText.escape(record.name))' is off")
+        }
+        return 0
+    }
+
+    /// Draws `text` over the progress line on stderr.
+    private static func progress(_ text: String) {
+        let bytes = Array(text.utf8)
+        bytes.withUnsafeBytes { _ = write(2, $0.baseAddress, $0.count) }
+    }
+
+    /// The working directory, for a relative FOLDER.
+    private static func workingDirectory() -> String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix(while: { $0 != 0 }).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
