@@ -37,10 +37,7 @@ extension PeerctlCommands {
     }
 
     func fetch(_ folder: String, into: String?, keep: Bool) throws(ControlClientError) -> Int32 {
-        let environment = ProcessInfo.processInfo.environment
-        let configHome = environment["XDG_CONFIG_HOME"] ?? environment["HOME"].map { $0 + "/.config" }
-        let userDirs = configHome.flatMap { TextFile.read($0 + "/user-dirs.dirs", limit: 64 * 1024) }
-        guard let target = into ?? UserDownloads.folder(environment: environment, userDirs: userDirs).map({ UserDownloads.target(for: folder, downloads: $0) }) else {
+        guard let target = into ?? UserDownloads.current().map({ UserDownloads.target(for: folder, downloads: $0) }) else {
             printError("no home folder to put the files in: give --into DIR")
             return 2
         }

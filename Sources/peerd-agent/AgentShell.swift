@@ -16,10 +16,13 @@ final class AgentShell {
     private let now: @Sendable () -> Date
     /// What opens the app on an offer or a pairing (`--app`), with the id as its last word.
     private let appCommand: [String]
+    /// The user's download folder ("Save to Downloads" puts a peer's files
+    /// in a folder named after it there).
+    private let userDownloads: String?
 
     /// A shell over `client` and `bus`; `now` is its clock.
-    init(client: PeerClient, bus: NotificationBus, appCommand: [String], now: @escaping @Sendable () -> Date) {
-        (self.client, self.bus, self.appCommand, self.now) = (client, bus, appCommand, now)
+    init(client: PeerClient, bus: NotificationBus, appCommand: [String], userDownloads: String?, now: @escaping @Sendable () -> Date) {
+        (self.client, self.bus, self.appCommand, self.userDownloads, self.now) = (client, bus, appCommand, userDownloads, now)
     }
 
     /// Runs until the daemon's events end for good (an error) or the process is stopped.
@@ -56,6 +59,12 @@ final class AgentShell {
             let invitations = try await client.invitations()
             let transfers = try await client.transfers()
             await perform(planner.waiting(invitations: invitations, transfers: transfers, now: now()))
+            // Quick Save transfers that landed while no agent ran (those the
+            // daemon still lists): their files wait in its downloads.
+            for transfer in transfers where transfer.state == .completed && transfer.acceptedBy == "quickSave" && transfer.app == nil {
+                guard let folder = transfer.folder else { continue }
+                await perform([.moveFiles(transfer: transfer.id, peer: transfer.peer, name: transfer.name, folder: folder, byRule: true)])
+            }
         } catch {
             log("cannot list what waits: \(error)")
         }
@@ -83,6 +92,23 @@ final class AgentShell {
                 case .declineTransfer(let id): try await client.declineTransfer(id)
                 case .openFolder(let path): spawn(["xdg-open", path])
                 case .openApp(let id): spawn(appCommand + [id])
+                case .moveFiles(let transfer, let peer, let name, let folder, let byRule):
+                    let into: String
+                    if byRule {
+                        // The rule is read now: set, changed or cleared since the offer.
+                        guard let rule = try await client.paired().first(where: { $0.uuid == peer })?.quickSave, rule.uid == getuid() else { continue }
+                        into = rule.folder
+                    } else {
+                        guard let userDownloads else {
+                            log("no home folder (HOME, XDG_DOWNLOAD_DIR) to save the files of '\(name)' in")
+                            continue
+                        }
+                        into = UserDownloads.target(for: folder, downloads: userDownloads)
+                    }
+                    let moved = try await client.fetch(folder: folder, into: into)
+                    for failure in moved.failed { log("moving the files of '\(name)': \(failure.path): \(failure.error)") }
+                    await perform(planner.moved(transfer: transfer, peer: peer, name: name, into: into, files: moved.files,
+                                                bytes: moved.bytes, failed: moved.failed.count, byRule: byRule, now: now()))
                 }
             } catch {
                 log("\(action): \(error)")

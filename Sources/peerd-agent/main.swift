@@ -62,7 +62,7 @@ Task { @MainActor in
         agentLog("cannot reach peerd: \(error)")
         exit(3)
     }
-    let shell = AgentShell(client: client, bus: bus, appCommand: appCommand, now: { Date() })
+    let shell = AgentShell(client: client, bus: bus, appCommand: appCommand, userDownloads: UserDownloads.current(), now: { Date() })
     do { try await shell.run() } catch {
         agentLog("stopped: \(error)")
         exit(1)

@@ -1,7 +1,6 @@
 import XCTest
 @testable import PeerCore
 import PeerProtocol
-@testable import PeerTools
 
 /// Issue 45: the rules of `downloads`, `fetch` and `quickSave` apart from
 /// the disk, as tables.
@@ -73,20 +72,5 @@ final class DownloadShelfRulesTests: XCTestCase {
             XCTAssertEqual(refusal != nil, refused, "\(String(describing: existing)) by \(String(describing: caller))")
             if let refusal { XCTAssertEqual(refusal.code, .permissionDenied) }
         }
-    }
-
-    func testTheUsersDownloadFolder() {
-        let rows: [([String: String], String?, String?)] = [
-            (["HOME": "/home/ann"], nil, "/home/ann/Downloads"),
-            (["HOME": "/home/ann", "XDG_DOWNLOAD_DIR": "/data/in"], nil, "/data/in"),
-            (["HOME": "/home/ann"], "# comment\nXDG_DOWNLOAD_DIR=\"$HOME/Téléchargements\"\n", "/home/ann/Téléchargements"),
-            (["HOME": "/home/ann"], "XDG_DOWNLOAD_DIR=\"relative\"\n", "/home/ann/Downloads"),
-            ([:], nil, nil),
-        ]
-        for (environment, userDirs, expected) in rows {
-            XCTAssertEqual(UserDownloads.folder(environment: environment, userDirs: userDirs), expected, "\(environment) \(String(describing: userDirs))")
-        }
-        XCTAssertEqual(UserDownloads.target(for: "host2/photos", downloads: "/d"), "/d/photos")
-        XCTAssertEqual(UserDownloads.target(for: "host2", downloads: "/d"), "/d/host2")
     }
 }

@@ -23,11 +23,15 @@ final class NotificationPlannerTests: XCTestCase {
         return ControlEvent(seq: 1, type: .transferOffered, time: t0, transfer: info)
     }
 
-    private func transfer(_ type: EventKind, _ id: String, state: TransferState, bytes: Int64 = 0, reason: FlowEndReason? = nil) -> ControlEvent {
-        ControlEvent(seq: 2, type: type, time: t0, transfer: TransferInfo(id: id, direction: .receive, peer: peer, name: "laptop", state: state,
-                                                                         totalFiles: 3, totalBytes: 3 << 20, acceptedFiles: 3, acceptedBytes: 3 << 20,
-                                                                         filesDone: bytes == 3 << 20 ? 3 : 1, bytes: bytes, reason: reason,
-                                                                         directory: "/home/u/Downloads/peerd/laptop"))
+    private func transfer(_ type: EventKind, _ id: String, state: TransferState, bytes: Int64 = 0, reason: FlowEndReason? = nil,
+                          acceptedBy: String? = nil) -> ControlEvent {
+        var info = TransferInfo(id: id, direction: .receive, peer: peer, name: "laptop", state: state,
+                                totalFiles: 3, totalBytes: 3 << 20, acceptedFiles: 3, acceptedBytes: 3 << 20,
+                                filesDone: bytes == 3 << 20 ? 3 : 1, bytes: bytes, reason: reason,
+                                directory: "/var/lib/peerd/downloads/laptop")
+        info.folder = "laptop"
+        info.acceptedBy = acceptedBy
+        return ControlEvent(seq: 2, type: type, time: t0, transfer: info)
     }
 
     private func requests(_ actions: [AgentAction]) -> [NotificationRequest] {
@@ -54,8 +58,16 @@ final class NotificationPlannerTests: XCTestCase {
         let end = requests(p.event(transfer(.transferCompleted, "T1", state: .completed, bytes: 3 << 20), now: t0.addingTimeInterval(3)))
         XCTAssertEqual(end.first?.replacing, 41)
         XCTAssertEqual(end.first?.summary, "Received from laptop")
-        XCTAssertEqual(end.first?.actions.map(\.label), ["Open folder"])
-        XCTAssertEqual(p.invoked(41, action: "open-folder"), [.openFolder("/home/u/Downloads/peerd/laptop")])
+        XCTAssertEqual(end.first?.actions.map(\.label), ["Save to Downloads"], "the service's folder is not the user's to open")
+        XCTAssertEqual(p.invoked(41, action: "open-folder"), [], "nothing is the user's to open before it moved")
+        XCTAssertEqual(p.invoked(41, action: "save"), [.moveFiles(transfer: "T1", peer: peer, name: "laptop", folder: "laptop", byRule: false)])
+        let saved = requests(p.moved(transfer: "T1", peer: peer, name: "laptop", into: "/home/u/Downloads/laptop", files: 3, bytes: 3 << 20,
+                                     failed: 0, byRule: false, now: t0.addingTimeInterval(4)))
+        XCTAssertEqual(saved.first?.replacing, 41)
+        XCTAssertEqual(saved.first?.summary, "Saved from laptop")
+        XCTAssertEqual(saved.first?.body, "3 files, 3.0 MiB in /home/u/Downloads/laptop")
+        XCTAssertEqual(saved.first?.actions.map(\.label), ["Open folder"])
+        XCTAssertEqual(p.invoked(41, action: "open-folder"), [.openFolder("/home/u/Downloads/laptop")])
         p.closed(41)
         XCTAssertEqual(p.invoked(41, action: "open-folder"), [], "a closed notification answers nothing")
     }
@@ -150,5 +162,25 @@ final class NotificationPlannerTests: XCTestCase {
         XCTAssertEqual(NotificationText.peerText("evil\u{202E}txt.exe\n"), "evil txt.exe ")
         XCTAssertEqual(NotificationText.peerText(String(repeating: "x", count: 200)).count, NotificationText.maxPeerText)
         XCTAssertEqual(NotificationText.files(count: 1, bytes: 1536, firstName: "a.txt"), "a.txt (1.5 KiB)")
+    }
+
+    /// Quick Save: a transfer the rule accepted is moved first and told
+    /// after, "(Quick Save)", with Open folder on the rule's folder; a
+    /// move that found nothing (another agent of the user took it) says
+    /// nothing; one that left files says so.
+    func testQuickSaveMovesFirstAndTellsAfter() {
+        var p = planner()
+        XCTAssertEqual(p.event(transfer(.transferCompleted, "Q1", state: .completed, bytes: 3 << 20, acceptedBy: "quickSave"), now: t0),
+                       [.moveFiles(transfer: "Q1", peer: peer, name: "laptop", folder: "laptop", byRule: true)])
+        let told = requests(p.moved(transfer: "Q1", peer: peer, name: "laptop", into: "/home/u/In", files: 2, bytes: 10, failed: 1,
+                                    byRule: true, now: t0))
+        XCTAssertEqual(told.first?.summary, "Saved from laptop (Quick Save)")
+        XCTAssertEqual(told.first?.body, "2 files, 10 B in /home/u/In\n1 could not be moved: they wait in peerd's downloads (peerctl downloads)")
+        p.shown(.transfer("Q1"), id: 9)
+        XCTAssertEqual(p.invoked(9, action: "open-folder"), [.openFolder("/home/u/In")])
+        XCTAssertEqual(p.moved(transfer: "Q2", peer: peer, name: "laptop", into: "/home/u/In", files: 0, bytes: 0, failed: 0, byRule: true, now: t0), [])
+        var app = transfer(.transferCompleted, "Q3", state: .completed, bytes: 3 << 20, acceptedBy: "quickSave")
+        app.transfer?.app = "chat"
+        XCTAssertEqual(p.event(app, now: t0), [], "an app's files are its clients'")
     }
 }

@@ -24,7 +24,7 @@ agent_desktop() {
         /usr/bin/python3 -m dbusmock --session --template notification_daemon -p '{"capabilities": "body body-markup actions"}' -l "$NOTIFY_LOG"
     lab_wait_for 10 session_has_name "$i" org.freedesktop.Notifications || fail "no notification server: $(cat "$LAB_DIR/h$i/notify.log")"
     local before; before=$(status_field "$i" .subscribers)
-    lab_spawn "$i" "$LAB_DIR/h$i/agent.log" "${AS_USER[@]}" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" \
+    lab_spawn "$i" "$LAB_DIR/h$i/agent.log" "${AS_USER[@]}" env DBUS_SESSION_BUS_ADDRESS="$SESSION_BUS" HOME="$home" XDG_CONFIG_HOME="$home/.config" \
         "$BIN/peerd-agent" --socket "$(sock "$i")" --app "$home/bin/show-app"
     AGENT_PID=$LAB_PID
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock "$i")' --json status | jq .subscribers)\" -gt $before ]" \
@@ -83,9 +83,20 @@ test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewher
     wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the accepted file"
     lab_wait_for 5 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'Received from host2'" || fail "no notification of the end: $(notify_calls)"
-    case $(notify_calls | grep 'Received from host2') in *'"peerd" 2 '*'"open-folder", "Open folder"'*) ;;
+    case $(notify_calls | grep 'Received from host2') in *'"peerd" 2 '*'"save", "Save to Downloads"'*) ;;
         *) fail "the end does not replace the offer's notification 2: $(notify_calls)" ;; esac
     expect_eq "$(notify_calls | grep -c 'offers files')" 1 "offers notified"
+    # The service's downloads are not the user's to open: Save moves the
+    # file into the user's download folder, as the user.
+    press 1 2 save
+    local saved="$LAB_DIR/h1/desktop/Downloads/host2/offer.bin"
+    lab_wait_for 10 test -s "$saved" || fail "Save to Downloads moved nothing: $(cat "$LAB_DIR/h1/agent.log")"
+    expect_eq "$(sha256sum <"$saved")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the saved file"
+    expect_eq "$(stat -c %u "$saved")" 65534 "the saved file's owner"
+    [ ! -e "$LAB_DIR/h1/state/downloads/host2/offer.bin" ] || fail "the file stayed in the service's downloads after it moved"
+    lab_wait_for 5 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'Saved from host2'" || fail "no notification of the save: $(notify_calls)"
+    case $(notify_calls | grep 'Saved from host2') in *'"peerd" 2 '*'"open-folder", "Open folder"'*) ;;
+        *) fail "the save does not replace notification 2 with Open folder: $(notify_calls)" ;; esac
 
     lab_spawn 2 "$LAB_DIR/send2.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/offer.bin"
     lab_wait_for 10 sh -c "[ \$(grep ' Notify ' '$NOTIFY_LOG' | grep -c 'offers files') -ge 2 ]" || fail "no second offer notified"
@@ -93,4 +104,62 @@ test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewher
     ctl 1 decline-transfer "$id" >/dev/null || fail "decline-transfer"
     lab_wait_for 5 grep -q ' CloseNotification 3$' "$NOTIFY_LOG" || fail "the declined offer's prompt stayed: $(cat "$NOTIFY_LOG")"
     note "the agent's memory after it ($(basename "$BIN") build): $(awk '/^Private_(Clean|Dirty)/ { p += $2 } /^Rss/ { r = $2 } END { printf "private %d kB, resident %d kB", p, r }' "/proc/$AGENT_PID/smaps_rollup")"
+}
+
+# Quick Save (issue 45, "trusted peers, no prompt"): the desktop user sets
+# it for a paired peer with peerctl; with --auto-accept none the peer's
+# files are accepted without a prompt, and the agent moves them into the
+# user's folder and says so. The rule is the user's: another member of
+# the group cannot clear it. Off again, an offer waits; accepted, the user
+# takes its file with 'peerctl fetch'.
+test_quick_save_lands_a_paired_peers_files_in_the_users_folder_without_a_prompt() {
+    two_peers --auto-accept none
+    connect_peers
+    pair_hosts 1 2
+    lab_wait_for 10 state_is 1 host2 connected || fail "the paired peers are not connected"
+    agent_desktop 1
+    local home="$LAB_DIR/h1/desktop"
+    lab_exec 1 "${AS_USER[@]}" "$BIN/peerctl" --socket "$(sock 1)" quick-save host2 "$home/In" >"$LAB_DIR/qs.out" 2>&1 \
+        || fail "quick-save: $(cat "$LAB_DIR/qs.out")"
+    expect_eq "$(json 1 paired | jq -r '.peers[] | select(.name == "host2") | .quickSave | "\(.uid) \(.folder)"')" "65534 $home/In" "the rule in paired"
+    if lab_exec 1 setpriv --reuid=65533 --regid=65533 --groups="$PEERD_GID" "$BIN/peerctl" --socket "$(sock 1)" quick-save host2 --off \
+        >"$LAB_DIR/qs-other.out" 2>&1; then fail "another user cleared the rule"; fi
+    grep -q 'permissionDenied' "$LAB_DIR/qs-other.out" || fail "another user's refusal: $(cat "$LAB_DIR/qs-other.out")"
+
+    mkdir -p "$LAB_DIR/trip/day1"
+    make_file "$LAB_DIR/trip/a.bin" 2
+    make_file "$LAB_DIR/trip/day1/b.bin" 1
+    ctl 2 send-file host1 "$LAB_DIR/trip" >"$LAB_DIR/qs-send.out" 2>&1 || fail "send-file: $(cat "$LAB_DIR/qs-send.out")"
+    lab_wait_for 15 test -s "$home/In/trip/day1/b.bin" || fail "Quick Save moved nothing: $(cat "$LAB_DIR/h1/agent.log"; json 1 transfers)"
+    lab_wait_for 5 test -s "$home/In/trip/a.bin" || fail "Quick Save moved one file of two"
+    expect_eq "$(sha256sum <"$home/In/trip/a.bin")" "$(sha256sum <"$LAB_DIR/trip/a.bin")" "a.bin"
+    expect_eq "$(sha256sum <"$home/In/trip/day1/b.bin")" "$(sha256sum <"$LAB_DIR/trip/day1/b.bin")" "day1/b.bin"
+    expect_eq "$(json 1 transfers | jq -r '.transfers[0].acceptedBy')" quickSave "who accepted it"
+    expect_eq "$(find "$LAB_DIR/h1/state/downloads/host2" -type f | wc -l)" 0 "files left in the service's downloads"
+    [ -z "$(notify_calls | grep 'offers files')" ] || fail "a Quick Save offer prompted: $(notify_calls)"
+    lab_wait_for 5 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'Saved from host2 (Quick Save)'" || fail "no Quick Save notification: $(notify_calls)"
+    case $(notify_calls | grep 'Quick Save') in *"2 files, 3.0 MiB in $home/In"*'"open-folder", "Open folder"'*) ;;
+        *) fail "the Quick Save notification: $(notify_calls | grep 'Quick Save')" ;; esac
+
+    # Off: an offer waits for a decision again; accepted, 'peerctl fetch' takes it.
+    lab_exec 1 "${AS_USER[@]}" "$BIN/peerctl" --socket "$(sock 1)" quick-save host2 --off >/dev/null || fail "quick-save --off"
+    expect_eq "$(json 1 paired | jq -r '.peers[] | select(.name == "host2") | .quickSave')" null "the rule after --off"
+    make_file "$LAB_DIR/later.bin" 1
+    lab_spawn 2 "$LAB_DIR/qs-send2.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/later.bin"
+    local sender=$LAB_PID
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json transfers | jq -e '.transfers[] | select(.state == \"offered\")' >/dev/null" \
+        || fail "the offer did not wait for a decision: $(json 1 transfers)"
+    ctl 1 accept-transfer "$(json 1 transfers | jq -r '[.transfers[] | select(.state == "offered")][0].id')" >/dev/null || fail "accept-transfer"
+    lab_wait_for 20 sh -c "! kill -0 $sender 2>/dev/null" || fail "the accepted transfer did not finish"
+    lab_exec 1 "${AS_USER[@]}" "$BIN/peerctl" --socket "$(sock 1)" downloads host2 >"$LAB_DIR/dl.out" 2>&1 || fail "downloads: $(cat "$LAB_DIR/dl.out")"
+    grep -q 'later.bin' "$LAB_DIR/dl.out" || fail "downloads does not list the file: $(cat "$LAB_DIR/dl.out")"
+    lab_exec 1 "${AS_USER[@]}" "$BIN/peerctl" --socket "$(sock 1)" --json fetch host2 --into "$home/Got" >"$LAB_DIR/fetch.out" 2>&1 \
+        || fail "fetch: $(cat "$LAB_DIR/fetch.out")"
+    expect_eq "$(jq -r '.files' "$LAB_DIR/fetch.out")" 1 "files fetched"
+    expect_eq "$(sha256sum <"$home/Got/later.bin")" "$(sha256sum <"$LAB_DIR/later.bin")" "the fetched file"
+    [ ! -e "$LAB_DIR/h1/state/downloads/host2/later.bin" ] || fail "the fetched file stayed in the service's downloads"
+    if lab_exec 1 "${AS_USER[@]}" "$BIN/peerctl" --socket "$(sock 1)" fetch ../../etc --into "$home/Got" >"$LAB_DIR/fetch-bad.out" 2>&1; then
+        fail "fetch reached above the download directory"
+    fi
+    grep -q 'invalidParams' "$LAB_DIR/fetch-bad.out" || fail "fetch ../..: $(cat "$LAB_DIR/fetch-bad.out")"
 }

@@ -63,7 +63,7 @@ struct ShelfDisk {
 
     /// Copies each of `paths` (below folder `base`) into its descriptor
     /// in `targets`, flushes the copy, and then, unless `keep`, removes
-    /// peerd's own and any folder that empties on its way up to `base`.
+    /// peerd's own (its folders stay).
     /// A file that fails is reported and left where it was. Closes every
     /// target.
     func fetch(base: [String], paths: [TransferPath], targets: [FileDescriptor], keep: Bool) -> [FetchedFile] {
@@ -93,25 +93,13 @@ struct ShelfDisk {
             try target.sync()
             var removed = false
             if !keep {
+                // Only the file: its folders stay, since a transfer may be
+                // about to land in one (a removed folder would fail it).
                 removed = Glibc.unlinkat(folder.rawValue, name, 0) == 0
-                if removed { removeEmptied(base: base, folders: folders) }
             }
             return FetchedFile(path: shown, size: size, mode: UInt32(info.st_mode & 0o777), mtime: Int64(info.st_mtim.tv_sec), removed: removed)
         } catch {
             return FetchedFile(path: shown, error: error.errno == ENOENT ? "no such file in the download directory" : "\(error)")
-        }
-    }
-
-    /// Removes the folders of a fetched file's path that it left empty,
-    /// deepest first, up to (not including) `base`.
-    private func removeEmptied(base: [String], folders: [String]) {
-        var depth = folders.count
-        while depth > 0 {
-            guard let parent = try? open(base + folders.prefix(depth - 1)) else { return }
-            let gone = Glibc.unlinkat(parent.rawValue, folders[depth - 1], AT_REMOVEDIR) == 0
-            parent.close()
-            guard gone else { return }
-            depth -= 1
         }
     }
 }

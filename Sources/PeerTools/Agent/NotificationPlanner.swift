@@ -31,9 +31,10 @@ package struct NotificationPlanner: Sendable {
     /// Incoming transfers shown: the sender's name, the offer's expiry,
     /// and when progress was last shown.
     private var transfers: [String: (name: String, expires: Date?, progressAt: Date?)] = [:]
-    /// The folders of finished transfers whose notification is still up
-    /// ("Open folder"), at most ``maxFinished``.
-    private var finished: [String: String] = [:]
+    /// Finished transfers whose notification is still up, at most
+    /// ``maxFinished``: where their files went ("Open folder"), or, before
+    /// they moved, where they wait ("Save to Downloads").
+    private var finished: [String: Finished] = [:]
     /// Finished transfers remembered at most.
     package static let maxFinished = 256
     /// Notifications held back, by peer id.
@@ -74,7 +75,12 @@ package struct NotificationPlanner: Sendable {
         case (.transfer(let transfer)?, "decline"): return [.declineTransfer(transfer)]
         case (.transfer(let transfer)?, "show"), (.transfer(let transfer)?, "default"): return [.openApp(transfer)]
         case (.pairing(let pairing)?, "enter-code"), (.pairing(let pairing)?, "default"): return [.openApp(pairing)]
-        case (.transfer(let transfer)?, "open-folder"): return finished[transfer].map { [.openFolder($0)] } ?? []
+        case (.transfer(let transfer)?, "open-folder"):
+            guard case .moved(let into)? = finished[transfer] else { return [] }
+            return [.openFolder(into)]
+        case (.transfer(let transfer)?, "save"):
+            guard case .waiting(let peer, let name, let folder)? = finished[transfer] else { return [] }
+            return [.moveFiles(transfer: transfer, peer: peer, name: name, folder: folder, byRule: false)]
         default: return []
         }
     }
@@ -144,6 +150,11 @@ package struct NotificationPlanner: Sendable {
                                                 summary: "Receiving from \(NotificationText.peerText(shown.name))",
                                                 body: body("\(percent)%: \(ProgressLine.bytes(transfer.bytes)) of \(ProgressLine.bytes(transfer.acceptedBytes)), \(transfer.filesDone) of \(transfer.acceptedFiles) files"),
                                                 progress: percent))]
+        case .transferCompleted where event.transfer?.acceptedBy == "quickSave" && event.transfer?.app == nil:
+            // Landed by the peer's Quick Save rule: moved first, told after.
+            guard let transfer = event.transfer, transfer.direction == .receive, let folder = transfer.folder else { return [] }
+            transfers[transfer.id] = nil
+            return [.moveFiles(transfer: transfer.id, peer: transfer.peer, name: transfer.name, folder: folder, byRule: true)]
         case .transferCompleted, .transferFailed:
             guard let transfer = event.transfer, transfer.direction == .receive, transfer.app == nil else { return [] }
             transfers[transfer.id] = nil
@@ -152,18 +163,17 @@ package struct NotificationPlanner: Sendable {
                 // Settled without us: the offer's prompt goes.
                 return close(.transfer(transfer.id))
             }
-            let folder = transfer.directory ?? ""
+            // The files wait in the service's downloads, which the user
+            // cannot open: "Save to Downloads" moves them out (``moved``).
+            let folder = transfer.folder ?? ""
             let done = event.type == .transferCompleted
-            if done, !folder.isEmpty {
-                if finished.count >= Self.maxFinished, let any = finished.keys.first { finished[any] = nil }
-                finished[transfer.id] = folder
-            }
+            if done, !folder.isEmpty { remember(transfer.id, .waiting(peer: transfer.peer, name: transfer.name, folder: folder)) }
             let summary = done ? "Received from \(name)" : "Transfer from \(name) failed"
             let text = done ? NotificationText.files(count: transfer.filesDone, bytes: transfer.bytes, firstName: nil)
                             : NotificationText.peerText(transfer.detail ?? transfer.reason?.rawValue ?? "it ended")
             return show(.transfer(transfer.id), peer: transfer.peer.uuidString, name: transfer.name, now: now, summary: summary, body: text,
-                        buttons: done && !folder.isEmpty ? [NotificationButton("open-folder", "Open folder")] : [],
-                        otherwise: done && !folder.isEmpty ? folder : nil, waits: false)
+                        buttons: done && !folder.isEmpty ? [NotificationButton("save", "Save to Downloads")] : [],
+                        otherwise: done && !folder.isEmpty ? "peerctl fetch \(folder)" : nil, waits: false)
         case .pairingRequest:
             guard let pairing = event.pairing else { return [] }
             return show(.pairing(pairing.id), peer: pairing.peerId, name: pairing.name, now: now,
@@ -177,6 +187,30 @@ package struct NotificationPlanner: Sendable {
         default:
             return []
         }
+    }
+
+    /// The shell moved the files from `name`'s folder into `into`
+    /// (``AgentAction/moveFiles(transfer:peer:name:folder:byRule:)``):
+    /// `files` and `bytes` moved, `failed` left in the download directory.
+    /// Says so in the transfer's notification, with "Open folder" on
+    /// `into`, and "(Quick Save)" when the rule moved them; nothing for a
+    /// rule's move that found nothing (another agent of this user took it).
+    package mutating func moved(transfer: String, peer: UUID, name: String, into: String, files: Int, bytes: Int64, failed: Int,
+                                byRule: Bool, now: Date) -> [AgentAction] {
+        guard files > 0 || failed > 0 || !byRule else { return [] }
+        if files > 0 { remember(transfer, .moved(into: into)) }
+        var text = files > 0 || failed > 0 ? "\(NotificationText.files(count: files, bytes: bytes, firstName: nil)) in \(into)"
+                                           : "Nothing left to save: the files were taken already"
+        if failed > 0 { text += "\n\(failed) could not be moved: they wait in peerd's downloads (peerctl downloads)" }
+        return show(.transfer(transfer), peer: peer.uuidString, name: name, now: now,
+                    summary: "Saved from \(NotificationText.peerText(name))\(byRule ? " (Quick Save)" : "")", body: text,
+                    buttons: files > 0 ? [NotificationButton("open-folder", "Open folder")] : [], otherwise: files > 0 ? into : nil, waits: false)
+    }
+
+    /// Keeps what a finished transfer's buttons need, within ``maxFinished``.
+    private mutating func remember(_ transfer: String, _ state: Finished) {
+        if finished[transfer] == nil, finished.count >= Self.maxFinished, let any = finished.keys.first { finished[any] = nil }
+        finished[transfer] = state
     }
 
     /// A notification for `key`, within `peer`'s rate: it replaces the one
