@@ -18,33 +18,54 @@ import PeerTools
 @MainActor
 final class PeerWindow {
     let window: UnsafeMutablePointer<GtkWidget>
-    private let leaflet: UnsafeMutablePointer<GtkWidget>
+    let leaflet: UnsafeMutablePointer<GtkWidget>
     private let list: UnsafeMutablePointer<GtkWidget>
     private let detail: UnsafeMutablePointer<GtkWidget>
     private let status: UnsafeMutablePointer<GtkWidget>
-    private var model: PeerSessionManager?
-    private var client: PeerClient?
+    var model: PeerSessionManager?
+    var client: PeerClient?
     /// The UUID of each list row, by the row's pointer.
     private var rowPeers: [UnsafeMutablePointer<GtkWidget>: UUID] = [:]
     /// What each detail button does, by the button's pointer.
-    private var buttonActions: [UnsafeMutablePointer<GtkWidget>: Command] = [:]
+    var buttonActions: [UnsafeMutablePointer<GtkWidget>: Command] = [:]
     /// The entry a pairing's code is typed into, while one is shown.
-    private var codeEntry: UnsafeMutablePointer<GtkWidget>?
+    var codeEntry: UnsafeMutablePointer<GtkWidget>?
     /// The entry of the message box, while a peer is shown.
-    private var messageEntry: UnsafeMutablePointer<GtkWidget>?
+    var messageEntry: UnsafeMutablePointer<GtkWidget>?
     /// Files given on the command line, to send to the peer the user picks.
-    private var files: [String]
+    var files: [String]
     /// Pairings and offers waiting, from the daemon's events.
-    private var inbox = DesktopInbox()
+    var inbox = DesktopInbox()
+
+    /// Paired peers' Quick Save rules, by peer (from `paired`).
+    var quickSaveRules: [UUID: QuickSaveRule] = [:]
+    /// This user, whose Quick Save rules the detail may change.
+    let uid = getuid()
+    /// What the file chooser that is open was opened for.
+    var choosing: Choosing?
+
+    /// What the file chooser was opened for.
+    enum Choosing {
+        /// Files to offer the peer.
+        case filesToSend(UUID)
+        /// The peer's Quick Save folder.
+        case quickSaveFolder(UUID)
+    }
 
     /// What a detail button does.
-    private enum Command {
+    enum Command {
         case peer(PeerDetailPresentation.Action)
         case confirmCode(pairing: String)
         case acceptInvitation(String)
         case declineInvitation(String)
-        case openFolder(transfer: String, folder: String)
+        /// Moves a finished transfer's files out of the service's downloads.
+        case saveFiles(transfer: String, folder: String)
+        /// Opens the user's folder the files were moved into.
+        case openFolder(transfer: String, path: String)
+        /// The files given on the command line.
         case sendFiles
+        /// The file chooser, then the files chosen.
+        case chooseFiles
         case sendMessage
         case accept(transfer: String)
         case decline(transfer: String)
@@ -53,7 +74,7 @@ final class PeerWindow {
     private var rebuilding = false
 
     /// The window's clock (injected: the shell reads no time of its own).
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
 
     /// A window of `width` × `height`, with `files` to send; `now` is its clock.
     init(width: Int32, height: Int32, files: [String], now: @escaping @Sendable () -> Date) {
@@ -89,6 +110,7 @@ final class PeerWindow {
         let context = Unmanaged.passUnretained(self).toOpaque()
         _ = peerd_gtk_on_row_selected(list, gtkRowSelected, context)
         _ = peerd_gtk_on_close(window, gtkCloseRequested, context)
+        peerd_gtk_accept_file_drops(window, gtkFilesDropped, context)
         showDetail(nil)
     }
 
@@ -100,7 +122,7 @@ final class PeerWindow {
         do {
             let invitations = try await client.invitations(), pairings = try await client.pairings(), transfers = try await client.transfers()
             inbox.catchUp(invitations: invitations, pairings: pairings, transfers: transfers, now: now())
-            if let model { redraw(model) }
+            await refreshQuickSave()
         } catch {
             say("cannot list what waits: \(error)")
         }
@@ -148,7 +170,8 @@ final class PeerWindow {
                 }
                 let before = inbox
                 inbox.apply(event)
-                if inbox != before, let model { redraw(model) }
+                if event.type == .paired || event.type == .unpaired { await refreshQuickSave() }
+                else if inbox != before, let model { redraw(model) }
             }
         } catch {
             say("peerd's events stopped: \(error)")
@@ -161,7 +184,7 @@ final class PeerWindow {
         gtk_widget_set_visible(status, 1)
     }
 
-    private func redraw(_ model: PeerSessionManager) {
+    func redraw(_ model: PeerSessionManager) {
         rebuilding = true
         defer { rebuilding = false }
         while let child = gtk_widget_get_first_child(list) { gtk_list_box_remove(peerd_gtk_list_box(list), child) }
@@ -190,8 +213,9 @@ final class PeerWindow {
                 if row.id == model.selection { gtk_list_box_select_row(peerd_gtk_list_box(list), peerd_gtk_list_box_row(item)) }
             }
         }
-        showDetail(model.selectedPeer.map { PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id]) },
-                   peer: model.selection)
+        showDetail(model.selectedPeer.map {
+            PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id], quickSave: quickSaveRules[$0.id], uid: uid)
+        }, peer: model.selection)
     }
 
     private func showDetail(_ presentation: PeerDetailPresentation?, peer: UUID? = nil) {
@@ -252,10 +276,12 @@ final class PeerWindow {
         }
         if !files.isEmpty {
             addLine("To send: " + files.map { NotificationText.peerText($0.split(separator: "/").last.map(String.init) ?? $0) }.joined(separator: ", "))
-            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-            addButton(files.count == 1 ? "Send 1 file" : "Send \(files.count) files", .sendFiles, to: row)
-            gtk_box_append(peerd_gtk_box(detail), row)
         }
+        let sendRow = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+        if !files.isEmpty { addButton(files.count == 1 ? "Send 1 file" : "Send \(files.count) files", .sendFiles, to: sendRow) }
+        // Or drop files on the window.
+        addButton("Send files…", .chooseFiles, to: sendRow)
+        gtk_box_append(peerd_gtk_box(detail), sendRow)
         let message = gtk_entry_new()!
         peerd_gtk_accessible_label(message, "Message")
         gtk_entry_set_placeholder_text(peerd_gtk_entry(message), "A message to \(presentation.title)")
@@ -266,9 +292,11 @@ final class PeerWindow {
         gtk_box_append(peerd_gtk_box(detail), messageRow)
         for offer in inbox.offers[peer] ?? [] {
             if let folder = offer.folder {
-                addLine("Received \(offer.files)")
+                addLine(offer.savedTo.map { "Received \(offer.files), in \($0)" } ?? "Received \(offer.files)")
                 let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-                addButton("Open folder", .openFolder(transfer: offer.id, folder: folder), to: row)
+                // The service's downloads are not the user's to open: moved first.
+                if let path = offer.savedTo { addButton("Open folder", .openFolder(transfer: offer.id, path: path), to: row) }
+                else { addButton("Save to Downloads", .saveFiles(transfer: offer.id, folder: folder), to: row) }
                 gtk_box_append(peerd_gtk_box(detail), row)
                 continue
             }
@@ -315,43 +343,6 @@ final class PeerWindow {
     fileprivate func back() {
         adw_leaflet_navigate(peerd_adw_leaflet(leaflet), ADW_NAVIGATION_DIRECTION_BACK)
     }
-
-    fileprivate func clicked(_ button: UnsafeMutablePointer<GtkWidget>) {
-        guard let command = buttonActions[button], let client, let peer = model?.selection else { return }
-        let code = codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
-        let text = messageEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
-        let files = self.files
-        Task { @MainActor in
-            do {
-                switch command {
-                case .peer(.invite): _ = try await client.invite(peer)
-                case .peer(.disconnect): _ = try await client.disconnect(peer)
-                case .peer(.pair): try await client.pair(peer)
-                case .peer(.unpair): try await client.unpair(peer)
-                case .confirmCode(let pairing): try await client.pairAccept(pairing, code: code)
-                case .acceptInvitation(let invitation): _ = try await client.accept(invitation)
-                case .declineInvitation(let invitation): _ = try await client.decline(invitation)
-                case .openFolder(let transfer, let folder):
-                    // The user's file manager; the transfer's line goes once it is opened.
-                    if Subprocess.start(["xdg-open", folder], outputPath: "/dev/null") == nil { self.say("cannot run xdg-open \(folder)") }
-                    self.inbox.dismiss(transfer, of: peer)
-                    if let model = self.model { self.redraw(model) }
-                case .sendFiles:
-                    for path in files { _ = try await client.sendFile(path, to: peer) }
-                    self.files = []
-                    self.say("Offered \(files.count == 1 ? "1 file" : "\(files.count) files"); the peer decides.")
-                case .sendMessage:
-                    guard !text.isEmpty else { return }
-                    _ = try await client.send(Array(text.utf8), to: peer)
-                    if let entry = self.messageEntry { gtk_editable_set_text(peerd_gtk_editable(entry), "") }
-                case .accept(let transfer): try await client.acceptTransfer(transfer)
-                case .decline(let transfer): try await client.declineTransfer(transfer)
-                }
-            } catch {
-                self.say("That did not work: \(error)")
-            }
-        }
-    }
 }
 
 // GTK's callbacks. They run on the main thread (GLib's loop is there), so
@@ -360,7 +351,7 @@ final class PeerWindow {
 
 /// The window behind a callback's user data.
 @MainActor
-private func peerWindow(_ bits: UInt) -> PeerWindow {
+func peerWindow(_ bits: UInt) -> PeerWindow {
     Unmanaged<PeerWindow>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
 }
 
@@ -379,7 +370,7 @@ private func gtkBackClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ contex
 }
 
 /// An action's button: called from C on the main thread.
-private func gtkActionClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) {
+func gtkActionClicked(_ button: UnsafeMutablePointer<GtkWidget>?, _ context: gpointer?) {
     let (window, button) = (UInt(bitPattern: context), UInt(bitPattern: button))
     guard window != 0, button != 0 else { return }
     MainActor.assumeIsolated { peerWindow(window).clicked(UnsafeMutablePointer(bitPattern: button)!) }

@@ -36,7 +36,7 @@ final class DesktopPresentationTests: XCTestCase {
         let rows: [(String, PeerSnapshot, ConnectionState, [PeerDetailPresentation.Action])] = [
             ("nearby, not connected", peer(1, "a"), .notConnected, [.invite, .pair]),
             ("connecting", peer(1, "a"), .connecting, [.disconnect, .pair]),
-            ("paired and connected", peer(1, "a", paired: true), .connected, [.disconnect, .unpair]),
+            ("paired and connected", peer(1, "a", paired: true), .connected, [.disconnect, .unpair, .quickSaveOn, .quickSaveChoose]),
             ("lost", peer(1, "a", lost: true), .notConnected, []),
         ]
         for (name, row, state, actions) in rows {
@@ -48,7 +48,28 @@ final class DesktopPresentationTests: XCTestCase {
         XCTAssertEqual(detail.title, "gamma")
         XCTAssertEqual(detail.facts.first { $0.label == "Addresses" }?.value, "10.0.2.7:7717", "an added peer shows the address it was added by")
         XCTAssertEqual(detail.facts.first { $0.label == "State" }?.value, "not connected")
-        XCTAssertEqual(PeerDetailPresentation.Action.allCases.map(\.label), ["Invite", "Disconnect", "Pair", "Unpair"])
+        XCTAssertEqual(PeerDetailPresentation.Action.allCases.map(\.label),
+                       ["Invite", "Disconnect", "Pair", "Unpair", "Turn on Quick Save", "Quick Save into…", "Turn off Quick Save"])
+    }
+
+    /// Issue 45: a paired peer's Quick Save rule, shown, and changed from
+    /// the detail only by its own user.
+    func testQuickSaveIsShownAndTheUsersToChange() {
+        let paired = peer(1, "a", paired: true)
+        let mine = QuickSaveRule(uid: 1000, folder: "/home/ann/In")
+        // (rule, uid, fact, Quick Save actions)
+        let rows: [(QuickSaveRule?, UInt32?, String, [PeerDetailPresentation.Action])] = [
+            (nil, 1000, "off: its files are offered first", [.quickSaveOn, .quickSaveChoose]),
+            (mine, 1000, "on: its files come without asking, into /home/ann/In", [.quickSaveChoose, .quickSaveOff]),
+            (mine, 1001, "another user's (uid 1000)", []),
+        ]
+        for (rule, uid, fact, actions) in rows {
+            let detail = PeerDetailPresentation(paired, state: .connected, quickSave: rule, uid: uid)
+            XCTAssertEqual(detail.facts.first { $0.label == "Quick Save" }?.value, fact)
+            XCTAssertEqual(Array(detail.actions.drop { ![.quickSaveOn, .quickSaveChoose, .quickSaveOff].contains($0) }), actions)
+        }
+        XCTAssertNil(PeerDetailPresentation(peer(1, "a"), state: .connected, quickSave: mine, uid: 1000).facts.first { $0.label == "Quick Save" },
+                     "an unpaired peer has no rule to show")
     }
 }
 
@@ -156,9 +177,12 @@ final class DesktopInboxTests: XCTestCase {
         XCTAssertEqual(inbox.offers[peer]?.count, 1, "progress of a transfer never offered here adds nothing")
         var completed = transfer(.transferCompleted, "T1", state: .completed, bytes: 4 << 20)
         completed.transfer?.directory = "/srv/peerd/downloads/host2"
+        completed.transfer?.folder = "host2"
         inbox.apply(completed)
-        XCTAssertEqual(inbox.offers[peer], [.init(id: "T1", files: "a.bin (4.0 MiB)", waiting: false, percent: 100, folder: "/srv/peerd/downloads/host2")],
-                       "a finished transfer stays, with its folder, for Open folder")
+        XCTAssertEqual(inbox.offers[peer], [.init(id: "T1", files: "a.bin (4.0 MiB)", waiting: false, percent: 100, folder: "host2")],
+                       "a finished transfer stays, with its folder in the service's downloads, for Save to Downloads")
+        inbox.saved("T1", of: peer, into: "/home/ann/Downloads/host2")
+        XCTAssertEqual(inbox.offers[peer]?.first?.savedTo, "/home/ann/Downloads/host2", "then its user's folder, for Open folder")
         inbox.dismiss("T1", of: peer)
         XCTAssertNil(inbox.offers[peer])
         inbox.apply(transfer(.transferOffered, "T5", state: .offered))

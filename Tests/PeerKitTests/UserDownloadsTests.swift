@@ -17,5 +17,8 @@ final class UserDownloadsTests: XCTestCase {
         }
         XCTAssertEqual(UserDownloads.target(for: "host2/photos", downloads: "/d"), "/d/photos")
         XCTAssertEqual(UserDownloads.target(for: "host2", downloads: "/d"), "/d/host2")
+        for odd in ["..", ".", "", "/", "a/..", ".hidden", "x\ny"] {
+            XCTAssertEqual(UserDownloads.target(for: odd, downloads: "/d"), "/d/peerd", "a peer's name \(odd.debugDescription) names no folder above")
+        }
     }
 }

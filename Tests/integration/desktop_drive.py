@@ -7,7 +7,16 @@
     desktop_drive.py select LIST ROW SECONDS  selects the row named ROW in the list named LIST
     desktop_drive.py press BUTTON SECONDS     presses the button named BUTTON
     desktop_drive.py type FIELD TEXT SECONDS  types TEXT into the field named FIELD
+    desktop_drive.py tab-to NAME TABS         presses Tab (at most TABS times) until
+                                              the focus is on the object named NAME
+    desktop_drive.py down-to NAME TIMES       the same with Down (rows of a list)
+    desktop_drive.py keys KEY...              presses keys (X keysym names: Return,
+                                              space, Down, Tab, ctrl+l; or text:TEXT)
+    desktop_drive.py focused                  prints the focused object's role and name
     desktop_drive.py tree                     prints the app's tree
+
+tab-to and keys press keys as a keyboard would (XTest, through AT-SPI's
+registry), never an action: what the keyboard-only test uses.
 
 Each waits up to SECONDS for what it needs, and exits 1 with what it saw
 when that never comes."""
@@ -48,6 +57,55 @@ def tree(root, depth=0, out=None):
     except Exception:
         pass
     return out
+
+
+def focused(root):
+    """The object that has the keyboard focus, in the app's windows."""
+    if root is None:
+        return None
+    try:
+        if root.getState().contains(pyatspi.STATE_FOCUSED):
+            return root
+        for child in root:
+            hit = focused(child)
+            if hit is not None:
+                return hit
+    except Exception:
+        return None
+    return None
+
+
+KEYSYMS = {"Return": 0xff0d, "Tab": 0xff09, "space": 0x20, "Down": 0xff54, "Up": 0xff52, "Escape": 0xff1b,
+           "Left": 0xff51, "Right": 0xff53}
+# X modifier masks, held with LOCKMODIFIERS around a key.
+MODIFIERS = {"shift": 1, "ctrl": 4, "alt": 8}
+
+
+def focus_window():
+    """Xvfb has no window manager, and X's focus follows the pointer
+    (PointerRoot): the pointer rests over the app's window, without a
+    click, so its keys go there, as a window manager's focus would."""
+    root = app()
+    try:
+        frame = root[0]
+        x, y, width, height = frame.queryComponent().getExtents(pyatspi.DESKTOP_COORDS)
+        pyatspi.Registry.generateMouseEvent(x + width // 2, y + 5, pyatspi.MOUSE_ABS)
+        time.sleep(0.1)
+    except Exception:
+        pass
+
+
+def press_key(name):
+    """One key, or a chord such as ctrl+l, pressed and released."""
+    parts = name.split("+")
+    mask = sum(MODIFIERS[modifier] for modifier in parts[:-1])
+    if mask:
+        pyatspi.Registry.generateKeyboardEvent(mask, None, pyatspi.KEY_LOCKMODIFIERS)
+    last = parts[-1]
+    pyatspi.Registry.generateKeyboardEvent(KEYSYMS.get(last, ord(last[0]) if len(last) == 1 else 0), None, pyatspi.KEY_SYM)
+    if mask:
+        pyatspi.Registry.generateKeyboardEvent(mask, None, pyatspi.KEY_UNLOCKMODIFIERS)
+    time.sleep(0.15)
 
 
 def until(seconds, probe):
@@ -100,6 +158,29 @@ def main(argv):
             button.queryAction().doAction(0)
             return True
         until(float(argv[3]), press)
+    elif verb == "focused":
+        hit = focused(app())
+        print("%s '%s'" % (hit.getRoleName(), hit.name) if hit is not None else "(nothing focused)")
+    elif verb in ("tab-to", "down-to"):
+        focus_window()
+        key = "Tab" if verb == "tab-to" else "Down"
+        for _ in range(int(argv[3]) + 1):
+            hit = focused(app())
+            if hit is not None and hit.name == argv[2]:
+                return
+            press_key(key)
+            time.sleep(0.1)
+        hit = focused(app())
+        sys.exit("%s never reached '%s'; the focus is on %s" % (key, argv[2], "%s '%s'" % (hit.getRoleName(), hit.name) if hit is not None else "nothing"))
+    elif verb == "keys":
+        focus_window()
+        for key in argv[2:]:
+            if key.startswith("text:"):
+                for character in key[5:]:
+                    pyatspi.Registry.generateKeyboardEvent(ord(character), None, pyatspi.KEY_SYM)
+                    time.sleep(0.02)
+            else:
+                press_key(key)
     elif verb == "type":
         def type_in():
             field = find(app(), argv[2])

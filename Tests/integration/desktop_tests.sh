@@ -22,7 +22,10 @@ desktop_app() {
     if [ ! -s "$home/display" ]; then
         lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>'$home/display'"
         lab_wait_for 10 test -s "$home/display" || fail "no X display: $(cat "$LAB_DIR/h$i/xvfb.log")"
-        lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
+        # The bus starts the accessibility registry, which presses keys on
+        # this display (XTest) for the keyboard test: it needs DISPLAY.
+        lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" env DISPLAY=":$(cat "$home/display")" \
+            dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
         lab_wait_for 5 test -S "$home/session.sock" || fail "no session bus"
     fi
     DESKTOP_ENV=(env HOME="$home" PATH="$home/bin:$PATH" XDG_RUNTIME_DIR="$home/run" DISPLAY=":$(cat "$home/display")"
@@ -122,9 +125,14 @@ test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
     lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the transfer did not finish: $(json 1 transfers)"
     wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the accepted file"
-    drive 1 press "Open folder" 10 || fail "the finished transfer offers no Open folder"
+    # The service's downloads are not the user's: Save moves the file into
+    # the user's download folder, and Open folder then opens that.
+    drive 1 press "Save to Downloads" 10 || fail "the finished transfer offers no Save to Downloads"
+    lab_wait_for 10 test -s "$LAB_DIR/h1/desktop/Downloads/host2/offer.bin" || fail "Save moved nothing: $(cat "$LAB_DIR/h1/app.log")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h1/desktop/Downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the saved file"
+    drive 1 press "Open folder" 10 || fail "the saved transfer offers no Open folder"
     lab_wait_for 5 test -s "$LAB_DIR/h1/desktop/opened" || fail "Open folder ran no xdg-open"
-    expect_eq "$(cat "$LAB_DIR/h1/desktop/opened")" "$LAB_DIR/h1/state/downloads/host2" "the folder opened"
+    expect_eq "$(cat "$LAB_DIR/h1/desktop/opened")" "$LAB_DIR/h1/desktop/Downloads/host2" "the folder opened"
     screenshot 1 peerd-gtk-paired-1280x800
     # The agent's Show opens the app on an offer: `peerd-gtk --show ID`
     # selects its peer, and at 360x640 goes straight to the detail.
@@ -148,4 +156,37 @@ test_the_desktop_app_tells_a_user_outside_group_peerd_what_to_do() {
     # nobody, in no group of peerd's (dbus-daemon wants a user it can look up).
     DESKTOP_GROUPS=65534 desktop_app 1 1280x800
     drive 1 wait-text "Join group peerd" 15 || fail "the window does not say how to join group peerd: $(cat "$LAB_DIR/h1/app.log")"
+}
+
+# Keyboard only (issue 45: every action reachable without a pointer): Tab
+# and the arrows reach host2's row and its detail; Space turns on Quick
+# Save for the paired peer (into the user's download folder, kept in
+# peerd's state); "Send files…" opens the file chooser, where the path is
+# typed (Ctrl+L) and Enter sends it. Keys go through XTest, as a keyboard's.
+test_the_desktop_app_is_driven_by_keyboard_alone_quick_save_and_the_file_chooser() {
+    start_peerd 1 --name host1 --auto-accept none
+    start_peerd 2 --auto-accept all
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    pair_hosts 1 2
+    make_file "$LAB_DIR/chosen.bin" 1
+    chmod 0644 "$LAB_DIR/chosen.bin"
+    desktop_app 1 1280x800
+    drive 1 wait-name host2 15 || fail "host2 did not appear in the list"
+    drive 1 tab-to host2 6 || drive 1 down-to host2 6 || fail "the keyboard does not reach host2's row: $(drive 1 focused)"
+    drive 1 keys Return
+    drive 1 wait-name "Turn on Quick Save" 10 || fail "the keyboard did not open host2's detail: $(drive 1 tree | head -40)"
+    drive 1 tab-to "Turn on Quick Save" 40 || fail "Tab does not reach Turn on Quick Save"
+    drive 1 keys space
+    lab_wait_for 10 sh -c "'$BIN/peerctl' --socket '$(sock 1)' --json paired | jq -e '.peers[] | select(.name == \"host2\") | .quickSave' >/dev/null" \
+        || fail "Space on Turn on Quick Save set no rule: $(cat "$LAB_DIR/h1/app.log")"
+    expect_eq "$(json 1 paired | jq -r '.peers[] | select(.name == "host2") | .quickSave | "\(.uid) \(.folder)"')" \
+        "65534 $LAB_DIR/h1/desktop/Downloads/host2" "the rule the window set"
+    drive 1 wait-name "Turn off Quick Save" 10 || fail "the detail does not follow the rule"
+    drive 1 tab-to "Send files…" 40 || fail "Tab does not reach Send files…"
+    drive 1 keys space
+    sleep 1
+    drive 1 keys ctrl+l "text:$LAB_DIR/chosen.bin" Return
+    lab_wait_for 20 test -f "$LAB_DIR/h2/state/downloads/host1/chosen.bin" || fail "the chosen file did not arrive: $(json 1 transfers; drive 1 tree | tail -30)"
+    expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/chosen.bin")" "$(sha256sum <"$LAB_DIR/chosen.bin")" "the file sent through the chooser"
+    screenshot 1 peerd-gtk-quick-save-1280x800
 }

@@ -33,9 +33,11 @@ public enum UserDownloads {
 
     /// The folder a fetch of `folder` (of the download directory) goes to
     /// under `downloads`: its last part, so `host2/photos` lands in
-    /// `~/Downloads/photos` and `host2` in `~/Downloads/host2`.
+    /// `~/Downloads/photos` and `host2` in `~/Downloads/host2`. A name
+    /// that is no folder's (empty, `.`, `..`, starting with a dot, a line
+    /// break: a peer's name may be anything) is `peerd`.
     public static func target(for folder: String, downloads: String) -> String {
-        let last = folder.split(separator: "/").last.map(String.init) ?? "peerd"
-        return downloads + "/" + last
+        let last = folder.split(separator: "/").last.map(String.init) ?? ""
+        return downloads + "/" + (last.isEmpty || last.hasPrefix(".") || last.contains(where: \.isNewline) ? "peerd" : last)
     }
 }

@@ -25,8 +25,11 @@ package struct DesktopInbox: Equatable, Sendable {
         package var waiting: Bool
         /// Percent received, once under way.
         package var percent: Int
-        /// Where its files landed, once every one is in place (nil before).
+        /// Its folder in the service's downloads (TRANSFER's `folder`), once
+        /// every file is in place (nil before): "Save to Downloads" moves it.
         package var folder: String? = nil
+        /// The user's folder its files were moved into ("Open folder").
+        package var savedTo: String? = nil
     }
 
     /// Invitations waiting for an answer, their ids by peer (the default app's).
@@ -91,16 +94,22 @@ package struct DesktopInbox: Equatable, Sendable {
             }
             offers[transfer.peer] = list
         case .transferCompleted:
-            // Kept, with its folder, for "Open folder" (until dismissed or pushed out).
+            // Kept, with its folder, for "Save to Downloads" (until dismissed or pushed out).
             guard let transfer = event.transfer, let index = offers[transfer.peer]?.firstIndex(where: { $0.id == transfer.id }) else { return }
             offers[transfer.peer]![index].waiting = false
             offers[transfer.peer]![index].percent = 100
-            offers[transfer.peer]![index].folder = transfer.directory ?? ""
+            offers[transfer.peer]![index].folder = transfer.folder ?? ""
         case .transferFailed:
             guard let transfer = event.transfer else { return }
             dismiss(transfer.id, of: transfer.peer)
         default:
             return
         }
+    }
+
+    /// The user moved `transfer`'s files from `peer` into `into`.
+    package mutating func saved(_ transfer: String, of peer: UUID, into: String) {
+        guard let index = offers[peer]?.firstIndex(where: { $0.id == transfer }) else { return }
+        offers[peer]![index].savedTo = into
     }
 }

@@ -8,6 +8,9 @@ package struct PeerDetailPresentation: Equatable, Sendable {
     /// What the user can do with a peer from the detail.
     package enum Action: String, Equatable, Sendable, CaseIterable {
         case invite, disconnect, pair, unpair
+        /// Quick Save on, into the user's download folder; on, into a
+        /// folder the user chooses; off (a paired peer's rule, issue 45).
+        case quickSaveOn, quickSaveChoose, quickSaveOff
 
         /// The button's label (and accessible name).
         package var label: String {
@@ -16,6 +19,9 @@ package struct PeerDetailPresentation: Equatable, Sendable {
             case .disconnect: "Disconnect"
             case .pair: "Pair"
             case .unpair: "Unpair"
+            case .quickSaveOn: "Turn on Quick Save"
+            case .quickSaveChoose: "Quick Save into…"
+            case .quickSaveOff: "Turn off Quick Save"
             }
         }
     }
@@ -36,8 +42,11 @@ package struct PeerDetailPresentation: Equatable, Sendable {
     }
 
     /// The detail of `peer` in `state`; `pairing`: one under way with it
-    /// (no Pair button meanwhile).
-    package init(_ peer: PeerSnapshot, state: ConnectionState, pairing: DesktopInbox.Pairing? = nil) {
+    /// (no Pair button meanwhile); `quickSave`: the paired peer's rule,
+    /// shown, and changed from here when it is `uid`'s or there is none
+    /// (another user's rule is theirs).
+    package init(_ peer: PeerSnapshot, state: ConnectionState, pairing: DesktopInbox.Pairing? = nil, quickSave: QuickSaveRule? = nil,
+                 uid: UInt32? = nil) {
         title = NotificationText.peerText(peer.name)
         var facts = [Fact(label: "State", value: PeerListPresentation.words(peer, state)),
                      Fact(label: "Peer id", value: peer.peerId ?? "unknown (never connected)")]
@@ -54,6 +63,14 @@ package struct PeerDetailPresentation: Equatable, Sendable {
         case .notConnected: actions = peer.lost ? [] : [.invite]
         }
         if peer.paired { actions.append(.unpair) } else if pairing == nil, !peer.lost { actions.append(.pair) }
+        if peer.paired {
+            let words = quickSave.map { rule in
+                rule.uid == uid ? "on: its files come without asking, into \(rule.folder)" : "another user's (uid \(rule.uid))"
+            } ?? "off: its files are offered first"
+            self.facts.append(Fact(label: "Quick Save", value: words))
+            if quickSave == nil { actions += [.quickSaveOn, .quickSaveChoose] }
+            else if quickSave?.uid == uid { actions += [.quickSaveChoose, .quickSaveOff] }
+        }
         self.actions = actions
     }
 }
