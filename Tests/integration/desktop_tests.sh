@@ -190,3 +190,60 @@ test_the_desktop_app_is_driven_by_keyboard_alone_quick_save_and_the_file_chooser
     expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/chosen.bin")" "$(sha256sum <"$LAB_DIR/chosen.bin")" "the file sent through the chooser"
     screenshot 1 peerd-gtk-quick-save-1280x800
 }
+
+# desktop_notifications I: on host I's desktop (desktop_app first), a real
+# notification server, dunst, whose context menu (its "dmenu" command)
+# picks the entry holding "Accept" as a user would; a recording of the
+# Notify calls on the session bus (dbus-monitor, NOTIFY_CALLS); and
+# peerd-agent. AGENT_PID is the agent's pid.
+desktop_notifications() {
+    local i=$1 home="$LAB_DIR/h$1/desktop"
+    mkdir -p "$home/.config/dunst"
+    printf '#!/bin/sh\ngrep -m1 Accept\n' >"$home/bin/pick-accept" && chmod 0755 "$home/bin/pick-accept"
+    printf '[global]\n    dmenu = %s/bin/pick-accept\n    browser = /bin/true\n' "$home" >"$home/.config/dunst/dunstrc"
+    chown -R "${DESKTOP_UID:-65534}:${DESKTOP_UID:-65534}" "$home/.config" "$home/bin"
+    NOTIFY_CALLS="$LAB_DIR/h$i/notify-calls.log"
+    lab_spawn "$i" "$NOTIFY_CALLS" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" dbus-monitor --session "interface='org.freedesktop.Notifications'"
+    lab_spawn "$i" "$LAB_DIR/h$i/dunst.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" dunst -config "$home/.config/dunst/dunstrc"
+    lab_wait_for 10 desktop_runs "$i" dunstctl is-paused \
+        || fail "dunst did not start: $(cat "$LAB_DIR/h$i/dunst.log")"
+    local before; before=$(status_field "$i" .subscribers)
+    lab_spawn "$i" "$LAB_DIR/h$i/agent.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" "$BIN/peerd-agent" --socket "$(sock "$i")"
+    AGENT_PID=$LAB_PID
+    lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock "$i")' --json status | jq .subscribers)\" -gt $before ]" \
+        || fail "the agent did not subscribe: $(cat "$LAB_DIR/h$i/agent.log")"
+}
+
+# desktop_runs I COMMAND...: COMMAND succeeds as the desktop user on host I's desktop.
+desktop_runs() { local i=$1; shift; lab_exec "$i" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" "$@" >/dev/null 2>&1; }
+
+# The issue's desktop with a real notification server: the app and the
+# agent run beside dunst as the desktop user. Host 2 offers a file: the
+# agent's notification goes to dunst over the bus (seen by dbus-monitor,
+# shown by dunst), the window shows the same offer, and dunst's own
+# context menu picks Accept (dunstctl action, as a user's right click and
+# choice would): the file lands byte for byte, and the window's prompt
+# goes with it, answered once.
+test_a_real_notification_server_shows_the_offer_and_its_accept_lands_the_file() {
+    start_peerd 1 --name host1 --auto-accept none
+    start_peerd 2 --auto-accept all
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    ctl 1 invite host2 --wait >/dev/null || fail "host1 could not connect to host2"
+    desktop_app 1 1280x800
+    desktop_notifications 1
+    drive 1 select Peers host2 15 || fail "host2 could not be selected"
+    make_file "$LAB_DIR/offer.bin" 2
+    lab_spawn 2 "$LAB_DIR/send.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/offer.bin"
+    local sender=$LAB_PID
+    lab_wait_for 10 grep -q 'host2 offers files' "$NOTIFY_CALLS" || fail "no Notify call for the offer: $(cat "$NOTIFY_CALLS"; cat "$LAB_DIR/h1/agent.log")"
+    lab_wait_for 10 sh -c "[ \"\$(${AS_USER[*]} ${DESKTOP_ENV[*]} dunstctl count displayed)\" -ge 1 ]" \
+        || fail "dunst shows nothing: $(cat "$LAB_DIR/h1/dunst.log")"
+    drive 1 wait-name "Accept files" 10 || fail "the window does not show the offer"
+    screenshot 1 peerd-gtk-with-dunst-1280x800
+    desktop_runs 1 dunstctl action 0 || fail "dunstctl action failed"
+    lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "dunst's Accept did not land the file: $(json 1 transfers; cat "$LAB_DIR/h1/dunst.log")"
+    wait "$sender" || fail "send-file failed: $(cat "$LAB_DIR/send.out")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the file accepted in dunst"
+    expect_eq "$(json 1 transfers | jq -r '.transfers[0].acceptedBy')" client "who accepted it"
+    drive 1 wait-name "Save to Downloads" 10 || fail "the window's prompt did not follow the accept made in dunst"
+}
