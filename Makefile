@@ -183,13 +183,16 @@ bench: deps
 bench-bulk:
 	$(MAKE) bench BENCH_ARGS="--only bulk --runs 3"
 
-# The Debian package, peerd_VERSION_ARCH.deb here, built with dpkg-deb
-# (systemd/debian/build-deb.sh), then checked by lintian when it is there.
+# The Debian packages, peerd_VERSION_ARCH.deb and peerd-desktop_VERSION_ARCH.deb
+# here, built with dpkg-deb (systemd/debian/build-deb.sh, build-desktop-deb.sh),
+# then checked by lintian when it is there: no error and no warning.
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)".*/\1/p' Sources/PeerProtocol/Support/PeerdVersion.swift)
 deb: deps
 	SWIFT=$(SWIFT) systemd/debian/build-deb.sh . $(VERSION) .
-	@if command -v lintian >/dev/null; then lintian --tag-display-limit 0 --fail-on error peerd_$(VERSION)_$$(dpkg --print-architecture).deb; \
-	  else echo "lintian is not installed (apt-get install lintian): the package is not checked"; fi
+	SWIFT=$(SWIFT) systemd/debian/build-desktop-deb.sh . $(VERSION) .
+	@if command -v lintian >/dev/null; then lintian --tag-display-limit 0 --fail-on error,warning \
+	    peerd_$(VERSION)_$$(dpkg --print-architecture).deb peerd-desktop_$(VERSION)_$$(dpkg --print-architecture).deb; \
+	  else echo "lintian is not installed (apt-get install lintian): the packages are not checked"; fi
 
 # Installs the release build; honours PREFIX and DESTDIR. INSTALL_CONFIG=debug
 # installs the debug build instead: the lab test of the layout uses it, so
@@ -213,7 +216,9 @@ install:
 	install -m 0644 systemd/peerd.sysusers $(DESTDIR)$(SYSUSERSDIR)/peerd.conf
 	install -m 0644 systemd/peerd.tmpfiles $(DESTDIR)$(TMPFILESDIR)/peerd.conf
 	install -m 0644 docs/peerd.8 $(DESTDIR)$(MANDIR)/man8/peerd.8
-	install -m 0644 docs/peerctl.1 $(DESTDIR)$(MANDIR)/man1/peerctl.1
+	install -m 0644 docs/peerctl.1 docs/peerd-agent.1 docs/peerd-gtk.1 $(DESTDIR)$(MANDIR)/man1/
+	install -d $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps
+	install -m 0644 systemd/peerd.svg $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/peerd.svg
 	install -m 0644 docs/peerctl.bash-completion $(DESTDIR)$(COMPLETIONDIR)/peerctl
 	install -d $(DESTDIR)$(SYSCONFDIR)/peerd
 	# An edited configuration is never overwritten.
@@ -224,7 +229,8 @@ uninstall:
 	  $(DESTDIR)$(PREFIX)/share/applications/peerd-gtk.desktop $(DESTDIR)$(USERUNITDIR)/peerd-agent.service $(DESTDIR)$(SYSCONFDIR)/xdg/autostart/peerd-agent.desktop \
 	  $(DESTDIR)$(UNITDIR)/peerd.service $(DESTDIR)$(UNITDIR)/peerd.socket \
 	  $(DESTDIR)$(SYSUSERSDIR)/peerd.conf $(DESTDIR)$(TMPFILESDIR)/peerd.conf \
-	  $(DESTDIR)$(MANDIR)/man8/peerd.8 $(DESTDIR)$(MANDIR)/man1/peerctl.1 $(DESTDIR)$(COMPLETIONDIR)/peerctl
+	  $(DESTDIR)$(MANDIR)/man8/peerd.8 $(DESTDIR)$(MANDIR)/man1/peerctl.1 $(DESTDIR)$(MANDIR)/man1/peerd-agent.1 $(DESTDIR)$(MANDIR)/man1/peerd-gtk.1 \
+	  $(DESTDIR)$(PREFIX)/share/icons/hicolor/scalable/apps/peerd.svg $(DESTDIR)$(COMPLETIONDIR)/peerctl
 	# The configuration goes only if unchanged from the shipped one.
 	cmp -s docs/peerd.conf $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf && rm -f $(DESTDIR)$(SYSCONFDIR)/peerd/peerd.conf || true
 

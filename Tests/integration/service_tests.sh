@@ -72,6 +72,7 @@ test_make_install_and_uninstall() {
              usr/bin/peerd-gtk usr/share/applications/peerd-gtk.desktop \
              usr/lib/systemd/system/peerd.service usr/lib/systemd/system/peerd.socket \
              usr/lib/sysusers.d/peerd.conf usr/lib/tmpfiles.d/peerd.conf usr/share/man/man8/peerd.8 usr/share/man/man1/peerctl.1 \
+             usr/share/man/man1/peerd-agent.1 usr/share/man/man1/peerd-gtk.1 usr/share/icons/hicolor/scalable/apps/peerd.svg \
              usr/share/bash-completion/completions/peerctl etc/peerd/peerd.conf; do
         [ -f "$dest/$f" ] || fail "make install did not install /$f"
     done

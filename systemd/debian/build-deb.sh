@@ -79,7 +79,17 @@ install -m 0644 "$HERE/copyright" "$stage/usr/share/doc/peerd/copyright"
     echo
     if [ -f "$src/CHANGELOG.md" ]; then
         awk -v v="$version" '$0 ~ "^## " v {on = 1; next} on && /^## / {exit} on && NF {print "  " $0}' "$src/CHANGELOG.md" \
-            | sed 's/^  - /  * /; s/^  \([^ *]\)/  * \1/' | sed -n '1,200p'   # reads it all: head would close the pipe, and pipefail fail on awk's SIGPIPE
+            | sed 's/^  - /  * /; s/^  \([^ *]\)/  * \1/' \
+            | awk '{ # lines of at most 80 columns (Debian policy), continued under their text
+                    indent = match($0, /[^ *]/) - 1; lead = substr($0, 1, indent); pad = sprintf("%*s", indent, "")
+                    text = substr($0, indent + 1); line = lead
+                    n = split(text, words, " ")
+                    for (i = 1; i <= n; i++) {
+                        if (length(line) + length(words[i]) + 1 > 80 && length(line) > indent) { print line; line = pad }
+                        line = (length(line) > indent || line != lead && line != pad) ? line " " words[i] : line words[i]
+                    }
+                    print line }' \
+            | sed -n '1,400p'   # reads it all: head would close the pipe, and pipefail fail on awk's SIGPIPE
     fi
     echo "  * Release $version."
     echo

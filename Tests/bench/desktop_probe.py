@@ -1,0 +1,178 @@
+#!/usr/bin/python3
+"""peerbench's desktop figures (issue 45): how soon peerd-gtk shows what
+the daemon said, and how soon it answers a click, read through the
+accessibility tree (AT-SPI) as a screen reader would.
+
+    desktop_probe.py session DIR BIN SOCKET
+        starts an X display (Xvfb), a session bus and peerd-gtk on
+        SOCKET, and writes DIR/desktop.env (what a client of that desktop
+        needs); then, until killed, prints a line as each daemon event
+        arrives at a subscriber beside the app, and as the app's list
+        changes (both on this process's monotonic clock, so the two
+        compare):
+            event type=peerFound name=host2 state=notConnected t=12.345
+            ui rows=host2|notconnected t=12.361
+    desktop_probe.py clicks DIR COUNT ROW
+        in the desktop of DIR, COUNT times selects the row named ROW, and
+        then selects none, and times each until the detail shows it (its
+        title) or shows none; prints p50=… max=… in milliseconds.
+
+Run as the bench runs it: root, inside host 1's network namespace."""
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+
+
+def now():
+    return time.monotonic()
+
+
+def say(line):
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def desktop_env(directory):
+    env = dict(os.environ)
+    with open(os.path.join(directory, "desktop.env")) as f:
+        for line in f:
+            key, _, value = line.rstrip("\n").partition("=")
+            env[key] = value
+    return env
+
+
+def session(directory, bin_dir, socket):
+    home = os.path.join(directory, "desktop")
+    os.makedirs(os.path.join(home, "run"), exist_ok=True)
+    os.chmod(os.path.join(home, "run"), 0o700)
+    os.makedirs(os.path.join(home, ".config", "gtk-4.0"), exist_ok=True)
+    with open(os.path.join(home, ".config", "gtk-4.0", "settings.ini"), "w") as f:
+        f.write("[Settings]\ngtk-enable-animations=false\n")
+    read_end, write_end = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_end), "-screen", "0", "1280x800x24", "-nolisten", "tcp", "-noreset"],
+                            pass_fds=[write_end], stderr=subprocess.DEVNULL)
+    os.close(write_end)
+    display = ":" + os.read(read_end, 64).decode().strip()
+    bus = "unix:path=" + os.path.join(home, "session.sock")
+    env = dict(os.environ, HOME=home, XDG_RUNTIME_DIR=os.path.join(home, "run"), DISPLAY=display,
+               DBUS_SESSION_BUS_ADDRESS=bus, GSK_RENDERER="cairo", GTK_A11Y="atspi", NO_AT_BRIDGE="0")
+    subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--nopidfile", "--address=" + bus], env=env, stderr=subprocess.DEVNULL)
+    deadline = now() + 10
+    while not os.path.exists(os.path.join(home, "session.sock")) and now() < deadline:
+        time.sleep(0.02)
+    with open(os.path.join(directory, "desktop.env"), "w") as f:
+        for key in ["HOME", "XDG_RUNTIME_DIR", "DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "GSK_RENDERER", "GTK_A11Y", "NO_AT_BRIDGE"]:
+            f.write("%s=%s\n" % (key, env[key]))
+    app = subprocess.Popen([os.path.join(bin_dir, "peerd-gtk"), "--socket", socket, "--size", "1280x800"], env=env,
+                           stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "desktop-app.log"), "w"))
+    os.environ.update(env)
+    import pyatspi
+    peers = None
+    deadline = now() + 20
+    while peers is None and now() < deadline:
+        peers = find(app_root(pyatspi), "Peers", "list")
+        time.sleep(0.05)
+    if peers is None:
+        sys.exit("peerd-gtk showed no list")
+    watcher = subprocess.Popen([os.path.join(bin_dir, "peerctl"), "--socket", socket, "--json", "watch"], stdout=subprocess.PIPE, text=True)
+    threading.Thread(target=events, args=(watcher,), daemon=True).start()
+    say("ready pid=%d" % app.pid)
+    last = None
+    while True:
+        shown = rows(peers)
+        if shown != last:
+            say("ui rows=%s t=%.6f" % (",".join(shown) or "-", now()))
+            last = shown
+        time.sleep(0.002)
+
+
+def events(watcher):
+    for line in watcher.stdout:
+        t = now()
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        peer = event.get("peer") or {}
+        say("event type=%s name=%s state=%s t=%.6f" % (event.get("type"), peer.get("name", "-"), peer.get("state", "-"), t))
+
+
+def app_root(pyatspi):
+    for candidate in pyatspi.Registry.getDesktop(0):
+        if candidate is not None and candidate.name == "peerd-gtk":
+            return candidate
+    return None
+
+
+def find(root, name, role=None):
+    if root is None:
+        return None
+    try:
+        if root.name == name and (role is None or root.getRoleName() == role):
+            return root
+        for child in root:
+            hit = find(child, name, role)
+            if hit is not None:
+                return hit
+    except Exception:
+        return None
+    return None
+
+
+def rows(peers):
+    """Each peer row's words ("host2 — connected"), without spaces, by name."""
+    out = []
+    try:
+        for row in peers:
+            for child in row:
+                words = child.name or ""
+                if " — " in words:
+                    name, _, rest = words.partition(" — ")
+                    out.append(name + "|" + rest.split(" — ")[0].replace(" ", ""))
+    except Exception:
+        pass
+    return out
+
+
+def clicks(directory, count, row_name):
+    os.environ.update(desktop_env(directory))
+    import pyatspi
+    root = app_root(pyatspi)
+    peers = find(root, "Peers", "list")
+    if peers is None:
+        sys.exit("no list")
+    index = None
+    for i, row in enumerate(peers):
+        if row.name == row_name:
+            index = i
+    if index is None:
+        sys.exit("no row " + row_name)
+    selection = peers.querySelection()
+    times = []
+    for _ in range(count):
+        for select in (True, False):
+            start = now()
+            if select:
+                selection.selectChild(index)
+                target = lambda: find(root, row_name, "label") is not None and find(root, "Select a peer to see it here.") is None
+            else:
+                selection.clearSelection()
+                target = lambda: find(root, "Select a peer to see it here.") is not None
+            deadline = start + 5
+            while not target() and now() < deadline:
+                time.sleep(0.001)
+            times.append((now() - start) * 1000)
+    times.sort()
+    say("p50=%.2f p90=%.2f max=%.2f count=%d" % (times[len(times) // 2], times[int(len(times) * 0.9)], times[-1], len(times)))
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "session":
+        session(sys.argv[2], sys.argv[3], sys.argv[4])
+    elif sys.argv[1] == "clicks":
+        clicks(sys.argv[2], int(sys.argv[3]), sys.argv[4])
+    else:
+        sys.exit(__doc__)

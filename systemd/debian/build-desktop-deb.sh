@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# build-desktop-deb.sh SOURCE_TREE VERSION OUT_DIR: builds
+# OUT_DIR/peerd-desktop_VERSION_ARCH.deb (issue 45): peerd-gtk and
+# peerd-agent, the agent's user unit and autostart entry, the app's
+# .desktop entry, the icon and the man pages. The binaries find the Swift
+# runtime in /usr/lib/peerd, which the peerd package of the same version
+# ships (build-deb.sh): this one depends on it.
+set -euo pipefail
+src=$(cd "$1" && pwd) version=$2 out=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+SWIFT=${SWIFT:-swift}
+arch=$(dpkg --print-architecture)
+runtime=/usr/lib/peerd
+scratch="$src/.build/deb"
+stage=$(mktemp -d /tmp/peerd-desktop-deb.XXXXXX)
+trap 'rm -rf "$stage"' EXIT
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+
+echo "deb: building peerd-desktop $version (release) from $src"
+for product in peerd-agent peerd-gtk; do
+    "$SWIFT" build -c release --package-path "$src" --scratch-path "$scratch" --product "$product" \
+        -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
+done
+bin="$scratch/release"
+
+install -d "$stage/usr/bin" "$stage/usr/lib/systemd/user" "$stage/etc/xdg/autostart" "$stage/usr/share/applications" \
+    "$stage/usr/share/icons/hicolor/scalable/apps" "$stage/usr/share/man/man1" "$stage/usr/share/doc/peerd-desktop" "$stage/DEBIAN"
+install -m 0755 "$bin/peerd-agent" "$bin/peerd-gtk" "$stage/usr/bin/"
+strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk"
+install -m 0644 "$src/systemd/peerd-agent.service" "$stage/usr/lib/systemd/user/"
+install -m 0644 "$src/systemd/peerd-agent.desktop" "$stage/etc/xdg/autostart/"
+install -m 0644 "$src/systemd/peerd-gtk.desktop" "$stage/usr/share/applications/"
+install -m 0644 "$src/systemd/peerd.svg" "$stage/usr/share/icons/hicolor/scalable/apps/peerd.svg"
+gzip -9n <"$src/docs/peerd-agent.1" >"$stage/usr/share/man/man1/peerd-agent.1.gz"
+gzip -9n <"$src/docs/peerd-gtk.1" >"$stage/usr/share/man/man1/peerd-gtk.1.gz"
+install -m 0644 "$HERE/copyright-desktop" "$stage/usr/share/doc/peerd-desktop/copyright"
+install -d "$stage/usr/share/lintian/overrides"
+install -m 0644 "$HERE/lintian-overrides-desktop" "$stage/usr/share/lintian/overrides/peerd-desktop"
+{
+    echo "peerd ($version) unstable; urgency=medium"
+    echo
+    echo "  * Release $version: the desktop window and notifications."
+    echo
+    echo " -- peerd maintainers <maintainers@peerd.invalid>  $(date -R -d @"${SOURCE_DATE_EPOCH:-$(git -C "$src" log -1 --format=%ct 2>/dev/null || date +%s)}")"
+} | gzip -9n >"$stage/usr/share/doc/peerd-desktop/changelog.gz"
+echo /etc/xdg/autostart/peerd-agent.desktop >"$stage/DEBIAN/conffiles"
+# Dependencies: the system libraries the binaries link (GTK, libadwaita,
+# libsystemd, …) by package, and peerd of this version for the runtime.
+needed=$(for f in "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk"; do
+    readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | sort -u)
+depends=$(for lib in $needed; do
+    case $lib in libswift*|libFoundation*|lib_FoundationICU*|libdispatch*|libBlocksRuntime*) continue ;; esac
+    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|AArch64|aarch64/ {print $NF; exit}')
+    [ -n "$path" ] || { echo "deb: no system library provides $lib" >&2; exit 1; }
+    dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path"
+done | cut -d: -f1 | sort -u | tr '\n' ' ')
+depends_field=$(for p in $depends; do echo "$p"; done | sed 's/$/,/' | tr '\n' ' ')
+depends_field="${depends_field}peerd (= $version)"
+size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
+sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends_field/" \
+    "$HERE/control-desktop.in" >"$stage/DEBIAN/control"
+(cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
+chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles"
+find "$stage" -type d -exec chmod 0755 {} +
+deb="$out/peerd-desktop_${version}_${arch}.deb"
+dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$stage" "$deb" >/dev/null
+echo "deb: $deb"
