@@ -22,6 +22,10 @@ final class Bench {
     var bin: String { lab.bin }
     /// peerd on host 2 now (the discovery figure restarts it).
     var peerd2: pid_t
+    /// The desktop's probe (Tests/bench/desktop_probe.py session), once a
+    /// desktop figure started it, and whether it could.
+    var desktop: pid_t?
+    var desktopFailed = false
 
     /// Figures in `lab` (built from the tree at `root`), each over `runs`
     /// runs, with transfers of `bulkMiB` and `messages` per rate run.
@@ -60,6 +64,8 @@ final class Bench {
             }
         }
         if wanted("peers") { rows += peers(progress) }
+        // The desktop's memory after its figures is a noted row too.
+        stopDesktop()
         rows += notedOrder.compactMap { key in noted[key].map { BenchRow(comparison: $0.comparison, variant: $0.variant, unit: $0.unit, summary: BenchSummary($0.values)) } }
         return rows
     }
@@ -114,6 +120,8 @@ final class Bench {
             ]))
             list.append(folderComparison())
         }
+        // The desktop app (issue 45), where the lab has a display server.
+        if access("/usr/bin/Xvfb", X_OK) == 0 { list += desktopComparisons() }
         return list
     }
 
@@ -348,7 +356,7 @@ final class Bench {
     // MARK: Discovery
 
     /// Stops peerd on host 2 and waits until host 1 lists it as lost.
-    private func stopPeerd2() -> Bool {
+    func stopPeerd2() -> Bool {
         kill(peerd2, SIGTERM)
         let deadline = Probes.monotonic() + 10
         var status: Int32 = 0
@@ -361,7 +369,7 @@ final class Bench {
     }
 
     /// peerd on host 2 as the lab started it; false if it did not come up.
-    private func startPeerd2() -> Bool {
+    func startPeerd2() -> Bool {
         guard let pid = lab.start(2, [bin + "/peerd", "--name", "host2", "--state-dir", directory + "/h2/state", "--socket", lab["SOCK2"],
                                       "--log-level", "notice", "--auto-connect", "no", "--download-dir", directory + "/dl2",
                                       "--max-peers", "512", "--max-unverified-peers", "512"],

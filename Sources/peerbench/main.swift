@@ -21,7 +21,7 @@ and peerd's median over each other variant's. Needs root.
   --json          the rows as JSON instead of the table
   --only WORDS    only figures whose name contains one of these
                   (comma-separated: rate, round trip, setup, bulk, discovery,
-                  idle, peers, primitive, datagram, folder; and scale, which the
+                  idle, peers, primitive, datagram, folder, desktop; and scale, which the
                   default run leaves out: its own lab of --hosts
                   hosts, a few minutes, one run whose rows summarize
                   the hosts)
@@ -189,7 +189,9 @@ if !scaleOnly {
     progress("building the lab")
     let lab: BenchLab
     do { lab = try BenchLab(root: root, bin: bin, pin: pin) } catch { fail("\(error)") }
-    rows = Bench(lab: lab, root: root, runs: runs, bulkMiB: bulkMiB, messages: messages).run(only: only, progress: progress)
+    let bench = Bench(lab: lab, root: root, runs: runs, bulkMiB: bulkMiB, messages: messages)
+    rows = bench.run(only: only, progress: progress)
+    bench.stopDesktop()
     lab.stop()
 }
 if only.contains(where: { $0.hasPrefix("scale") }) {
