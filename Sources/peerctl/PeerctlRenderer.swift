@@ -74,8 +74,8 @@ struct PeerctlRenderer {
             let info = app.info.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
             facts.rows.append(["app \(name)", (app.confirmed ? "confirmed" : "advertised") + (info.isEmpty ? "" : ": " + info)])
         }
-        if let datagrams { facts.rows.append(["datagrams", Self.datagrams(datagrams)]) }
-        if let bulk { facts.rows.append(["bulk", Self.bulk(bulk)]) }
+        if let datagrams { facts.rows.append(["datagrams", PeerPathText.datagrams(datagrams)]) }
+        if let bulk { facts.rows.append(["bulk", PeerPathText.bulk(bulk)]) }
         for key in peer.info.keys.sorted() { facts.rows.append(["info \(key)", peer.info[key] ?? ""]) }
         var out = String(facts.render().split(separator: "\n", omittingEmptySubsequences: false).dropFirst().joined(separator: "\n"))
         if !peer.endpoints.isEmpty {
@@ -84,26 +84,6 @@ struct PeerctlRenderer {
             out += "\n" + endpoints.render()
         }
         return out
-    }
-
-    /// Where a peer's file and stream bytes go, in one line.
-    static func bulk(_ info: BulkPathInfo) -> String {
-        switch info.path {
-        case BulkPathInfo.lane: "lane (a connection of its own beside the session)"
-        case BulkPathInfo.opening: "opening a lane (files and streams wait, at most 5 s)"
-        default: "session stream" + (info.reason.map { ": \($0)" } ?? "")
-        }
-    }
-
-    /// A peer's datagram path in one line: its state, round trip and counts.
-    static func datagrams(_ info: DatagramInfo) -> String {
-        var words = info.path
-        if let trip = info.roundTripMs { words += ", round trip \(trip) ms" }
-        if let port = info.port { words += ", UDP port \(port)" }
-        words += "; sent \(info.sent), received \(info.received)"
-        let dropped = info.dropped.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
-        if !dropped.isEmpty { words += ", dropped: " + dropped.joined(separator: ", ") }
-        return words
     }
 
     /// JSON, one object per line.

@@ -61,7 +61,7 @@ final class AgentShell {
             await perform(planner.waiting(invitations: invitations, transfers: transfers, now: now()))
             // Quick Save transfers that landed while no agent ran (those the
             // daemon still lists): their files wait in its downloads.
-            for transfer in transfers where transfer.state == .completed && transfer.acceptedBy == "quickSave" && transfer.app == nil {
+            for transfer in transfers where transfer.state == .completed && transfer.acceptedBy == TransferAcceptance.quickSave.rawValue && transfer.app == nil {
                 guard let folder = transfer.folder else { continue }
                 await perform([.moveFiles(transfer: transfer.id, peer: transfer.peer, name: transfer.name, folder: folder, byRule: true)])
             }

@@ -138,3 +138,35 @@ func gtkFilesDropped(_ list: UnsafePointer<UnsafePointer<CChar>?>?, _ count: Int
     guard window != 0 else { return }
     MainActor.assumeIsolated { peerWindow(window).dropped(dropped) }
 }
+
+extension PeerWindow {
+    /// How often the selected peer's paths and round trip are asked for.
+    static let detailsEvery: Duration = .seconds(2)
+
+    /// Keeps the selected, connected peer's paths and round trip (`peer`)
+    /// up to date: the lines change in place; a first answer, which adds
+    /// lines, draws the detail again.
+    func followDetails(_ client: PeerClient) async {
+        while !Task.isCancelled {
+            if let model, let peer = model.selection, (model.peerStates[peer] ?? model.selectedPeer?.state) == .connected,
+               let answer = try? await client.peerDetails(peer), answer != details[peer] {
+                let first = details[peer] == nil
+                details[peer] = answer
+                if first || !updateFactLines(peer) { redraw(model) }
+            }
+            try? await Task.sleep(for: Self.detailsEvery)
+        }
+    }
+
+    /// Sets the shown fact lines' words from the current presentation;
+    /// false when a line it needs is not shown (a redraw adds it).
+    private func updateFactLines(_ peer: UUID) -> Bool {
+        guard let model, model.selection == peer, let row = model.selectedPeer else { return true }
+        let presentation = PeerDetailPresentation(row, state: model.peerStates[peer] ?? row.state, details: details[peer])
+        for fact in presentation.facts where ["Round trip", "Files and streams", "Datagrams"].contains(fact.label) {
+            guard let line = factLines[fact.label] else { return false }
+            gtk_label_set_text(peerd_gtk_label(line), "\(fact.label): \(fact.value)")
+        }
+        return true
+    }
+}

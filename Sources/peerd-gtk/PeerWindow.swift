@@ -39,6 +39,12 @@ final class PeerWindow {
 
     /// Paired peers' Quick Save rules, by peer (from `paired`).
     var quickSaveRules: [UUID: QuickSaveRule] = [:]
+    /// The selected peer's paths and round trip (`peer`'s answer), by peer.
+    var details: [UUID: PeerResult] = [:]
+    /// The detail's fact lines by label, while shown: a new round trip
+    /// changes a line's words in place, and nothing else (no redraw, so
+    /// the keyboard's focus and a half-typed message stay).
+    var factLines: [String: UnsafeMutablePointer<GtkWidget>] = [:]
     /// This user, whose Quick Save rules the detail may change.
     let uid = getuid()
     /// What the file chooser that is open was opened for.
@@ -150,6 +156,7 @@ final class PeerWindow {
         gtk_label_set_text(peerd_gtk_label(status), "")
         gtk_widget_set_visible(status, 0)
         Task { @MainActor in await self.followInbox(client, show: show) }
+        Task { @MainActor in await self.followDetails(client) }
         if let error = await model.run(client) { say("peerd went away: \(error)") }
     }
 
@@ -214,7 +221,8 @@ final class PeerWindow {
             }
         }
         showDetail(model.selectedPeer.map {
-            PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id], quickSave: quickSaveRules[$0.id], uid: uid)
+            PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id], quickSave: quickSaveRules[$0.id], uid: uid,
+                                   details: details[$0.id])
         }, peer: model.selection)
     }
 
@@ -223,6 +231,7 @@ final class PeerWindow {
         let typed = codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
         while let child = gtk_widget_get_first_child(detail) { gtk_box_remove(peerd_gtk_box(detail), child) }
         buttonActions = [:]
+        factLines = [:]
         codeEntry = nil
         messageEntry = nil
         let back = gtk_button_new_with_label("Back")!
@@ -246,6 +255,7 @@ final class PeerWindow {
             gtk_label_set_xalign(peerd_gtk_label(line), 0)
             gtk_widget_set_halign(line, GTK_ALIGN_START)
             gtk_box_append(peerd_gtk_box(detail), line)
+            factLines[fact.label] = line
         }
         let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
         for action in presentation.actions { addButton(action.label, .peer(action), to: buttons) }

@@ -52,6 +52,27 @@ final class DesktopPresentationTests: XCTestCase {
                        ["Invite", "Disconnect", "Pair", "Unpair", "Turn on Quick Save", "Quick Save into…", "Turn off Quick Save"])
     }
 
+    /// Issue 45: the detail says a connected peer's paths and round trip
+    /// (the `peer` answer), and nothing of them for one not connected.
+    func testTheDetailShowsPathsAndRoundTrip() {
+        let row = peer(1, "a")
+        var details = PeerResult(peer: row)
+        details.datagrams = DatagramInfo(path: "up", port: 7718, roundTripMs: 0.4123, sent: 3, received: 2)
+        details.bulk = BulkPathInfo(path: BulkPathInfo.lane)
+        let connected = PeerDetailPresentation(row, state: .connected, details: details)
+        XCTAssertEqual(connected.facts.first { $0.label == "Round trip" }?.value, "0.41 ms")
+        XCTAssertEqual(connected.facts.first { $0.label == "Files and streams" }?.value, "lane (a connection of its own beside the session)")
+        XCTAssertEqual(connected.facts.first { $0.label == "Datagrams" }?.value, "up, round trip 0.4123 ms, UDP port 7718; sent 3, received 2")
+        details.bulk = BulkPathInfo(path: BulkPathInfo.session, reason: "the peer's release has no lane")
+        details.datagrams?.roundTripMs = 12.6
+        let slow = PeerDetailPresentation(row, state: .connected, details: details)
+        XCTAssertEqual(slow.facts.first { $0.label == "Round trip" }?.value, "13 ms")
+        XCTAssertEqual(slow.facts.first { $0.label == "Files and streams" }?.value, "session stream: the peer's release has no lane")
+        XCTAssertNil(PeerDetailPresentation(row, state: .notConnected, details: details).facts.first { $0.label == "Round trip" })
+        XCTAssertNil(PeerDetailPresentation(peer(2, "b"), state: .connected, details: details).facts.first { $0.label == "Round trip" },
+                     "another peer's answer is not this one's")
+    }
+
     /// Issue 45: a paired peer's Quick Save rule, shown, and changed from
     /// the detail only by its own user.
     func testQuickSaveIsShownAndTheUsersToChange() {

@@ -23,6 +23,8 @@ final class WireValuesTests: XCTestCase {
                              "message", "stored", "undelivered", "appStateChanged", "identityMismatch", "pairingRequest", "pairingCode", "paired", "pairingFailed", "unpaired", "error", "channelOpened",
                              "transferOffered", "transferProgress", "transferCompleted", "transferFailed"])
         pin(TransferState.self, ["offered", "active", "interrupted", "completed", "declined", "cancelled", "failed"])
+        pin(TransferAcceptance.self, ["client", "policy", "quickSave"])
+        XCTAssertEqual([DownloadEntry.file, DownloadEntry.folder], ["file", "folder"], "DownloadEntry.kind")
         pin(TransferDirection.self, ["send", "receive"])
         pin(FlowEndReason.self, ["cancelled", "declined", "timedOut", "noSpace", "ioError", "verifyFailed", "protocolError", "busy", "closed",
                                  "unknownName", "unsupported"])

@@ -36,6 +36,15 @@ def say(line):
     sys.stdout.flush()
 
 
+def tree_helpers():
+    """The lab tests' driver's way to find the app and an object in it
+    (Tests/integration/desktop_drive.py), imported once the desktop's
+    environment is set (pyatspi reads it as it loads)."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+    import desktop_drive
+    return desktop_drive.app, desktop_drive.find
+
+
 def desktop_env(directory):
     env = dict(os.environ)
     with open(os.path.join(directory, "desktop.env")) as f:
@@ -85,11 +94,11 @@ def session(directory, bin_dir, socket):
                            stdout=subprocess.DEVNULL, stderr=open(os.path.join(directory, "desktop-app.log"), "w"))
     children.append(app)
     os.environ.update(env)
-    import pyatspi
+    app_root, find = tree_helpers()
     peers = None
     deadline = now() + 20
     while peers is None and now() < deadline:
-        peers = find(app_root(pyatspi), "Peers", "list")
+        peers = find(app_root(), "Peers", "list")
         time.sleep(0.05)
     if peers is None:
         sys.exit("peerd-gtk showed no list")
@@ -126,28 +135,6 @@ def events(watcher):
         say("event type=%s name=%s state=%s t=%.6f" % (event.get("type"), peer.get("name", "-"), peer.get("state", "-"), t))
 
 
-def app_root(pyatspi):
-    for candidate in pyatspi.Registry.getDesktop(0):
-        if candidate is not None and candidate.name == "peerd-gtk":
-            return candidate
-    return None
-
-
-def find(root, name, role=None):
-    if root is None:
-        return None
-    try:
-        if root.name == name and (role is None or root.getRoleName() == role):
-            return root
-        for child in root:
-            hit = find(child, name, role)
-            if hit is not None:
-                return hit
-    except Exception:
-        return None
-    return None
-
-
 def rows(peers):
     """Each peer row's words ("host2 — connected"), without spaces, by name."""
     out = []
@@ -165,8 +152,8 @@ def rows(peers):
 
 def clicks(directory, count, row_name):
     os.environ.update(desktop_env(directory))
-    import pyatspi
-    root = app_root(pyatspi)
+    app_root, find = tree_helpers()
+    root = app_root()
     peers = find(root, "Peers", "list")
     if peers is None:
         sys.exit("no list")

@@ -68,6 +68,7 @@ test_the_desktop_app_lists_peers_and_invites_one_with_its_own_controls() {
     drive 1 press Invite 5 || fail "Invite could not be pressed"
     lab_wait_for 10 state_is 1 host2 connected || fail "host1 is not connected to host2: $(json 1 peers)"
     drive 1 wait-name Disconnect 5 || fail "the detail did not follow the connection"
+    drive 1 wait-text "Files and streams: " 10 || fail "the detail does not say the connected peer's path"
     drive 1 type Message "hello from the window" 5 || fail "no message box"
     drive 1 press "Send message" 5 || fail "Send message could not be pressed"
     lab_wait_for 10 sh -c "[ \"\$('$BIN/peerctl' --socket '$(sock 2)' --json inbox | jq .count)\" -ge 1 ]" || fail "host2 got no message"
@@ -223,7 +224,9 @@ desktop_runs() { local i=$1; shift; lab_exec "$i" "${AS_USER[@]}" "${DESKTOP_ENV
 # shown by dunst), the window shows the same offer, and dunst's own
 # context menu picks Accept (dunstctl action, as a user's right click and
 # choice would): the file lands byte for byte, and the window's prompt
-# goes with it, answered once.
+# goes with it, answered once. A second offer accepted in the window
+# turns the agent's prompt into its end in place, and nothing is
+# answered twice.
 test_a_real_notification_server_shows_the_offer_and_its_accept_lands_the_file() {
     start_peerd 1 --name host1 --auto-accept none
     start_peerd 2 --auto-accept all
@@ -246,4 +249,15 @@ test_a_real_notification_server_shows_the_offer_and_its_accept_lands_the_file() 
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/offer.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the file accepted in dunst"
     expect_eq "$(json 1 transfers | jq -r '.transfers[0].acceptedBy')" client "who accepted it"
     drive 1 wait-name "Save to Downloads" 10 || fail "the window's prompt did not follow the accept made in dunst"
+
+    cp "$LAB_DIR/offer.bin" "$LAB_DIR/second.bin"
+    lab_spawn 2 "$LAB_DIR/send2.out" "$BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/second.bin"
+    sender=$LAB_PID
+    lab_wait_for 10 sh -c "[ \$(grep -c 'host2 offers files' '$NOTIFY_CALLS') -ge 2 ]" || fail "no notification of the second offer"
+    drive 1 press "Accept files" 10 || fail "the window does not show the second offer"
+    lab_wait_for 30 sh -c "! kill -0 $sender 2>/dev/null" || fail "the second offer accepted in the window did not land"
+    wait "$sender" || fail "the second send-file failed: $(cat "$LAB_DIR/send2.out")"
+    lab_wait_for 5 grep -q 'Received from host2' "$NOTIFY_CALLS" || fail "the agent's prompt did not follow the accept made in the window"
+    ! grep -q 'notFound\|acceptTransfer' "$LAB_DIR/h1/agent.log" || fail "an offer was answered twice: $(cat "$LAB_DIR/h1/agent.log")"
+    expect_eq "$(json 1 transfers | jq '[.transfers[] | select(.state == "completed")] | length')" 2 "transfers completed, once each"
 }

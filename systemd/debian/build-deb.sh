@@ -100,16 +100,8 @@ echo /etc/peerd/peerd.conf >"$stage/DEBIAN/conffiles"
 # Dependencies by Debian package name: the C libraries the binaries and the
 # runtime link (found through dpkg -S), avahi-daemon, and what the
 # maintainer scripts run (init-system-helpers, for deb-systemd-helper, is essential).
-needed=$(for f in "$stage/usr/bin/peerd" "$stage/usr/bin/peerctl" "$stage$runtime"/*.so; do
-    readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | sort -u)
-depends=$(for lib in $needed; do
-    [ -e "$stage$runtime/$lib" ] && continue   # shipped with the package
-    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|AArch64|aarch64/ {print $NF; exit}')
-    [ -n "$path" ] || { echo "deb: no system library provides $lib" >&2; exit 1; }
-    dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path"
-done | cut -d: -f1 | sort -u | tr '\n' ' ')
-depends_field=$(for p in $depends; do echo "$p"; done | sed 's/$/,/' | tr '\n' ' ')
-depends_field="${depends_field}avahi-daemon, systemd"
+. "$HERE/deb-lib.sh"
+depends_field="$(deb_depends "$stage$runtime" "$stage/usr/bin/peerd" "$stage/usr/bin/peerctl" "$stage$runtime"/*.so)avahi-daemon, systemd"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends_field/" \
     "$HERE/control.in" >"$stage/DEBIAN/control"

@@ -47,16 +47,9 @@ install -m 0644 "$HERE/lintian-overrides-desktop" "$stage/usr/share/lintian/over
 echo /etc/xdg/autostart/peerd-agent.desktop >"$stage/DEBIAN/conffiles"
 # Dependencies: the system libraries the binaries link (GTK, libadwaita,
 # libsystemd, …) by package, and peerd of this version for the runtime.
-needed=$(for f in "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk"; do
-    readelf -d "$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; done | sort -u)
-depends=$(for lib in $needed; do
-    case $lib in libswift*|libFoundation*|lib_FoundationICU*|libdispatch*|libBlocksRuntime*) continue ;; esac
-    path=$(ldconfig -p | awk -v l="$lib" '$1 == l && /x86-64|x86_64|AArch64|aarch64/ {print $NF; exit}')
-    [ -n "$path" ] || { echo "deb: no system library provides $lib" >&2; exit 1; }
-    dpkg -S "$(readlink -f "$path")" 2>/dev/null || dpkg -S "$path"
-done | cut -d: -f1 | sort -u | tr '\n' ' ')
-depends_field=$(for p in $depends; do echo "$p"; done | sed 's/$/,/' | tr '\n' ' ')
-depends_field="${depends_field}peerd (= $version)"
+toolchain_lib=$(dirname "$(dirname "$(command -v "$SWIFT")")")/lib/swift/linux
+. "$HERE/deb-lib.sh"
+depends_field="$(deb_depends "$toolchain_lib" "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk")peerd (= $version)"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends_field/" \
     "$HERE/control-desktop.in" >"$stage/DEBIAN/control"

@@ -15,17 +15,9 @@ struct ShelfDisk {
     /// Opens the folder `components` below the download directory (the
     /// directory itself for none), never following a symlink.
     func open(_ components: [String]) throws(SystemError) -> FileDescriptor {
-        var current = try FileDescriptor(rawValue: AT_FDCWD).openAt(downloads, flags: O_RDONLY | O_DIRECTORY)
-        for component in components {
-            let next: FileDescriptor
-            do { next = try current.openAt(component, flags: O_RDONLY | O_DIRECTORY) } catch {
-                current.close()
-                throw error
-            }
-            current.close()
-            current = next
-        }
-        return current
+        let root = try FileDescriptor(rawValue: AT_FDCWD).openAt(downloads, flags: O_RDONLY | O_DIRECTORY)
+        defer { root.close() }
+        return try root.walk(components)
     }
 
     /// The entries of folder `components` that a client may see; `atBase`:

@@ -174,7 +174,7 @@ final class IncomingTransfers {
         logger.info("transfer \(transfer.flow): '\(transfer.peerName)' offers \(transfer.files.count) files, \(transfer.declaredBytes) bytes: \(decision)")
         switch decision {
         case .accept, .acceptQuickSave:
-            transfer.acceptedBy = decision == .accept ? "policy" : "quickSave"
+            transfer.acceptedBy = (decision == .accept ? TransferAcceptance.policy : .quickSave).rawValue
             accept(transfer, nil, session: session)
         case .ask, .wait:
             transfer.expires = now.addingTimeInterval(offerTimeout)
@@ -247,7 +247,7 @@ final class IncomingTransfers {
         if let files, let bad = files.first(where: { $0 < 0 || $0 >= transfer.files.count }) {
             return .failure(ControlError(.invalidParams, "the offer has no file \(bad)"))
         }
-        transfer.acceptedBy = "client"
+        transfer.acceptedBy = TransferAcceptance.client.rawValue
         accept(transfer, files.map(Set.init), session: session)
         return .success(TransferResult(transfer: info(transfer)))
     }

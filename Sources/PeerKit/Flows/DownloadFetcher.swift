@@ -140,22 +140,7 @@ package struct DownloadFetcher {
             }
             return FileDescriptor(rawValue: try Syscall.call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
         }
-        var current = FileDescriptor(rawValue: dup(parent.rawValue))
-        for component in path.split(separator: "/").map(String.init) {
-            if mkdirat(current.rawValue, component, 0o755) != 0 && errno != EEXIST {
-                let code = errno
-                current.close()
-                throw SystemError("mkdirat", errno: code, context: component)
-            }
-            let next: FileDescriptor
-            do { next = try current.openAt(component, flags: O_RDONLY | O_DIRECTORY) } catch {
-                current.close()
-                throw error
-            }
-            current.close()
-            current = next
-        }
-        return current
+        return try parent.walk(path.split(separator: "/").map(String.init), making: 0o755)
     }
 
     /// Makes a new, empty file for `name` in `folder`: `name` itself, or

@@ -42,6 +42,28 @@ extension FileDescriptor {
         }
     }
 
+    /// Opens the folder `components` below the folder `self`, one
+    /// component at a time and never through a symlink (`O_NOFOLLOW`
+    /// each); with `making`, a missing one is made with that mode first.
+    /// `self` stays open; the result is the caller's to close.
+    public func walk(_ components: [String], making mode: mode_t? = nil) throws(SystemError) -> FileDescriptor {
+        var current = FileDescriptor(rawValue: try Syscall.call("dup", "a folder to walk from") { dup(rawValue) })
+        for component in components {
+            do throws(SystemError) {
+                if let mode, mkdirat(current.rawValue, component, mode) != 0, errno != EEXIST {
+                    throw SystemError("mkdirat", errno: errno, context: component)
+                }
+                let next = try current.openAt(component, flags: O_RDONLY | O_DIRECTORY)
+                current.close()
+                current = next
+            } catch {
+                current.close()
+                throw error
+            }
+        }
+        return current
+    }
+
     /// `fstatat` of `name` in the folder `self`, not following a symlink.
     public func status(of name: String) throws(SystemError) -> stat {
         var info = stat()

@@ -150,7 +150,7 @@ package struct NotificationPlanner: Sendable {
                                                 summary: "Receiving from \(NotificationText.peerText(shown.name))",
                                                 body: body("\(percent)%: \(ProgressLine.bytes(transfer.bytes)) of \(ProgressLine.bytes(transfer.acceptedBytes)), \(transfer.filesDone) of \(transfer.acceptedFiles) files"),
                                                 progress: percent))]
-        case .transferCompleted where event.transfer?.acceptedBy == "quickSave" && event.transfer?.app == nil:
+        case .transferCompleted where event.transfer?.acceptedBy == TransferAcceptance.quickSave.rawValue && event.transfer?.app == nil:
             // Landed by the peer's Quick Save rule: moved first, told after.
             guard let transfer = event.transfer, transfer.direction == .receive, let folder = transfer.folder else { return [] }
             transfers[transfer.id] = nil

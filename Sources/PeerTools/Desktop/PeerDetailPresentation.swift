@@ -46,7 +46,7 @@ package struct PeerDetailPresentation: Equatable, Sendable {
     /// shown, and changed from here when it is `uid`'s or there is none
     /// (another user's rule is theirs).
     package init(_ peer: PeerSnapshot, state: ConnectionState, pairing: DesktopInbox.Pairing? = nil, quickSave: QuickSaveRule? = nil,
-                 uid: UInt32? = nil) {
+                 uid: UInt32? = nil, details: PeerResult? = nil) {
         title = NotificationText.peerText(peer.name)
         var facts = [Fact(label: "State", value: PeerListPresentation.words(peer, state)),
                      Fact(label: "Peer id", value: peer.peerId ?? "unknown (never connected)")]
@@ -54,6 +54,12 @@ package struct PeerDetailPresentation: Equatable, Sendable {
         let addresses = peer.endpoints.map(\.hostPort) + (peer.endpoints.isEmpty ? [peer.learnedAddress].compactMap { $0 } : [])
         facts.append(Fact(label: "Addresses", value: addresses.isEmpty ? "none" : addresses.joined(separator: ", ")))
         if let session = peer.session { facts.append(Fact(label: "Session", value: session)) }
+        // The paths of a connected peer (`peer`'s answer), and the round trip on them.
+        if state == .connected, let details, details.peer.id == peer.id {
+            if let trip = PeerPathText.roundTrip(details.datagrams) { facts.append(Fact(label: "Round trip", value: trip)) }
+            if let bulk = details.bulk { facts.append(Fact(label: "Files and streams", value: PeerPathText.bulk(bulk))) }
+            if let datagrams = details.datagrams { facts.append(Fact(label: "Datagrams", value: PeerPathText.datagrams(datagrams))) }
+        }
         facts.append(Fact(label: "Paired", value: peer.paired ? "yes" : "no"))
         if let apps = peer.apps, !apps.isEmpty { facts.append(Fact(label: "Apps", value: apps.keys.sorted().joined(separator: ", "))) }
         self.facts = facts
