@@ -13,6 +13,9 @@
     desktop_drive.py keys KEY...              presses keys (X keysym names: Return,
                                               space, Down, Tab, ctrl+l; or text:TEXT)
     desktop_drive.py focused                  prints the focused object's role and name
+    desktop_drive.py drag X1 Y1 X2 Y2         presses the pointer's first button at
+                                              (X1, Y1), moves in steps to (X2, Y2)
+                                              and lets go there (a drag and drop)
     desktop_drive.py tree                     prints the app's tree
 
 tab-to and keys press keys as a keyboard would (XTest, through AT-SPI's
@@ -172,6 +175,17 @@ def main(argv):
             time.sleep(0.1)
         hit = focused(app())
         sys.exit("%s never reached '%s'; the focus is on %s" % (key, argv[2], "%s '%s'" % (hit.getRoleName(), hit.name) if hit is not None else "nothing"))
+    elif verb == "drag":
+        x1, y1, x2, y2 = (int(v) for v in argv[2:6])
+        pyatspi.Registry.generateMouseEvent(x1, y1, pyatspi.MOUSE_ABS)
+        time.sleep(0.2)
+        pyatspi.Registry.generateMouseEvent(x1, y1, "b1p")
+        time.sleep(0.2)
+        for step in range(1, 21):
+            pyatspi.Registry.generateMouseEvent(x1 + (x2 - x1) * step // 20, y1 + (y2 - y1) * step // 20, pyatspi.MOUSE_ABS)
+            time.sleep(0.05)
+        time.sleep(0.3)
+        pyatspi.Registry.generateMouseEvent(x2, y2, "b1r")
     elif verb == "keys":
         focus_window()
         for key in argv[2:]:

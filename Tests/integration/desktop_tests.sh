@@ -261,3 +261,24 @@ test_a_real_notification_server_shows_the_offer_and_its_accept_lands_the_file() 
     ! grep -q 'notFound\|acceptTransfer' "$LAB_DIR/h1/agent.log" || fail "an offer was answered twice: $(cat "$LAB_DIR/h1/agent.log")"
     expect_eq "$(json 1 transfers | jq '[.transfers[] | select(.state == "completed")] | length')" 2 "transfers completed, once each"
 }
+
+# Files dropped on the window (issue 45: "drag and drop") go to the
+# selected peer: a file manager's drag (Tests/integration/drag_source.py,
+# GTK 4, text/uri-list) is pressed, moved over peerd-gtk and let go,
+# through XTest as a pointer would.
+test_files_dropped_on_the_desktop_app_go_to_the_selected_peer() {
+    start_peerd 1 --name host1
+    start_peerd 2 --auto-accept all
+    lab_wait_for 5 sees 1 host2 || fail "host1 did not see host2"
+    ctl 1 invite host2 --wait >/dev/null || fail "host1 could not connect to host2"
+    make_file "$LAB_DIR/dropped.bin" 1
+    chmod 0644 "$LAB_DIR/dropped.bin"
+    desktop_app 1 1280x800
+    drive 1 select Peers host2 15 || fail "host2 could not be selected"
+    drive 1 wait-name Disconnect 5 || fail "no detail of host2"
+    lab_spawn 1 "$LAB_DIR/h1/drag-source.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" /usr/bin/python3 "$HERE/drag_source.py" "$LAB_DIR/dropped.bin"
+    lab_wait_for 10 grep -q ready "$LAB_DIR/h1/drag-source.log" || fail "the drag source did not start: $(cat "$LAB_DIR/h1/drag-source.log")"
+    drive 1 drag 120 60 760 500
+    lab_wait_for 20 test -f "$LAB_DIR/h2/state/downloads/host1/dropped.bin" || fail "the dropped file did not arrive: $(json 1 transfers; cat "$LAB_DIR/h1/app.log")"
+    expect_eq "$(sha256sum <"$LAB_DIR/h2/state/downloads/host1/dropped.bin")" "$(sha256sum <"$LAB_DIR/dropped.bin")" "the dropped file"
+}
