@@ -446,3 +446,23 @@ compat_the_package_upgrades_in_place_and_purges_clean() {
     kill -9 "$manager" 2>/dev/null
     return 0
 }
+
+# A host that goes back (issue 45): this release pairs and sets a Quick
+# Save rule, which is one more key in the peer's record in trust.json;
+# the old release, started on that state directory, still has the
+# pairing (it reads past the key), and connects to its paired peer.
+compat_a_quick_save_rule_leaves_the_pairing_readable_by_the_old_release() {
+    local old_bin=$OLD_BIN
+    bin_of() { echo "$NEW_BIN"; }
+    start_peerd 1
+    start_peerd 2
+    lab_wait_for 10 sees 1 host2 || fail "host1 did not see host2"
+    pair_across 1 2
+    ctl 1 quick-save host2 /home/someone/In >/dev/null || fail "quick-save"
+    grep -q '"quickSave"' "$LAB_DIR/h1/state/trust.json" || fail "no rule in host1's trust.json: $(cat "$LAB_DIR/h1/state/trust.json")"
+    stop_peerd 1
+    bin_of() { if [ "$1" = 1 ]; then echo "$old_bin"; else echo "$NEW_BIN"; fi; }
+    start_peerd 1
+    expect_eq "$(json 1 paired | jq -r '.peers[0].name')" host2 "the pairing under $OLD_RELEASE"
+    lab_wait_for 30 state_is 1 host2 connected || fail "$OLD_RELEASE did not connect to its paired peer: $(tail -5 "$LAB_DIR/h1/peerd.log")"
+}
