@@ -52,7 +52,7 @@ final class ShelfDiskTests: XCTestCase {
     func testAFetchCopiesFlushesAndRemovesAndRefusesSymlinks() throws {
         let disk = ShelfDisk(downloads: folder + "/downloads")
         let paths = try DownloadRequest.paths(["a.txt", "photos/b.jpg", "link", "missing"], atBase: false, isDefaultApp: true).get()
-        let results = disk.fetch(base: ["host2"], paths: paths, targets: ["a", "b", "c", "d"].map(target), keep: false)
+        let results = zip(paths, ["a", "b", "c", "d"].map(target)).map { disk.fetch(base: ["host2"], path: $0, into: $1, keep: false) }
         XCTAssertEqual(results.map(\.path), ["a.txt", "photos/b.jpg", "link", "missing"])
         XCTAssertEqual(results[0].size, 5)
         XCTAssertEqual(results[0].removed, true)
@@ -72,12 +72,12 @@ final class ShelfDiskTests: XCTestCase {
     func testKeepLeavesPeerdsCopyAndAReadOnlyDescriptorIsRefused() throws {
         let disk = ShelfDisk(downloads: folder + "/downloads")
         let paths = try DownloadRequest.paths(["a.txt"], atBase: false, isDefaultApp: true).get()
-        let kept = disk.fetch(base: ["host2"], paths: paths, targets: [target("k")], keep: true)
+        let kept = [disk.fetch(base: ["host2"], path: paths[0], into: target("k"), keep: true)]
         XCTAssertEqual(kept[0].removed, false)
         XCTAssertEqual(read("/downloads/host2/a.txt"), "alpha")
         write("/out/ro", "")
         let readOnly = FileDescriptor(rawValue: open(folder + "/out/ro", O_RDONLY | O_CLOEXEC))
-        let refused = disk.fetch(base: ["host2"], paths: paths, targets: [readOnly], keep: false)
+        let refused = [disk.fetch(base: ["host2"], path: paths[0], into: readOnly, keep: false)]
         XCTAssertNotNil(refused[0].error)
         XCTAssertEqual(read("/downloads/host2/a.txt"), "alpha", "a refused fetch leaves peerd's copy")
     }

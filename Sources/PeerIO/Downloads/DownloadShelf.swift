@@ -13,13 +13,39 @@ import PeerSystem
 ///
 /// It plugs in as a feature (``SessionFeature``) that owns two control
 /// methods and no wire message. Listings and copies run on two disk
-/// workers of their own: a listing never waits behind a long copy.
+/// workers of their own: a listing never waits behind a long copy. Copies
+/// go one file at a time, the files of different users in turns
+/// (``OwnerTurns``): one user's folder of a thousand files delays another
+/// user's file by one file.
 @MainActor
 final class DownloadShelf: SessionFeature {
     let controlMethods: Set<ControlMethod> = [.downloads, .fetch]
     private let apps: AppDesk
     private let lists: DiskWorker<ShelfDisk>
     private let copies: DiskWorker<ShelfDisk>
+    /// Files waiting to be copied, by the uid that asked.
+    private var waiting = OwnerTurns<UInt32, FetchJob>()
+    /// The requests whose files are being copied, by number.
+    private var batches: [Int: FetchBatch] = [:]
+    private var nextBatch = 0
+    /// Whether a file is being copied now.
+    private var copying = false
+
+    /// One file of a `fetch`.
+    private struct FetchJob: Sendable {
+        let batch: Int
+        let index: Int
+        let base: [String]
+        let path: TransferPath
+        let target: FileDescriptor
+        let keep: Bool
+    }
+
+    /// A `fetch` request: its files' results so far, and its answer.
+    private struct FetchBatch {
+        var results: [FetchedFile?]
+        let answer: @MainActor (ControlReply) -> Void
+    }
 
     /// The shelf of the download directory `downloads`; `apps` says which
     /// app a connection acts for.
@@ -66,9 +92,33 @@ final class DownloadShelf: SessionFeature {
         case .failure(let error): return refuse(error)
         }
         let keep = params.keep ?? false
-        return .later { [copies] answer in
-            copies.run({ disk in disk.fetch(base: base, paths: paths, targets: targets, keep: keep) },
-                       then: { answer(.answer(.fetch, FetchResult(files: $0))) })
+        // The kernel said who asked; a client it did not is one owner of its own.
+        let owner = client.credentials?.uid ?? UInt32.max
+        return .later { [self] answer in
+            let batch = nextBatch
+            nextBatch += 1
+            batches[batch] = FetchBatch(results: Array(repeating: nil, count: paths.count), answer: answer)
+            for (index, (path, target)) in zip(paths, targets).enumerated() {
+                waiting.add(FetchJob(batch: batch, index: index, base: base, path: path, target: target, keep: keep), for: owner)
+            }
+            copyNext()
         }
+    }
+
+    /// Copies the next waiting file, if none is being copied; a request
+    /// is answered when its last file is done.
+    private func copyNext() {
+        guard !copying, let (_, job) = waiting.next() else { return }
+        copying = true
+        copies.run({ disk in disk.fetch(base: job.base, path: job.path, into: job.target, keep: job.keep) }, then: { [weak self] result in
+            guard let self else { return }
+            self.copying = false
+            self.batches[job.batch]?.results[job.index] = result
+            if let batch = self.batches[job.batch], !batch.results.contains(where: { $0 == nil }) {
+                self.batches[job.batch] = nil
+                batch.answer(.answer(.fetch, FetchResult(files: batch.results.compactMap { $0 })))
+            }
+            self.copyNext()
+        })
     }
 }

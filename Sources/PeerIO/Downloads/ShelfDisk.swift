@@ -53,19 +53,16 @@ struct ShelfDisk {
         return .success(entries)
     }
 
-    /// Copies each of `paths` (below folder `base`) into its descriptor
-    /// in `targets`, flushes the copy, and then, unless `keep`, removes
-    /// peerd's own (its folders stay).
-    /// A file that fails is reported and left where it was. Closes every
-    /// target.
-    func fetch(base: [String], paths: [TransferPath], targets: [FileDescriptor], keep: Bool) -> [FetchedFile] {
-        defer { targets.forEach { $0.close() } }
-        return zip(paths, targets).map { path, target in
-            BulkThread.run { fetch(base: base, path: path, into: target, keep: keep) }
-        }
+    /// Copies the landed file `path` (below folder `base`) into `target`,
+    /// flushes the copy, and then, unless `keep`, removes peerd's own (its
+    /// folders stay). A file that fails is reported and left where it was.
+    /// Closes `target`.
+    func fetch(base: [String], path: TransferPath, into target: FileDescriptor, keep: Bool) -> FetchedFile {
+        defer { target.close() }
+        return BulkThread.run { copy(base: base, path: path, into: target, keep: keep) }
     }
 
-    private func fetch(base: [String], path: TransferPath, into target: FileDescriptor, keep: Bool) -> FetchedFile {
+    private func copy(base: [String], path: TransferPath, into target: FileDescriptor, keep: Bool) -> FetchedFile {
         let shown = path.description
         let folders = Array(path.components.dropLast())
         guard let name = path.components.last else { return FetchedFile(path: shown, error: "empty path") }
