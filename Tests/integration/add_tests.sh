@@ -96,3 +96,20 @@ while True:
     [ "$limited" -ge 10 ] || fail "only $limited of 20 quick adds were limited"
     expect_eq "$(ctl 2 status >/dev/null && echo up)" up "host 2 after the adds"
 }
+
+# Issue 46's zero-effort way across a router: an avahi-daemon on the
+# router reflecting `_peerd._tcp` between the two subnets. Each host then
+# lists the other as mDNS found it, and a session crosses the router to
+# the routed address (the link-local one does not cross).
+test_a_reflector_on_the_router_carries_peers_across_two_subnets() {
+    lab_subnets
+    lab_reflector || fail "no reflector on the router"
+    start_peerd 1
+    start_peerd 2 --auto-accept all
+    lab_wait_for 15 sees 1 host2 || fail "host 1 does not see host 2 through the reflector: $(json 1 peers; tail -5 "$LAB_DIR/reflector/avahi.log")"
+    lab_wait_for 15 sees 2 host1 || fail "host 2 does not see host 1 through the reflector"
+    ctl 1 invite host2 --wait >"$LAB_DIR/invite.out" 2>&1 || fail "the invitation across the router failed: $(cat "$LAB_DIR/invite.out"; json 1 peer host2)"
+    lab_wait_for 10 state_is 1 host2 connected || fail "host 1 is not connected to host 2"
+    case $(peer_field 1 host2 .session) in "$(lab_subnet_address 2)"*) ;; *) fail "the session did not go to host 2's routed address: $(json 1 peer host2)" ;; esac
+    note "through the reflector: $(peer_field 1 host2 .session)"
+}

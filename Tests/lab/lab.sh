@@ -229,3 +229,32 @@ lab_subnets() {
 
 # The routed address of host I once lab_subnets has run.
 lab_subnet_address() { printf '10.%s.%s.2' "$LAB_NET" "$1"; }
+
+# lab_reflector: once lab_subnets has run, an avahi-daemon on the router
+# (the switch namespace) reflects mDNS between the subnets, for peerd's
+# service type alone (`enable-reflector`, `reflect-filters=_peerd._tcp`):
+# the zero-effort way across a router a site controls (issue 46).
+lab_reflector() {
+    local sw dir="$LAB_DIR/reflector" i interfaces=""
+    sw=$(lab_switch_ns)
+    mkdir -p "$dir"
+    for i in $(seq 1 "$LAB_HOSTS"); do interfaces="$interfaces${interfaces:+,}br$i"; done
+    cat >"$dir/avahi.conf" <<CONF
+[server]
+host-name=lab$LAB_ID-router
+use-ipv4=yes
+use-ipv6=no
+allow-interfaces=$interfaces
+enable-dbus=no
+[publish]
+disable-publishing=yes
+[reflector]
+enable-reflector=yes
+reflect-filters=_peerd._tcp
+CONF
+    ip netns exec "$sw" unshare -m sh -c "mount -t tmpfs tmpfs /run/avahi-daemon 2>/dev/null || { mkdir -p /run/avahi-daemon && mount -t tmpfs tmpfs /run/avahi-daemon; }; exec avahi-daemon --no-drop-root --no-chroot --no-rlimits -f '$dir/avahi.conf'" \
+        >"$dir/avahi.log" 2>&1 &
+    echo $! >"$dir/avahi.pid"
+    lab_wait_for 10 grep -q 'Server startup complete' "$dir/avahi.log" \
+        || { lab_log "the router's avahi-daemon did not start"; cat "$dir/avahi.log" >&2; return 1; }
+}
