@@ -82,6 +82,21 @@ final class FakeConnection: @unchecked Sendable {
         }
     }
 
+    /// The next request and the descriptors that came with it
+    /// (`SCM_RIGHTS`, as `sendFile` and `fetch` send them); nil once the
+    /// client closed. Lines read before are not carried over: call it for
+    /// a request that comes after every earlier one was answered.
+    func requestWithDescriptors() -> (ControlRequest, [FileDescriptor])? {
+        var descriptors: [FileDescriptor] = []
+        while !pending.contains(10) {
+            guard let got = try? DescriptorPassing.receive(on: FileDescriptor(rawValue: fd), maxBytes: 65_536, maxCount: 64) else { return nil }
+            pending += got.bytes
+            descriptors += got.descriptors
+            if got.bytes.isEmpty { return nil }
+        }
+        return request().map { ($0, descriptors) }
+    }
+
     /// Answers `request` with `result`.
     func answer<R: Codable & Sendable>(_ request: ControlRequest, _ result: R) {
         write(try! JSONLines.encode(ControlResponse(id: request.id, result: result)))

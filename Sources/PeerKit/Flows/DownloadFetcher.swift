@@ -14,9 +14,9 @@ package struct DownloadFetcher {
     /// The most folders deep it walks (a transferred name has at most
     /// about that many components within `PATH_MAX`).
     static let maxDepth = 64
-    /// The copy rate a `fetch`'s wait assumes at worst, beyond the usual
-    /// answer time.
-    static let slowestBytesPerSecond: Int64 = 20 << 20
+    /// The copy rate a `fetch`'s wait assumes at worst (other users' files
+    /// take turns with ours), beyond the usual answer time and a minute.
+    static let slowestBytesPerSecond: Int64 = 5 << 20
 
     let client: ControlClient
     let app: String?
@@ -103,11 +103,19 @@ package struct DownloadFetcher {
         params.keep = keep
         params.app = app
         let before = client.responseTimeout
-        client.responseTimeout = before + .seconds(bytes / Self.slowestBytesPerSecond)
+        client.responseTimeout = before + .seconds(60 + bytes / Self.slowestBytesPerSecond)
         defer { client.responseTimeout = before }
         let result: FetchResult
         do { result = try client.call(.fetch, params: params, descriptors: made.map(\.descriptor)) } catch {
-            for file in made { _ = unlinkat(local.rawValue, file.name, 0) }
+            // No answer: peerd may have copied some files, and removed its
+            // own, before the connection broke. Only a file still empty
+            // whose landed size was not is known not to be copied; every
+            // other stays (a whole copy, or a part whose original is still
+            // in the download directory to fetch again).
+            for file in made where file.entry.size > 0 {
+                var info = stat()
+                if fstat(file.descriptor.rawValue, &info) == 0, info.st_size == 0 { _ = unlinkat(local.rawValue, file.name, 0) }
+            }
             throw error
         }
         for (file, outcome) in zip(made, result.files) {
