@@ -105,7 +105,13 @@ final class AgentShell {
                         }
                         into = UserDownloads.target(for: folder, downloads: userDownloads)
                     }
-                    let moved = try await client.fetch(folder: folder, into: into)
+                    let moved: FetchSummary
+                    do { moved = try await client.fetch(folder: folder, into: into) } catch {
+                        log("moving the files of '\(name)' into \(into): \(error)")
+                        await perform(planner.moveFailed(transfer: transfer, peer: peer, name: name, folder: folder, into: into,
+                                                         reason: "\(error)", byRule: byRule, now: now()))
+                        continue
+                    }
                     for failure in moved.failed { log("moving the files of '\(name)': \(failure.path): \(failure.error)") }
                     await perform(planner.moved(transfer: transfer, peer: peer, name: name, into: into, files: moved.files,
                                                 bytes: moved.bytes, failed: moved.failed.count, byRule: byRule, now: now()))

@@ -179,6 +179,10 @@ final class NotificationPlannerTests: XCTestCase {
         p.shown(.transfer("Q1"), id: 9)
         XCTAssertEqual(p.invoked(9, action: "open-folder"), [.openFolder("/home/u/In")])
         XCTAssertEqual(p.moved(transfer: "Q2", peer: peer, name: "laptop", into: "/home/u/In", files: 0, bytes: 0, failed: 0, byRule: true, now: t0), [])
+        let failed = requests(p.moveFailed(transfer: "Q4", peer: peer, name: "laptop", folder: "laptop", into: "/gone", reason: "cannot use the folder /gone",
+                                           byRule: true, now: t0))
+        XCTAssertEqual(failed.first?.summary, "Could not save from laptop (Quick Save)")
+        XCTAssertEqual(failed.first?.body, "cannot use the folder /gone (into /gone). The files wait in peerd's downloads: peerctl fetch laptop")
         var app = transfer(.transferCompleted, "Q3", state: .completed, bytes: 3 << 20, acceptedBy: "quickSave")
         app.transfer?.app = "chat"
         XCTAssertEqual(p.event(app, now: t0), [], "an app's files are its clients'")

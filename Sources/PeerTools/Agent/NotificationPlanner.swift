@@ -207,6 +207,17 @@ package struct NotificationPlanner: Sendable {
                     buttons: files > 0 ? [NotificationButton("open-folder", "Open folder")] : [], otherwise: files > 0 ? into : nil, waits: false)
     }
 
+    /// The shell could not move the files from `name`'s folder (`folder`
+    /// in the service's downloads) into `into`: says why, and that they
+    /// wait where they landed, in the transfer's notification.
+    package mutating func moveFailed(transfer: String, peer: UUID, name: String, folder: String, into: String, reason: String,
+                                     byRule: Bool, now: Date) -> [AgentAction] {
+        show(.transfer(transfer), peer: peer.uuidString, name: name, now: now,
+             summary: "Could not save from \(NotificationText.peerText(name))\(byRule ? " (Quick Save)" : "")",
+             body: "\(NotificationText.peerText(reason)) (into \(into)). The files wait in peerd's downloads: peerctl fetch \(folder)",
+             buttons: [], otherwise: nil, waits: false)
+    }
+
     /// Keeps what a finished transfer's buttons need, within ``maxFinished``.
     private mutating func remember(_ transfer: String, _ state: Finished) {
         if finished[transfer] == nil, finished.count >= Self.maxFinished, let any = finished.keys.first { finished[any] = nil }
