@@ -19,6 +19,7 @@ extension Bench {
         case lost
     }
 
+    /// The desktop's two comparisons: the window's reactions, and a click's answer.
     func desktopComparisons() -> [Comparison] {
         [Comparison(name: "desktop: the window shows a daemon event", unit: "ms", variants: [
             ("peer appears", { self.windowReaction(.appears) }),

@@ -19,6 +19,7 @@ import PeerSystem
 /// user's file by one file.
 @MainActor
 final class DownloadShelf: SessionFeature {
+    /// The two methods it answers.
     let controlMethods: Set<ControlMethod> = [.downloads, .fetch]
     private let apps: AppDesk
     private let lists: DiskWorker<ShelfDisk>
@@ -55,6 +56,7 @@ final class DownloadShelf: SessionFeature {
         copies = DiskWorker(label: "peerd.downloads.fetch", state: ShelfDisk(downloads: downloads))
     }
 
+    /// `downloads` or `fetch`, for the app the connection acts for.
     func handle(_ method: ControlMethod, params: ControlParams, client: ControlConnection) -> ControlReply {
         // fetch's descriptors came with the line: taken first, so a refused
         // request never leaves them for the next one.

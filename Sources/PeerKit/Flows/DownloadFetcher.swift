@@ -18,8 +18,11 @@ package struct DownloadFetcher {
     /// take turns with ours), beyond the usual answer time and a minute.
     static let slowestBytesPerSecond: Int64 = 5 << 20
 
+    /// The connection its requests go on (held while a fetch copies).
     let client: ControlClient
+    /// The app it acts for; nil for the default app.
     let app: String?
+    /// Whether peerd keeps its copies.
     let keep: Bool
 
     /// A fetcher over `client`, acting for `app` (nil: the default app).

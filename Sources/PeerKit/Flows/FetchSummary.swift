@@ -14,6 +14,7 @@ public struct FetchSummary: Sendable, Equatable {
     /// An empty summary.
     public init() {}
 
+    /// Equal when every field is (tuples are not Equatable by themselves).
     public static func == (lhs: FetchSummary, rhs: FetchSummary) -> Bool {
         lhs.files == rhs.files && lhs.bytes == rhs.bytes && lhs.saved == rhs.saved
             && lhs.failed.map(\.path) == rhs.failed.map(\.path) && lhs.failed.map(\.error) == rhs.failed.map(\.error)
