@@ -102,15 +102,4 @@ echo /etc/peerd/peerd.conf >"$stage/DEBIAN/conffiles"
 # maintainer scripts run (init-system-helpers, for deb-systemd-helper, is essential).
 . "$HERE/deb-lib.sh"
 depends_field="$(deb_depends "$stage$runtime" "$stage/usr/bin/peerd" "$stage/usr/bin/peerctl" "$stage$runtime"/*.so)avahi-daemon, systemd"
-size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends_field/" \
-    "$HERE/control.in" >"$stage/DEBIAN/control"
-(cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
-chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles"
-find "$stage" -type d -exec chmod 0755 {} +
-deb="$out/peerd_${version}_${arch}.deb"
-# DEB_COMPRESSION: xz, as Debian ships (the default); the compatibility
-# test's packages, installed once and thrown away, use gzip: xz took
-# dpkg-deb 30 CPU seconds of make test's build stage.
-dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$stage" "$deb" >/dev/null
-echo "deb: $deb"
+deb_finish "$stage" "$HERE/control.in" "$depends_field" "$out/peerd_${version}_${arch}.deb"

@@ -50,12 +50,4 @@ echo /etc/xdg/autostart/peerd-agent.desktop >"$stage/DEBIAN/conffiles"
 toolchain_lib=$(dirname "$(dirname "$(command -v "$SWIFT")")")/lib/swift/linux
 . "$HERE/deb-lib.sh"
 depends_field="$(deb_depends "$toolchain_lib" "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk")peerd (= $version)"
-size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
-sed -e "s/@VERSION@/$version/" -e "s/@ARCH@/$arch/" -e "s/@SIZE@/$size/" -e "s/@DEPENDS@/$depends_field/" \
-    "$HERE/control-desktop.in" >"$stage/DEBIAN/control"
-(cd "$stage" && find . -type f ! -path './DEBIAN/*' -printf '%P\0' | sort -z | xargs -0 md5sum) >"$stage/DEBIAN/md5sums"
-chmod 0644 "$stage/DEBIAN/control" "$stage/DEBIAN/md5sums" "$stage/DEBIAN/conffiles"
-find "$stage" -type d -exec chmod 0755 {} +
-deb="$out/peerd-desktop_${version}_${arch}.deb"
-dpkg-deb --root-owner-group -Z"${DEB_COMPRESSION:-xz}" --build "$stage" "$deb" >/dev/null
-echo "deb: $deb"
+deb_finish "$stage" "$HERE/control-desktop.in" "$depends_field" "$out/peerd-desktop_${version}_${arch}.deb"
