@@ -36,19 +36,25 @@ def app():
     return None
 
 
-def find(root, name, role=None):
+def search(root, matches):
+    """The first object below root (root too) that matches, depth first;
+    an object that goes away while it is read ends that branch."""
     if root is None:
         return None
     try:
-        if root.name == name and (role is None or root.getRoleName() == role):
+        if matches(root):
             return root
         for child in root:
-            hit = find(child, name, role)
+            hit = search(child, matches)
             if hit is not None:
                 return hit
     except Exception:
         return None
     return None
+
+
+def find(root, name, role=None):
+    return search(root, lambda node: node.name == name and (role is None or node.getRoleName() == role))
 
 
 def tree(root, depth=0, out=None):
@@ -64,18 +70,7 @@ def tree(root, depth=0, out=None):
 
 def focused(root):
     """The object that has the keyboard focus, in the app's windows."""
-    if root is None:
-        return None
-    try:
-        if root.getState().contains(pyatspi.STATE_FOCUSED):
-            return root
-        for child in root:
-            hit = focused(child)
-            if hit is not None:
-                return hit
-    except Exception:
-        return None
-    return None
+    return search(root, lambda node: node.getState().contains(pyatspi.STATE_FOCUSED))
 
 
 KEYSYMS = {"Return": 0xff0d, "Tab": 0xff09, "space": 0x20, "Down": 0xff54, "Up": 0xff52, "Escape": 0xff1b,
@@ -130,18 +125,7 @@ def main(argv):
     elif verb == "wait-name":
         until(float(argv[3]), lambda: find(app(), argv[2]))
     elif verb == "wait-text":
-        def holding(root):
-            try:
-                if root.getRoleName() == "label" and argv[2] in (root.name or ""):
-                    return root
-                for child in root:
-                    hit = holding(child)
-                    if hit is not None:
-                        return hit
-            except Exception:
-                return None
-            return None
-        until(float(argv[3]), lambda: holding(app()) if app() is not None else None)
+        until(float(argv[3]), lambda: search(app(), lambda node: node.getRoleName() == "label" and argv[2] in (node.name or "")))
     elif verb == "select":
         def pick():
             listing = find(app(), argv[2], "list")
