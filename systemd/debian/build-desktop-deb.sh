@@ -17,17 +17,30 @@ trap 'rm -rf "$stage"' EXIT
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 
-echo "deb: building peerd-desktop $version (release) from $src"
-for product in peerd-agent peerd-gtk; do
-    "$SWIFT" build -c release --package-path "$src" --scratch-path "$scratch" --product "$product" \
-        -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
-done
-bin="$scratch/release"
+# DEB_BIN=DIR packages the peerd-agent and peerd-gtk already built there
+# (the lab test of the package: make test's debug build), their runpath
+# pointed at the packaged runtime with chrpath, as build-deb.sh's
+# DEB_OWN_RUNTIME does. A package to ship is built here, release.
+if [ -n "${DEB_BIN:-}" ]; then
+    echo "deb: packaging peerd-desktop $version from $DEB_BIN"
+    bin=$DEB_BIN
+else
+    echo "deb: building peerd-desktop $version (release) from $src"
+    for product in peerd-agent peerd-gtk; do
+        "$SWIFT" build -c release --package-path "$src" --scratch-path "$scratch" --product "$product" \
+            -Xswiftc -no-toolchain-stdlib-rpath -Xlinker -rpath="$runtime" -Xlinker -z -Xlinker now -Xlinker -z -Xlinker relro >/dev/null
+    done
+    bin="$scratch/release"
+fi
 
 install -d "$stage/usr/bin" "$stage/usr/lib/systemd/user" "$stage/etc/xdg/autostart" "$stage/usr/share/applications" \
     "$stage/usr/share/icons/hicolor/scalable/apps" "$stage/usr/share/man/man1" "$stage/usr/share/doc/peerd-desktop" "$stage/DEBIAN"
 install -m 0755 "$bin/peerd-agent" "$bin/peerd-gtk" "$stage/usr/bin/"
 strip --strip-unneeded --remove-section=.comment --remove-section=.note "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk"
+if [ -n "${DEB_BIN:-}" ]; then
+    command -v chrpath >/dev/null || { echo "deb: DEB_BIN needs chrpath (make deps installs it)" >&2; exit 1; }
+    chrpath -r "$runtime" "$stage/usr/bin/peerd-agent" "$stage/usr/bin/peerd-gtk" >/dev/null
+fi
 install -m 0644 "$src/systemd/peerd-agent.service" "$stage/usr/lib/systemd/user/"
 install -m 0644 "$src/systemd/peerd-agent.desktop" "$stage/etc/xdg/autostart/"
 install -m 0644 "$src/systemd/peerd-gtk.desktop" "$stage/usr/share/applications/"
