@@ -9,15 +9,7 @@ import PeerTools
 /// Quick Save rule.
 extension PeerctlCommands {
     func downloads(_ folder: String) throws(ControlClientError) -> Int32 {
-        var entries: [DownloadEntry] = []
-        while true {
-            var params = ControlParams()
-            params.folder = folder
-            params.offset = entries.count
-            let page = try client.call(.downloads, params: scoped(params))
-            entries += page.entries
-            if page.entriesOmitted == 0 || page.entries.isEmpty { break }
-        }
+        let entries = try DownloadFetcher(client: client, app: app, keep: true).list(folder)
         if json {
             emit(PeerctlRenderer.json(DownloadsResult(folder: folder, entries: entries, entriesOmitted: 0)))
             return 0
@@ -47,7 +39,7 @@ extension PeerctlCommands {
         }
         if interactive { Self.progress("\r\u{1b}[K") }
         if json {
-            emit(PeerctlRenderer.json(FetchReport(summary: summary, into: target)))
+            emit(PeerctlRenderer.json(summary))
         } else {
             for failure in summary.failed { printError("\(TerminalText.escape(failure.path)): \(TerminalText.escape(failure.error))") }
             emit(summary.files == 0 && summary.failed.isEmpty ? "nothing to fetch in '\(TerminalText.escape(folder))'"

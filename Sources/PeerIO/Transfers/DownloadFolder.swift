@@ -11,13 +11,7 @@ import PeerProtocol
 package enum DownloadFolder {
     /// Opens the download directory, making it (and its parents) if missing.
     package static func openRoot(_ path: String) throws(SystemError) -> FileDescriptor {
-        var built = ""
-        for component in path.split(separator: "/") {
-            built += "/" + component
-            if mkdir(built, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir", errno: errno, context: built) }
-        }
-        let fd = try Syscall.call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
-        return FileDescriptor(rawValue: fd)
+        try FileDescriptor.openFolder(path, making: 0o755)
     }
 
     /// The folder name for a peer: its display name when that is one plain

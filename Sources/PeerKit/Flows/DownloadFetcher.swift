@@ -37,11 +37,12 @@ package struct DownloadFetcher {
     /// keeping the paths below `folder`; `progress` hears after each batch.
     package func fetchAll(folder: String, into: String, progress: (FetchSummary) -> Void = { _ in }) throws(ControlClientError) -> FetchSummary {
         let target: FileDescriptor
-        do { target = try Self.makeFolders(into, below: FileDescriptor(rawValue: AT_FDCWD), absolute: true) } catch {
+        // The user's own folder, made as `mkdir -p` would.
+        do { target = try FileDescriptor.openFolder(into, making: 0o755) } catch {
             throw .transport("cannot use the folder \(into): \(error)")
         }
         defer { target.close() }
-        var summary = FetchSummary()
+        var summary = FetchSummary(into: into)
         var pending: [(relative: String, depth: Int)] = [("", 0)]
         while let (relative, depth) = pending.popLast() {
             let listed = try list(join(folder, relative))
@@ -66,8 +67,9 @@ package struct DownloadFetcher {
         return summary
     }
 
-    /// Every entry of the download directory's `folder`, page by page.
-    private func list(_ folder: String) throws(ControlClientError) -> [DownloadEntry] {
+    /// Every entry of the download directory's `folder`, page by page
+    /// (`peerctl downloads` lists with it too).
+    package func list(_ folder: String) throws(ControlClientError) -> [DownloadEntry] {
         var entries: [DownloadEntry] = []
         while true {
             var params = ControlParams()
@@ -84,8 +86,9 @@ package struct DownloadFetcher {
     private func fetch(_ files: [DownloadEntry], folder: String, relative: String, bytes: Int64, target: FileDescriptor,
                        into summary: inout FetchSummary) throws(ControlClientError) {
         let local: FileDescriptor
-        do { local = try relative.isEmpty ? FileDescriptor(rawValue: dup(target.rawValue)) : Self.makeFolders(relative, below: target, absolute: false) } catch {
-            for file in files { summary.failed.append((join(relative, file.name), "cannot make the folder here: \(error)")) }
+        // Below it, the paths peerd listed: nothing followed through a symlink.
+        do { local = try target.walk(relative.split(separator: "/").map(String.init), making: 0o755) } catch {
+            for file in files { summary.failed.append(.init(path: join(relative, file.name), error: "cannot make the folder here: \(error)")) }
             return
         }
         defer { local.close() }
@@ -96,7 +99,7 @@ package struct DownloadFetcher {
                 let (name, descriptor) = try Self.create(file.name, in: local)
                 made.append((file, name, descriptor))
             } catch {
-                summary.failed.append((join(relative, file.name), "cannot make the file here: \(error)"))
+                summary.failed.append(.init(path: join(relative, file.name), error: "cannot make the file here: \(error)"))
             }
         }
         guard !made.isEmpty else { return }
@@ -133,26 +136,11 @@ package struct DownloadFetcher {
                 summary.saved.append(join(relative, file.name))
             } else {
                 _ = unlinkat(local.rawValue, file.name, 0)
-                summary.failed.append((join(relative, file.entry.name), outcome.error ?? "not copied"))
+                summary.failed.append(.init(path: join(relative, file.entry.name), error: outcome.error ?? "not copied"))
             }
         }
     }
 
-    /// Opens the folder `path` (made where missing, mode 0755), below
-    /// `parent`, never following a symlink past the first component of an
-    /// absolute path the user gave.
-    private static func makeFolders(_ path: String, below parent: FileDescriptor, absolute: Bool) throws(SystemError) -> FileDescriptor {
-        if absolute {
-            // The user's own path: made as `mkdir -p` would, then opened.
-            var built = path.hasPrefix("/") ? "" : "."
-            for component in path.split(separator: "/") {
-                built += "/" + component
-                if mkdir(built, 0o755) != 0 && errno != EEXIST { throw SystemError("mkdir", errno: errno, context: built) }
-            }
-            return FileDescriptor(rawValue: try Syscall.call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
-        }
-        return try parent.walk(path.split(separator: "/").map(String.init), making: 0o755)
-    }
 
     /// Makes a new, empty file for `name` in `folder`: `name` itself, or
     /// the first of `name (1)`, `name (2)`, … not taken (before the

@@ -64,6 +64,19 @@ extension FileDescriptor {
         return current
     }
 
+    /// Opens the folder at `path` (absolute, or from the working
+    /// directory), first making it and every missing parent with `mode`,
+    /// as `mkdir -p` would. Symlinks on the way are followed: the path is
+    /// one the user or the configuration gave, not a peer.
+    public static func openFolder(_ path: String, making mode: mode_t) throws(SystemError) -> FileDescriptor {
+        var built = path.hasPrefix("/") ? "" : "."
+        for component in path.split(separator: "/") {
+            built += "/" + component
+            if mkdir(built, mode) != 0 && errno != EEXIST { throw SystemError("mkdir", errno: errno, context: built) }
+        }
+        return FileDescriptor(rawValue: try Syscall.call("open", path) { open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+    }
+
     /// `fstatat` of `name` in the folder `self`, not following a symlink.
     public func status(of name: String) throws(SystemError) -> stat {
         var info = stat()
