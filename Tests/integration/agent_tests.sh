@@ -54,8 +54,10 @@ notify_calls() { grep ' Notify ' "$NOTIFY_LOG" 2>/dev/null; }
 # notification closes. An offer then shows Accept, Decline and Show: Show
 # runs the app, Accept lands the file byte for byte, and the offer's
 # notification becomes its end in place (replaces_id). An offer declined
-# in peerctl closes its notification. (The server numbers its
-# notifications from 1: the invitation's, the offer's, the second offer's.)
+# in peerctl closes its notification; a pairing request's "Enter code…"
+# opens the app on the pairing, and its end closes it. (The server numbers
+# its notifications from 1: the invitation's, the offer's, the second
+# offer's, the pairing's.)
 test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewhere_closes_the_prompt() {
     two_peers --auto-accept none
     agent_desktop 1
@@ -103,6 +105,20 @@ test_the_agents_buttons_answer_an_invitation_and_an_offer_and_a_decline_elsewher
     local id; id=$(json 1 transfers | jq -r '[.transfers[] | select(.state == "offered")][0].id')
     ctl 1 decline-transfer "$id" >/dev/null || fail "decline-transfer"
     lab_wait_for 5 grep -q ' CloseNotification 3$' "$NOTIFY_LOG" || fail "the declined offer's prompt stayed: $(cat "$NOTIFY_LOG")"
+
+    # A pairing request: "Enter code…" opens the app on the pairing (its
+    # id, for the code field); the pairing's end closes the prompt.
+    : >"$LAB_DIR/h1/desktop/app-shown"
+    ctl 2 pair host1 >"$LAB_DIR/pair.out" 2>&1 &
+    local pairer=$!
+    lab_wait_for 10 sh -c "grep ' Notify ' '$NOTIFY_LOG' | grep -q 'host2 asks to pair'" || fail "no notification of the pairing request: $(notify_calls)"
+    case $(notify_calls | grep 'asks to pair') in *'"enter-code", "Enter code…"'*) ;; *) fail "the pairing request's button: $(notify_calls | grep 'asks to pair')" ;; esac
+    press 1 4 enter-code
+    lab_wait_for 5 test -s "$LAB_DIR/h1/desktop/app-shown" || fail "Enter code… did not open the app"
+    expect_eq "$(cat "$LAB_DIR/h1/desktop/app-shown")" "$(json 1 pairings | jq -r '.pairings[0].id')" "the pairing Enter code… opened the app on"
+    ctl 1 pair-reject "$(json 1 pairings | jq -r '.pairings[0].id')" >/dev/null || fail "pair-reject"
+    wait "$pairer" 2>/dev/null
+    lab_wait_for 5 grep -q ' CloseNotification 4$' "$NOTIFY_LOG" || fail "the rejected pairing's prompt stayed: $(cat "$NOTIFY_LOG")"
     note "the agent's memory after it ($(basename "$BIN") build): $(awk '/^Private_(Clean|Dirty)/ { p += $2 } /^Rss/ { r = $2 } END { printf "private %d kB, resident %d kB", p, r }' "/proc/$AGENT_PID/smaps_rollup")"
 }
 

@@ -150,9 +150,13 @@ test_the_desktop_app_pairs_by_the_code_host2_shows_and_accepts_its_offer() {
     expect_eq "$(sha256sum <"$LAB_DIR/h1/state/downloads/host2/second.bin")" "$(sha256sum <"$LAB_DIR/offer.bin")" "the file accepted after --show"
 }
 
-# A user outside group peerd: the window says peerd refused this user and
-# how to join the group, not a bare errno.
+# No daemon, then a user outside group peerd: the window says which, and
+# what to do (start peerd; join the group), not a bare errno.
 test_the_desktop_app_tells_a_user_outside_group_peerd_what_to_do() {
+    # No daemon at all: the window says so, and how to start it.
+    DESKTOP_GROUPS=65534 desktop_app 1 1280x800
+    drive 1 wait-text "peerd is not running" 15 || fail "the window does not say peerd is not running: $(cat "$LAB_DIR/h1/app.log")"
+    kill "$APP_PID"
     start_peerd 1 --name host1
     # nobody, in no group of peerd's (dbus-daemon wants a user it can look up).
     DESKTOP_GROUPS=65534 desktop_app 1 1280x800
