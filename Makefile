@@ -32,7 +32,8 @@ BIN         := .build/$(CONFIG)
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev libssl-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
                 systemd nftables gcc libc6-dev chrpath libsystemd-dev python3-dbusmock \
-                libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick dunst gir1.2-gtk-4.0 python3-gi
+                libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick dunst gir1.2-gtk-4.0 python3-gi \
+                libldns-dev knot knot-dnsutils
 
 PREFIX      ?= /usr/local
 DESTDIR     ?=

@@ -71,6 +71,8 @@ let package = Package(
         .systemLibrary(name: "CSockets"),
         // sd-bus (libsystemd-dev): the desktop agent's D-Bus (issue 45).
         .systemLibrary(name: "CSystemd"),
+        // ldns (libldns-dev): wide-area DNS-SD's queries and signed updates (issue 46).
+        .systemLibrary(name: "CLDNS", pkgConfig: "ldns", providers: [.apt(["libldns-dev"])]),
         // GTK 4 and libadwaita (libgtk-4-dev, libadwaita-1-dev): the desktop app (issue 45).
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1"),
         // The control protocol's types (docs/control-protocol.md): the daemon and every client use them.
@@ -86,7 +88,7 @@ let package = Package(
         // fuzz harnesses build it without the rest of the I/O layer, and
         // package CMO as for PeerCore (the session path calls it every frame).
         .target(name: "PeerCrypto", dependencies: ["PeerCore", "PeerSystem", "CSodium", "CCrypto"], swiftSettings: strict + packageInlining),
-        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerCrypto", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc"], swiftSettings: strict),
+        .target(name: "PeerIO", dependencies: ["PeerCore", "PeerCrypto", "PeerSystem", "CAvahi", "CSodium", "CCrypto", "CMalloc", "CLDNS"], swiftSettings: strict),
         .executableTarget(name: "peerd", dependencies: ["PeerCore", "PeerIO", "PeerSystem"], swiftSettings: strict),
         .executableTarget(name: "peerctl", dependencies: ["PeerTools", "PeerSystem", "PeerKit"], swiftSettings: strict),
         // The desktop's notifications you can answer (issue 45, point 2).
