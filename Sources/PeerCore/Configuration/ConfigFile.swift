@@ -3,7 +3,9 @@
 /// whose `user = USER` or `group = GROUP` keep an app name for someone
 /// (they stand for `app-user = NAME=USER` and `app-group = NAME=GROUP`),
 /// and whose `auto-accept = POLICY` is the app's own policy for invitations
-/// (`app-auto-accept = NAME=POLICY`).
+/// (`app-auto-accept = NAME=POLICY`). A `[wide-area]` section's `domain`,
+/// `update-key`, `server`, `ttl` and `poll` stand for `wide-area`,
+/// `dns-update-key`, `dns-server`, `wide-area-ttl` and `wide-area-poll`.
 ///
 /// Rules: UTF-8 (a leading byte-order mark is skipped); lines end in LF or
 /// CRLF; `#` or `;` starts a comment at the start of a line or after
@@ -23,6 +25,11 @@ package enum ConfigFile {
         "subscriber-queue", "log-level", "max-message", "inbox-size", "max-sessions", "auto-accept", "auto-connect",
         "pairing-timeout", "group", "max-clients", "max-pending", "connection-rate", "invitation-rate",
         "download-dir", "offer-timeout", "partial-lifetime", "app-user", "app-group", "app-auto-accept",
+        "wide-area", "dns-update-key", "dns-server", "wide-area-ttl", "wide-area-poll",
+    ]
+    /// Keys of the `[wide-area]` section, with the `[peerd]` key each stands for.
+    package static let wideAreaKeys: [String: String] = [
+        "domain": "wide-area", "update-key": "dns-update-key", "server": "dns-server", "ttl": "wide-area-ttl", "poll": "wide-area-poll",
     ]
     /// Keys of an `[app "NAME"]` section, with the `[peerd]` key each stands for.
     package static let appKeys: [String: String] = ["user": "app-user", "group": "app-group", "auto-accept": "app-auto-accept"]
@@ -53,7 +60,9 @@ package enum ConfigFile {
                     appSection = app
                     continue
                 }
-                guard name == "peerd" else { throw UsageError("line \(number): unknown section [\(visible(name))]; peerd reads [peerd] and [app \"NAME\"]") }
+                guard name == "peerd" || name == "wide-area" else {
+                    throw UsageError("line \(number): unknown section [\(visible(name))]; peerd reads [peerd], [wide-area] and [app \"NAME\"]")
+                }
                 section = name
                 appSection = nil
                 continue
@@ -70,8 +79,14 @@ package enum ConfigFile {
             }
             guard let eq = line.firstIndex(of: "=") else { throw UsageError("line \(number): expected key = value, got '\(visible(line))'") }
             guard section != nil else { throw UsageError("line \(number): '\(visible(line))' comes before the [peerd] section") }
-            let key = trim(line[..<eq]).lowercased()
+            var key = trim(line[..<eq]).lowercased()
             let value = trim(line[line.index(after: eq)...])
+            if section == "wide-area" {
+                guard let standsFor = wideAreaKeys[key] else {
+                    throw UsageError("line \(number): unknown key '\(visible(key))' in [wide-area] (domain, update-key, server, ttl or poll)")
+                }
+                key = standsFor
+            }
             guard valueKeys.contains(key) || switchKeys.contains(key) else {
                 throw UsageError("line \(number): unknown key '\(visible(key))'")
             }

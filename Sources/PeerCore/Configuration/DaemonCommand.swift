@@ -38,6 +38,18 @@ package enum DaemonCommand: Equatable, Sendable {
                               (default: 0, any free port; a firewall must let
                               peers reach it, or bulk falls back to the
                               session; off: no lanes)
+      --wide-area DOMAIN      also discover peers through the site's DNS (wide-area
+                              DNS-SD, RFC 6763 §11): browse DOMAIN, and publish
+                              this host there when --dns-update-key is given
+      --dns-update-key FILE   TSIG key for the updates, as tsig-keygen (BIND) or
+                              keymgr -t (Knot) writes it; mode 0600
+      --dns-server ADDRESS[:PORT]
+                              the DNS server to ask and update (default: found
+                              from DOMAIN's _dns-update._udp SRV or its SOA)
+      --wide-area-ttl S       TTL and lease of the published records: a host
+                              that dies leaves other lists within this
+                              (default: 120, 5 to 86400)
+      --wide-area-poll MS     how often the zone's serial is asked (default: 500)
       --socket PATH           control socket (default: /run/peerd/peerd.sock)
       --max-peers N           most peers tracked (default: 256)
       --max-unverified-peers N
@@ -186,6 +198,22 @@ package enum DaemonCommand: Equatable, Sendable {
                 }
                 guard let number = UInt16(text) else { throw UsageError("option \(option): '\(text)' is not a port from 0 to 65535, or off") }
                 config.lanePort = number
+            case "--wide-area":
+                let text = try cursor.value(for: option)
+                guard let domain = DNSName(dotted: text), !domain.labels.isEmpty,
+                      domain.description.lowercased() != "local", !domain.description.lowercased().hasSuffix(".local") else {
+                    throw UsageError("--wide-area '\(text)': expected a unicast DNS domain such as peers.example.org (not .local: that is mDNS's)")
+                }
+                config.wideArea = domain
+            case "--dns-update-key": config.dnsUpdateKey = try cursor.value(for: option)
+            case "--dns-server":
+                let text = try cursor.value(for: option)
+                guard let server = DNSServerAddress(text) else {
+                    throw UsageError("--dns-server '\(text)': expected a numeric address with an optional port (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:53)")
+                }
+                config.dnsServer = server
+            case "--wide-area-ttl": config.wideAreaTTL = try cursor.integer(for: option, in: 5...86_400)
+            case "--wide-area-poll": config.wideAreaPollMilliseconds = try cursor.integer(for: option, in: 100...600_000)
             case "--socket":
                 config.socketPath = try cursor.value(for: option)
                 // sun_path holds 108 bytes including the NUL.
@@ -265,6 +293,9 @@ package enum DaemonCommand: Equatable, Sendable {
         // Check the TXT limits now, so a bad --info is a usage error before
         // anything starts. Peer ids are always 32 hex digits.
         do { _ = try TXTRecord(peerID: String(repeating: "0", count: 32), info: config.info) } catch { throw UsageError(error.description) }
+        if config.wideArea == nil, config.dnsUpdateKey != nil || config.dnsServer != nil {
+            throw UsageError("--dns-update-key and --dns-server need --wide-area DOMAIN")
+        }
         return check ? .checkConfig(config) : .run(config)
     }
 }

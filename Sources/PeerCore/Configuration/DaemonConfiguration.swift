@@ -86,6 +86,22 @@ package struct DaemonConfiguration: Sendable, Equatable {
     /// "NAME"]` section): the app's own policy for invitations; none for
     /// an app not named.
     package var appAutoAccept: [AppName: AutoAcceptPolicy] = [:]
+    /// `--wide-area DOMAIN` (issue 46): a unicast DNS domain to browse, and
+    /// to publish into when a key is given; nil: mDNS alone.
+    package var wideArea: DNSName?
+    /// `--dns-update-key FILE`: the TSIG key that signs the updates (BIND's
+    /// `tsig-keygen` or Knot's `keymgr -t` format, mode 0600); nil: browse only.
+    package var dnsUpdateKey: String?
+    /// `--dns-server ADDRESS[:PORT]`: the server to ask and update; nil:
+    /// found from the domain's `_dns-update._udp` SRV or SOA.
+    package var dnsServer: DNSServerAddress?
+    /// `--wide-area-ttl SECONDS`: the TTL of the published records and the
+    /// length of their lease; a host that stops without removing them
+    /// (killed, unplugged) leaves other hosts' lists within this.
+    package var wideAreaTTL = 120
+    /// `--wide-area-poll MS`: how often the zone's serial is asked, so a
+    /// new peer is listed this soon after its records can be resolved.
+    package var wideAreaPollMilliseconds = 500
     /// Where received files land.
     package var downloads: String { downloadDirectory ?? stateDirectory + "/downloads" }
 

@@ -55,6 +55,18 @@ package struct WideAreaPublication: Hashable, Sendable {
         }
     }
 
+    /// Whether `address` means something beyond its link: not loopback
+    /// (127/8, ::1), not link-local (169.254/16, fe80::/10), not unspecified.
+    package static func isRoutable(_ address: HostAddress) -> Bool {
+        let text = address.text.lowercased()
+        switch address.family {
+        case .ipv4:
+            return !text.hasPrefix("127.") && !text.hasPrefix("169.254.") && text != "0.0.0.0"
+        case .ipv6:
+            return text != "::1" && text != "::" && !["fe8", "fe9", "fea", "feb"].contains(where: { text.hasPrefix($0) })
+        }
+    }
+
     /// A publication.
     package init(instance: String, serviceType: String, domain: DNSName, hostLabel: String, port: UInt16, txt: [TXTEntry],
                 addresses: [HostAddress], subtypes: [String], ttl: UInt32) {

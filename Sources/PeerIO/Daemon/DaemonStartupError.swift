@@ -25,6 +25,8 @@ package enum DaemonStartupError: Error, CustomStringConvertible {
     case stateFile(path: String, found: String)
     /// An app reservation names a user or group that does not exist.
     case appReservation(app: String, rule: AppReservationRule)
+    /// `--dns-update-key` cannot be used: the words say why.
+    case dnsUpdateKey(String)
 
     /// A message for the log.
     package var description: String {
@@ -43,6 +45,7 @@ package enum DaemonStartupError: Error, CustomStringConvertible {
             case .user(let who): return "app '\(app)' is reserved for user '\(who)', who does not exist (--app-user)"
             case .group(let who): return "app '\(app)' is reserved for group '\(who)', which does not exist (--app-group)"
             }
+        case .dnsUpdateKey(let why): return "--dns-update-key \(why)"
         case .stateFile(let path, let found):
             return "\(path): \(found); this release cannot read it. Nothing was changed: run the release that wrote it, or move the file away to start without it"
         }

@@ -43,6 +43,9 @@ package final class DiscoveryCoordinator {
     private let onChanges: @MainActor ([PeerChange]) -> Void
     /// Rows the identity actor may not evict (given at init).
     private let protectedRows: @MainActor () -> Set<UUID>
+    /// Wide-area DNS-SD beside mDNS (`--wide-area`, issue 46): it gets the
+    /// apps' TXT and subtypes as Avahi does, and stops with discovery.
+    package var wideArea: WideAreaCoordinator?
     /// Rows known from mDNS alone, as of the last change.
     package private(set) var unverifiedPeers = 0
 
@@ -112,6 +115,7 @@ package final class DiscoveryCoordinator {
     package func publishApps(txt: [TXTEntry], apps: [AppName]) {
         appTXT = txt
         appSubtypes = Set(apps.map { $0.subtype(of: serviceType) })
+        wideArea?.publishApps(txt: txt, baseTXT: self.txt.entries, apps: apps)
         guard publisher.state == .registering || publisher.state == .established else { return }
         if let failure = avahi.updateTXT(name: publisher.name, type: serviceType, txt: self.txt.entries + appTXT, interfaces: interfaceIndexes) {
             logger.warning("cannot update the TXT record: \(failure)")
@@ -139,6 +143,7 @@ package final class DiscoveryCoordinator {
         stopped = true
         _ = lifecycle.stop()
         avahi.shutdown()
+        wideArea?.shutdown()
     }
 
     /// Asks the identity actor how many rows are known from mDNS alone.

@@ -116,6 +116,13 @@ package final class PeerDaemon {
             guard let reservation = PeerCredentials.reservation(rule) else { throw .appReservation(app: app.text, rule: rule) }
             reservations[app] = reservation
         }
+        var updateKey: TSIGKey?
+        if let path = config.dnsUpdateKey {
+            switch TSIGKeyLoader.load(path) {
+            case .success(let key): updateKey = key
+            case .failure(let why): throw .dnsUpdateKey(why.description)
+            }
+        }
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
@@ -187,6 +194,16 @@ package final class PeerDaemon {
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock,
                                          protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
                                          onChanges: { changes in directory.apply(changes) })
+        if let domain = config.wideArea {
+            let settings = WideAreaCoordinator.Settings(domain: domain, server: config.dnsServer, key: updateKey, ttl: config.wideAreaTTL,
+                                                        poll: Double(config.wideAreaPollMilliseconds) / 1000,
+                                                        maxInstances: config.maxUnverifiedPeers)
+            discovery.wideArea = WideAreaCoordinator(settings: settings, identity: identity, lane: lane, logger: logger, clock: clock,
+                                                     ownPeerID: loaded.key.peerID, name: config.name, serviceType: config.serviceType,
+                                                     port: sessionListener.port, txt: txt.entries,
+                                                     protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
+                                                     onChanges: { changes in directory.apply(changes) })
+        }
         apps = AppDesk(store: appStore, baseRecordBytes: TXTRecord.wireSize(of: txt.entries), reservations: reservations,
                        discovery: discovery, serviceType: config.serviceType, sessions: table, logger: logger)
         invitations = InvitationDesk(rate: config.invitationRate, logger: logger, onWaiting: { [clock] info in
@@ -290,9 +307,11 @@ package final class PeerDaemon {
         guard !stopped else { return }
         apps.start()
         discovery.start()
+        discovery.wideArea?.start()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.lane.run() }
             group.addTask { await self.discovery.pump() }
+            if let wideArea = self.discovery.wideArea { group.addTask { await wideArea.pump() } }
         }
     }
 
@@ -366,6 +385,7 @@ package final class PeerDaemon {
         status.wire = PeerdVersion.wire
         status.features = LocalHello.ours.names
         features.describe(&status)
+        status.wideArea = discovery.wideArea?.status
         return status
     }
 

@@ -65,6 +65,9 @@ public struct DaemonStatus: Codable, Sendable, Equatable {
     public var lanePort: Int?
     /// Why this daemon offers no lane, when it offers none (since 0.4.0).
     public var laneError: String?
+    /// Wide-area discovery through the site's DNS (since 0.4.0, issue 46);
+    /// absent without `--wide-area`.
+    public var wideArea: WideAreaStatus?
 
     /// Creates a status.
     public init(version: String, pid: Int32, uptime: Int, peerId: String, requestedName: String, name: String,
