@@ -30,6 +30,12 @@ struct PeerctlRenderer {
             table.rows.append(["datagrams", (d.port.map { "UDP port \($0)" } ?? "none: \(d.error ?? "no socket")")
                 + "; sent \(d.sent), received \(d.received), junk \(d.junk), kernel dropped \(d.kernelDropped)\(dropped.isEmpty ? "" : ", dropped: " + dropped); \(d.receivers) reader\(d.receivers == 1 ? "" : "s")"])
         }
+        if let w = s.wideArea {
+            table.rows.append(["wide-area", "\(w.domain): " + (w.server.map { "server \($0), zone \(w.zone ?? "?")" } ?? "no server: \(w.serverError ?? "looking for it")")
+                + "; \(w.peers) peer\(w.peers == 1 ? "" : "s") found"])
+            let last = w.lastUpdate.map { "; last update \($0)" + (w.lastUpdateAt.map { " (\(RelativeTime.describe($0, now: now)))" } ?? "") } ?? ""
+            table.rows.append(["wide-area publication", w.publication == "off" ? "off: no --dns-update-key (browsing only)" : "\(w.publication) as '\(w.name ?? s.name)'\(last)"])
+        }
         if s.lanePort != nil || s.laneError != nil {
             table.rows.append(["bulk lanes", s.lanePort.map { "TCP port \($0)" } ?? "none: \(s.laneError ?? "no port")"])
         }
@@ -65,6 +71,7 @@ struct PeerctlRenderer {
             ["state", peer.state.rawValue],
             ["paired", peer.paired ? "yes" : "no"],
             ["session", peer.session.map { "with \($0)" } ?? "-"],
+            ["found via", peer.sources?.joined(separator: ", ") ?? "-"],
             ["learned at", peer.learnedAddress.map { "\($0) (from a session, not mDNS)" } ?? "-"],
             ["release", peer.release.map { "peerd \($0)" } ?? "- (no session has told us yet)"],
             ["features", peer.features.map { $0.isEmpty ? "none (a 0.1.0 peer: messages, queues, pairing and channels only)" : $0.joined(separator: " ") } ?? "-"],

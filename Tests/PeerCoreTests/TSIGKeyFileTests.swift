@@ -27,6 +27,18 @@ final class TSIGKeyFileTests: XCTestCase {
         XCTAssertEqual(try TSIGKeyFile.parse(edited).get(), TSIGKey(name: "update.example.org", algorithm: .hmacSHA512, secret: expected.secret))
     }
 
+    /// Base64 holds `/`: a secret with `//` in it (one keymgr key
+    /// in a few dozen) is the secret, not a comment. The lab's first runs
+    /// met one and refused it.
+    func testSlashesInASecretAreNoComment() throws {
+        let slashes = "ab//cd+ef/gh/ij="
+        let knot = "key:\n  - id: k\n    algorithm: hmac-sha256\n    secret: \(slashes)\n"
+        let bind = "key \"k\" {\n\talgorithm hmac-sha256;\n\tsecret \"\(slashes)\"; // a comment\n};\n"
+        let expected = TSIGKey(name: "k", algorithm: .hmacSHA256, secret: Array(try XCTUnwrap(Data(base64Encoded: slashes))))
+        XCTAssertEqual(try TSIGKeyFile.parse(knot).get(), expected)
+        XCTAssertEqual(try TSIGKeyFile.parse(bind).get(), expected)
+    }
+
     func testWhatIsRefusedSaysWhy() {
         let good = "key \"k\" {\n algorithm hmac-sha256;\n secret \"\(secret)\";\n};\n"
         let rows: [(String, String)] = [

@@ -258,3 +258,58 @@ CONF
     lab_wait_for 10 grep -q 'Server startup complete' "$dir/avahi.log" \
         || { lab_log "the router's avahi-daemon did not start"; cat "$dir/avahi.log" >&2; return 1; }
 }
+
+# lab_dns_server I [DOMAIN]: once lab_subnets has run, host I becomes the
+# site's DNS server (issue 46): Knot DNS on its routed address, port 53,
+# holding DOMAIN (default peers.lab) as a dynamic zone that takes updates
+# signed with one TSIG key. The key is in $LAB_DIR/dns/tsig.key (Knot's
+# keymgr format, mode 0600), a key with the same name and another secret in
+# $LAB_DIR/dns/wrong.key. LAB_DNS is the server's address.
+lab_dns_server() {
+    local i=$1 domain=${2:-peers.lab} dir="$LAB_DIR/dns"
+    command -v knotd >/dev/null || { lab_log "missing knotd: run 'make deps'"; return 1; }
+    mkdir -p "$dir/db"
+    LAB_DNS=$(lab_subnet_address "$i")
+    export LAB_DNS
+    keymgr -t peerd-update hmac-sha256 | grep -v '^#' >"$dir/tsig.key"
+    keymgr -t peerd-update hmac-sha256 | grep -v '^#' >"$dir/wrong.key"
+    chmod 600 "$dir/tsig.key" "$dir/wrong.key"
+    cat >"$dir/knot.conf" <<CONF
+server:
+    listen: $LAB_DNS@53
+    rundir: $dir
+database:
+    storage: $dir/db
+log:
+  - target: stderr
+    any: info
+$(cat "$dir/tsig.key")
+acl:
+  - id: update
+    key: peerd-update
+    action: update
+zone:
+  - domain: $domain.
+    storage: $dir
+    file: $domain.zone
+    acl: update
+CONF
+    cat >"$dir/$domain.zone" <<ZONE
+\$ORIGIN $domain.
+\$TTL 60
+@ SOA ns hostmaster 1 60 60 3600 5
+@ NS ns
+ns A $LAB_DNS
+b._dns-sd._udp PTR @
+lb._dns-sd._udp PTR @
+ZONE
+    lab_spawn "$i" "$dir/knot.log" knotd -c "$dir/knot.conf"
+    echo "$LAB_PID" >"$dir/knot.pid"
+    lab_wait_for 10 grep -q 'server started' "$dir/knot.log" \
+        || { lab_log "knotd did not start"; cat "$dir/knot.log" >&2; return 1; }
+}
+
+# lab_kdig ARGS...: kdig against the lab's DNS server, from its namespace.
+lab_kdig() {
+    ip netns exec "$(lab_ns "${LAB_DNS_HOST:-3}")" kdig @"$LAB_DNS" "$@"
+}

@@ -20,6 +20,16 @@ struct PeerRecord: Sendable {
         }
     }
 
+    /// `mdns`, `dns:DOMAIN` (a wide-area key: interface index -1), or
+    /// `added` when no service names the peer but a session did.
+    var sources: [String]? {
+        var found: [String] = []
+        if services.keys.contains(where: { $0.interfaceIndex >= 0 }) { found.append("mdns") }
+        found += Set(services.keys.filter { $0.interfaceIndex < 0 }.map { "dns:" + $0.domain }).sorted()
+        if found.isEmpty, learnedAddress != nil { found.append("added") }
+        return found.isEmpty ? nil : found
+    }
+
     /// The row as the actor hands it out. Session state is not the
     /// registry's: the main actor's ``PeerDirectory`` lays it over.
     var snapshot: PeerSnapshot {
@@ -27,6 +37,7 @@ struct PeerRecord: Sendable {
         var snapshot = PeerSnapshot(id: id, peerId: peerID, name: name, state: .notConnected, endpoints: endpoints,
                                     info: info, lastSeen: lastSeen, lost: lost)
         snapshot.learnedAddress = learnedAddress
+        snapshot.sources = sources
         return snapshot
     }
 }

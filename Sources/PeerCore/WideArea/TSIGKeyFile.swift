@@ -91,15 +91,27 @@ package enum TSIGKeyFile {
     /// The line without comments, the trailing `;` and outer blanks.
     private static func strip(_ line: String) -> String {
         var text = line
+        // A comment starts a line or follows a blank: base64 secrets hold
+        // `/`, and two of them side by side are not a comment.
         for marker in ["#", "//"] {
-            if let cut = text.firstRange(of: marker) { text = String(text[..<cut.lowerBound]) }
+            if let cut = commentStart(of: marker, in: text) { text = String(text[..<cut]) }
         }
-        if let open = text.firstRange(of: "/*"), let close = text.firstRange(of: "*/"), open.upperBound <= close.lowerBound {
-            text = String(text[..<open.lowerBound] + text[close.upperBound...])
+        if let open = commentStart(of: "/*", in: text), let close = text[open...].firstRange(of: "*/") {
+            text = String(text[..<open] + text[close.upperBound...])
         }
         text = trimmed(text)
         while text.hasSuffix(";") { text = trimmed(text.dropLast()) }
         return text
+    }
+
+    /// Where `marker` first starts a comment in `text`: at the start, or after a blank.
+    private static func commentStart(of marker: String, in text: String) -> String.Index? {
+        var from = text.startIndex
+        while let found = text[from...].firstRange(of: marker) {
+            if found.lowerBound == text.startIndex || [" ", "\t"].contains(text[text.index(before: found.lowerBound)]) { return found.lowerBound }
+            from = found.upperBound
+        }
+        return nil
     }
 
     /// `text` without blanks (spaces, tabs, a carriage return) around it.

@@ -202,7 +202,8 @@ package final class PeerDaemon {
                                                      ownPeerID: loaded.key.peerID, name: config.name, serviceType: config.serviceType,
                                                      port: sessionListener.port, txt: txt.entries,
                                                      protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
-                                                     onChanges: { changes in directory.apply(changes) })
+                                                     onChanges: { changes in directory.apply(changes) },
+                                                     recount: { [discovery] in await discovery.refreshUnverified() })
         }
         apps = AppDesk(store: appStore, baseRecordBytes: TXTRecord.wireSize(of: txt.entries), reservations: reservations,
                        discovery: discovery, serviceType: config.serviceType, sessions: table, logger: logger)

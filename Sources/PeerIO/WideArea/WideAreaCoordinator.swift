@@ -52,6 +52,8 @@ package final class WideAreaCoordinator {
     private let serviceType: String
     private let protectedRows: @MainActor () -> Set<UUID>
     private let onChanges: @MainActor ([PeerChange]) -> Void
+    /// Counts the unverified rows again after a change (status shows the count).
+    private let recount: @MainActor () async -> Void
     private var browser: WideAreaBrowser?
     private var publisher: WideAreaPublisher?
     /// What this host would publish (kept current while the server is sought).
@@ -68,8 +70,10 @@ package final class WideAreaCoordinator {
     /// A coordinator for `settings`, publishing `name` on `port` with `txt`.
     package init(settings: Settings, identity: IdentityActor, lane: IdentityLane, logger: Logger, clock: DaemonClock, ownPeerID: String,
                 name: String, serviceType: String, port: UInt16, txt: [TXTEntry],
-                protectedRows: @escaping @MainActor () -> Set<UUID>, onChanges: @escaping @MainActor ([PeerChange]) -> Void) {
+                protectedRows: @escaping @MainActor () -> Set<UUID>, onChanges: @escaping @MainActor ([PeerChange]) -> Void,
+                recount: @escaping @MainActor () async -> Void) {
         self.settings = settings
+        self.recount = recount
         let (stream, continuation) = AsyncStream.makeStream(of: WideAreaBridgeEvent.self, bufferingPolicy: .unbounded)
         events = stream
         link = WideAreaLink(continuation: continuation)
@@ -241,6 +245,7 @@ package final class WideAreaCoordinator {
                 lane.submit { [weak self] in
                     guard let self else { return }
                     self.onChanges(await self.identity.apply(event, protected: self.protectedRows()))
+                    await self.recount()
                 }
             case .warn(let words): logger.warning("wide-area \(words)")
             }

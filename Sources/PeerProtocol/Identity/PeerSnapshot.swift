@@ -37,6 +37,13 @@ public struct PeerSnapshot: Codable, Sendable, Equatable {
     /// (``AdvertisedApp/parse(_:)``); absent when it lists none.
     public var apps: [String: AdvertisedApp]?
 
+    /// How this host knows the peer (since 0.4.0, issue 46): `mdns` (Avahi
+    /// on a link), `dns:DOMAIN` (wide-area DNS-SD), or `added` (met only
+    /// through a session: `add`, or a connection it made); a peer seen
+    /// several ways lists each. Absent when none holds (a paired peer not
+    /// seen since the start).
+    public var sources: [String]?
+
     /// Creates a snapshot.
     public init(id: UUID, peerId: String?, name: String, state: ConnectionState, endpoints: [Endpoint],
                 info: [String: String], lastSeen: Date, lost: Bool) {
