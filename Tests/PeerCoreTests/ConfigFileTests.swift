@@ -68,6 +68,25 @@ final class ConfigFileTests: XCTestCase {
         }
     }
 
+    /// `[wide-area]` (issue 46) stands for the flags; a key needs a domain,
+    /// and `.local` is mDNS's.
+    func testTheWideAreaSection() throws {
+        let config = try run("[peerd]\nname = box\n[wide-area]\ndomain = peers.example.org\nupdate-key = /etc/peerd/k\nserver = 192.0.2.53:5300\nttl = 30\n")
+        XCTAssertEqual(config.wideArea, DNSName(dotted: "peers.example.org"))
+        XCTAssertEqual(config.dnsUpdateKey, "/etc/peerd/k")
+        XCTAssertEqual(config.dnsServer, DNSServerAddress("192.0.2.53:5300"))
+        XCTAssertEqual(config.wideAreaTTL, 30)
+        let table: [(String, String)] = [
+            ("[wide-area]\nzone = x\n", "line 2: unknown key 'zone' in [wide-area] (domain, update-key, server, ttl or poll)"),
+            ("[peerd]\ndns-update-key = /k\n", "line 2: dns-update-key: --dns-update-key and --dns-server need --wide-area DOMAIN"),
+            ("[wide-area]\ndomain = office.local\n", "line 2: wide-area: --wide-area 'office.local': expected a unicast DNS domain such as peers.example.org (not .local: that is mDNS's)"),
+            ("[wide-area]\ndomain = x\nserver = ns.example\n", "line 3: dns-server: --dns-server 'ns.example': expected a numeric address with an optional port (192.0.2.53, 192.0.2.53:5353, [2001:db8::53]:53)"),
+        ]
+        for (text, message) in table {
+            XCTAssertThrowsError(try run(text), text) { XCTAssertEqual(($0 as? UsageError)?.message, message, text) }
+        }
+    }
+
     func testEveryFlagInTheHelpHasAKeyAndEveryKeyAFlag() {
         // Flags are the words starting with "--" at the start of a help line.
         let flags = Set(DaemonCommand.helpText.split(separator: "\n").compactMap { line -> String? in

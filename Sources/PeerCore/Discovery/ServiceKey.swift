@@ -25,6 +25,14 @@ package struct ServiceKey: Hashable, Sendable, CustomStringConvertible {
         self.domain = domain
     }
 
+    /// The interface index of a service found through unicast DNS
+    /// (wide-area DNS-SD, issue 46): no link, so no interface. Avahi's
+    /// browse events always carry a real one.
+    package static let wideAreaInterface: Int32 = -1
+
+    /// Whether the key is wide-area DNS-SD's, not Avahi's.
+    package var isWideArea: Bool { interfaceIndex == Self.wideAreaInterface }
+
     /// A readable form for logs.
     package var description: String { "\(name).\(type).\(domain)@if\(interfaceIndex)/\(family.rawValue)" }
 }

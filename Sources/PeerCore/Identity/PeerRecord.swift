@@ -20,12 +20,12 @@ struct PeerRecord: Sendable {
         }
     }
 
-    /// `mdns`, `dns:DOMAIN` (a wide-area key: interface index -1), or
+    /// `mdns`, `dns:DOMAIN` (a wide-area key), or
     /// `added` when no service names the peer but a session did.
     var sources: [String]? {
         var found: [String] = []
-        if services.keys.contains(where: { $0.interfaceIndex >= 0 }) { found.append("mdns") }
-        found += Set(services.keys.filter { $0.interfaceIndex < 0 }.map { "dns:" + $0.domain }).sorted()
+        if services.keys.contains(where: { !$0.isWideArea }) { found.append("mdns") }
+        found += Set(services.keys.filter(\.isWideArea).map { "dns:" + $0.domain }).sorted()
         if found.isEmpty, learnedAddress != nil { found.append("added") }
         return found.isEmpty ? nil : found
     }

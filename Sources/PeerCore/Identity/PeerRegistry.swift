@@ -258,7 +258,8 @@ package struct PeerRegistry: Sendable {
 
     private mutating func forgetAllServices(now: Date) -> [PeerChange] {
         var changes: [PeerChange] = []
-        for key in Array(ownerByService.keys).sorted(by: { $0.description < $1.description }) {
+        // Avahi's services alone: those found through DNS stay (issue 46).
+        for key in ownerByService.keys.filter({ !$0.isWideArea }).sorted(by: { $0.description < $1.description }) {
             if let owner = ownerByService[key] { changes += detach(key, from: owner, now: now) }
         }
         return changes

@@ -136,7 +136,7 @@ package struct WideAreaBrowser: Sendable {
             let shown = instance.displayName(label: name)
             for family in [AddressFamily.ipv4, .ipv6] {
                 guard let address = instance.addresses.first(where: { $0.family == family }) else { continue }
-                let key = ServiceKey(interfaceIndex: -1, family: family, name: shown, type: serviceType, domain: domain.description)
+                let key = ServiceKey(interfaceIndex: ServiceKey.wideAreaInterface, family: family, name: shown, type: serviceType, domain: domain.description)
                 services[key] = ResolvedService(key: key, interfaceName: "", hostName: instance.target.description, address: address.text,
                                                 addressFamily: family, port: instance.port, txt: entries)
             }
