@@ -32,7 +32,8 @@ struct PeerctlRenderer {
         }
         if let w = s.wideArea {
             table.rows.append(["wide-area", "\(w.domain): " + (w.server.map { "server \($0), zone \(w.zone ?? "?")" } ?? "no server: \(w.serverError ?? "looking for it")")
-                + "; \(w.peers) peer\(w.peers == 1 ? "" : "s") found"])
+                + "; \(w.peers) peer\(w.peers == 1 ? "" : "s") found"
+                + (w.browseDomains.count > 1 ? "; also browsing \(w.browseDomains.dropFirst().joined(separator: ", "))" : "")])
             let last = w.lastUpdate.map { "; last update \($0)" + (w.lastUpdateAt.map { " (\(RelativeTime.describe($0, now: now)))" } ?? "") } ?? ""
             table.rows.append(["wide-area publication", w.publication == "off" ? "off: no --dns-update-key (browsing only)" : "\(w.publication) as '\(w.name ?? s.name)'\(last)"])
         }

@@ -199,6 +199,7 @@ lab_down() {
             lab_wait_for 3 sh -c "! kill -0 $pid 2>/dev/null" || kill -9 "$pid" 2>/dev/null
         done
         ip netns del "$ns" 2>/dev/null
+        rm -rf "/etc/netns/$ns"
     done
     if [ -n "${LAB_KEEP:-}" ]; then lab_log "kept $LAB_DIR"; else rm -rf "$LAB_DIR"; fi
     LAB_ID=
@@ -264,7 +265,9 @@ CONF
 # holding DOMAIN (default peers.lab) as a dynamic zone that takes updates
 # signed with one TSIG key. The key is in $LAB_DIR/dns/tsig.key (Knot's
 # keymgr format, mode 0600), a key with the same name and another secret in
-# $LAB_DIR/dns/wrong.key. LAB_DNS is the server's address.
+# $LAB_DIR/dns/wrong.key. LAB_DNS is the server's address. A second
+# zone, site.lab, names DOMAIN as a browse domain (b._dns-sd._udp), as a
+# site's search domain would: lab_resolv points a host's resolver at it.
 lab_dns_server() {
     local i=$1 domain=${2:-peers.lab} dir="$LAB_DIR/dns"
     command -v knotd >/dev/null || { lab_log "missing knotd: run 'make deps'"; return 1; }
@@ -293,7 +296,18 @@ zone:
     storage: $dir
     file: $domain.zone
     acl: update
+  - domain: site.lab.
+    storage: $dir
+    file: site.lab.zone
 CONF
+    cat >"$dir/site.lab.zone" <<ZONE
+\$ORIGIN site.lab.
+\$TTL 60
+@ SOA ns hostmaster 1 60 60 3600 5
+@ NS ns
+ns A $LAB_DNS
+b._dns-sd._udp PTR $domain.
+ZONE
     cat >"$dir/$domain.zone" <<ZONE
 \$ORIGIN $domain.
 \$TTL 60
@@ -307,6 +321,13 @@ ZONE
     echo "$LAB_PID" >"$dir/knot.pid"
     lab_wait_for 10 grep -q 'server started' "$dir/knot.log" \
         || { lab_log "knotd did not start"; cat "$dir/knot.log" >&2; return 1; }
+}
+
+# lab_resolv I SEARCH: host I's resolver (for what ip netns exec starts
+# there) is the lab's DNS server, with search domain SEARCH.
+lab_resolv() {
+    mkdir -p "/etc/netns/$(lab_ns "$1")"
+    printf 'nameserver %s\nsearch %s\n' "$LAB_DNS" "$2" >"/etc/netns/$(lab_ns "$1")/resolv.conf"
 }
 
 # lab_kdig ARGS...: kdig against the lab's DNS server, from its namespace.

@@ -5,16 +5,17 @@ import PeerCore
 /// same shape as Avahi's bridge (``AvahiBridgeEvent``).
 package enum WideAreaBridgeEvent: Sendable, Equatable {
     /// The domain's server was found (or given): where updates and queries
-    /// go, and the zone that holds the domain.
-    case ready(server: String, zone: DNSName)
+    /// go, and the zone that holds the domain; and the other domains the
+    /// host's search domains name for browsing (`b._dns-sd._udp`).
+    case ready(server: String, zone: DNSName, browseDomains: [DNSName])
     /// No server could be found or reached.
     case unreachable(String)
-    /// The zone's serial (nil: no answer).
-    case serial(UInt32?)
-    /// The instance names the service type's pointers name (nil: no answer).
-    case listed([String]?)
-    /// One instance's lookup (nil: no SRV, or no answer).
-    case resolved(String, WideAreaInstance?)
+    /// A browsed domain's zone serial (nil: no answer).
+    case serial(DNSName, UInt32?)
+    /// The instance names a browsed domain's pointers name (nil: no answer).
+    case listed(DNSName, [String]?)
+    /// One instance's lookup in a browsed domain (nil: no SRV, or no answer).
+    case resolved(DNSName, String, WideAreaInstance?)
     /// Who holds the name this host wants.
     case nameChecked(WideAreaPublisher.NameCheck)
     /// How an update went.

@@ -54,7 +54,10 @@ package final class WideAreaCoordinator {
     private let onChanges: @MainActor ([PeerChange]) -> Void
     /// Counts the unverified rows again after a change (status shows the count).
     private let recount: @MainActor () async -> Void
-    private var browser: WideAreaBrowser?
+    /// One browser a domain: the configured one first (through its server),
+    /// then those the search domains name (through the host's resolvers).
+    private var browsers: [DNSName: WideAreaBrowser] = [:]
+    private var browseOrder: [DNSName] = []
     private var publisher: WideAreaPublisher?
     /// What this host would publish (kept current while the server is sought).
     private var publication: WideAreaPublication
@@ -136,7 +139,8 @@ package final class WideAreaCoordinator {
                        publication: settings.key == nil ? "off" : (publisher?.phase.rawValue ?? "checking"),
                        name: settings.key == nil ? nil : (publisher?.instance ?? publication.instance),
                        lastUpdate: publisher?.lastResult, lastUpdateAt: publisher?.lastResultAt,
-                       peers: browser?.peerCount ?? 0, followed: browser?.followedCount ?? 0)
+                       peers: browsers.values.reduce(0) { $0 + $1.peerCount }, followed: browsers.values.reduce(0) { $0 + $1.followedCount },
+                       browseDomains: browseOrder.map(\.description))
     }
 
     private func connect() {
@@ -147,7 +151,7 @@ package final class WideAreaCoordinator {
     private func tick() {
         guard !stopped else { return }
         let now = clock.now()
-        if browser == nil {
+        if browsers.isEmpty {
             if !connecting, let retryAt, now >= retryAt {
                 self.retryAt = nil
                 connect()
@@ -161,10 +165,8 @@ package final class WideAreaCoordinator {
             next.addresses = Self.routableAddresses()
             update(next)
         }
-        if link.hasRoom, var browser {
-            let actions = browser.tick(now: now)
-            self.browser = browser
-            perform(actions)
+        for domain in browseOrder where link.hasRoom {
+            runBrowser(domain) { $0.tick(now: now) }
         }
         if var publisher {
             let actions = publisher.tick(now: now)
@@ -186,14 +188,21 @@ package final class WideAreaCoordinator {
         guard !stopped || { if case .updated = event { true } else { false } }() else { return }
         let now = clock.now()
         switch event {
-        case .ready(let server, let zone):
+        case .ready(let server, let zone, let others):
             connecting = false
             self.server = server
             self.zone = zone
             serverError = nil
-            logger.info("wide-area \(settings.domain): server \(server), zone \(zone)\(settings.key == nil ? "; browsing only (no --dns-update-key)" : "")")
-            browser = WideAreaBrowser(domain: settings.domain, serviceType: serviceType, ownPeerID: ownPeerID, maxInstances: settings.maxInstances,
-                                      poll: settings.poll, relist: TimeInterval(settings.ttl))
+            logger.info("wide-area \(settings.domain): server \(server), zone \(zone)\(settings.key == nil ? "; browsing only (no --dns-update-key)" : "")"
+                        + (others.isEmpty ? "" : "; also browsing \(others.map(\.description).joined(separator: ", ")) (the search domains' b._dns-sd._udp)"))
+            // The unverified cap is shared: each domain follows at most its share.
+            let share = max(1, settings.maxInstances / (1 + others.count))
+            browseOrder = [settings.domain] + others
+            for domain in browseOrder {
+                browsers[domain] = WideAreaBrowser(domain: domain, serviceType: serviceType, ownPeerID: ownPeerID,
+                                                   maxInstances: domain == settings.domain ? settings.maxInstances - share * others.count : share,
+                                                   poll: settings.poll, relist: TimeInterval(settings.ttl))
+            }
             if settings.key != nil {
                 var publisher = WideAreaPublisher(zone: zone, desired: publication, ownPeerID: ownPeerID)
                 let actions = publisher.start()
@@ -206,12 +215,12 @@ package final class WideAreaCoordinator {
             if serverError != why { logger.warning("wide-area \(settings.domain): \(why); trying again every 10 s") }
             serverError = why
             retryAt = now.addingTimeInterval(10)
-        case .serial(let serial):
-            runBrowser { $0.serial(serial, now: now) }
-        case .listed(let names):
-            runBrowser { $0.listed(names, now: now) }
-        case .resolved(let name, let instance):
-            runBrowser { $0.resolved(name, instance, now: now) }
+        case .serial(let domain, let serial):
+            runBrowser(domain) { $0.serial(serial, now: now) }
+        case .listed(let domain, let names):
+            runBrowser(domain) { $0.listed(names, now: now) }
+        case .resolved(let domain, let name, let instance):
+            runBrowser(domain) { $0.resolved(name, instance, now: now) }
         case .nameChecked(let check):
             runPublisher { $0.nameChecked(check, now: now) }
         case .updated(let result):
@@ -219,11 +228,11 @@ package final class WideAreaCoordinator {
         }
     }
 
-    private func runBrowser(_ step: (inout WideAreaBrowser) -> [WideAreaBrowser.Action]) {
-        guard var browser else { return }
+    private func runBrowser(_ domain: DNSName, _ step: (inout WideAreaBrowser) -> [WideAreaBrowser.Action]) {
+        guard var browser = browsers[domain] else { return }
         let actions = step(&browser)
-        self.browser = browser
-        perform(actions)
+        browsers[domain] = browser
+        perform(actions, in: domain)
     }
 
     private func runPublisher(_ step: (inout WideAreaPublisher) -> [WideAreaPublisher.Action]) {
@@ -233,14 +242,17 @@ package final class WideAreaCoordinator {
         perform(actions)
     }
 
-    private func perform(_ actions: [WideAreaBrowser.Action]) {
+    private func perform(_ actions: [WideAreaBrowser.Action], in domain: DNSName) {
         guard let zone else { return }
+        // The configured domain through its server; the others through the host's resolvers.
+        let primary = domain == settings.domain
+        let via: WideAreaLink.Via = primary ? .server : .system
         for action in actions {
             switch action {
-            case .querySerial: link.querySerial(zone: zone)
-            case .list(let service): link.list(service, limit: settings.maxInstances * 2)
+            case .querySerial: link.querySerial(domain, zone: primary ? zone : domain, via: via)
+            case .list(let service): link.list(domain, service, limit: settings.maxInstances * 2, via: via)
             case .resolve(let name):
-                if let service = DNSName(dotted: serviceType)?.appending(settings.domain) { link.resolve(name, of: service) }
+                if let service = DNSName(dotted: serviceType)?.appending(domain) { link.resolve(domain, name, of: service, via: via) }
             case .discovery(let event):
                 lane.submit { [weak self] in
                     guard let self else { return }

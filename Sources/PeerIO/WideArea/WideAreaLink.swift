@@ -18,8 +18,27 @@ package final class WideAreaLink: Sendable {
         case discovered
     }
 
+    /// Which client a lookup goes through.
+    package enum Via: Sendable, Equatable {
+        /// The domain's own server (found or given): authoritative, fresh.
+        case server
+        /// The host's resolvers (resolv.conf): for the browse domains the
+        /// search domains name, whose servers peerd does not know.
+        case system
+    }
+
+    /// The clients, owned by the queue's jobs.
+    private struct Clients {
+        var server: DNSClient?
+        var system: DNSClient?
+        func pick(_ via: Via) -> DNSClient? { via == .server ? server : system }
+    }
+
+    /// The most browse domains taken from the search domains.
+    package static let maxBrowseDomains = 8
+
     private let queue = DispatchQueue(label: "peerd.wide-area", qos: .utility)
-    private let client = Mutex<DNSClient?>(nil)
+    private let client = Mutex(Clients())
     private let continuation: AsyncStream<WideAreaBridgeEvent>.Continuation
     /// Lookups waiting or running: the coordinator asks no more than
     /// ``maxQueued`` at a time.
@@ -35,40 +54,47 @@ package final class WideAreaLink: Sendable {
     /// Whether another job may be queued now.
     package var hasRoom: Bool { queued.load(ordering: .relaxed) < Self.maxQueued }
 
-    /// Finds the server and the zone of `domain` (the client's first job).
+    /// Finds the server and the zone of `domain` (the client's first job),
+    /// and the browse domains the host's search domains name (RFC 6763
+    /// §11: `b._dns-sd._udp.SEARCH`'s pointers).
     package func connect(domain: DNSName, server: Server) {
-        submit { client in
+        submit { clients in
             do throws(DNSError) {
+                let system = try? DNSClient(systemResolverWithTimeout: 2)
                 let made: DNSClient
                 switch server {
                 case .given(let address, let port):
                     made = try DNSClient(address: address, port: port)
                 case .discovered:
-                    made = try Self.discover(domain)
+                    guard let system else { throw DNSError(.noAnswer, step: "find the server of \(domain)", detail: "no /etc/resolv.conf to ask") }
+                    made = try Self.discover(domain, with: system)
                 }
                 let zone = try Self.zone(of: domain, asking: made)
-                client = made
-                return .ready(server: made.server, zone: zone)
+                clients = Clients(server: made, system: system)
+                let others = system.map { Self.browseDomains(with: $0) }?.filter { !$0.matches(domain) } ?? []
+                return .ready(server: made.server, zone: zone, browseDomains: Array(others.prefix(Self.maxBrowseDomains)))
             } catch {
                 return .unreachable(error.description)
             }
         }
     }
 
-    /// Asks the zone's serial.
-    package func querySerial(zone: DNSName) {
-        submit { client in
-            guard let client else { return .serial(nil) }
-            let answer = try? client.query(zone, .soa)
-            for record in answer?.answer ?? [] { if case .soa(_, let serial) = record.data { return .serial(serial) } }
-            return .serial(nil)
+    /// Asks the serial of the zone at or above `name` (the SOA in the
+    /// answer, or in the authority section for a name below a zone's apex).
+    package func querySerial(_ domain: DNSName, zone name: DNSName, via: Via) {
+        submit { clients in
+            guard let client = clients.pick(via), let answer = try? client.query(name, .soa) else { return .serial(domain, nil) }
+            for record in answer.answer + answer.authority { if case .soa(_, let serial) = record.data { return .serial(domain, serial) } }
+            return .serial(domain, nil)
         }
     }
 
     /// Lists the instances `service`'s pointers name (at most `limit` of them).
-    package func list(_ service: DNSName, limit: Int) {
-        submit { client in
-            guard let client, let answer = try? client.query(service, .ptr), answer.rcode == 0 || answer.rcode == 3 else { return .listed(nil) }
+    package func list(_ domain: DNSName, _ service: DNSName, limit: Int, via: Via) {
+        submit { clients in
+            guard let client = clients.pick(via), let answer = try? client.query(service, .ptr), answer.rcode == 0 || answer.rcode == 3 else {
+                return .listed(domain, nil)
+            }
             var names: [String] = []
             for record in answer.answer {
                 guard case .ptr(let target) = record.data, target.labels.count == service.labels.count + 1,
@@ -76,22 +102,22 @@ package final class WideAreaLink: Sendable {
                 names.append(label)
                 if names.count >= limit { break }
             }
-            return .listed(names)
+            return .listed(domain, names)
         }
     }
 
     /// Looks up instance `name` of `service`: its SRV, TXT and the target's addresses.
-    package func resolve(_ name: String, of service: DNSName) {
-        submit { client in
-            guard let client, let instance = DNSName([name])?.appending(service) else { return .resolved(name, nil) }
-            return .resolved(name, Self.lookUp(instance, with: client))
+    package func resolve(_ domain: DNSName, _ name: String, of service: DNSName, via: Via) {
+        submit { clients in
+            guard let client = clients.pick(via), let instance = DNSName([name])?.appending(service) else { return .resolved(domain, name, nil) }
+            return .resolved(domain, name, Self.lookUp(instance, with: client))
         }
     }
 
     /// Who holds `instance`: the `id` of its TXT, if it has records.
     package func checkName(_ instance: DNSName) {
-        submit { client in
-            guard let client else { return .nameChecked(.unknown("no server")) }
+        submit { clients in
+            guard let client = clients.server else { return .nameChecked(.unknown("no server")) }
             do throws(DNSError) {
                 let answer = try client.query(instance, .txt)
                 let txt = answer.answer.compactMap { record -> [[UInt8]]? in if case .txt(let strings) = record.data { strings } else { nil } }.first
@@ -106,8 +132,8 @@ package final class WideAreaLink: Sendable {
 
     /// Sends `update`, signed with `key`.
     package func send(_ update: DNSUpdate, key: TSIGKey?) {
-        submit { client in
-            guard let client else { return .updated(.failed("no server")) }
+        submit { clients in
+            guard let client = clients.server else { return .updated(.failed("no server")) }
             do throws(DNSError) {
                 try client.update(update, key: key)
                 return .updated(.applied)
@@ -128,7 +154,7 @@ package final class WideAreaLink: Sendable {
         continuation.finish()
     }
 
-    private func submit(_ job: @escaping @Sendable (inout DNSClient?) -> WideAreaBridgeEvent) {
+    private func submit(_ job: @escaping @Sendable (inout Clients) -> WideAreaBridgeEvent) {
         queued.add(1, ordering: .relaxed)
         queue.async {
             let event = self.client.withLock { job(&$0) }
@@ -140,8 +166,7 @@ package final class WideAreaLink: Sendable {
     /// The server from the host's resolvers: `_dns-update._udp.DOMAIN`'s
     /// SRV (RFC 6763 §11's way to name the update server), else the
     /// primary of the domain's SOA, on port 53.
-    private static func discover(_ domain: DNSName) throws(DNSError) -> DNSClient {
-        let system = try DNSClient(systemResolverWithTimeout: 2)
+    private static func discover(_ domain: DNSName, with system: DNSClient) throws(DNSError) -> DNSClient {
         var host: DNSName?
         var port: UInt16 = 53
         if let name = DNSName(["_dns-update", "_udp"])?.appending(domain), let answer = try? system.query(name, .srv) {
@@ -162,6 +187,22 @@ package final class WideAreaLink: Sendable {
             }
         }
         throw DNSError(.noAnswer, step: "find the server of \(domain)", detail: "\(host) has no address")
+    }
+
+    /// The domains `b._dns-sd._udp` names under each of the host's search
+    /// domains, in order, once each.
+    private static func browseDomains(with system: DNSClient) -> [DNSName] {
+        var found: [DNSName] = []
+        for search in system.searchDomains {
+            guard let name = DNSName(["b", "_dns-sd", "_udp"])?.appending(search), let answer = try? system.query(name, .ptr) else { continue }
+            for record in answer.answer {
+                // `.local` is mDNS's, which Avahi browses.
+                guard case .ptr(let target) = record.data, target.labels.last.map({ String(decoding: $0, as: UTF8.self).lowercased() }) != "local",
+                      !found.contains(where: { $0.matches(target) }) else { continue }
+                found.append(target)
+            }
+        }
+        return found
     }
 
     /// The zone that holds `domain`: the owner of the SOA in the answer

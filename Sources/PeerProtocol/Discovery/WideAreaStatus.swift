@@ -24,10 +24,14 @@ public struct WideAreaStatus: Codable, Sendable, Equatable {
     public var peers: Int
     /// Names followed in the domain (at most the unverified-peer cap).
     public var followed: Int
+    /// Every domain browsed: the configured one, then those the host's
+    /// search domains name through `b._dns-sd._udp` (RFC 6763 §11).
+    public var browseDomains: [String]
 
     /// A status.
     public init(domain: String, server: String?, zone: String?, serverError: String?, publication: String, name: String?,
-                lastUpdate: String?, lastUpdateAt: Date?, peers: Int, followed: Int) {
+                lastUpdate: String?, lastUpdateAt: Date?, peers: Int, followed: Int, browseDomains: [String]) {
+        self.browseDomains = browseDomains
         self.domain = domain
         self.server = server
         self.zone = zone
