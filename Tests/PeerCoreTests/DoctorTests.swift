@@ -184,6 +184,48 @@ final class DoctorRuleTests: XCTestCase {
         XCTAssertEqual(DoctorPeerRules.answers("eth0", otherHosts: 0).status, .warning)
     }
 
+    /// Wide-area discovery (issue 46): a peer found in DNS needs no shared
+    /// link, and one whose record outlives it is explained as such; the
+    /// daemon's wide-area state is one line.
+    func testWideAreaChecks() {
+        let endpoint = Endpoint(interface: "", family: .ipv4, address: "10.2.2.2", port: 7717)
+        var peer = PeerSnapshot(id: UUID(), peerId: "abc", name: "lab", state: .notConnected, endpoints: [endpoint],
+                                info: [:], lastSeen: now, lost: false)
+        peer.sources = ["dns:peers.example"]
+        XCTAssertEqual(DoctorPeerRules.dnsDomains(of: peer), ["peers.example"])
+        XCTAssertEqual(DoctorPeerRules.seen(peer, now: now).title, "'lab' is seen now on DNS (peers.example)")
+        XCTAssertEqual(DoctorPeerRules.subnet(endpoint, route: .init(gateway: "10.1.1.1", device: "eth0", local: false), viaDNS: true).status, .ok)
+        let stale = DoctorPeerRules.port(endpoint, .refused, dnsDomains: ["peers.example"])
+        XCTAssertEqual(stale.status, .failed)
+        XCTAssertEqual(stale.title, "10.2.2.2:7717 is in DNS (peers.example) but does not answer: 10.2.2.2:7717 refuses connections: nothing listens there")
+        XCTAssertTrue(stale.detail?.contains("lease") == true)
+        XCTAssertEqual(DoctorPeerRules.port(endpoint, .open, dnsDomains: ["peers.example"]).status, .ok)
+
+        XCTAssertNil(DoctorRules.wideArea(nil))
+        func status(_ wide: WideAreaStatus) -> DaemonStatus {
+            var s = DaemonStatus(version: "0.4.0", pid: 1, uptime: 1, peerId: "a", requestedName: "h", name: "h", serviceType: "_peerd._tcp", port: 1,
+                                 interfaces: [], avahi: .running, avahiMessage: nil, publication: .established, peers: 0, lostPeers: 0,
+                                 maxPeers: 1, peersRejected: 0, eventSeq: 0, socket: "/s")
+            s.wideArea = wide
+            return s
+        }
+        let base = WideAreaStatus(domain: "peers.example", server: "192.0.2.53:53", zone: "peers.example", serverError: nil, publication: "published",
+                                  name: "h", lastUpdate: "applied", lastUpdateAt: now, peers: 2, followed: 2, browseDomains: ["peers.example"])
+        XCTAssertEqual(DoctorRules.wideArea(status(base))?.title, "'h' is published in peers.example at 192.0.2.53:53; 2 peers found in peers.example")
+        var refused = base
+        refused.publication = "refused"
+        refused.lastUpdate = "refused: NOTAUTH"
+        XCTAssertEqual(DoctorRules.wideArea(status(refused))?.status, .failed)
+        XCTAssertEqual(DoctorRules.wideArea(status(refused))?.detail, "refused: NOTAUTH")
+        var lost = base
+        lost.server = nil
+        lost.serverError = "no SOA"
+        XCTAssertEqual(DoctorRules.wideArea(status(lost))?.title, "no DNS server for peers.example")
+        var browsing = base
+        browsing.publication = "off"
+        XCTAssertEqual(DoctorRules.wideArea(status(browsing))?.status, .ok)
+    }
+
     func testTheSummaryPointsToAddWhenDiscoveryFails() {
         let ok = DoctorReport(checks: [DoctorCheck("daemons", .ok, "fine")])
         XCTAssertEqual(ok.summary, "all 1 checks passed")

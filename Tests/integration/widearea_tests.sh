@@ -98,4 +98,10 @@ test_wide_area_dns_sd_finds_and_pairs_across_a_router_three_hosts() {
     after=$(private_kib_of 1)
     [ $((after - before)) -lt 4096 ] || fail "1,000 foreign records cost $((after - before)) KiB"
     note "1,000 foreign instances: $(status_field 1 .wideArea.followed) followed, private memory $before -> $after KiB"
+
+    # doctor explains a row that is in DNS but whose address does not answer.
+    lab_exec 1 "$BIN/peerctl" --socket "$(sock 1)" doctor junk1 >"$LAB_DIR/doctor.out" 2>&1
+    grep -q "is in DNS (peers.lab) but does not answer" "$LAB_DIR/doctor.out" \
+        || fail "doctor does not explain a DNS record whose host does not answer: $(grep -i 'junk1\|DNS' "$LAB_DIR/doctor.out")"
+    grep -q "site.lab at $LAB_DNS:53: browsing only" "$LAB_DIR/doctor.out" || fail "doctor does not show the wide-area state: $(cat "$LAB_DIR/doctor.out")"
 }

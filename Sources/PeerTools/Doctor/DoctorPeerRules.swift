@@ -15,9 +15,16 @@ package enum DoctorPeerRules {
         case failed(String)
     }
 
+    /// The wide-area domains a peer was found in (its `dns:DOMAIN` sources).
+    package static func dnsDomains(of peer: PeerSnapshot) -> [String] {
+        (peer.sources ?? []).filter { $0.hasPrefix("dns:") }.map { String($0.dropFirst(4)) }
+    }
+
     /// Whether and where it is seen.
     package static func seen(_ peer: PeerSnapshot, now: Date) -> DoctorCheck {
-        let interfaces = Set(peer.endpoints.map { $0.interface.isEmpty ? "added by address" : "\($0.interface) \($0.family.rawValue)" }).sorted()
+        let dns = dnsDomains(of: peer)
+        let interfaces = Set(peer.endpoints.map { $0.interface.isEmpty ? (dns.isEmpty ? "added by address" : "DNS (\(dns.joined(separator: ", ")))")
+                                                                       : "\($0.interface) \($0.family.rawValue)" }).sorted()
         if peer.lost {
             return DoctorCheck("peer", .failed, "'\(peer.name)' is lost: last seen \(RelativeTime.describe(peer.lastSeen, now: now))",
                                detail: peer.session.map { "session with \($0)" },
@@ -30,10 +37,14 @@ package enum DoctorPeerRules {
         return DoctorCheck("peer", .ok, "'\(peer.name)' is seen now on \(interfaces.joined(separator: ", "))")
     }
 
-    /// Whether `endpoint` is on a link of ours (no gateway between).
-    package static func subnet(_ endpoint: Endpoint, route: RouteFacts.Route?) -> DoctorCheck {
+    /// Whether `endpoint` is on a link of ours (no gateway between); a
+    /// peer found through DNS (`viaDNS`) needs no link, only a route.
+    package static func subnet(_ endpoint: Endpoint, route: RouteFacts.Route?, viaDNS: Bool = false) -> DoctorCheck {
         guard let route else {
             return DoctorCheck("peer", .failed, "no route to \(endpoint.address)", fix: "check this host's addresses and routes (ip route)")
+        }
+        if let gateway = route.gateway, viaDNS {
+            return DoctorCheck("peer", .ok, "\(endpoint.address) is on another subnet, via \(gateway); found through DNS, which crosses routers")
         }
         if let gateway = route.gateway {
             return DoctorCheck("peer", .warning, "\(endpoint.address) is on another subnet: reached via \(gateway)\(route.device.map { " on \($0)" } ?? "")",
@@ -43,8 +54,16 @@ package enum DoctorPeerRules {
         return DoctorCheck("peer", .ok, "\(endpoint.address) is on our link\(route.device.map { " (\($0))" } ?? "")")
     }
 
-    /// What a connect to the peer's session port did.
-    package static func port(_ endpoint: Endpoint, _ probe: PortProbe) -> DoctorCheck {
+    /// What a connect to the peer's session port did; `dnsDomains` are the
+    /// wide-area domains whose records gave the address (a record may
+    /// outlive its host until its lease ends).
+    package static func port(_ endpoint: Endpoint, _ probe: PortProbe, dnsDomains: [String] = []) -> DoctorCheck {
+        if !dnsDomains.isEmpty, probe != .open {
+            let inner = port(endpoint, probe)
+            return DoctorCheck("peer", .failed, "\(endpoint.hostPort) is in DNS (\(dnsDomains.joined(separator: ", "))) but does not answer: \(inner.title)",
+                               detail: "a wide-area record is a claim: its host may have stopped without removing it (killed, unplugged) and its lease not run out yet, or moved",
+                               fix: "if the host is gone, its row goes when the lease ends (peerd --wide-area-ttl there); if it runs, \(inner.fix ?? "check the way to it")")
+        }
         switch probe {
         case .open: return DoctorCheck("peer", .ok, "\(endpoint.hostPort) answers")
         case .refused:

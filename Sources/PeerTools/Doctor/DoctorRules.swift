@@ -112,4 +112,28 @@ package enum DoctorRules {
         let interfaces = Set(ours.map { "\($0.interface) \($0.proto)" }).sorted()
         return DoctorCheck("announcement", .ok, "'\(status.name)' is browsable with the right TXT, on \(interfaces.joined(separator: ", "))")
     }
+
+    /// Wide-area DNS-SD (issue 46), when peerd has `--wide-area`: the
+    /// server, and how the last update went.
+    package static func wideArea(_ status: DaemonStatus?) -> DoctorCheck? {
+        guard let w = status?.wideArea else { return nil }
+        guard let server = w.server else {
+            return DoctorCheck("announcement", .failed, "no DNS server for \(w.domain)", detail: w.serverError,
+                               fix: "give it: --dns-server ADDRESS, or add _dns-update._udp.\(w.domain) SRV (or an SOA with a resolvable primary)", discovery: true)
+        }
+        let found = "\(w.peers) peer\(w.peers == 1 ? "" : "s") found in \(w.browseDomains.joined(separator: ", "))"
+        switch w.publication {
+        case "off":
+            return DoctorCheck("announcement", .ok, "\(w.domain) at \(server): browsing only (no --dns-update-key); \(found)")
+        case "published":
+            return DoctorCheck("announcement", .ok, "'\(w.name ?? "")' is published in \(w.domain) at \(server); \(found)")
+        case "refused":
+            return DoctorCheck("announcement", .failed, "\(server) refuses this host's updates to \(w.domain)", detail: w.lastUpdate,
+                               fix: "the server must know the key (same name, algorithm and secret) and let it update the zone (Knot: acl action: update; BIND: update-policy)",
+                               discovery: true)
+        default:
+            return DoctorCheck("announcement", .warning, "publishing in \(w.domain) at \(server): \(w.publication)", detail: w.lastUpdate,
+                               fix: "see peerd's log (journalctl -u peerd); it retries by itself", discovery: true)
+        }
+    }
 }

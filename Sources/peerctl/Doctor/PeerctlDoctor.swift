@@ -82,6 +82,9 @@ struct PeerctlDoctor {
         let records = browse.map { AvahiBrowseRecord.parse($0.output) }
         checks.append(DoctorRules.announcement(status, records: records))
 
+        // 4b. Wide-area discovery through the site's DNS.
+        if let wide = DoctorRules.wideArea(status) { checks.append(wide) }
+
         // 5. The peer.
         if let selector {
             checks += peerChecks(selector, client: client)
@@ -136,9 +139,9 @@ struct PeerctlDoctor {
                 checks.append(DoctorCheck("peer", .ok, "\(target.address) is link-local on \(target.interface): on our link"))
             } else {
                 let route = DoctorProbes.run(["ip", "route", "get", target.address]).flatMap { RouteFacts.route(ipRouteGet: $0.output) }
-                checks.append(DoctorPeerRules.subnet(target, route: route))
+                checks.append(DoctorPeerRules.subnet(target, route: route, viaDNS: !DoctorPeerRules.dnsDomains(of: peer).isEmpty))
             }
-            checks.append(DoctorPeerRules.port(target, DoctorProbes.connect(to: target)))
+            checks.append(DoctorPeerRules.port(target, DoctorProbes.connect(to: target), dnsDomains: DoctorPeerRules.dnsDomains(of: peer)))
         } else {
             checks.append(DoctorCheck("peer", .failed, "no address is known for '\(peer.name)'", fix: "peerctl add HOST[:PORT] with its address", discovery: true))
         }
