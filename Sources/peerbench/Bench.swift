@@ -64,6 +64,7 @@ final class Bench {
             }
         }
         if wanted("peers") { rows += peers(progress) }
+        if wanted("wide-area") || wanted(Self.wideAreaName) { rows += wideArea(progress) }
         // The desktop's memory after its figures is a noted row too.
         stopDesktop()
         rows += notedOrder.compactMap { key in noted[key].map { BenchRow(comparison: $0.comparison, variant: $0.variant, unit: $0.unit, summary: BenchSummary($0.values)) } }

@@ -21,7 +21,7 @@ and peerd's median over each other variant's. Needs root.
   --json          the rows as JSON instead of the table
   --only WORDS    only figures whose name contains one of these
                   (comma-separated: rate, round trip, setup, bulk, discovery,
-                  idle, peers, primitive, datagram, folder, desktop; and scale, which the
+                  idle, peers, primitive, datagram, folder, desktop, wide-area; and scale, which the
                   default run leaves out: its own lab of --hosts
                   hosts, a few minutes, one run whose rows summarize
                   the hosts)

@@ -72,6 +72,10 @@ package struct WideAreaBrowser: Sendable {
         var actions: [Action] = []
         if !polling, !listing, nextPoll.map({ now >= $0 }) ?? true {
             polling = true
+            // From the ask, not the answer, less a tenth for a timer's
+            // jitter: a timer of the poll's period then finds every poll
+            // due (measured: from the answer, every other one was).
+            nextPoll = now.addingTimeInterval(poll * 0.9)
             actions.append(.querySerial)
         }
         var inFlight = followed.values.filter(\.resolving).count
@@ -87,7 +91,6 @@ package struct WideAreaBrowser: Sendable {
     /// The serial's answer (nil: no answer).
     package mutating func serial(_ serial: UInt32?, now: Date) -> [Action] {
         polling = false
-        nextPoll = now.addingTimeInterval(poll)
         let changed = serial != nil && serial != lastSerial
         let due = nextList.map { now >= $0 } ?? true
         guard changed || due, let service = serviceName else { return [] }
