@@ -128,6 +128,34 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         _ = registry.apply(.resolved(service), now: .init(timeIntervalSince1970: 0), makeID: { .init() })
         _ = TerminalText.escape(key.name)
         _ = try? TXTRecord(peerID: String(repeating: "a", count: 32), info: entries)
+    case "dns":
+        // Wide-area DNS-SD (issue 46): a name's wire form as ldns hands it
+        // on, and an instance's TXT strings (length-prefixed, from any
+        // zone's writer) through the browser, lease and name and all.
+        let name = DNSName(wire: bytes)
+        _ = name?.presentation
+        _ = name.map { DNSName(dotted: $0.description) }
+        var strings: [[UInt8]] = []
+        var index = 0
+        while index < bytes.count {
+            let end = min(bytes.count, index + 1 + Int(bytes[index]))
+            strings.append(Array(bytes[(index + 1)..<end]))
+            index = end
+        }
+        let label = String(decoding: bytes.prefix(63), as: UTF8.self)
+        let instance = WideAreaInstance(port: 1, target: DNSName(["h", "example"])!, txt: strings,
+                                        addresses: [.init(family: .ipv4, text: "192.0.2.1")], ttl: UInt32(bytes.count))
+        _ = instance.displayName(label: label)
+        _ = instance.leaseEnds
+        var browser = WideAreaBrowser(domain: DNSName(["example"])!, serviceType: "_peerd._tcp", ownPeerID: String(repeating: "a", count: 32),
+                                      maxInstances: 4, poll: 1, relist: 10)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        _ = browser.tick(now: now)
+        _ = browser.serial(1, now: now)
+        _ = browser.listed([label, "other"], now: now)
+        _ = browser.resolved(label, instance, now: now)
+        _ = browser.resolved(label, nil, now: now.addingTimeInterval(Double(bytes.first ?? 0)))
+        _ = TSIGKeyFile.parse(String(decoding: bytes, as: UTF8.self))
     case "netlink":
         _ = NetlinkRouteParser.parse(bytes)
     case "disk":
@@ -171,7 +199,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
         let frame = TopView.frame(model, TopInteraction(), width: 30 + bytes.count % 150, height: 8 + bytes.count % 40, now: when)
         _ = ScreenDiff.render(from: nil, to: frame, color: true)
     default:
-        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, netlink, disk, client")
+        fatalError("unknown FUZZ_TARGET \(fuzzTarget): wire, handshake, control, config, txt, dns, netlink, disk, client, datagram")
     }
     return 0
 }

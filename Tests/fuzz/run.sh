@@ -14,7 +14,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 RUNS=${1:-2000}; shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(wire handshake control config txt netlink disk client datagram)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(wire handshake control config txt dns netlink disk client datagram)
 # FUZZ_OPT: -O (make fuzz: more executions a second for the long runs) or
 # -Onone (make test's smoke, issue 41: the harnesses build in 80 CPU
 # seconds instead of 190, and 5,000 runs a target do not need the speed;
