@@ -28,7 +28,9 @@ BIN         := .build/$(CONFIG)
 # client's tests run on Debian's python3); systemd
 # (systemd-analyze, and the manager that runs the real units in a container)
 # with dbus's own units; chrpath (the upgrade test packages this tree's debug
-# build, its runpath pointed at the packaged runtime).
+# build, its runpath pointed at the packaged runtime); ldns (wide-area
+# DNS-SD's queries and signed updates, issue 46) and Knot DNS with its
+# tools (the lab's DNS server, and kdig for peerbench).
 APT_PACKAGES := pkg-config libavahi-client-dev libsodium-dev libssl-dev \
                 avahi-daemon avahi-utils dbus-daemon dbus iproute2 util-linux procps jq python3 python3-dbus python3-zeroconf python3-pytest \
                 systemd nftables gcc libc6-dev chrpath libsystemd-dev python3-dbusmock \
