@@ -46,7 +46,7 @@ struct PeerctlRenderer {
     /// `peerctl peers`.
     func peers(_ peers: [PeerSnapshot]) -> String {
         guard !peers.isEmpty else { return "no peers found yet" }
-        var table = TextTable(header: ["ID", "NAME", "STATE", "PAIRED", "SEEN", "ADDRESSES", "PEER ID"])
+        var table = TextTable(header: ["ID", "NAME", "STATE", "PAIRED", "SEEN", "VIA", "ADDRESSES", "PEER ID"])
         for peer in peers {
             table.rows.append([
                 String(peer.id.uuidString.lowercased().prefix(8)),
@@ -54,6 +54,7 @@ struct PeerctlRenderer {
                 peer.state.rawValue,
                 peer.paired ? "yes" : "no",
                 peer.lost ? "lost \(RelativeTime.describe(peer.lastSeen, now: now))" : "now",
+                peer.sources?.joined(separator: ",") ?? "-",
                 peer.endpoints.isEmpty ? peer.session.map { "(session \($0))" } ?? peer.learnedAddress.map { "(learned \($0))" } ?? "-"
                     : addresses(peer.endpoints),
                 peer.peerId.map { String($0.prefix(12)) } ?? "-",

@@ -72,6 +72,28 @@ final class WideAreaCoordinatorTests: XCTestCase {
         XCTAssertTrue(lost, "the publisher's stop did not remove its records: \(browser.changes)")
     }
 
+    /// Two hosts asking for one name: the second is renamed as on mDNS
+    /// (`Name #2`), and a browser lists both under their own names.
+    @MainActor
+    func testASecondHostWithTheSameNameIsRenamed() async throws {
+        let key = TSIGKey(name: KnotServer.keyName, algorithm: .hmacSHA256, secret: Array(Data(base64Encoded: KnotServer.secret)!))
+        let first = Side(name: "Office", peerID: String(repeating: "c", count: 32), key: key, port: server.port)
+        defer { first.stop() }
+        let published = try await eventually(10) { first.coordinator.status.publication == "published" }
+        XCTAssertTrue(published, "\(first.coordinator.status)")
+        let second = Side(name: "Office", peerID: String(repeating: "d", count: 32), key: key, port: server.port)
+        defer { second.stop() }
+        let renamed = try await eventually(10) { second.coordinator.status.publication == "published" }
+        XCTAssertTrue(renamed, "\(second.coordinator.status)")
+        XCTAssertEqual(second.coordinator.status.name, "Office #2")
+        XCTAssertEqual(first.coordinator.status.name, "Office")
+        let both = try await eventually(10) {
+            Set(second.changes.compactMap { if case .found(let row) = $0 { row.name } else { nil } }) == ["Office"]
+                && Set(first.changes.compactMap { if case .found(let row) = $0 { row.name } else { nil } }) == ["Office #2"]
+        }
+        XCTAssertTrue(both, "each lists the other under its own name: \(first.changes), \(second.changes)")
+    }
+
     /// The link alone: no server is an answer in the stream, not a hang.
     func testTheLinkSaysWhenNoServerAnswers() async throws {
         let (stream, continuation) = AsyncStream.makeStream(of: WideAreaBridgeEvent.self)

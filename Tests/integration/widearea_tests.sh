@@ -41,6 +41,7 @@ test_wide_area_dns_sd_finds_and_pairs_across_a_router_three_hosts() {
     t1=${EPOCHREALTIME/./}
     note "both listed $(( (t1 - t0) / 1000 )) ms after host 1's start"
     expect_eq "$(peer_field 1 host2 '.sources | join(",")')" "dns:peers.lab" "host 2's source on host 1"
+    ctl 1 peers | grep host2 | grep -q "dns:peers.lab" || fail "peerctl peers does not say how host 2 was found: $(ctl 1 peers)"
     expect_eq "$(status_field 1 .wideArea.publication)" published "host 1's publication"
     expect_eq "$(status_field 1 .wideArea.server)" "$LAB_DNS:53" "the server in status"
     case $(peer_field 1 host2 '.endpoints[].address') in *"$(lab_subnet_address 2)"*) ;; *) fail "host 2's routed address is not among its endpoints: $(json 1 peer host2)" ;; esac
