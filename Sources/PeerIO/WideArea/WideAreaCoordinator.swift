@@ -177,6 +177,9 @@ package final class WideAreaCoordinator {
 
     private func update(_ next: WideAreaPublication) {
         guard next != publication else { return }
+        if settings.key != nil, next.addresses.isEmpty, !publication.addresses.isEmpty {
+            logger.warning("wide-area \(settings.domain): this host has no routable address now; its records name none, so hosts beyond this link cannot reach it")
+        }
         publication = next
         guard var publisher else { return }
         let actions = publisher.changed(next, now: clock.now())
@@ -204,6 +207,9 @@ package final class WideAreaCoordinator {
                                                    poll: settings.poll, relist: TimeInterval(settings.ttl))
             }
             if settings.key != nil {
+                if publication.addresses.isEmpty {
+                    logger.warning("wide-area \(settings.domain): this host has no routable address (only loopback or link-local); its records name none, so hosts beyond this link cannot reach it")
+                }
                 var publisher = WideAreaPublisher(zone: zone, desired: publication, ownPeerID: ownPeerID)
                 let actions = publisher.start()
                 self.publisher = publisher
