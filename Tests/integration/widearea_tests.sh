@@ -44,6 +44,15 @@ test_wide_area_dns_sd_finds_and_pairs_across_a_router_three_hosts() {
     ctl 1 peers | grep host2 | grep -q "dns:peers.lab" || fail "peerctl peers does not say how host 2 was found: $(ctl 1 peers)"
     expect_eq "$(status_field 1 .wideArea.publication)" published "host 1's publication"
     expect_eq "$(status_field 1 .wideArea.server)" "$LAB_DNS:53" "the server in status"
+    ctl 1 status | grep -q "wide-area publication *published as 'host1'" || fail "peerctl status does not show the publication: $(ctl 1 status)"
+    # --check-config reads the key as the start does: a readable-by-all one fails it.
+    : >"$LAB_DIR/empty.conf"
+    "$BIN/peerd" --check-config --config "$LAB_DIR/empty.conf" --wide-area peers.lab --dns-update-key "$LAB_DIR/dns/tsig.key" >/dev/null \
+        || fail "--check-config refused a good key"
+    cp "$LAB_DIR/dns/tsig.key" "$LAB_DIR/open.key" && chmod 644 "$LAB_DIR/open.key"
+    "$BIN/peerd" --check-config --config "$LAB_DIR/empty.conf" --wide-area peers.lab --dns-update-key "$LAB_DIR/open.key" 2>"$LAB_DIR/check.out" \
+        && fail "--check-config took a key others may read"
+    grep -q "chmod 600" "$LAB_DIR/check.out" || fail "--check-config does not say how to fix the key's mode: $(cat "$LAB_DIR/check.out")"
     case $(peer_field 1 host2 '.endpoints[].address') in *"$(lab_subnet_address 2)"*) ;; *) fail "host 2's routed address is not among its endpoints: $(json 1 peer host2)" ;; esac
     [ "$(dns_names | grep -c .)" = 2 ] || fail "the zone should hold two instances: $(dns_names)"
 
