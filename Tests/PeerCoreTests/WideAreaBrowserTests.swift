@@ -83,6 +83,26 @@ final class WideAreaBrowserTests: XCTestCase {
         XCTAssertEqual(b.peerCount, 0)
     }
 
+    /// The apps' subtypes are read beside the service type: a name either
+    /// list gives is followed, once; a round where one list failed removes
+    /// nothing.
+    func testSubtypeListsJoinTheRound() {
+        var b = browser()
+        b.browseSubtypes(["_chat._sub._peerd._tcp"])
+        _ = b.tick(now: t0)
+        XCTAssertEqual(b.serial(1, now: t0), [.list(DNSName(dotted: "_peerd._tcp.peers.example")!),
+                                              .list(DNSName(dotted: "_chat._sub._peerd._tcp.peers.example")!)])
+        XCTAssertEqual(b.listed(["a"], now: t0), [], "the round waits for its second list")
+        XCTAssertEqual(b.listed(["a", "only-under-chat"], now: t0), [.resolve("a"), .resolve("only-under-chat")])
+        XCTAssertEqual(b.followedCount, 2)
+        // The next round: the subtype's list fails; nothing goes.
+        _ = b.tick(now: t0.addingTimeInterval(1))
+        XCTAssertEqual(b.serial(2, now: t0.addingTimeInterval(1)).count, 2)
+        XCTAssertEqual(b.listed(["a"], now: t0.addingTimeInterval(1)), [])
+        XCTAssertEqual(b.listed(nil, now: t0.addingTimeInterval(1)), [])
+        XCTAssertEqual(b.followedCount, 2)
+    }
+
     func testNoAnswerAsksAgainAtTheNextPoll() {
         var b = browser()
         _ = b.tick(now: t0)

@@ -45,7 +45,14 @@ package struct WideAreaBrowser: Sendable {
     private let relist: TimeInterval
     private var lastSerial: UInt32?
     private var polling = false
-    private var listing = false
+    /// Lists asked this round and not answered yet (the service type's,
+    /// and each app subtype's), and the names they gave so far.
+    private var listing = 0
+    private var roundNames: [String] = []
+    private var roundFailed = false
+    /// The apps' subtypes (`_chat._sub._peerd._tcp`) whose pointers are
+    /// read beside the service type's (``browseSubtypes(_:)``).
+    private var subtypes: [String] = []
     private var nextPoll: Date?
     private var nextList: Date?
     private var followed: [String: Followed] = [:]
@@ -70,7 +77,7 @@ package struct WideAreaBrowser: Sendable {
     /// Clock tick: the poll and the lookups that are due.
     package mutating func tick(now: Date) -> [Action] {
         var actions: [Action] = []
-        if !polling, !listing, nextPoll.map({ now >= $0 }) ?? true {
+        if !polling, listing == 0, nextPoll.map({ now >= $0 }) ?? true {
             polling = true
             // From the ask, not the answer, less a tenth for a timer's
             // jitter: a timer of the poll's period then finds every poll
@@ -95,14 +102,34 @@ package struct WideAreaBrowser: Sendable {
         let due = nextList.map { now >= $0 } ?? true
         guard changed || due, let service = serviceName else { return [] }
         if serial != nil { lastSerial = serial }
-        listing = true
-        return [.list(service)]
+        // The service type's pointers name every instance of a publisher
+        // that follows RFC 6763; an app's subtype may name one that lists
+        // itself there alone.
+        let names = [service] + subtypes.compactMap { DNSName(dotted: $0).flatMap { $0.appending(domain) } }
+        listing = names.count
+        roundNames = []
+        roundFailed = false
+        return names.map { .list($0) }
     }
 
-    /// The list's answer: the instance names its pointers name (nil: no answer).
-    package mutating func listed(_ names: [String]?, now: Date) -> [Action] {
-        listing = false
+    /// Reads the pointers of these app subtypes too, from the next list on
+    /// (the apps registered on this host, as they come and go).
+    package mutating func browseSubtypes(_ subtypes: [String]) {
+        self.subtypes = subtypes.sorted()
+    }
+
+    /// One list's answer, in the order they were asked: the instance names
+    /// its pointers name (nil: no answer). The round's names are taken
+    /// together once every list of it has answered; a round with a list
+    /// that failed removes nothing.
+    package mutating func listed(_ answer: [String]?, now: Date) -> [Action] {
+        guard listing > 0 else { return [] }
+        listing -= 1
+        if let answer { roundNames += answer.filter { !roundNames.contains($0) } } else { roundFailed = true }
+        guard listing == 0 else { return [] }
         nextList = now.addingTimeInterval(relist)
+        let names: [String]? = roundFailed ? nil : roundNames
+        roundNames = []
         guard let names else {
             // Ask again at the next poll rather than after a whole TTL.
             nextList = now

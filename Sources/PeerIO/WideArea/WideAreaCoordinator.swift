@@ -116,6 +116,8 @@ package final class WideAreaCoordinator {
         next.txt = baseTXT + txt
         next.subtypes = apps.map { $0.subtype(of: serviceType) }.sorted()
         update(next)
+        // The same apps' subtypes are browsed, as the domains' lists are read.
+        for domain in browseOrder { browsers[domain]?.browseSubtypes(next.subtypes) }
     }
 
     /// Takes this host's records away (waiting for the server's answer, or
@@ -202,6 +204,7 @@ package final class WideAreaCoordinator {
             let share = max(1, settings.maxInstances / (1 + others.count))
             browseOrder = [settings.domain] + others
             for domain in browseOrder {
+                defer { browsers[domain]?.browseSubtypes(publication.subtypes) }
                 browsers[domain] = WideAreaBrowser(domain: domain, serviceType: serviceType, ownPeerID: ownPeerID,
                                                    maxInstances: domain == settings.domain ? settings.maxInstances - share * others.count : share,
                                                    poll: settings.poll, relist: TimeInterval(settings.ttl))
@@ -256,7 +259,10 @@ package final class WideAreaCoordinator {
         for action in actions {
             switch action {
             case .querySerial: link.querySerial(domain, zone: primary ? zone : domain, via: via)
-            case .list(let service): link.list(domain, service, limit: settings.maxInstances * 2, via: via)
+            case .list(let owner):
+                if let service = DNSName(dotted: serviceType)?.appending(domain) {
+                    link.list(domain, owner, of: service, limit: settings.maxInstances * 2, via: via)
+                }
             case .resolve(let name):
                 if let service = DNSName(dotted: serviceType)?.appending(domain) { link.resolve(domain, name, of: service, via: via) }
             case .discovery(let event):

@@ -89,10 +89,11 @@ package final class WideAreaLink: Sendable {
         }
     }
 
-    /// Lists the instances `service`'s pointers name (at most `limit` of them).
-    package func list(_ domain: DNSName, _ service: DNSName, limit: Int, via: Via) {
+    /// Lists the instances of `service` that the pointers at `owner` (the
+    /// service type, or an app's subtype) name: at most `limit` of them.
+    package func list(_ domain: DNSName, _ owner: DNSName, of service: DNSName, limit: Int, via: Via) {
         submit { clients in
-            guard let client = clients.pick(via), let answer = try? client.query(service, .ptr), answer.rcode == 0 || answer.rcode == 3 else {
+            guard let client = clients.pick(via), let answer = try? client.query(owner, .ptr), answer.rcode == 0 || answer.rcode == 3 else {
                 return .listed(domain, nil)
             }
             var names: [String] = []
