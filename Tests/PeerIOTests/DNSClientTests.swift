@@ -88,6 +88,21 @@ final class DNSClientTests: XCTestCase {
         XCTAssertEqual(try client.query(XCTUnwrap(publication().serviceName), .ptr).answer, [], "nothing was published")
     }
 
+    /// A server that stopped answering for a while is asked again once it
+    /// answers: ldns marks a server that timed out as unreachable and would
+    /// skip it for good (the first version never found a peer again, and
+    /// its stop's removal returned at once, unsent).
+    func testAServerThatHungIsAskedAgain() throws {
+        let client = try DNSClient(address: "127.0.0.1", port: server.port, timeout: 1)
+        XCTAssertEqual(try client.query(zone, .soa).rcode, 0)
+        server.pause(true)
+        XCTAssertThrowsError(try client.query(zone, .soa)) { XCTAssertEqual(($0 as? DNSError)?.kind, .noAnswer, "\($0)") }
+        server.pause(false)
+        XCTAssertEqual(try client.query(zone, .soa).rcode, 0, "asked again once it answers")
+        try client.update(XCTUnwrap(publication().update(zone: zone, leaseEnds: 1, replacing: nil)), key: key)
+        XCTAssertEqual(try client.query(XCTUnwrap(publication().serviceName), .ptr).answer.count, 1)
+    }
+
     func testNoServerIsNoAnswerNotAHang() throws {
         let client = try DNSClient(address: "127.0.0.1", port: 9, timeout: 1)
         XCTAssertThrowsError(try client.query(zone, .soa)) { error in

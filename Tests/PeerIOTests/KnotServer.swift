@@ -81,7 +81,23 @@ final class KnotServer {
         throw KnotError("knotd did not start")
     }
 
+    /// Stops answering (SIGSTOP) or answers again (SIGCONT): a server that
+    /// hangs, as one under load or behind a lost route does.
+    /// Waits until the kernel says so (a signal is delivered when the
+    /// process is next scheduled: a query sent at once could be answered).
+    func pause(_ paused: Bool) {
+        kill(pid, paused ? SIGSTOP : SIGCONT)
+        for _ in 0..<200 {
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            // The state is the word after the command's closing parenthesis.
+            let state = stat.split(separator: ")").last?.split(separator: " ").first.map(String.init)
+            if (state == "T") == paused { return }
+            usleep(5_000)
+        }
+    }
+
     func stop() {
+        kill(pid, SIGCONT)
         kill(pid, SIGTERM)
         var status: Int32 = 0
         waitpid(pid, &status, 0)

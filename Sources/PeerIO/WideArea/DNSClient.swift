@@ -12,6 +12,8 @@ package final class DNSClient {
     private let resolver: UnsafeMutablePointer<ldns_resolver>
     /// The server, as given (`10.0.0.1@53`), or `resolv.conf`.
     package let server: String
+    /// Seconds a try waits for an answer.
+    private var timeout = 2
 
     /// A client of the server at `address` (numeric IPv4 or IPv6), `port`.
     package init(address: String, port: UInt16, timeout: Int = 2) throws(DNSError) {
@@ -57,6 +59,22 @@ package final class DNSClient {
     }
 
     private func configure(timeout: Int) {
+        self.timeout = timeout
+        Self.configure(resolver, timeout: timeout)
+    }
+
+    /// Marks every server reachable again before an exchange: ldns marks a
+    /// server that once failed to answer as unreachable and skips it from
+    /// then on (measured: after 6 s of a stopped server, browsing never
+    /// came back, and a stop's removal returned at once, unsent), so
+    /// each exchange gets its own tries and timeouts instead.
+    private static func markReachable(_ resolver: UnsafeMutablePointer<ldns_resolver>) {
+        for index in 0..<ldns_resolver_nameserver_count(resolver) {
+            ldns_resolver_set_nameserver_rtt(resolver, index, Int(LDNS_RESOLV_RTT_MIN))
+        }
+    }
+
+    private static func configure(_ resolver: UnsafeMutablePointer<ldns_resolver>, timeout: Int) {
         ldns_resolver_set_timeout(resolver, timeval(tv_sec: timeout, tv_usec: 0))
         ldns_resolver_set_retry(resolver, 2)
         // A long answer (many pointers) comes again over TCP, whole.
@@ -72,6 +90,7 @@ package final class DNSClient {
         guard let owner = ldns_dname_new_frm_str(name.presentation) else { throw DNSError(.badInput, step: step, detail: "not a name") }
         defer { ldns_rdf_deep_free(owner) }
         var packet: UnsafeMutablePointer<ldns_pkt>?
+        Self.markReachable(resolver)
         let status = ldns_resolver_send(&packet, resolver, owner, ldns_rr_type(rawValue: UInt32(kind.rawValue)), LDNS_RR_CLASS_IN, UInt16(LDNS_RD))
         guard status == LDNS_STATUS_OK, let packet else {
             if let packet { ldns_pkt_free(packet) }
@@ -113,6 +132,10 @@ package final class DNSClient {
         // unsigned (ldns cannot unset a key once set).
         guard let signer = ldns_resolver_clone(resolver) else { throw DNSError(.badInput, step: step, detail: "out of memory") }
         defer { ldns_resolver_deep_free(signer) }
+        // A clone does not keep every setting (measured: an update to a
+        // server that did not answer returned at once, unsent for all we knew).
+        Self.configure(signer, timeout: timeout)
+        Self.markReachable(signer)
         if let key {
             ldns_resolver_set_tsig_keyname(signer, key.name + ".")
             ldns_resolver_set_tsig_algorithm(signer, key.algorithm.rawValue + ".")

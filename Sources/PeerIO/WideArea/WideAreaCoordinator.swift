@@ -121,11 +121,13 @@ package final class WideAreaCoordinator {
     }
 
     /// Takes this host's records away (waiting for the server's answer, or
-    /// its timeout) and ends the stream.
+    /// its timeout: a few seconds at most, since the lookups still queued
+    /// are dropped) and ends the stream.
     package func shutdown() {
         guard !stopped else { return }
         stopped = true
         timer?.cancel()
+        link.cancelLookups()
         if var publisher {
             let actions = publisher.stop()
             self.publisher = publisher

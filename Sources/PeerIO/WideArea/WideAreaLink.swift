@@ -45,6 +45,10 @@ package final class WideAreaLink: Sendable {
     private let queued = Atomic<Int>(0)
     /// The most jobs queued at once.
     package static let maxQueued = 64
+    /// Set at stop: lookups still queued are dropped unrun, so a server
+    /// that does not answer cannot hold the stop for their timeouts; the
+    /// removal (an update) still goes.
+    private let lookupsCancelled = Atomic<Bool>(false)
 
     /// A link whose reports go to `continuation`.
     package init(continuation: AsyncStream<WideAreaBridgeEvent>.Continuation) {
@@ -131,9 +135,9 @@ package final class WideAreaLink: Sendable {
         }
     }
 
-    /// Sends `update`, signed with `key`.
+    /// Sends `update`, signed with `key` (even after ``cancelLookups()``).
     package func send(_ update: DNSUpdate, key: TSIGKey?) {
-        submit { clients in
+        submit(essential: true) { clients in
             guard let client = clients.server else { return .updated(.failed("no server")) }
             do throws(DNSError) {
                 try client.update(update, key: key)
@@ -142,6 +146,11 @@ package final class WideAreaLink: Sendable {
                 return .updated(error.isRefusal ? .refused(error.detail) : .failed(error.description))
             }
         }
+    }
+
+    /// Drops the lookups still queued, and any asked later (the stop).
+    package func cancelLookups() {
+        lookupsCancelled.store(true, ordering: .relaxed)
     }
 
     /// Waits until every job queued so far has run (shutdown: the removal
@@ -155,9 +164,13 @@ package final class WideAreaLink: Sendable {
         continuation.finish()
     }
 
-    private func submit(_ job: @escaping @Sendable (inout Clients) -> WideAreaBridgeEvent) {
+    private func submit(essential: Bool = false, _ job: @escaping @Sendable (inout Clients) -> WideAreaBridgeEvent) {
         queued.add(1, ordering: .relaxed)
         queue.async {
+            guard essential || !self.lookupsCancelled.load(ordering: .relaxed) else {
+                self.queued.subtract(1, ordering: .relaxed)
+                return
+            }
             let event = self.client.withLock { job(&$0) }
             self.queued.subtract(1, ordering: .relaxed)
             self.continuation.yield(event)
