@@ -18,6 +18,14 @@ desktop_app() {
     mkdir -p "$home/run" "$home/.config/gtk-4.0" && printf '[Settings]\ngtk-enable-animations=false\n' >"$home/.config/gtk-4.0/settings.ini"
     # The user's xdg-open, which says what it was asked to open.
     mkdir -p "$home/bin" && printf '#!/bin/sh\necho "$1" >"%s/opened"\n' "$home" >"$home/bin/xdg-open" && chmod 0755 "$home/bin/xdg-open"
+    # dunst's configuration (desktop_notifications), before the bus starts:
+    # the bus may start dunst itself (its D-Bus service file) when a program
+    # asks for org.freedesktop.Notifications first, and that dunst must pick
+    # Accept as the test's would (once, it started with none and Accept was
+    # never pressed).
+    mkdir -p "$home/.config/dunst"
+    printf '#!/bin/sh\ngrep -m1 Accept\n' >"$home/bin/pick-accept" && chmod 0755 "$home/bin/pick-accept"
+    printf '[global]\n    dmenu = %s/bin/pick-accept\n    browser = /bin/true\n' "$home" >"$home/.config/dunst/dunstrc"
     chown -R "${DESKTOP_UID:-65534}:${DESKTOP_UID:-65534}" "$home" && chmod 0700 "$home/run"
     if [ ! -s "$home/display" ]; then
         lab_spawn "$i" "$LAB_DIR/h$i/xvfb.log" sh -c "exec Xvfb -displayfd 3 -screen 0 1280x800x24 -nolisten tcp -noreset 3>'$home/display'"
@@ -25,7 +33,7 @@ desktop_app() {
         # The bus starts the accessibility registry, which presses keys on
         # this display (XTest) for the keyboard test: it needs DISPLAY.
         lab_spawn "$i" "$LAB_DIR/h$i/session-bus.log" "${AS_USER[@]}" env DISPLAY=":$(cat "$home/display")" \
-            dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
+            XDG_CONFIG_HOME="$home/.config" dbus-daemon --session --nofork --nopidfile --address="unix:path=$home/session.sock"
         lab_wait_for 5 test -S "$home/session.sock" || fail "no session bus"
     fi
     DESKTOP_ENV=(env HOME="$home" PATH="$home/bin:$PATH" XDG_RUNTIME_DIR="$home/run" DISPLAY=":$(cat "$home/display")"
@@ -203,13 +211,13 @@ test_the_desktop_app_is_driven_by_keyboard_alone_quick_save_and_the_file_chooser
 # peerd-agent. AGENT_PID is the agent's pid.
 desktop_notifications() {
     local i=$1 home="$LAB_DIR/h$1/desktop"
-    mkdir -p "$home/.config/dunst"
-    printf '#!/bin/sh\ngrep -m1 Accept\n' >"$home/bin/pick-accept" && chmod 0755 "$home/bin/pick-accept"
-    printf '[global]\n    dmenu = %s/bin/pick-accept\n    browser = /bin/true\n' "$home" >"$home/.config/dunst/dunstrc"
-    chown -R "${DESKTOP_UID:-65534}:${DESKTOP_UID:-65534}" "$home/.config" "$home/bin"
     NOTIFY_CALLS="$LAB_DIR/h$i/notify-calls.log"
     lab_spawn "$i" "$NOTIFY_CALLS" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" dbus-monitor --session "interface='org.freedesktop.Notifications'"
-    lab_spawn "$i" "$LAB_DIR/h$i/dunst.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" dunst -config "$home/.config/dunst/dunstrc"
+    # One dunst, with desktop_app's configuration: the bus may have
+    # started it already; if ours loses the name to one it starts meanwhile,
+    # that one has the same configuration.
+    desktop_runs "$i" dunstctl is-paused \
+        || lab_spawn "$i" "$LAB_DIR/h$i/dunst.log" "${AS_USER[@]}" "${DESKTOP_ENV[@]}" dunst -config "$home/.config/dunst/dunstrc"
     lab_wait_for 10 desktop_runs "$i" dunstctl is-paused \
         || fail "dunst did not start: $(cat "$LAB_DIR/h$i/dunst.log")"
     local before; before=$(status_field "$i" .subscribers)
