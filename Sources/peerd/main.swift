@@ -48,10 +48,8 @@ case .version:
     print(PeerdVersion.text(program: "peerd"))
     exit(0)
 case .checkConfig(let checked):
-    // The key is read at start; a file peerd could not use fails the check too.
-    if let path = checked.dnsUpdateKey, case .failure(let why) = TSIGKeyLoader.load(path) {
-        fail("--dns-update-key \(why)", code: 2)
-    }
+    // What the start reads besides the flags: a key peerd could not use fails the check too.
+    do { _ = try WideAreaSettings.from(checked) } catch { fail(error.description, code: 2) }
     print(configText == nil ? "no configuration file at \(configPath); the flags are valid" : "\(configPath): configuration is valid")
     exit(0)
 case .run(let parsed):

@@ -25,7 +25,7 @@ final class WideAreaCoordinatorTests: XCTestCase {
 
         init(name: String, peerID: String, key: TSIGKey?, port: UInt16) {
             let identity = IdentityActor(maxPeers: 16, maxUnverified: 16)
-            let settings = WideAreaCoordinator.Settings(domain: DNSName(dotted: "peers.example")!, server: DNSServerAddress("127.0.0.1:\(port)"),
+            let settings = WideAreaSettings(domain: DNSName(dotted: "peers.example")!, server: DNSServerAddress("127.0.0.1:\(port)"),
                                                         key: key, ttl: 30, poll: 0.1, maxInstances: 16)
             var box: Side?
             coordinator = WideAreaCoordinator(settings: settings, identity: identity, lane: lane, logger: Logger(level: .error), clock: .system,

@@ -116,13 +116,7 @@ package final class PeerDaemon {
             guard let reservation = PeerCredentials.reservation(rule) else { throw .appReservation(app: app.text, rule: rule) }
             reservations[app] = reservation
         }
-        var updateKey: TSIGKey?
-        if let path = config.dnsUpdateKey {
-            switch TSIGKeyLoader.load(path) {
-            case .success(let key): updateKey = key
-            case .failure(let why): throw .dnsUpdateKey(why.description)
-            }
-        }
+        let wideArea = try WideAreaSettings.from(config)
         let loaded: (key: IdentityKey, created: Bool)
         do { loaded = try IdentityKey.loadOrCreate(in: config.stateDirectory) } catch { throw .identity(error) }
         identityKey = loaded.key
@@ -194,10 +188,7 @@ package final class PeerDaemon {
                                          maxResolvers: min(1000, max(64, config.maxPeers * 4)), clock: clock,
                                          protectedRows: { table.protectedRows(paired: keeper.document.peers.map(\.uuid)) },
                                          onChanges: { changes in directory.apply(changes) })
-        if let domain = config.wideArea {
-            let settings = WideAreaCoordinator.Settings(domain: domain, server: config.dnsServer, key: updateKey, ttl: config.wideAreaTTL,
-                                                        poll: Double(config.wideAreaPollMilliseconds) / 1000,
-                                                        maxInstances: config.maxUnverifiedPeers)
+        if let settings = wideArea {
             discovery.wideArea = WideAreaCoordinator(settings: settings, identity: identity, lane: lane, logger: logger, clock: clock,
                                                      ownPeerID: loaded.key.peerID, name: config.name, serviceType: config.serviceType,
                                                      port: sessionListener.port, txt: txt.entries,
@@ -314,15 +305,6 @@ package final class PeerDaemon {
             group.addTask { await self.discovery.pump() }
             if let wideArea = self.discovery.wideArea { group.addTask { await wideArea.pump() } }
         }
-    }
-
-    /// A transfer holds one descriptor per file it sends: the soft limit
-    /// on open files (often 1024) is raised to the hard one.
-    private static func raiseDescriptorLimit() {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
-        limit.rlim_cur = min(limit.rlim_max, 1 << 20)
-        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// Once a second, from the main queue: every component's clock. The

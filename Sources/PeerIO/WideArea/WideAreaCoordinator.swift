@@ -15,33 +15,7 @@ import PeerSystem
 /// seen both ways is one row, one UUID.
 @MainActor
 package final class WideAreaCoordinator {
-    /// What the coordinator publishes and where (fixed at start).
-    package struct Settings: Sendable {
-        /// The domain.
-        package var domain: DNSName
-        /// The server, or nil to find it.
-        package var server: DNSServerAddress?
-        /// The key that signs updates; nil: browse only.
-        package var key: TSIGKey?
-        /// The records' TTL and lease.
-        package var ttl: Int
-        /// How often the zone's serial is asked, in seconds.
-        package var poll: TimeInterval
-        /// The most instances followed.
-        package var maxInstances: Int
-
-        /// Settings.
-        package init(domain: DNSName, server: DNSServerAddress?, key: TSIGKey?, ttl: Int, poll: TimeInterval, maxInstances: Int) {
-            self.domain = domain
-            self.server = server
-            self.key = key
-            self.ttl = ttl
-            self.poll = poll
-            self.maxInstances = maxInstances
-        }
-    }
-
-    private let settings: Settings
+    private let settings: WideAreaSettings
     private let link: WideAreaLink
     private let events: AsyncStream<WideAreaBridgeEvent>
     private let identity: IdentityActor
@@ -71,7 +45,7 @@ package final class WideAreaCoordinator {
     private var addressesCheckedAt: Date?
 
     /// A coordinator for `settings`, publishing `name` on `port` with `txt`.
-    package init(settings: Settings, identity: IdentityActor, lane: IdentityLane, logger: Logger, clock: DaemonClock, ownPeerID: String,
+    package init(settings: WideAreaSettings, identity: IdentityActor, lane: IdentityLane, logger: Logger, clock: DaemonClock, ownPeerID: String,
                 name: String, serviceType: String, port: UInt16, txt: [TXTEntry],
                 protectedRows: @escaping @MainActor () -> Set<UUID>, onChanges: @escaping @MainActor ([PeerChange]) -> Void,
                 recount: @escaping @MainActor () async -> Void) {
