@@ -33,7 +33,7 @@ struct PeerctlCommands {
             emit(json ? PeerctlRenderer.json(result) : render.peers(result.peers))
         case .peer(let selector):
             let result = try client.call(.peer, params: ControlParams(peer: selector))
-            emit(json ? PeerctlRenderer.json(result.peer) : render.peer(result.peer, datagrams: result.datagrams, bulk: result.bulk))
+            emit(json ? PeerctlRenderer.json(PeerRowJSON(result: result)) : render.peer(result.peer, datagrams: result.datagrams, bulk: result.bulk))
         case .watch(let since):
             let subscribed = try client.call(.subscribe, params: scoped(ControlParams(since: since)))
             if subscribed.truncated {

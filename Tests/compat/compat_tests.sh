@@ -84,6 +84,7 @@ old_features() {
     case $OLD_RELEASE in
         0.1.0) echo "" ;;
         0.2.0) echo "accept-name,files,streams" ;;
+        0.3.0) echo "accept-name,files,streams,apps,datagrams" ;;
         *) echo "unknown release $OLD_RELEASE: say what it announces here" >&2; echo "?" ;;
     esac
 }
@@ -159,7 +160,47 @@ compat_queued_messages_wait_for_the_other_side_both_ways() {
 }
 
 # Whether the old release has files and streams (0.2.0 on).
-old_has_data_plane() { [ "$OLD_RELEASE" != 0.1.0 ]; }
+old_has_data_plane() { old_has files; }
+# old_has FEATURE: whether the old release announces FEATURE.
+old_has() { case ",$(old_features)," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
+
+# received_file HOST NAME: the path of the file NAME that host HOST
+# received (its downloads folder holds a folder per sender).
+received_file() { find "$LAB_DIR/h$1/state/downloads" -type f -name "$2" 2>/dev/null | head -1; }
+
+# Files and pipes with a release that has them but no bulk lane (issue
+# 44): the bytes go on the session's stream both ways, byte for byte, and
+# this build's `peerctl peer` says so and why.
+compat_files_and_pipes_go_on_the_session_stream_both_ways() {
+    old_has_data_plane || { note "$OLD_RELEASE has no files or streams (the refusals are tested apart)"; return 0; }
+    # Both take invitations and offers by themselves.
+    two_peers --auto-accept all
+    ctl 2 invite host1 --wait >"$LAB_DIR/invite2.out" 2>&1 || fail "the invitation toward $OLD_RELEASE: $(cat "$LAB_DIR/invite2.out")"
+    lab_wait_for 10 state_is 1 host2 connected || fail "$OLD_RELEASE is not connected"
+    local path; path=$(json 2 peer host1 | jq -r '.bulk.path // empty')
+    expect_eq "$path" session "the bulk path toward $OLD_RELEASE"
+    ctl 2 peer host1 | grep -q "session stream: the peer's release ($OLD_RELEASE) has no bulk lane" \
+        || fail "peerctl peer did not say why bulk stays on the session: $(ctl 2 peer host1)"
+    head -c $((6 << 20)) /dev/urandom >"$LAB_DIR/to-old.bin"
+    head -c $((5 << 20)) /dev/urandom >"$LAB_DIR/to-new.bin"
+    lab_exec 2 timeout 60 "$NEW_BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/to-old.bin" >"$LAB_DIR/send2.out" 2>&1 \
+        || fail "this build's send-file toward $OLD_RELEASE: $(cat "$LAB_DIR/send2.out")"
+    lab_exec 1 timeout 60 "$OLD_BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/to-new.bin" >"$LAB_DIR/send1.out" 2>&1 \
+        || fail "$OLD_RELEASE's send-file toward this build: $(cat "$LAB_DIR/send1.out")"
+    lab_wait_for 10 sh -c "[ -n \"\$(find '$LAB_DIR/h1/state/downloads' -type f -name to-old.bin)\" ]" || fail "$OLD_RELEASE did not land the file"
+    cmp -s "$(received_file 1 to-old.bin)" "$LAB_DIR/to-old.bin" || fail "the file $OLD_RELEASE received differs"
+    cmp -s "$(received_file 2 to-new.bin)" "$LAB_DIR/to-new.bin" || fail "the file this build received differs"
+    # A pipe each way at once: each side sends its file and hashes what comes.
+    lab_spawn 1 "$LAB_DIR/pipe1.err" sh -c "'$OLD_BIN/peerctl' --socket '$(sock 1)' pipe host2 --name both <'$LAB_DIR/to-new.bin' | sha256sum >'$LAB_DIR/hash1'"
+    local side1=$LAB_PID
+    lab_spawn 2 "$LAB_DIR/pipe2.err" sh -c "'$NEW_BIN/peerctl' --socket '$(sock 2)' pipe host1 --name both <'$LAB_DIR/to-old.bin' | sha256sum >'$LAB_DIR/hash2'"
+    local side2=$LAB_PID
+    lab_wait_for 60 sh -c "! kill -0 $side1 2>/dev/null && ! kill -0 $side2 2>/dev/null" || fail "the pipes did not end: $(cat "$LAB_DIR/pipe1.err" "$LAB_DIR/pipe2.err")"
+    expect_eq "$(cut -d' ' -f1 <"$LAB_DIR/hash1")" "$(sha256sum <"$LAB_DIR/to-old.bin" | cut -d' ' -f1)" "what $OLD_RELEASE's pipe read"
+    expect_eq "$(cut -d' ' -f1 <"$LAB_DIR/hash2")" "$(sha256sum <"$LAB_DIR/to-new.bin" | cut -d' ' -f1)" "what this build's pipe read"
+    expect_eq "$(json 2 peer host1 | jq -r '.bulk.path // empty')" session "the bulk path after the transfers"
+    expect_eq "$(peer_state 2 host1)" connected "the session after the transfers"
+}
 
 compat_data_plane_requests_toward_the_old_release_are_unsupported() {
     two_peers
@@ -214,6 +255,7 @@ PY
 # sent, the session stays, the default app's messages still flow, and
 # doctor --app says why.
 compat_app_traffic_toward_the_old_release_is_unsupported() {
+    old_has apps && { note "$OLD_RELEASE has apps"; return 0; }
     two_peers
     invite_and_answer 2 1 accept
     local out rc
@@ -247,6 +289,7 @@ compat_app_traffic_toward_the_old_release_is_unsupported() {
 # unsupported with the release named, never sent as anything the old peer
 # would misread; the path shows `unsupported`, and the session stays.
 compat_datagrams_toward_the_old_release_are_unsupported() {
+    old_has datagrams && { note "$OLD_RELEASE has datagrams (compat_datagrams_cross_both_ways)"; return 0; }
     two_peers
     invite_and_answer 2 1 accept
     local out rc
@@ -257,6 +300,36 @@ compat_datagrams_toward_the_old_release_are_unsupported() {
     ctl 2 peer host1 | grep -q "datagrams *unsupported" || fail "the path toward $OLD_RELEASE: $(ctl 2 peer host1)"
     expect_eq "$(json 2 status | jq .datagrams.junk)" 0 "nothing arrived on host2's UDP port"
     expect_eq "$(peer_state 2 host1)" connected "the session after the refusal"
+}
+
+# Datagrams with a release that has them (0.3.0 on): the path comes up
+# both ways, and each side's datagrams reach the other's reader.
+compat_datagrams_cross_both_ways() {
+    old_has datagrams || { note "$OLD_RELEASE has no datagrams (the refusal is tested apart)"; return 0; }
+    two_peers
+    invite_and_answer 2 1 accept
+    lab_wait_for 10 sh -c "'$NEW_BIN/peerctl' --socket '$(sock 2)' peer host1 | grep -q 'datagrams *up'" \
+        || fail "this build's datagram path toward $OLD_RELEASE: $(ctl 2 peer host1)"
+    local i reader
+    for i in 1 2; do
+        lab_spawn "$i" "$LAB_DIR/dg$i.jsonl" "$(bin_of "$i")/peerctl" --socket "$(sock "$i")" --json dgram recv --count 2
+        reader[i]=$LAB_PID
+        lab_wait_for 5 sh -c "[ \"\$('$(bin_of "$i")/peerctl' --socket '$(sock "$i")' --json status | jq -r .datagrams.receivers)\" = 1 ]" \
+            || fail "host$i's dgram recv did not open its socket"
+    done
+    # Sent until both arrived: a datagram may be lost, and the path on the
+    # far side may come up a moment after this one's.
+    local tries=0
+    while kill -0 "${reader[1]}" 2>/dev/null || kill -0 "${reader[2]}" 2>/dev/null; do
+        [ $tries -lt 50 ] || fail "datagrams did not cross: host1 got $(grep -c . "$LAB_DIR/dg1.jsonl"), host2 $(grep -c . "$LAB_DIR/dg2.jsonl")"
+        kill -0 "${reader[1]}" 2>/dev/null && ctl 2 dgram send host1 "to the old one" >/dev/null 2>&1
+        kill -0 "${reader[2]}" 2>/dev/null && ctl 1 dgram send host2 "to the new one" >/dev/null 2>&1
+        tries=$((tries + 1))
+        sleep 0.1
+    done
+    expect_eq "$(jq -r '.data | @base64d' "$LAB_DIR/dg1.jsonl" | sort -u)" "to the old one" "what $OLD_RELEASE's reader got"
+    expect_eq "$(jq -r '.data | @base64d' "$LAB_DIR/dg2.jsonl" | sort -u)" "to the new one" "what this build's reader got"
+    expect_eq "$(peer_state 2 host1)" connected "the session after the datagrams"
 }
 
 # The state directories the old release wrote (Tests/compat/fixtures,

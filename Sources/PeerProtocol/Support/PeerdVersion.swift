@@ -4,7 +4,7 @@
 /// CHANGELOG.md say what each release changed.
 package enum PeerdVersion {
     /// The release string.
-    package static let string = "0.3.0"
+    package static let string = "0.4.0"
     /// The wire version: the `peerd/1` in the Noise prologue. Features
     /// (``WireFeature``) extend it; only a change that a peer of this
     /// version could not be told about makes a new one.
