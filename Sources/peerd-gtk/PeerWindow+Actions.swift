@@ -150,23 +150,12 @@ extension PeerWindow {
         while !Task.isCancelled {
             if let model, let peer = model.selection, (model.peerStates[peer] ?? model.selectedPeer?.state) == .connected,
                let answer = try? await client.peerDetails(peer), answer != details[peer] {
-                let first = details[peer] == nil
                 details[peer] = answer
-                if first || !updateFactLines(peer) { redraw(model) }
+                // The same widgets with new words, or the pane anew when
+                // the answer adds a fact (PeerWindow.showDetail).
+                showDetail(detailLayout(model))
             }
             try? await Task.sleep(for: Self.detailsEvery)
         }
-    }
-
-    /// Sets the shown fact lines' words from the current presentation;
-    /// false when a line it needs is not shown (a redraw adds it).
-    private func updateFactLines(_ peer: UUID) -> Bool {
-        guard let model, model.selection == peer, let row = model.selectedPeer else { return true }
-        let presentation = PeerDetailPresentation(row, state: model.peerStates[peer] ?? row.state, details: details[peer])
-        for fact in presentation.facts where ["Round trip", "Files and streams", "Datagrams"].contains(fact.label) {
-            guard let line = factLines[fact.label] else { return false }
-            gtk_label_set_text(peerd_gtk_label(line), "\(fact.label): \(fact.value)")
-        }
-        return true
     }
 }

@@ -41,10 +41,13 @@ final class PeerWindow {
     var quickSaveRules: [UUID: QuickSaveRule] = [:]
     /// The selected peer's paths and round trip (`peer`'s answer), by peer.
     var details: [UUID: PeerResult] = [:]
-    /// The detail's fact lines by label, while shown: a new round trip
-    /// changes a line's words in place, and nothing else (no redraw, so
-    /// the keyboard's focus and a half-typed message stay).
-    var factLines: [String: UnsafeMutablePointer<GtkWidget>] = [:]
+    /// What the detail pane shows now, widget by widget.
+    private var shownLayout: PeerDetailLayout?
+    /// The shown layout's facts and progress bars, by their place in it:
+    /// what a change of the same shape updates in place.
+    private var valueWidgets: [Int: UnsafeMutablePointer<GtkWidget>] = [:]
+    /// The pane's Back button (shown when the window is folded).
+    private var backButton: UnsafeMutablePointer<GtkWidget>?
     /// This user, whose Quick Save rules the detail may change.
     let uid = getuid()
     /// What the file chooser that is open was opened for.
@@ -58,24 +61,8 @@ final class PeerWindow {
         case quickSaveFolder(UUID)
     }
 
-    /// What a detail button does.
-    enum Command {
-        case peer(PeerDetailPresentation.Action)
-        case confirmCode(pairing: String)
-        case acceptInvitation(String)
-        case declineInvitation(String)
-        /// Moves a finished transfer's files out of the service's downloads.
-        case saveFiles(transfer: String, folder: String)
-        /// Opens the user's folder the files were moved into.
-        case openFolder(transfer: String, path: String)
-        /// The files given on the command line.
-        case sendFiles
-        /// The file chooser, then the files chosen.
-        case chooseFiles
-        case sendMessage
-        case accept(transfer: String)
-        case decline(transfer: String)
-    }
+    /// What a detail button does (``PeerDetailLayout/Command``).
+    typealias Command = PeerDetailLayout.Command
     /// Set while the list is rebuilt: its selection changes are the window's own.
     private var rebuilding = false
 
@@ -117,7 +104,7 @@ final class PeerWindow {
         _ = peerd_gtk_on_row_selected(list, gtkRowSelected, context)
         _ = peerd_gtk_on_close(window, gtkCloseRequested, context)
         peerd_gtk_accept_file_drops(window, gtkFilesDropped, context)
-        showDetail(nil)
+        showDetail(.none)
     }
 
     /// Shows the window.
@@ -220,18 +207,44 @@ final class PeerWindow {
                 if row.id == model.selection { gtk_list_box_select_row(peerd_gtk_list_box(list), peerd_gtk_list_box_row(item)) }
             }
         }
-        showDetail(model.selectedPeer.map {
-            PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id], quickSave: quickSaveRules[$0.id], uid: uid,
-                                   details: details[$0.id])
-        }, peer: model.selection)
+        showDetail(detailLayout(model))
     }
 
-    private func showDetail(_ presentation: PeerDetailPresentation?, peer: UUID? = nil) {
-        // A code half typed survives a redraw.
-        let typed = codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? ""
+    /// The detail pane for the model's selected peer, as it stands.
+    func detailLayout(_ model: PeerSessionManager) -> PeerDetailLayout {
+        model.selectedPeer.map {
+            PeerDetailLayout(PeerDetailPresentation($0, state: model.peerStates[$0.id] ?? $0.state, pairing: inbox.pairings[$0.id],
+                                                    quickSave: quickSaveRules[$0.id], uid: uid, details: details[$0.id]),
+                             peer: $0.id, inbox: inbox, files: files)
+        } ?? .none
+    }
+
+    /// Shows `layout` in the detail pane. When it has the widgets already
+    /// shown (``PeerDetailLayout/sameShape(as:)``), only the facts' words
+    /// and the progress bars change, and every button stays the widget it
+    /// was; otherwise the pane is built anew.
+    func showDetail(_ layout: PeerDetailLayout) {
+        if let shownLayout, shownLayout.sameShape(as: layout) {
+            for (index, item) in layout.items.enumerated() where item != shownLayout.items[index] {
+                guard let widget = valueWidgets[index] else { continue }
+                switch item {
+                case .facts(let facts): fillFacts(widget, facts)
+                case .progress(_, let percent): gtk_progress_bar_set_fraction(peerd_gtk_progress_bar(widget), Double(percent) / 100)
+                default: break
+                }
+            }
+            self.shownLayout = layout
+            if let backButton { gtk_widget_set_visible(backButton, adw_leaflet_get_folded(peerd_adw_leaflet(leaflet))) }
+            return
+        }
+        // A code or a message half typed survives a rebuild for the same
+        // peer (never another's pane).
+        let samePeer = shownLayout?.peer == layout.peer
+        let typed = samePeer ? codeEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? "" : ""
+        let typedMessage = samePeer ? messageEntry.map { String(cString: gtk_editable_get_text(peerd_gtk_editable($0))) } ?? "" : ""
         while let child = gtk_widget_get_first_child(detail) { gtk_box_remove(peerd_gtk_box(detail), child) }
         buttonActions = [:]
-        factLines = [:]
+        valueWidgets = [:]
         codeEntry = nil
         messageEntry = nil
         let back = gtk_button_new_with_label("Back")!
@@ -239,91 +252,64 @@ final class PeerWindow {
         gtk_widget_set_visible(back, adw_leaflet_get_folded(peerd_adw_leaflet(leaflet)))
         _ = peerd_gtk_on_clicked(back, gtkBackClicked, Unmanaged.passUnretained(self).toOpaque())
         gtk_box_append(peerd_gtk_box(detail), back)
-        guard let presentation else {
-            gtk_box_append(peerd_gtk_box(detail), gtk_label_new("Select a peer to see it here."))
-            return
-        }
-        let title = gtk_label_new(presentation.title)
-        gtk_widget_add_css_class(title, "title-1")
-        gtk_widget_set_halign(title, GTK_ALIGN_START)
-        gtk_box_append(peerd_gtk_box(detail), title)
-        for fact in presentation.facts {
-            let line = gtk_label_new("\(fact.label): \(fact.value)")
-            // Long addresses wrap: the narrow window is 360 pixels wide.
-            gtk_label_set_wrap(peerd_gtk_label(line), 1)
-            gtk_label_set_wrap_mode(peerd_gtk_label(line), PANGO_WRAP_WORD_CHAR)
-            gtk_label_set_xalign(peerd_gtk_label(line), 0)
-            gtk_widget_set_halign(line, GTK_ALIGN_START)
-            gtk_box_append(peerd_gtk_box(detail), line)
-            factLines[fact.label] = line
-        }
-        let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        for action in presentation.actions { addButton(action.label, .peer(action), to: buttons) }
-        gtk_box_append(peerd_gtk_box(detail), buttons)
-        guard let peer else { return }
-        if let invitation = inbox.invitations[peer] {
-            addLine("\(presentation.title) invites you to a session.")
-            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-            addButton("Accept invitation", .acceptInvitation(invitation), to: row)
-            addButton("Decline invitation", .declineInvitation(invitation), to: row)
-            gtk_box_append(peerd_gtk_box(detail), row)
-        }
-        if let pairing = inbox.pairings[peer] {
-            if let code = pairing.code {
-                addLine("Pairing code: \(code). Type it on \(presentation.title).")
-            } else {
-                addLine("Type the code that \(presentation.title) shows:")
+        backButton = back
+        for (index, item) in layout.items.enumerated() {
+            switch item {
+            case .nothing(let words):
+                gtk_box_append(peerd_gtk_box(detail), gtk_label_new(words))
+            case .title(let title):
+                let label = gtk_label_new(title)
+                gtk_widget_add_css_class(label, "title-1")
+                gtk_widget_set_halign(label, GTK_ALIGN_START)
+                gtk_box_append(peerd_gtk_box(detail), label)
+            case .facts(let facts):
+                let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+                fillFacts(box, facts)
+                gtk_box_append(peerd_gtk_box(detail), box)
+                valueWidgets[index] = box
+            case .line(let words):
+                addLine(words)
+            case .buttons(let buttons):
+                let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
+                for button in buttons { addButton(button.label, button.command, to: row) }
+                gtk_box_append(peerd_gtk_box(detail), row)
+            case .codeEntry:
                 let entry = gtk_entry_new()!
                 peerd_gtk_accessible_label(entry, "Pairing code")
                 gtk_editable_set_text(peerd_gtk_editable(entry), typed)
                 gtk_entry_set_max_length(peerd_gtk_entry(entry), 6)
                 gtk_box_append(peerd_gtk_box(detail), entry)
                 codeEntry = entry
-                let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-                addButton("Confirm code", .confirmCode(pairing: pairing.id), to: row)
-                gtk_box_append(peerd_gtk_box(detail), row)
-            }
-        }
-        if !files.isEmpty {
-            addLine("To send: " + files.map { NotificationText.peerText($0.split(separator: "/").last.map(String.init) ?? $0) }.joined(separator: ", "))
-        }
-        let sendRow = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        if !files.isEmpty { addButton(files.count == 1 ? "Send 1 file" : "Send \(files.count) files", .sendFiles, to: sendRow) }
-        // Or drop files on the window.
-        addButton("Send files…", .chooseFiles, to: sendRow)
-        gtk_box_append(peerd_gtk_box(detail), sendRow)
-        let message = gtk_entry_new()!
-        peerd_gtk_accessible_label(message, "Message")
-        gtk_entry_set_placeholder_text(peerd_gtk_entry(message), "A message to \(presentation.title)")
-        gtk_box_append(peerd_gtk_box(detail), message)
-        messageEntry = message
-        let messageRow = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-        addButton("Send message", .sendMessage, to: messageRow)
-        gtk_box_append(peerd_gtk_box(detail), messageRow)
-        for offer in inbox.offers[peer] ?? [] {
-            if let folder = offer.folder {
-                addLine(offer.savedTo.map { "Received \(offer.files), in \($0)" } ?? "Received \(offer.files)")
-                let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-                // The service's downloads are not the user's to open: moved first.
-                if let path = offer.savedTo { addButton("Open folder", .openFolder(transfer: offer.id, path: path), to: row) }
-                else { addButton("Save to Downloads", .saveFiles(transfer: offer.id, folder: folder), to: row) }
-                gtk_box_append(peerd_gtk_box(detail), row)
-                continue
-            }
-            if !offer.waiting {
-                addLine("Receiving \(offer.files)")
+            case .messageEntry(let placeholder):
+                let message = gtk_entry_new()!
+                peerd_gtk_accessible_label(message, "Message")
+                gtk_entry_set_placeholder_text(peerd_gtk_entry(message), placeholder)
+                gtk_editable_set_text(peerd_gtk_editable(message), typedMessage)
+                gtk_box_append(peerd_gtk_box(detail), message)
+                messageEntry = message
+            case .progress(let label, let percent):
                 let bar = gtk_progress_bar_new()!
-                gtk_progress_bar_set_fraction(peerd_gtk_progress_bar(bar), Double(offer.percent) / 100)
+                gtk_progress_bar_set_fraction(peerd_gtk_progress_bar(bar), Double(percent) / 100)
                 gtk_progress_bar_set_show_text(peerd_gtk_progress_bar(bar), 1)
-                peerd_gtk_accessible_label(bar, "Receiving \(offer.files)")
+                peerd_gtk_accessible_label(bar, label)
                 gtk_box_append(peerd_gtk_box(detail), bar)
-                continue
+                valueWidgets[index] = bar
             }
-            addLine("Offers \(offer.files)")
-            let row = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 8)!
-            addButton("Accept files", .accept(transfer: offer.id), to: row)
-            addButton("Decline files", .decline(transfer: offer.id), to: row)
-            gtk_box_append(peerd_gtk_box(detail), row)
+        }
+        shownLayout = layout
+    }
+
+    /// Fills `box` with a line per fact, in place of what it held.
+    private func fillFacts(_ box: UnsafeMutablePointer<GtkWidget>, _ facts: [PeerDetailPresentation.Fact]) {
+        while let child = gtk_widget_get_first_child(box) { gtk_box_remove(peerd_gtk_box(box), child) }
+        for fact in facts {
+            let line = gtk_label_new("\(fact.label): \(fact.value)")
+            // Long addresses wrap: the narrow window is 360 pixels wide.
+            gtk_label_set_wrap(peerd_gtk_label(line), 1)
+            gtk_label_set_wrap_mode(peerd_gtk_label(line), PANGO_WRAP_WORD_CHAR)
+            gtk_label_set_xalign(peerd_gtk_label(line), 0)
+            gtk_widget_set_halign(line, GTK_ALIGN_START)
+            gtk_box_append(peerd_gtk_box(box), line)
         }
     }
 
