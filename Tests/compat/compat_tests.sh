@@ -159,6 +159,29 @@ compat_queued_messages_wait_for_the_other_side_both_ways() {
     queue_while_down 1 2 "the old one"
 }
 
+# test_applies TEST: whether TEST has anything to check against
+# $OLD_RELEASE; when not, it says why on stdout. Run.sh asks before it
+# makes the test's lab (a lab is seconds of both cores, and make test's
+# labs stage is bound by the CPU).
+test_applies() {
+    case $1 in
+        compat_files_and_pipes_go_on_the_session_stream_both_ways)
+            old_has files || { echo "$OLD_RELEASE has no files or streams (their refusals are tested apart)"; return 1; } ;;
+        compat_datagrams_cross_both_ways)
+            old_has datagrams || { echo "$OLD_RELEASE has no datagrams (their refusal is tested apart)"; return 1; } ;;
+        compat_app_traffic_toward_the_old_release_is_unsupported)
+            ! old_has apps || { echo "$OLD_RELEASE has apps"; return 1; } ;;
+        compat_datagrams_toward_the_old_release_are_unsupported)
+            ! old_has datagrams || { echo "$OLD_RELEASE has datagrams (compat_datagrams_cross_both_ways)"; return 1; } ;;
+        compat_the_package_upgrades_in_place_and_purges_clean)
+            # From the newest earlier release, the upgrade users make: each
+            # package is a build of its own (deb_of), so older ones are not
+            # built again for this (the other tests cover them).
+            [ "$OLD_RELEASE" = "$(newest_release)" ] || { echo "the package upgrade is tested from $(newest_release), the newest earlier release"; return 1; } ;;
+    esac
+    return 0
+}
+
 # Whether the old release has files and streams (0.2.0 on).
 old_has_data_plane() { old_has files; }
 # old_has FEATURE: whether the old release announces FEATURE.
@@ -172,7 +195,6 @@ received_file() { find "$LAB_DIR/h$1/state/downloads" -type f -name "$2" 2>/dev/
 # 44): the bytes go on the session's stream both ways, byte for byte, and
 # this build's `peerctl peer` says so and why.
 compat_files_and_pipes_go_on_the_session_stream_both_ways() {
-    old_has_data_plane || { note "$OLD_RELEASE has no files or streams (the refusals are tested apart)"; return 0; }
     # Both take invitations and offers by themselves.
     two_peers --auto-accept all
     ctl 2 invite host1 --wait >"$LAB_DIR/invite2.out" 2>&1 || fail "the invitation toward $OLD_RELEASE: $(cat "$LAB_DIR/invite2.out")"
@@ -255,7 +277,6 @@ PY
 # sent, the session stays, the default app's messages still flow, and
 # doctor --app says why.
 compat_app_traffic_toward_the_old_release_is_unsupported() {
-    old_has apps && { note "$OLD_RELEASE has apps"; return 0; }
     two_peers
     invite_and_answer 2 1 accept
     local out rc
@@ -289,7 +310,6 @@ compat_app_traffic_toward_the_old_release_is_unsupported() {
 # unsupported with the release named, never sent as anything the old peer
 # would misread; the path shows `unsupported`, and the session stays.
 compat_datagrams_toward_the_old_release_are_unsupported() {
-    old_has datagrams && { note "$OLD_RELEASE has datagrams (compat_datagrams_cross_both_ways)"; return 0; }
     two_peers
     invite_and_answer 2 1 accept
     local out rc
@@ -305,7 +325,6 @@ compat_datagrams_toward_the_old_release_are_unsupported() {
 # Datagrams with a release that has them (0.3.0 on): the path comes up
 # both ways, and each side's datagrams reach the other's reader.
 compat_datagrams_cross_both_ways() {
-    old_has datagrams || { note "$OLD_RELEASE has no datagrams (the refusal is tested apart)"; return 0; }
     two_peers
     invite_and_answer 2 1 accept
     lab_wait_for 10 sh -c "'$NEW_BIN/peerctl' --socket '$(sock 2)' peer host1 | grep -q 'datagrams *up'" \
@@ -426,11 +445,7 @@ current_deb_is_stale() {
 # release's is installed over it, and then purged.
 # lab: long (it builds two packages and boots systemd: a minute alone, up to three beside others)
 compat_the_package_upgrades_in_place_and_purges_clean() {
-    # From the newest earlier release, the upgrade users make: each
-    # package is a build of its own (deb_of), so older ones are not built
-    # again for this (the other tests cover them).
-    local newest; newest=$(newest_release)
-    if [ "$OLD_RELEASE" != "$newest" ]; then note "the package upgrade is tested from $newest, the newest earlier release"; return 0; fi
+    # From the newest earlier release alone (test_applies).
     [ -x /lib/systemd/systemd ] || fail "no /lib/systemd/systemd (package systemd)"
     local old_deb new_deb dir=$LAB_DIR/sd
     old_deb=$(deb_of "$OLD_RELEASE") || exit 1

@@ -58,6 +58,8 @@ fi
 pool_job() {
     OLD_RELEASE=${1%% *}
     OLD_BIN="$ROOT/.build/compat/$OLD_RELEASE/bin"
+    local why
+    if ! why=$(test_applies "${1#* }"); then note "$why"; return 0; fi
     lab_up_or_retry 2 || exit 1
     "${1#* }"
 }
