@@ -45,8 +45,8 @@ test_an_app_is_published_as_a_subtype_while_its_client_holds_it() {
     local holder=$!
     lab_wait_for 2 app_listed 2 _chat._sub._peerd._tcp host1 \
         || fail "host2's avahi-browse did not list host1 under _chat._sub._peerd._tcp within 2 s"
-    expect_eq "$(json 1 apps | jq -c '[.apps[] | {name, uid, clients, declared, subtype}]')" \
-        '[{"name":"chat","uid":0,"clients":1,"declared":false,"subtype":"_chat._sub._peerd._tcp"}]' "apps on host1"
+    expect_eq "$(json 1 apps | jq -c '[.apps[] | {clients, declared, name, subtype, uid}]')" \
+        '[{"clients":1,"declared":false,"name":"chat","subtype":"_chat._sub._peerd._tcp","uid":0}]' "apps on host1"
     local seen
     seen=$(lab_exec 2 /usr/bin/python3 "$HERE/zeroconf_browse.py" _chat._sub._peerd._tcp.local. host1 10 apps=chat) \
         || fail "python-zeroconf did not find host1 under _chat._sub._peerd._tcp"
@@ -112,8 +112,8 @@ test_app_names_holders_and_declared_apps() {
     stop_peerd 1
     expect_eq "$(stat -c %a "$LAB_DIR/h1/state/apps.json")" 600 "declared apps file mode"
     start_peerd 1
-    expect_eq "$(json 1 apps | jq -c '[.apps[] | {name, uid, declared, clients}]')" \
-        '[{"name":"notes","uid":65534,"declared":true,"clients":0}]' "declared apps after a restart"
+    expect_eq "$(json 1 apps | jq -c '[.apps[] | {clients, declared, name, uid}]')" \
+        '[{"clients":0,"declared":true,"name":"notes","uid":65534}]' "declared apps after a restart"
     lab_wait_for 5 app_listed 1 _notes._sub._peerd._tcp host1 \
         || fail "a declared app was not published after the restart"
     # A file of a layout this release cannot read stops start-up, untouched.

@@ -25,7 +25,8 @@ LAB_HOSTS=0
 # of all CPU (perf). gojq answers the same filters in 3 ms; where it is
 # installed (make deps), `jq` means gojq for the lab's scripts and every
 # shell they start. Its output differs from jq's only in object keys,
-# which it sorts (peerctl already writes them sorted).
+# which it sorts (peerctl already writes them sorted): a test that builds
+# an object with jq and compares its text names the keys in that order.
 if command -v gojq >/dev/null 2>&1 && [ -z "${LAB_JQ_SHIM:-}" ]; then
     LAB_JQ_SHIM="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)/.build/jq-shim"
     mkdir -p "$LAB_JQ_SHIM" && ln -sfn "$(command -v gojq)" "$LAB_JQ_SHIM/jq" && PATH="$LAB_JQ_SHIM:$PATH"
