@@ -41,6 +41,9 @@ final class PeerWindow {
     var quickSaveRules: [UUID: QuickSaveRule] = [:]
     /// The selected peer's paths and round trip (`peer`'s answer), by peer.
     var details: [UUID: PeerResult] = [:]
+    /// What the list shows now, and whose row is selected in it.
+    private var shownSections: [PeerListPresentation.Section]?
+    private var shownSelection: UUID?
     /// What the detail pane shows now, widget by widget.
     private var shownLayout: PeerDetailLayout?
     /// The shown layout's facts and progress bars, by their place in it:
@@ -179,13 +182,22 @@ final class PeerWindow {
     }
 
     func redraw(_ model: PeerSessionManager) {
-        rebuilding = true
-        defer { rebuilding = false }
-        while let child = gtk_widget_get_first_child(list) { gtk_list_box_remove(peerd_gtk_list_box(list), child) }
-        rowPeers = [:]
         let sections = PeerListPresentation.sections(model.peers, states: model.peerStates)
         if sections.isEmpty { say("No peers yet. Hosts running peerd on this network appear here as mDNS finds them.") }
         else if model.peers.count > 0 { gtk_widget_set_visible(status, 0) }
+        // The list is built anew only when what it shows changed: a click
+        // on a row that is being replaced is lost, as the detail's were.
+        if sections != shownSections || model.selection != shownSelection { rebuildList(sections, selection: model.selection) }
+        showDetail(detailLayout(model))
+    }
+
+    /// Builds the list anew: `sections`, with `selection`'s row selected.
+    private func rebuildList(_ sections: [PeerListPresentation.Section], selection: UUID?) {
+        rebuilding = true
+        defer { rebuilding = false }
+        (shownSections, shownSelection) = (sections, selection)
+        while let child = gtk_widget_get_first_child(list) { gtk_list_box_remove(peerd_gtk_list_box(list), child) }
+        rowPeers = [:]
         for section in sections {
             let header = gtk_list_box_row_new()!
             let title = gtk_label_new(section.title)
@@ -204,10 +216,9 @@ final class PeerWindow {
                 peerd_gtk_accessible_label(item, row.name)
                 gtk_list_box_append(peerd_gtk_list_box(list), item)
                 rowPeers[item] = row.id
-                if row.id == model.selection { gtk_list_box_select_row(peerd_gtk_list_box(list), peerd_gtk_list_box_row(item)) }
+                if row.id == selection { gtk_list_box_select_row(peerd_gtk_list_box(list), peerd_gtk_list_box_row(item)) }
             }
         }
-        showDetail(detailLayout(model))
     }
 
     /// The detail pane for the model's selected peer, as it stands.
