@@ -34,21 +34,12 @@ mapfile -t known < <(grep -v '^#' "$HERE/releases.txt" | awk 'NF == 2')
 releases=(${RELEASES:-$(printf '%s\n' "${known[@]}" | awk '{print $1}')})
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || mapfile -t tests < <(declare -F | awk '{print $3}' | grep '^compat_')
-# Every release is built (or found in the cache) before any test starts,
-# side by side: one build alone leaves a core idle while a large module
-# compiles, and make test's build stage ends when the last of them does.
-builders=()
+# Every release is built (or found in the cache) before any test starts.
 for release in "${releases[@]}"; do
     commit=$(printf '%s\n' "${known[@]}" | awk -v r="$release" '$1 == r {print $2}')
     [ -n "$commit" ] || { echo "no release $release in releases.txt"; exit 1; }
-    "$HERE/build-release.sh" "$release" "$commit" &
-    builders+=("$!:$release")
+    "$HERE/build-release.sh" "$release" "$commit" || { echo "could not build release $release"; exit 1; }
 done
-built=1
-for builder in "${builders[@]}"; do
-    wait "${builder%%:*}" || { echo "could not build release ${builder#*:}"; built=0; }
-done
-[ "$built" = 1 ] || exit 1
 if [ -n "${COMPAT_BUILD_ONLY:-}" ]; then
     # And the two packages the upgrade test installs (deb_of), so make
     # test builds everything before its lab stage (issue 41). This tree's
