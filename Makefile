@@ -31,7 +31,7 @@ CONFIG      ?= debug
 BUILD_FLAGS := -Xswiftc -warnings-as-errors -Xswiftc -gnone
 BIN         := .build/$(CONFIG)
 # Build: C libraries found by pkg-config. Lab and tests: private avahi and
-# dbus daemons, network namespaces, jq, and Debian's python3 with D-Bus bindings
+# dbus daemons, network namespaces, jq (run as gojq where installed: Tests/lab/lab.sh), and Debian's python3 with D-Bus bindings
 # (the 300-service flood is published through avahi's D-Bus API), python3-zeroconf
 # (a foreign mDNS browser finds apps by subtype), python3-pytest (the Python
 # client's tests run on Debian's python3); systemd
