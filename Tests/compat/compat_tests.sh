@@ -182,14 +182,14 @@ test_applies() {
     return 0
 }
 
-# Whether the old release has files and streams (0.2.0 on).
-old_has_data_plane() { old_has files; }
-# old_has FEATURE: whether the old release announces FEATURE.
+# old_has FEATURE: whether the old release announces FEATURE (files and
+# streams came in 0.2.0, apps and datagrams in 0.3.0).
 old_has() { case ",$(old_features)," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 
 # received_file HOST NAME: the path of the file NAME that host HOST
 # received (its downloads folder holds a folder per sender).
 received_file() { find "$LAB_DIR/h$1/state/downloads" -type f -name "$2" 2>/dev/null | head -1; }
+has_received() { [ -n "$(received_file "$1" "$2")" ]; }
 
 # Files and pipes with a release that has them but no bulk lane (issue
 # 44): the bytes go on the session's stream both ways, byte for byte, and
@@ -209,7 +209,8 @@ compat_files_and_pipes_go_on_the_session_stream_both_ways() {
         || fail "this build's send-file toward $OLD_RELEASE: $(cat "$LAB_DIR/send2.out")"
     lab_exec 1 timeout 60 "$OLD_BIN/peerctl" --socket "$(sock 1)" send-file host2 "$LAB_DIR/to-new.bin" >"$LAB_DIR/send1.out" 2>&1 \
         || fail "$OLD_RELEASE's send-file toward this build: $(cat "$LAB_DIR/send1.out")"
-    lab_wait_for 10 sh -c "[ -n \"\$(find '$LAB_DIR/h1/state/downloads' -type f -name to-old.bin)\" ]" || fail "$OLD_RELEASE did not land the file"
+    lab_wait_for 10 has_received 1 to-old.bin || fail "$OLD_RELEASE did not land the file"
+    lab_wait_for 10 has_received 2 to-new.bin || fail "this build did not land the file"
     cmp -s "$(received_file 1 to-old.bin)" "$LAB_DIR/to-old.bin" || fail "the file $OLD_RELEASE received differs"
     cmp -s "$(received_file 2 to-new.bin)" "$LAB_DIR/to-new.bin" || fail "the file this build received differs"
     # A pipe each way at once: each side sends its file and hashes what comes.
@@ -229,7 +230,7 @@ compat_data_plane_requests_toward_the_old_release_are_unsupported() {
     invite_and_answer 2 1 accept
     head -c 4096 /dev/urandom >"$LAB_DIR/file.bin"
     local rc
-    old_has_data_plane || {
+    old_has files || {
     lab_exec 2 timeout 20 "$NEW_BIN/peerctl" --socket "$(sock 2)" send-file host1 "$LAB_DIR/file.bin" >"$LAB_DIR/send.out" 2>&1
     rc=$?
     expect_eq "$rc" 1 "send-file's exit status toward $OLD_RELEASE"
@@ -266,7 +267,7 @@ PY
     lab_wait_for 10 sh -c "[ \"\$(grep -c . '$LAB_DIR/recv1.jsonl')\" -ge 3 ]" || fail "$OLD_RELEASE did not receive the messages: $(cat "$LAB_DIR/recv1.jsonl")"
     expect_eq "$(jq -r '(.data // .message.data) | @base64d' "$LAB_DIR/recv1.jsonl" | tr '\n' '|')" "still here|channel one|channel two|" \
         "what $OLD_RELEASE got, by send and through the channel"
-    old_has_data_plane && return 0
+    old_has files && return 0
     ctl 2 doctor host1 >"$LAB_DIR/doctor.out" 2>&1
     grep -q "runs peerd $OLD_RELEASE, which cannot receive files or open streams" "$LAB_DIR/doctor.out" \
         || fail "doctor did not say what the old peer cannot do: $(cat "$LAB_DIR/doctor.out")"
@@ -324,17 +325,16 @@ compat_datagrams_toward_the_old_release_are_unsupported() {
 
 # Datagrams with a release that has them (0.3.0 on): the path comes up
 # both ways, and each side's datagrams reach the other's reader.
+# (datagram_path_is and datagram_readers_are: integration/datagram_tests.sh.)
 compat_datagrams_cross_both_ways() {
     two_peers
     invite_and_answer 2 1 accept
-    lab_wait_for 10 sh -c "'$NEW_BIN/peerctl' --socket '$(sock 2)' peer host1 | grep -q 'datagrams *up'" \
-        || fail "this build's datagram path toward $OLD_RELEASE: $(ctl 2 peer host1)"
+    lab_wait_for 10 datagram_path_is 2 host1 up || fail "this build's datagram path toward $OLD_RELEASE: $(ctl 2 peer host1)"
     local i reader
     for i in 1 2; do
         lab_spawn "$i" "$LAB_DIR/dg$i.jsonl" "$(bin_of "$i")/peerctl" --socket "$(sock "$i")" --json dgram recv --count 2
         reader[i]=$LAB_PID
-        lab_wait_for 5 sh -c "[ \"\$('$(bin_of "$i")/peerctl' --socket '$(sock "$i")' --json status | jq -r .datagrams.receivers)\" = 1 ]" \
-            || fail "host$i's dgram recv did not open its socket"
+        lab_wait_for 5 datagram_readers_are "$i" 1 || fail "host$i's dgram recv did not open its socket"
     done
     # Sent until both arrived: a datagram may be lost, and the path on the
     # far side may come up a moment after this one's.

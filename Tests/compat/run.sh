@@ -27,6 +27,7 @@ NEW_BIN=$BIN
 . "$HERE/../integration/helpers.sh"
 . "$HERE/../integration/session_tests.sh"
 . "$HERE/../integration/pairing_tests.sh"
+. "$HERE/../integration/datagram_tests.sh"
 . "$HERE/compat_tests.sh"
 
 [ "$(id -u)" = 0 ] || { echo "the compatibility test needs root (network namespaces)"; exit 1; }
