@@ -151,8 +151,8 @@ extension PeerWindow {
             if let model, let peer = model.selection, (model.peerStates[peer] ?? model.selectedPeer?.state) == .connected,
                let answer = try? await client.peerDetails(peer), answer != details[peer] {
                 details[peer] = answer
-                // The same widgets with new words, or the pane anew when
-                // the answer adds a fact (PeerWindow.showDetail).
+                // The facts' box changes in place, even when the answer
+                // adds a fact; the buttons stay (PeerWindow.showDetail).
                 showDetail(detailLayout(model))
             }
             try? await Task.sleep(for: Self.detailsEvery)
